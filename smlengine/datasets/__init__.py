@@ -1,0 +1,58 @@
+"""Data sets: seeded 2-D toy problems, point files, and the shipped corpora and graphs.
+
+The 2-D generators live in :mod:`smlengine.datasets._toy`. Loaders of the shipped
+text corpus and web graph live in their own modules and are imported on first use,
+so importing this package stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ._toy import (
+    GENERATORS,
+    load_points,
+    make_blobs,
+    make_circles,
+    make_dataset,
+    make_moons,
+    make_spirals,
+    make_xor,
+    save_points,
+)
+
+# name -> submodule holding it; resolved lazily by __getattr__ below.
+_LAZY = {
+    "load_corpus": "_text",
+    "list_plays": "_text",
+    "load_play": "_text",
+    "read_text_file": "_text",
+    "load_graph": "_graph",
+    "read_edge_list": "_graph",
+    "crawl_html_folder": "_graph",
+    "textbook_chain": "_graph",
+    "karate_club": "_graph",
+    "scale_free_digraph": "_graph",
+}
+
+__all__ = [
+    "GENERATORS",
+    "make_blobs",
+    "make_moons",
+    "make_circles",
+    "make_xor",
+    "make_spirals",
+    "make_dataset",
+    "save_points",
+    "load_points",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smlengine.datasets' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,208 @@
+"""Linear classifiers: the perceptron (and, from :mod:`smlengine.logistic`, logistic regression).
+
+Notation of the course: a hyperplane is H = {x : <v, x> - c = 0}. With the augmented
+vectors z = (-c, v) and x~ = (1, x) the decision function is f(x) = <z, x~> = <v, x> - c
+and the classifier predicts sign(f(x)). Labels are -1/+1 internally; any two distinct
+labels are accepted and mapped through ``classes_``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._base import (
+    BaseEstimator,
+    IterativeMixin,
+    Snapshot,
+    check_array,
+    check_binary_labels,
+    check_choice,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+    frozen_array,
+)
+
+__all__ = ["Perceptron", "PerceptronSnapshot"]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PerceptronSnapshot(Snapshot):
+    """State of the perceptron after one update.
+
+    Attributes
+    ----------
+    epoch : int
+        Pass over the data the update belongs to (1-based; 0 for the initial state).
+    v : ndarray of shape (n_features,)
+        Normal vector of the hyperplane.
+    c : float
+        Offset: the hyperplane is <v, x> = c.
+    index : int or None
+        Index of the training point just used (single-sample mode), else None.
+    n_mistakes : int
+        Number of training points with y_i <z, x~_i> <= 0 after the update.
+    cost : float
+        Perceptron cost C_P(z) = sum over misclassified i of |<z, x~_i>|.
+    converged : bool
+        True once no training point is misclassified.
+    """
+
+    epoch: int
+    v: np.ndarray
+    c: float
+    index: int | None
+    n_mistakes: int
+    cost: float
+    converged: bool
+
+    @property
+    def intercept(self) -> float:
+        """b in f(x) = <v, x> + b, i.e. -c."""
+        return -self.c
+
+    def decision_function(self, X) -> np.ndarray:
+        return np.asarray(X, dtype=np.float64) @ self.v - self.c
+
+
+class Perceptron(IterativeMixin, BaseEstimator):
+    """The course's perceptron, trained by gradient descent on the perceptron cost.
+
+    With z = (-c, v) and x~ = (1, x), the perceptron cost is
+
+        C_P(z) = sum_{i misclassified} |<z, x~_i>|,
+
+    whose gradient is -sum_{i misclassified} y_i x~_i. A point counts as misclassified
+    when y_i <z, x~_i> <= 0, so points on the hyperplane (including every point at the
+    start, z = 0) are mistakes.
+
+    * ``mode='batch'``: one step per epoch, z <- z + alpha(k) sum_{misclassified} y_i x~_i.
+    * ``mode='single'``: points are visited in a random order each epoch; every
+      misclassified x_i updates z <- z + alpha y_i x~_i immediately (one step).
+
+    Training stops when no point is misclassified (C_P = 0 on separable data) or after
+    ``max_epochs`` passes.
+
+    Parameters
+    ----------
+    max_epochs : int, default=100
+        Maximum number of passes over the training data.
+    learning_rate : float, default=1.0
+        Step size alpha (> 0). In batch mode alpha(k) = learning_rate for every k.
+    mode : {'single', 'batch'}, default='single'
+    random_state : int, Generator or None
+        Seeds the visiting order in single-sample mode.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)  -- v
+    intercept_ : float  -- -c, so decision_function(x) = <coef_, x> + intercept_
+    classes_ : ndarray of shape (2,)  -- classes_[1] is the +1 class
+    n_iter_ : int  -- epochs run
+    n_updates_ : int  -- number of z updates
+    converged_ : bool
+    """
+
+    def __init__(self, max_epochs=100, learning_rate=1.0, mode="single", random_state=None):
+        self.max_epochs = max_epochs
+        self.learning_rate = learning_rate
+        self.mode = mode
+        self.random_state = random_state
+
+    def _validate(self):
+        check_scalar("max_epochs", self.max_epochs, numbers.Integral, min_value=1, max_value=1_000_000)
+        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0.0, include_min=False)
+        check_choice("mode", self.mode, ("single", "batch"))
+
+    def fit_steps(self, X, y):
+        """Train step by step.
+
+        Yields
+        ------
+        PerceptronSnapshot
+            The initial state (step 0), then one snapshot per update of z. The last
+            snapshot equals the fitted state.
+        """
+        self._validate()
+        X, y = check_X_y(X, y)
+        self.classes_, y_pm = check_binary_labels(y)
+        rng = check_random_state(self.random_state)
+        n, d = X.shape
+        Xt = np.hstack([np.ones((n, 1)), X])  # x~ = (1, x)
+        z = np.zeros(d + 1)  # z = (-c, v)
+        alpha = float(self.learning_rate)
+        step = 0
+        updates = 0
+
+        def snapshot(epoch, index):
+            scores = Xt @ z
+            wrong = y_pm * scores <= 0
+            n_wrong = int(np.count_nonzero(wrong))
+            self._set_state(z, epoch, updates, n_wrong == 0)
+            return PerceptronSnapshot(
+                step=step,
+                epoch=epoch,
+                v=frozen_array(z[1:]),
+                c=float(-z[0]),
+                index=index,
+                n_mistakes=n_wrong,
+                cost=float(np.abs(scores[wrong]).sum()),
+                converged=n_wrong == 0,
+                progress=min(1.0, epoch / self.max_epochs),
+            )
+
+        snap = snapshot(0, None)
+        yield snap
+        if snap.converged:
+            return
+        for epoch in range(1, self.max_epochs + 1):
+            if self.mode == "batch":
+                wrong = y_pm * (Xt @ z) <= 0
+                z = z + alpha * (y_pm[wrong, None] * Xt[wrong]).sum(axis=0)
+                updates += 1
+                step += 1
+                snap = snapshot(epoch, None)
+                yield snap
+                if snap.converged:
+                    return
+                continue
+            order = rng.permutation(n)
+            pos = 0
+            while pos < n:
+                # z only changes at an update, so the next mistake in the visiting
+                # order can be found for all remaining points at once.
+                rest = order[pos:]
+                wrong = np.flatnonzero(y_pm[rest] * (Xt[rest] @ z) <= 0)
+                if wrong.size == 0:
+                    break
+                i = int(rest[wrong[0]])
+                z = z + alpha * y_pm[i] * Xt[i]
+                updates += 1
+                step += 1
+                pos += int(wrong[0]) + 1
+                snap = snapshot(epoch, i)
+                yield snap
+                if snap.converged:
+                    return
+
+    def _set_state(self, z, epoch, updates, converged):
+        self.coef_ = z[1:].copy()
+        self.intercept_ = float(z[0])
+        self.n_iter_ = epoch
+        self.n_updates_ = updates
+        self.converged_ = bool(converged)
+
+    def decision_function(self, X) -> np.ndarray:
+        """f(x) = <v, x> - c for each row of X."""
+        self._check_fitted("coef_")
+        X = check_array(X)
+        if X.shape[1] != self.coef_.shape[0]:
+            raise ValueError(f"X has {X.shape[1]} features, but the perceptron was fitted with {self.coef_.shape[0]}")
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        """The class of sign(f(x)); points exactly on the hyperplane go to classes_[0]."""
+        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])

@@ -1,0 +1,10 @@
+"""Suite-wide configuration: Qt runs offscreen and every test starts from fixed seeds."""
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Keep user settings and autosaves of the test run away from the real ones.
+os.environ.setdefault("SMLLAB_CONFIG_DIR", str(Path(__file__).resolve().parent / ".smllab-test-config"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
