@@ -26,7 +26,7 @@ from ._base import (
     frozen_array,
 )
 
-__all__ = ["Perceptron", "PerceptronSnapshot"]
+__all__ = ["Perceptron", "PerceptronSnapshot", "LogisticRegression", "LogisticSnapshot"]
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -206,3 +206,6 @@ class Perceptron(IterativeMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """The class of sign(f(x)); points exactly on the hyperplane go to classes_[0]."""
         return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+
+
+from .logistic import LogisticRegression, LogisticSnapshot  # noqa: E402  (re-export)

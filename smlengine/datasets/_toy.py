@@ -51,18 +51,22 @@ def _check_noise(noise):
     return check_scalar("noise", noise, numbers.Real, min_value=0.0, max_value=100.0)
 
 
-def make_blobs(n_samples=200, noise=1.0, random_state=None, *, balance=0.5, distance=4.0):
-    """Two isotropic Gaussian blobs whose centres are ``distance`` apart.
+def make_blobs(n_samples=200, noise=1.0, random_state=None, *, balance=0.5, distance=4.0, center=(2.0, 1.0)):
+    """Two isotropic Gaussian blobs whose centres are ``distance`` apart around ``center``.
 
-    ``noise`` is the standard deviation of each blob.
+    ``noise`` is the standard deviation of each blob. The default centre is off the
+    origin on purpose: a separating hyperplane then needs its offset c.
     """
     noise = _check_noise(noise)
     check_scalar("distance", distance, numbers.Real, min_value=0.0)
     rng = check_random_state(random_state)
     n_neg, n_pos = _class_sizes(n_samples, balance)
+    middle = np.asarray(center, dtype=np.float64)
+    if middle.shape != (2,) or not np.all(np.isfinite(middle)):
+        raise ValueError(f"center must be two finite numbers, got {center!r}")
     c = np.array([distance / 2.0, distance / 2.0]) / np.sqrt(2.0)
-    X_neg = -c + noise * rng.standard_normal((n_neg, 2))
-    X_pos = c + noise * rng.standard_normal((n_pos, 2))
+    X_neg = middle - c + noise * rng.standard_normal((n_neg, 2))
+    X_pos = middle + c + noise * rng.standard_normal((n_pos, 2))
     return _finish(X_neg, X_pos, rng)
 
 

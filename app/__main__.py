@@ -1,0 +1,282 @@
+"""Command line of SML Lab: start the window, or render labs headless.
+
+    python -m app                                  start the application
+    python -m app --list-labs                      one lab per line, starting with its id
+    python -m app --lab ID --steps N --screenshot out.png [--size WxH] [--projector] [--seed S] [--theme dark]
+    python -m app --screenshots DIR [--steps N]    one picture per lab (the README pictures)
+    python -m app --self-test                      build every lab, run a few steps, exit 0 if all work
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+log = logging.getLogger("app")
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must look like 1280x800, got {text!r}") from None
+    if not (200 <= w <= 8000 and 200 <= h <= 8000):
+        raise argparse.ArgumentTypeError("width and height must be between 200 and 8000 pixels")
+    return w, h
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="smllab", description="SML Lab: a laboratory for statistical machine learning.")
+    p.add_argument("--list-labs", action="store_true", help="print the labs (id, title, description) and exit")
+    p.add_argument("--lab", metavar="ID", help="open this lab")
+    p.add_argument("--steps", type=int, default=None, metavar="N", help="run N steps (with --screenshot)")
+    p.add_argument("--screenshot", metavar="PNG", help="render the lab headless after --steps and save a PNG")
+    p.add_argument("--screenshots", metavar="DIR", help="render every lab headless into DIR/<id>.png")
+    p.add_argument("--size", type=_parse_size, default=(1400, 860), metavar="WxH", help="window size for screenshots")
+    p.add_argument("--projector", action="store_true", help="projector mode (large fonts, thick lines)")
+    p.add_argument("--theme", choices=("light", "dark"), default=None, help="colour theme")
+    p.add_argument("--seed", type=int, default=None, help="random seed of the run")
+    p.add_argument("--self-test", action="store_true", help="run every lab headless for a few steps; exit 0 if all succeed")
+    p.add_argument("--fresh", action="store_true", help="ignore autosaved sessions and window settings")
+    p.add_argument("--timeout", type=float, default=120.0, help=argparse.SUPPRESS)
+    p.add_argument("-v", "--verbose", action="store_true", help="log more")
+    return p
+
+
+def _make_app(headless: bool):
+    if headless and "QT_QPA_PLATFORM" not in os.environ:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6 import QtWidgets
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    app.setApplicationName("SML Lab")
+    app.setOrganizationName("SML Lab")
+    _set_icon(app)
+    return app
+
+
+def _set_icon(app) -> None:
+    from PySide6 import QtGui
+
+    from smlengine._resources import resource_root
+
+    icon = resource_root() / "icons" / "smllab.png"
+    if icon.exists():
+        app.setWindowIcon(QtGui.QIcon(str(icon)))
+
+
+def wait_for(predicate, timeout: float) -> bool:
+    """Process Qt events until ``predicate()`` is true or ``timeout`` seconds pass."""
+    from PySide6 import QtWidgets
+
+    app = QtWidgets.QApplication.instance()
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        app.processEvents()
+        if predicate():
+            return True
+        time.sleep(0.005)
+    app.processEvents()
+    return predicate()
+
+
+def run_lab_headless(window, lab_id: str, steps: int, seed: int | None = None, timeout: float = 120.0):
+    """Show a lab, compute ``steps`` steps, draw the result; returns the lab."""
+    lab = window.show_lab(lab_id)
+    if seed is not None and seed != lab.seed:
+        lab.runbar.seed.setValue(seed)  # goes through the lab's own seed handling
+    lab.start()
+    lab.runner.run_to(steps)
+    r = lab.runner
+
+    def reached():
+        last = r.timeline.last
+        return r.error is not None or r.finished or (last is not None and last.step >= steps)
+
+    if not wait_for(reached, timeout):
+        raise TimeoutError(f"lab {lab_id!r} did not reach step {steps} within {timeout:.0f} s")
+    r.flush()
+    if lab.prepare_needed():
+        wait_for(lambda: r.current is None or r.prepared_for(r.current) is not None or r.error is not None, 10.0)
+        r.flush()
+    wait_for(lambda: False, 0.05)
+    return lab
+
+
+def _image_is_blank(image) -> bool:
+    from PySide6 import QtGui
+
+    small = image.scaled(64, 64).convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    colours = {small.pixel(x, y) for x in range(small.width()) for y in range(small.height())}
+    return len(colours) < 4
+
+
+def _new_window(args, lab_ids=None):
+    from . import style as st
+    from .main_window import MainWindow
+
+    headless = bool(args.screenshot or args.screenshots or args.self_test)
+    restore = not (headless or args.fresh)
+    window = MainWindow(restore=restore, autosave=not headless, lab_ids=lab_ids)
+    if args.projector:
+        window.set_projector(True)
+    if args.theme:
+        window.set_dark(args.theme == "dark")
+    elif headless:
+        st.manager().set(theme="light")
+    if headless:
+        window.resize(*args.size)
+    return window
+
+
+def cmd_list(out=sys.stdout) -> int:
+    from . import registry
+
+    for cls in registry.discover():
+        print(f"{cls.id}\t{cls.title} — {cls.description}", file=out)
+    for name, err in registry.import_errors.items():
+        print(f"# {name}: could not load ({err})", file=sys.stderr)
+    return 0
+
+
+def cmd_screenshot(args) -> int:
+    _make_app(True)
+    from . import registry
+
+    try:
+        registry.get(args.lab)
+    except KeyError as exc:
+        print(exc.args[0], file=sys.stderr)
+        return 2
+    window = _new_window(args, lab_ids=[args.lab])
+    window.show()
+    try:
+        lab = run_lab_headless(window, args.lab, args.steps if args.steps is not None else 30, args.seed, args.timeout)
+        image = window.grab().toImage()
+        Path(args.screenshot).parent.mkdir(parents=True, exist_ok=True)
+        if not image.save(args.screenshot):
+            print(f"could not write {args.screenshot}", file=sys.stderr)
+            return 1
+        if lab.runner.error:
+            print(f"warning: the lab reported an error: {lab.runner.error}", file=sys.stderr)
+    finally:
+        window.shutdown()
+        window.close()
+    print(args.screenshot)
+    return 0
+
+
+def cmd_screenshots(args) -> int:
+    _make_app(True)
+    from . import registry
+
+    out = Path(args.screenshots)
+    out.mkdir(parents=True, exist_ok=True)
+    status = 0
+    for cls in registry.discover():
+        window = _new_window(args, lab_ids=[cls.id])
+        window.show()
+        try:
+            run_lab_headless(window, cls.id, args.steps if args.steps is not None else cls_default_steps(cls), args.seed, args.timeout)
+            path = out / f"{cls.id}.png"
+            window.grab().toImage().save(str(path))
+            print(path)
+        except Exception as exc:  # noqa: BLE001 - report and continue with the others
+            print(f"{cls.id}: {exc}", file=sys.stderr)
+            status = 1
+        finally:
+            window.shutdown()
+            window.close()
+    return status
+
+
+def cls_default_steps(cls) -> int:
+    return int(getattr(cls, "screenshot_steps", 30))
+
+
+def cmd_self_test(args) -> int:
+    _make_app(True)
+    from . import registry
+
+    failures = []
+    classes = registry.discover()
+    for name, err in registry.import_errors.items():
+        failures.append(f"{name}: import failed: {err}")
+    for cls in classes:
+        started = time.perf_counter()
+        window = _new_window(args, lab_ids=[cls.id])
+        window.show()
+        try:
+            lab = run_lab_headless(window, cls.id, int(getattr(cls, "self_test_steps", 5)), args.seed, args.timeout)
+            problems = []
+            if lab.runner.error:
+                problems.append(f"run error: {lab.runner.error}")
+            if lab.runner.current is None:
+                problems.append("no snapshot was produced")
+            if _image_is_blank(window.grab().toImage()):
+                problems.append("the rendered window is blank")
+            lab.step()
+            lab.step_back()
+            lab.reset()
+            wait_for(lambda: lab.runner.current is not None or lab.runner.error is not None, args.timeout)
+            if problems:
+                failures.append(f"{cls.id}: " + "; ".join(problems))
+                print(f"FAIL {cls.id}: {'; '.join(problems)}")
+            else:
+                print(f"ok   {cls.id} ({time.perf_counter() - started:.1f} s)")
+        except Exception as exc:  # noqa: BLE001 - every failure is reported, none is fatal
+            failures.append(f"{cls.id}: {type(exc).__name__}: {exc}")
+            print(f"FAIL {cls.id}: {type(exc).__name__}: {exc}")
+        finally:
+            window.shutdown()
+            window.close()
+    if not classes:
+        failures.append("no lab is registered")
+    print(f"self-test: {len(classes) - len([f for f in failures if ':' in f])} of {len(classes)} labs passed" if classes else "self-test: no labs")
+    for f in failures:
+        print("  " + f, file=sys.stderr)
+    return 0 if not failures else 1
+
+
+def cmd_run(args) -> int:
+    app = _make_app(False)
+    window = _new_window(args)
+    if args.lab:
+        try:
+            window.show_lab(args.lab)
+        except KeyError as exc:
+            print(exc.args[0], file=sys.stderr)
+    if args.seed is not None:
+        lab = window.lab()
+        if lab is not None:
+            lab.runbar.seed.setValue(args.seed)
+    window.show()
+    return app.exec()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.steps is not None and args.steps < 0:
+        print("--steps must be >= 0", file=sys.stderr)
+        return 2
+    if args.list_labs:
+        return cmd_list()
+    if args.self_test:
+        return cmd_self_test(args)
+    if args.screenshots:
+        return cmd_screenshots(args)
+    if args.screenshot:
+        if not args.lab:
+            print("--screenshot needs --lab ID (see --list-labs)", file=sys.stderr)
+            return 2
+        return cmd_screenshot(args)
+    return cmd_run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

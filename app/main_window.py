@@ -1,0 +1,457 @@
+"""The main window: one tab per registered lab, menus, shortcuts, status bar, autosave."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from . import APP_NAME, __version__, registry
+from . import style as st
+from .lab import Lab
+from .session import autosave_path, config_dir, load_session, save_session
+
+log = logging.getLogger(__name__)
+
+AUTOSAVE_INTERVAL_MS = 20_000
+
+
+def _export_svg(view: QtWidgets.QGraphicsView, path: str) -> None:
+    """Vector drawing of a plot through Qt's SVG generator (paints the scene as shown)."""
+    from PySide6.QtSvg import QSvgGenerator
+
+    rect = view.viewport().rect()
+    gen = QSvgGenerator()
+    gen.setFileName(path)
+    gen.setSize(rect.size())
+    gen.setViewBox(rect)
+    gen.setTitle("SML Lab plot")
+    painter = QtGui.QPainter()
+    if not painter.begin(gen):
+        raise OSError(f"cannot write {path}")
+    try:
+        view.render(painter, QtCore.QRectF(rect), rect)
+    finally:
+        painter.end()
+
+
+class _LabHost(QtWidgets.QWidget):
+    """Tab page that builds its lab the first time it is needed (keeps start-up fast)."""
+
+    def __init__(self, lab_cls: type[Lab], parent=None):
+        super().__init__(parent)
+        self.lab_cls = lab_cls
+        self.lab: Lab | None = None
+        self._layout = QtWidgets.QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+
+    def build(self) -> Lab:
+        if self.lab is None:
+            self.lab = self.lab_cls()
+            self._layout.addWidget(self.lab)
+        return self.lab
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    labBuilt = QtCore.Signal(object)
+
+    def __init__(self, *, restore: bool = True, autosave: bool = True, lab_ids: list[str] | None = None):
+        super().__init__()
+        self.setWindowTitle(APP_NAME)
+        self.restore = restore
+        self.autosave = autosave
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        self.hosts: dict[str, _LabHost] = {}
+        for cls in registry.discover():
+            if lab_ids is not None and cls.id not in lab_ids:
+                continue
+            host = _LabHost(cls)
+            self.hosts[cls.id] = host
+            index = self.tabs.addTab(host, cls.title)
+            self.tabs.setTabToolTip(index, cls.description)
+        self._session_paths: dict[str, str] = {}
+        self._build_menus()
+        self._build_status()
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self._status_timer = QtCore.QTimer(self)
+        self._status_timer.setInterval(250)
+        self._status_timer.timeout.connect(self._update_status)
+        self._status_timer.start()
+        self._autosave_timer = QtCore.QTimer(self)
+        self._autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._autosave_timer.timeout.connect(self.autosave_all)
+        if autosave:
+            self._autosave_timer.start()
+        if restore:
+            self._restore_window_settings()
+        if self.tabs.count():
+            self._tab_changed(self.tabs.currentIndex())
+
+    # ------------------------------------------------------------------ labs
+    def lab(self, lab_id: str | None = None) -> Lab | None:
+        """The lab with this id (built on demand), or the current one."""
+        if lab_id is None:
+            host = self.tabs.currentWidget()
+            return host.build() if isinstance(host, _LabHost) else None
+        host = self.hosts.get(lab_id)
+        if host is None:
+            raise KeyError(f"unknown lab {lab_id!r}; known labs: {', '.join(self.hosts)}")
+        if host.lab is None:
+            self._build_lab(host)
+        return host.lab
+
+    def show_lab(self, lab_id: str) -> Lab:
+        lab = self.lab(lab_id)
+        self.tabs.setCurrentWidget(self.hosts[lab_id])
+        return lab
+
+    def built_labs(self) -> list[Lab]:
+        return [h.lab for h in self.hosts.values() if h.lab is not None]
+
+    def _build_lab(self, host: _LabHost) -> Lab:
+        lab = host.build()
+        lab.statusChanged.connect(self._update_status)
+        lab.maths.setVisible(self.maths_action.isChecked())
+        restored = False
+        if self.restore:
+            path = autosave_path(lab.id)
+            if path.exists():
+                try:
+                    lab.restore_session(load_session(path))
+                    restored = True
+                except (ValueError, TypeError, KeyError, OSError) as exc:
+                    log.warning("could not restore the autosaved %s session: %s", lab.id, exc)
+                    lab.show_error(f"The autosaved session could not be restored ({exc}); starting fresh.")
+        if not restored:
+            lab.start()
+        self.labBuilt.emit(lab)
+        return lab
+
+    def _tab_changed(self, index: int) -> None:
+        host = self.tabs.widget(index)
+        if isinstance(host, _LabHost):
+            if host.lab is None:
+                self._build_lab(host)
+            for other in self.built_labs():
+                if other is not host.lab and other.runner.playing:
+                    other.pause()
+        self._update_status()
+
+    # ------------------------------------------------------------------ menus
+    def _action(self, menu, text, slot, shortcut=None, checkable=False, tip=""):
+        action = QtGui.QAction(text, self)
+        if shortcut:
+            action.setShortcut(QtGui.QKeySequence(shortcut))
+            action.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
+        action.setCheckable(checkable)
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        f = bar.addMenu("&File")
+        self._action(f, "&Open session…", self.open_session_dialog, QtGui.QKeySequence.StandardKey.Open)
+        self._action(f, "&Save session", self.save_session_current, QtGui.QKeySequence.StandardKey.Save)
+        self._action(f, "Save session &as…", self.save_session_dialog, "Ctrl+Shift+S")
+        f.addSeparator()
+        self._action(f, "&Export plot (PNG/SVG)…", self.export_plot_dialog, "Ctrl+E")
+        self._action(f, "Export &data (CSV)…", self.export_data_dialog)
+        self._action(f, "Export run as animated &GIF…", self.export_gif_dialog)
+        f.addSeparator()
+        self._action(f, "&Quit", self.close, QtGui.QKeySequence.StandardKey.Quit)
+
+        r = bar.addMenu("&Run")
+        self._action(r, "Play / pause", lambda: self._with_lab(lambda lab: lab.toggle_play()), "Space")
+        self._action(r, "Step", lambda: self._with_lab(lambda lab: lab.step()), "Right")
+        self._action(r, "Step back", lambda: self._with_lab(lambda lab: lab.step_back()), "Left")
+        self._action(r, "Reset", lambda: self._with_lab(lambda lab: lab.reset()), "R")
+
+        v = bar.addMenu("&View")
+        self.projector_action = self._action(v, "&Projector mode", self.set_projector, "F5", checkable=True,
+                                             tip="Larger fonts, thicker lines and markers for a classroom")
+        self.dark_action = self._action(v, "&Dark theme", self.set_dark, checkable=True)
+        self.maths_action = self._action(v, "Show the &maths", self.set_maths_visible, "F1", checkable=True)
+        self.maths_action.setChecked(True)
+
+        h = bar.addMenu("&Help")
+        h.addAction(self.maths_action)
+        self._action(h, "&Keyboard shortcuts", self.show_shortcuts)
+        self._action(h, "&About SML Lab", self.show_about)
+
+    def _build_status(self) -> None:
+        sb = self.statusBar()
+        self.status_lab = QtWidgets.QLabel()
+        self.status_step = QtWidgets.QLabel()
+        self.status_time = QtWidgets.QLabel()
+        self.status_progress = QtWidgets.QProgressBar()
+        self.status_progress.setRange(0, 1000)
+        self.status_progress.setMaximumWidth(180)
+        self.status_progress.setTextVisible(False)
+        self.status_state = QtWidgets.QLabel()
+        sb.addWidget(self.status_lab, 1)
+        for w in (self.status_state, self.status_step, self.status_time, self.status_progress):
+            sb.addPermanentWidget(w)
+
+    def _with_lab(self, fn) -> None:
+        lab = self.lab()
+        if lab is not None:
+            fn(lab)
+
+    def _update_status(self) -> None:
+        lab = self.lab() if self.tabs.count() else None
+        if lab is None:
+            return
+        r = lab.runner
+        snap = r.current
+        self.status_lab.setText(lab.title)
+        self.status_step.setText(f"step {snap.step}" if snap is not None else "step –")
+        self.status_time.setText(f"{r.elapsed_now:6.1f} s")
+        if r.error:
+            state = "error"
+        elif r.playing:
+            state = "running"
+        elif r.finished:
+            state = "finished"
+        elif r.busy:
+            state = "computing"
+        else:
+            state = "paused"
+        self.status_state.setText(state)
+        progress = getattr(snap, "progress", None) if snap is not None else None
+        if r.finished and r.current_index == len(r.timeline) - 1:
+            progress = 1.0
+        self.status_progress.setValue(int(1000 * progress) if progress is not None else 0)
+
+    # ------------------------------------------------------------------ view
+    def set_projector(self, on: bool) -> None:
+        self.projector_action.setChecked(bool(on))
+        st.manager().set(projector=bool(on))
+
+    def set_dark(self, on: bool) -> None:
+        self.dark_action.setChecked(bool(on))
+        st.manager().set(theme="dark" if on else "light")
+
+    def set_maths_visible(self, on: bool) -> None:
+        self.maths_action.setChecked(bool(on))
+        for lab in self.built_labs():
+            lab.maths.setVisible(bool(on))
+
+    def show_about(self) -> None:
+        labs = "".join(f"<li><b>{c.title}</b> — {c.description}</li>" for c in registry.discover())
+        QtWidgets.QMessageBox.about(
+            self, f"About {APP_NAME}",
+            f"<h3>{APP_NAME} {__version__}</h3><p>A laboratory for statistical machine learning: "
+            f"algorithms run step by step on a background thread while the plots follow them.</p><ul>{labs}</ul>",
+        )
+
+    def show_shortcuts(self) -> None:
+        QtWidgets.QMessageBox.information(
+            self, "Keyboard shortcuts",
+            "Space  play / pause\n→  step\n←  step back\nR  reset\nCtrl+S  save session\nCtrl+O  open session\n"
+            "Ctrl+E  export plot\nF1  show the maths\nF5  projector mode\nCtrl+Z  undo a point edit",
+        )
+
+    # ------------------------------------------------------------------ sessions
+    def _error(self, title: str, message: str) -> None:
+        log.warning("%s: %s", title, message)
+        if QtWidgets.QApplication.platformName() == "offscreen":
+            return
+        QtWidgets.QMessageBox.warning(self, title, message)
+
+    def open_session(self, path: str) -> Lab | None:
+        try:
+            state = load_session(path)
+            lab = self.show_lab(str(state["lab"]))
+            lab.restore_session(state)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self._error("Could not open the session", str(exc))
+            return None
+        self._session_paths[lab.id] = str(path)
+        return lab
+
+    def save_session(self, path: str, lab: Lab | None = None) -> bool:
+        lab = lab or self.lab()
+        if lab is None:
+            return False
+        try:
+            save_session(path, lab.session_state())
+        except (OSError, ValueError, TypeError) as exc:
+            self._error("Could not save the session", str(exc))
+            return False
+        self._session_paths[lab.id] = str(path)
+        self.statusBar().showMessage(f"Saved {path}", 4000)
+        return True
+
+    def open_session_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", str(Path.home()), "SML Lab sessions (*.json);;All files (*)")
+        if path:
+            self.open_session(path)
+
+    def save_session_current(self) -> None:
+        lab = self.lab()
+        if lab is not None and lab.id in self._session_paths:
+            self.save_session(self._session_paths[lab.id], lab)
+        else:
+            self.save_session_dialog()
+
+    def save_session_dialog(self) -> None:
+        lab = self.lab()
+        if lab is None:
+            return
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", str(Path.home() / f"{lab.id}.json"), "SML Lab sessions (*.json)")
+        if path:
+            self.save_session(path, lab)
+
+    def autosave_all(self) -> None:
+        if not self.autosave:
+            return
+        for lab in self.built_labs():
+            try:
+                save_session(autosave_path(lab.id), lab.session_state())
+            except (OSError, ValueError, TypeError) as exc:
+                log.warning("autosave of %s failed: %s", lab.id, exc)
+
+    def _settings(self) -> QtCore.QSettings:
+        return QtCore.QSettings(str(config_dir() / "window.ini"), QtCore.QSettings.Format.IniFormat)
+
+    def _restore_window_settings(self) -> None:
+        s = self._settings()
+        geometry = s.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = s.value("state")
+        if state is not None:
+            self.restoreState(state)
+        self.set_projector(str(s.value("projector", "false")).lower() == "true")
+        self.set_dark(str(s.value("theme", "light")) == "dark")
+        self.set_maths_visible(str(s.value("maths", "true")).lower() == "true")
+        tab = str(s.value("tab", ""))
+        if tab in self.hosts:
+            self.tabs.setCurrentWidget(self.hosts[tab])
+
+    def _save_window_settings(self) -> None:
+        s = self._settings()
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("state", self.saveState())
+        s.setValue("projector", "true" if st.current().projector else "false")
+        s.setValue("theme", st.current().theme)
+        s.setValue("maths", "true" if self.maths_action.isChecked() else "false")
+        lab = self.lab()
+        if lab is not None:
+            s.setValue("tab", lab.id)
+        s.sync()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        if self.autosave:
+            self.autosave_all()
+            self._save_window_settings()
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        self._status_timer.stop()
+        self._autosave_timer.stop()
+        for lab in self.built_labs():
+            lab.shutdown()
+        QtCore.QThreadPool.globalInstance().waitForDone(5000)
+
+    # ------------------------------------------------------------------ export
+    def export_plot(self, path: str, lab: Lab | None = None) -> None:
+        """PNG or SVG of the lab's main plot (PNG of the whole lab if it has none)."""
+        import pyqtgraph.exporters as exporters
+
+        lab = lab or self.lab()
+        plot = lab.main_plot() if lab else None
+        if path.lower().endswith(".svg"):
+            if plot is None:
+                raise ValueError("this lab has no plot to export as SVG")
+            _export_svg(plot, path)
+        elif plot is not None:
+            exp = exporters.ImageExporter(plot.getPlotItem())
+            exp.parameters()["width"] = max(800, int(plot.width() * 2))
+            exp.export(path)
+        else:
+            lab.grab().save(path)
+
+    def export_plot_dialog(self) -> None:
+        lab = self.lab()
+        if lab is None:
+            return
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export plot", str(Path.home() / f"{lab.id}.png"), "PNG image (*.png);;SVG drawing (*.svg)")
+        if path:
+            try:
+                self.export_plot(path, lab)
+            except (OSError, ValueError) as exc:
+                self._error("Could not export the plot", str(exc))
+
+    def export_data_dialog(self) -> None:
+        lab = self.lab()
+        if lab is None:
+            return
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export data", str(Path.home() / f"{lab.id}.csv"), "CSV (*.csv)")
+        if path:
+            try:
+                lab.export_csv(path)
+            except (OSError, ValueError) as exc:
+                self._error("Could not export the data", str(exc))
+
+    def export_gif(self, path: str, lab: Lab | None = None, max_frames: int = 60, fps: float = 8.0, progress=None) -> int:
+        """Animate the run so far: up to ``max_frames`` snapshots of the timeline, drawn
+        one after the other and captured. Returns the number of frames written."""
+        from PIL import Image
+
+        lab = lab or self.lab()
+        r = lab.runner
+        upto = r.current_index
+        if upto < 0:
+            raise ValueError("nothing has run yet: press Play or Step first")
+        n = min(max_frames, upto + 1)
+        indices = sorted({round(i * upto / max(n - 1, 1)) for i in range(n)})
+        frames = []
+        target = lab.plots
+        try:
+            for k, i in enumerate(indices):
+                snap = r.timeline[i]
+                prepared = r.prepared_for(snap)
+                if prepared is None and lab.prepare_needed():
+                    prepared = lab.prepare(snap)
+                lab.render(snap, prepared, r.timeline.upto(i))
+                QtWidgets.QApplication.processEvents()
+                image = target.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
+                buf = bytes(image.constBits())
+                frames.append(Image.frombuffer("RGBA", (image.width(), image.height()), buf, "raw", "RGBA", image.bytesPerLine(), 1).convert("RGB"))
+                if progress is not None:
+                    progress(k + 1, len(indices))
+        finally:
+            r.flush()
+        frames[0].save(path, save_all=True, append_images=frames[1:], duration=int(1000 / fps), loop=0, optimize=False)
+        return len(frames)
+
+    def export_gif_dialog(self) -> None:
+        lab = self.lab()
+        if lab is None:
+            return
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export run as GIF", str(Path.home() / f"{lab.id}.gif"), "Animated GIF (*.gif)")
+        if not path:
+            return
+        lab.pause()
+        dialog = QtWidgets.QProgressDialog("Drawing frames…", "", 0, 100, self)
+        dialog.setCancelButton(None)
+        dialog.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+        dialog.show()
+        started = time.perf_counter()
+        try:
+            n = self.export_gif(path, lab, progress=lambda k, total: dialog.setValue(int(100 * k / total)))
+            self.statusBar().showMessage(f"Wrote {n} frames to {path} in {time.perf_counter() - started:.1f} s", 5000)
+        except (OSError, ValueError) as exc:
+            self._error("Could not export the animation", str(exc))
+        finally:
+            dialog.close()

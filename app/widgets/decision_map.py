@@ -1,0 +1,132 @@
+"""Decision-map item: a heat map of a decision function f on a grid with its contours.
+
+:func:`decision_frame` is pure numpy (no Qt) so a lab can compute frames on the worker
+thread inside ``Lab.prepare``; :class:`DecisionMap` only draws them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from .. import style as st
+
+
+@dataclass(frozen=True, eq=False)
+class DecisionFrame:
+    """f evaluated on a regular grid over ``extent`` = (xmin, xmax, ymin, ymax)."""
+
+    extent: tuple[float, float, float, float]
+    values: np.ndarray  # shape (ny, nx), row i at y_i
+    contours: dict[float, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+
+def grid_points(extent, resolution: int = 140) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(xs, ys, points) of a resolution × resolution grid; points has shape (ny*nx, 2)."""
+    xmin, xmax, ymin, ymax = extent
+    xs = np.linspace(xmin, xmax, resolution)
+    ys = np.linspace(ymin, ymax, resolution)
+    gx, gy = np.meshgrid(xs, ys)
+    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def decision_frame(func: Callable[[np.ndarray], np.ndarray], extent, resolution: int = 140, levels=(0.0,)) -> DecisionFrame:
+    """Evaluate ``func`` on a grid and trace the requested level sets (NaN-separated)."""
+    from skimage.measure import find_contours  # lazy: keeps application start-up light
+
+    xs, ys, pts = grid_points(extent, resolution)
+    values = np.asarray(func(pts), dtype=float).reshape(len(ys), len(xs))
+    contours = {}
+    finite = np.isfinite(values)
+    if finite.all() and values.max() > values.min():
+        dx = (xs[-1] - xs[0]) / (len(xs) - 1)
+        dy = (ys[-1] - ys[0]) / (len(ys) - 1)
+        for level in levels:
+            if not (values.min() < level < values.max()):
+                continue
+            xs_all, ys_all = [], []
+            for c in find_contours(values, level):
+                xs_all.append(xs[0] + c[:, 1] * dx)
+                ys_all.append(ys[0] + c[:, 0] * dy)
+                xs_all.append([np.nan])
+                ys_all.append([np.nan])
+            if xs_all:
+                contours[float(level)] = (np.concatenate(xs_all), np.concatenate(ys_all))
+    return DecisionFrame(tuple(float(v) for v in extent), values, contours)
+
+
+def _diverging_lut(style: st.Style, alpha: int = 110) -> np.ndarray:
+    neg = np.array(QtGui.QColor(st.NEG_COLOR).getRgb()[:3], float)
+    pos = np.array(QtGui.QColor(st.POS_COLOR).getRgb()[:3], float)
+    mid = np.array(QtGui.QColor(style.background).getRgb()[:3], float)
+    t = np.linspace(-1, 1, 256)[:, None]
+    rgb = np.where(t < 0, mid + (neg - mid) * (-t), mid + (pos - mid) * t)
+    a = (np.abs(t[:, 0]) ** 0.7 * alpha).astype(np.ubyte)
+    return np.column_stack([rgb.astype(np.ubyte), a])
+
+
+class DecisionMap:
+    """Heat map of f (negative = class −1 colour, positive = class +1 colour) plus the
+    f = 0 boundary and, optionally, dashed margins f = ±1."""
+
+    def __init__(self, plot_item: pg.PlotItem, *, margins: bool = False):
+        self.plot_item = plot_item
+        self.margins = margins
+        self.image = pg.ImageItem()
+        self.image.setZValue(-20)
+        plot_item.addItem(self.image)
+        self.boundary = pg.PlotCurveItem(connect="finite")
+        self.boundary.setZValue(5)
+        plot_item.addItem(self.boundary)
+        self.margin_curves = {}
+        for level in (-1.0, 1.0):
+            c = pg.PlotCurveItem(connect="finite")
+            c.setZValue(4)
+            plot_item.addItem(c)
+            self.margin_curves[level] = c
+        self.frame: DecisionFrame | None = None
+        self.apply_style(st.current())
+
+    def apply_style(self, s: st.Style) -> None:
+        self.style = s
+        self.image.setLookupTable(_diverging_lut(s))
+        self.boundary.setPen(pg.mkPen(s.foreground, width=s.line_width * 1.2))
+        dash = pg.mkPen(s.foreground, width=max(1.0, s.line_width * 0.7))
+        dash.setStyle(QtCore.Qt.PenStyle.DashLine)
+        for c in self.margin_curves.values():
+            c.setPen(dash)
+        if self.frame is not None:
+            self.set_frame(self.frame)
+
+    def set_frame(self, frame: DecisionFrame | None) -> None:
+        self.frame = frame
+        if frame is None:
+            self.clear()
+            return
+        v = frame.values
+        scale = np.nanpercentile(np.abs(v), 90) if np.isfinite(v).any() else 1.0
+        scale = scale if scale > 0 else 1.0
+        shaded = np.tanh(1.5 * v / scale)  # saturating so both sides are visibly shaded
+        xmin, xmax, ymin, ymax = frame.extent
+        self.image.setImage(shaded.T, levels=(-1.0, 1.0), autoLevels=False)
+        self.image.setRect(QtCore.QRectF(xmin, ymin, xmax - xmin, ymax - ymin))
+        self.image.setVisible(True)
+        x0, y0 = frame.contours.get(0.0, (np.array([]), np.array([])))
+        self.boundary.setData(x0, y0)
+        for level, curve in self.margin_curves.items():
+            if self.margins and level in frame.contours:
+                curve.setData(*frame.contours[level])
+                curve.setVisible(True)
+            else:
+                curve.setData([], [])
+                curve.setVisible(False)
+
+    def clear(self) -> None:
+        self.image.setVisible(False)
+        self.boundary.setData([], [])
+        for c in self.margin_curves.values():
+            c.setData([], [])

@@ -1,0 +1,241 @@
+"""A 2-D point canvas: a pyqtgraph plot whose labelled points the user can edit.
+
+Left click adds a point of class +1, right click one of class −1, dragging a point moves
+it, Ctrl+click (or the eraser) removes the nearest point; every edit can be undone.
+Labs add their own items (hyperplanes, heat maps) to :attr:`PointCanvas.plot_item`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from .. import style as st
+
+PICK_RADIUS_PX = 12
+
+
+class _CanvasViewBox(pg.ViewBox):
+    def __init__(self, canvas: "PointCanvas"):
+        super().__init__()
+        self._canvas = canvas
+        self._drag_index: int | None = None
+        self.setMenuEnabled(False)
+
+    def mouseClickEvent(self, ev):
+        c = self._canvas
+        if not c.editable:
+            return super().mouseClickEvent(ev)
+        pos = self.mapSceneToView(ev.scenePos())
+        erase = c.erase_mode or bool(ev.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier)
+        if erase and ev.button() in (QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.RightButton):
+            idx = c.nearest(ev.scenePos())
+            if idx is not None:
+                c.remove_point(idx)
+            ev.accept()
+        elif ev.button() == QtCore.Qt.MouseButton.LeftButton:
+            c.add_point(pos.x(), pos.y(), +1.0)
+            ev.accept()
+        elif ev.button() == QtCore.Qt.MouseButton.RightButton:
+            c.add_point(pos.x(), pos.y(), -1.0)
+            ev.accept()
+        else:
+            super().mouseClickEvent(ev)
+
+    def mouseDragEvent(self, ev, axis=None):
+        c = self._canvas
+        if not c.editable or ev.button() != QtCore.Qt.MouseButton.LeftButton:
+            return super().mouseDragEvent(ev, axis)
+        if ev.isStart():
+            self._drag_index = c.nearest(ev.buttonDownScenePos())
+            if self._drag_index is not None:
+                c.begin_move()
+        if self._drag_index is None:
+            return super().mouseDragEvent(ev, axis)
+        ev.accept()
+        pos = self.mapSceneToView(ev.scenePos())
+        c.move_point(self._drag_index, pos.x(), pos.y(), final=ev.isFinish())
+        if ev.isFinish():
+            self._drag_index = None
+
+
+class PointCanvas(pg.PlotWidget):
+    """Plot widget holding labelled 2-D points (labels −1/+1), editable with the mouse.
+
+    Signals
+    -------
+    pointsChanged()
+        Emitted after every completed edit (add, remove, move, clear, undo, set).
+    """
+
+    pointsChanged = QtCore.Signal()
+
+    def __init__(self, parent=None):
+        self._vb = _CanvasViewBox(self)
+        super().__init__(parent, viewBox=self._vb)
+        self.plot_item: pg.PlotItem = self.getPlotItem()
+        self.plot_item.setAspectLocked(True)
+        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        self.editable = True
+        self.erase_mode = False
+        self.X = np.zeros((0, 2))
+        self.y = np.zeros(0)
+        self.test_mask = np.zeros(0, dtype=bool)
+        self._undo: list[tuple[np.ndarray, np.ndarray]] = []
+        self._redo: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pos_item = pg.ScatterPlotItem()
+        self._neg_item = pg.ScatterPlotItem()
+        self._test_pos_item = pg.ScatterPlotItem()
+        self._test_neg_item = pg.ScatterPlotItem()
+        for item in (self._neg_item, self._pos_item, self._test_neg_item, self._test_pos_item):
+            item.setZValue(10)
+            self.plot_item.addItem(item)
+        self.apply_style(st.current())
+
+    # --- editing ----------------------------------------------------------------------
+    def _push_undo(self) -> None:
+        self._undo.append((self.X.copy(), self.y.copy()))
+        if len(self._undo) > 200:
+            self._undo.pop(0)
+        self._redo.clear()
+
+    def set_points(self, X, y, *, test_mask=None, undoable: bool = True) -> None:
+        X = np.asarray(X, dtype=float).reshape(-1, 2)
+        y = np.asarray(y, dtype=float).reshape(-1)
+        if len(X) != len(y):
+            raise ValueError("X and y must have the same length")
+        if undoable:
+            self._push_undo()
+        self.X, self.y = X.copy(), y.copy()
+        self.test_mask = np.zeros(len(y), dtype=bool) if test_mask is None else np.asarray(test_mask, bool).copy()
+        self._refresh()
+        self.pointsChanged.emit()
+
+    def set_test_mask(self, mask) -> None:
+        """Mark held-out test points (drawn hollow); does not count as an edit."""
+        self.test_mask = np.asarray(mask, dtype=bool).copy()
+        self._refresh()
+
+    def add_point(self, x: float, y: float, label: float) -> None:
+        self._push_undo()
+        self.X = np.vstack([self.X, [[x, y]]])
+        self.y = np.append(self.y, float(label))
+        self.test_mask = np.append(self.test_mask, False)
+        self._refresh()
+        self.pointsChanged.emit()
+
+    def remove_point(self, index: int) -> None:
+        self._push_undo()
+        keep = np.ones(len(self.y), dtype=bool)
+        keep[index] = False
+        self.X, self.y, self.test_mask = self.X[keep], self.y[keep], self.test_mask[keep]
+        self._refresh()
+        self.pointsChanged.emit()
+
+    def begin_move(self) -> None:
+        self._push_undo()
+
+    def move_point(self, index: int, x: float, y: float, final: bool = False) -> None:
+        self.X = self.X.copy()
+        self.X[index] = (x, y)
+        self._refresh()
+        if final:
+            self.pointsChanged.emit()
+
+    def clear_points(self) -> None:
+        self.set_points(np.zeros((0, 2)), np.zeros(0))
+
+    def undo(self) -> bool:
+        if not self._undo:
+            return False
+        self._redo.append((self.X.copy(), self.y.copy()))
+        self.X, self.y = self._undo.pop()
+        self.test_mask = np.zeros(len(self.y), dtype=bool)
+        self._refresh()
+        self.pointsChanged.emit()
+        return True
+
+    def redo(self) -> bool:
+        if not self._redo:
+            return False
+        self._undo.append((self.X.copy(), self.y.copy()))
+        self.X, self.y = self._redo.pop()
+        self.test_mask = np.zeros(len(self.y), dtype=bool)
+        self._refresh()
+        self.pointsChanged.emit()
+        return True
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def nearest(self, scene_pos: QtCore.QPointF) -> int | None:
+        """Index of the point within a few pixels of a scene position, else None."""
+        if not len(self.y):
+            return None
+        view = self._vb.mapSceneToView(scene_pos)
+        px, py = self._vb.viewPixelSize()
+        d = np.hypot((self.X[:, 0] - view.x()) / px, (self.X[:, 1] - view.y()) / py)
+        i = int(np.argmin(d))
+        return i if d[i] <= PICK_RADIUS_PX * st.current().scale else None
+
+    # --- drawing ----------------------------------------------------------------------
+    def _refresh(self) -> None:
+        s = st.current()
+        size = s.marker_size
+        edge = pg.mkPen(s.foreground, width=max(1.0, s.scale))
+        pos = (self.y > 0) & ~self.test_mask
+        neg = (self.y <= 0) & ~self.test_mask
+        tpos = (self.y > 0) & self.test_mask
+        tneg = (self.y <= 0) & self.test_mask
+        self._pos_item.setData(pos=self.X[pos], symbol="o", size=size, brush=pg.mkBrush(st.POS_COLOR), pen=edge)
+        self._neg_item.setData(pos=self.X[neg], symbol="s", size=size * 0.9, brush=pg.mkBrush(st.NEG_COLOR), pen=edge)
+        self._test_pos_item.setData(pos=self.X[tpos], symbol="o", size=size, brush=pg.mkBrush(None), pen=pg.mkPen(st.POS_COLOR, width=2 * s.scale))
+        self._test_neg_item.setData(pos=self.X[tneg], symbol="s", size=size * 0.9, brush=pg.mkBrush(None), pen=pg.mkPen(st.NEG_COLOR, width=2 * s.scale))
+
+    def apply_style(self, s: st.Style) -> None:
+        st.style_plot(self, s)
+        self._refresh()
+
+    def data_bounds(self, margin: float = 0.15) -> tuple[float, float, float, float]:
+        """(xmin, xmax, ymin, ymax) of the points, padded; a unit box when empty."""
+        if not len(self.y):
+            return (-3.0, 3.0, -3.0, 3.0)
+        lo, hi = self.X.min(axis=0), self.X.max(axis=0)
+        span = np.maximum(hi - lo, 1.0)
+        lo, hi = lo - margin * span, hi + margin * span
+        return (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
+
+    def scatter_items(self):
+        return self._pos_item, self._neg_item
+
+
+class CanvasToolbar(QtWidgets.QWidget):
+    """Undo / redo / eraser / clear buttons for a :class:`PointCanvas`."""
+
+    def __init__(self, canvas: PointCanvas, parent=None):
+        super().__init__(parent)
+        self.canvas = canvas
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.undo_button = QtWidgets.QPushButton("Undo")
+        self.undo_button.setToolTip("Undo the last edit of the points (Ctrl+Z)")
+        self.redo_button = QtWidgets.QPushButton("Redo")
+        self.erase_button = QtWidgets.QPushButton("Eraser")
+        self.erase_button.setCheckable(True)
+        self.erase_button.setToolTip("When on, clicking a point removes it (Ctrl+click does too)")
+        self.clear_button = QtWidgets.QPushButton("Clear")
+        self.clear_button.setToolTip("Remove every point (undoable)")
+        for b in (self.undo_button, self.redo_button, self.erase_button, self.clear_button):
+            lay.addWidget(b)
+        self.undo_button.clicked.connect(canvas.undo)
+        self.redo_button.clicked.connect(canvas.redo)
+        self.clear_button.clicked.connect(canvas.clear_points)
+        self.erase_button.toggled.connect(lambda on: setattr(canvas, "erase_mode", on))
+        hint = QtWidgets.QLabel("Left click: class +1 · right click: class −1 · drag: move")
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: gray;")
+        self.hint = hint
+        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Undo, canvas, canvas.undo)
+        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Redo, canvas, canvas.redo)

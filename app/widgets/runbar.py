@@ -1,0 +1,97 @@
+"""The run bar every lab shows: play/pause, step, step back, reset, speed, seed, timeline."""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+# 0 means "as fast as possible" (a float, never None: see app.runner.Runner)
+SPEEDS: list[tuple[str, float]] = [
+    ("1 step/s", 1.0),
+    ("2 steps/s", 2.0),
+    ("5 steps/s", 5.0),
+    ("10 steps/s", 10.0),
+    ("20 steps/s", 20.0),
+    ("50 steps/s", 50.0),
+    ("200 steps/s", 200.0),
+    ("1000 steps/s", 1000.0),
+    ("As fast as possible", 0.0),
+]
+DEFAULT_SPEED_INDEX = 4
+
+
+class RunBar(QtWidgets.QWidget):
+    playToggled = QtCore.Signal()
+    stepRequested = QtCore.Signal()
+    stepBackRequested = QtCore.Signal()
+    resetRequested = QtCore.Signal()
+    speedChanged = QtCore.Signal(float)  # steps/s; 0 = as fast as possible
+    seedChanged = QtCore.Signal(int)
+    seekRequested = QtCore.Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        style = self.style()
+        sp = QtWidgets.QStyle.StandardPixmap
+        self.play_button = QtWidgets.QPushButton(style.standardIcon(sp.SP_MediaPlay), "Play")
+        self.play_button.setToolTip("Play / pause the algorithm (Space)")
+        self.step_button = QtWidgets.QPushButton(style.standardIcon(sp.SP_MediaSeekForward), "Step")
+        self.step_button.setToolTip("Advance exactly one step (→)")
+        self.back_button = QtWidgets.QPushButton(style.standardIcon(sp.SP_MediaSeekBackward), "Back")
+        self.back_button.setToolTip("Step back through the recorded timeline (←)")
+        self.reset_button = QtWidgets.QPushButton(style.standardIcon(sp.SP_BrowserReload), "Reset")
+        self.reset_button.setToolTip("Start again from step 0 with the current parameters (R)")
+        self.speed = QtWidgets.QComboBox()
+        for text, value in SPEEDS:
+            self.speed.addItem(text, value)
+        self.speed.setCurrentIndex(DEFAULT_SPEED_INDEX)
+        self.speed.setToolTip("How many algorithm steps are shown per second while playing")
+        self.seed = QtWidgets.QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setValue(0)
+        self.seed.setPrefix("seed ")
+        self.seed.setToolTip("Random seed: the same seed replays the same run exactly")
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 0)
+        self.slider.setToolTip("Scrub through the recorded timeline")
+        self.slider.setMinimumWidth(40)
+        self.step_label = QtWidgets.QLabel("step 0")
+        self.step_label.setMinimumWidth(60)
+
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        for w in (self.play_button, self.step_button, self.back_button, self.reset_button, self.speed, self.seed):
+            lay.addWidget(w)
+        lay.addWidget(self.slider, 1)
+        lay.addWidget(self.step_label)
+
+        self.play_button.clicked.connect(self.playToggled)
+        self.step_button.clicked.connect(self.stepRequested)
+        self.back_button.clicked.connect(self.stepBackRequested)
+        self.reset_button.clicked.connect(self.resetRequested)
+        self.speed.currentIndexChanged.connect(lambda i: self.speedChanged.emit(self.speed.itemData(i)))
+        self.seed.valueChanged.connect(self.seedChanged)
+        self.slider.valueChanged.connect(self._slider_moved)
+        self._updating = False
+        for b in (self.play_button, self.step_button, self.back_button, self.reset_button):
+            b.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+
+    def _slider_moved(self, value: int) -> None:
+        if not self._updating:
+            self.seekRequested.emit(value)
+
+    def set_state(self, *, playing: bool, can_step: bool, can_back: bool, length: int, index: int, step: int | None, note: str = "") -> None:
+        sp = QtWidgets.QStyle.StandardPixmap
+        self.play_button.setText("Pause" if playing else "Play")
+        self.play_button.setIcon(self.style().standardIcon(sp.SP_MediaPause if playing else sp.SP_MediaPlay))
+        self.step_button.setEnabled(can_step)
+        self.back_button.setEnabled(can_back)
+        self._updating = True
+        self.slider.setRange(0, max(0, length - 1))
+        self.slider.setValue(max(0, index))
+        self._updating = False
+        text = "step –" if step is None else f"step {step}"
+        self.step_label.setText(text + (f" · {note}" if note else ""))
+
+    @property
+    def rate(self) -> float:
+        return float(self.speed.currentData())

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Set up and run SML Lab with nothing but Python 3.11+.
+
+    python3 dev.py run           create .venv, install, start the app on its built-in data
+    python3 dev.py test          create .venv, install with test extras, run the whole suite
+    python3 dev.py bench         speed comparisons against the reference libraries
+    python3 dev.py screenshots   one picture per lab into docs/screenshots/
+    python3 dev.py self-test     every lab headless for a few steps
+    python3 dev.py frozen        build the double-click application with PyInstaller
+
+Everything happens in ./.venv; the project is reinstalled when pyproject.toml changes.
+On Debian/Ubuntu the Qt runtime libraries are installed with apt when missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def sh(*cmd, env=None) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], cwd=ROOT, check=True, env=env)
+
+
+def system_deps() -> None:
+    script = ROOT / "build" / "system-deps.sh"
+    if sys.platform.startswith("linux") and script.exists():
+        subprocess.run(["sh", str(script)], cwd=ROOT, check=False)
+
+
+def _stamp(extras: str) -> Path:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()[:16]
+    return VENV / f".installed-{digest}"
+
+
+def ensure_venv(extras: str, also_fine: tuple[str, ...] = ()) -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"SML Lab needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    if not PY.exists():
+        print("Creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    stamp = _stamp(extras)
+    if stamp.exists() or any(_stamp(e).exists() for e in also_fine):
+        return
+    sh(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    sh(PY, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]" if extras else ".")
+    for old in VENV.glob(".installed-*"):
+        old.unlink()
+    stamp.touch()
+
+
+def offscreen_env() -> dict:
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return env
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "run"
+    rest = argv[1:]
+    system_deps()
+    if command == "run":
+        ensure_venv("", also_fine=("test", "test,build"))
+        sh(PY, "-m", "app", *rest)
+    elif command == "test":
+        ensure_venv("test", also_fine=("test,build",))
+        sh(PY, "-m", "pytest", "-q", *rest, env=offscreen_env())
+        sh(BIN / "lint-imports", env=offscreen_env())
+    elif command == "bench":
+        ensure_venv("test")
+        sh(PY, "-m", "pytest", "-q", "-s", "-o", "addopts=", "-p", "no:cacheprovider", "-m", "benchmark",
+           "tests/benchmarks", *rest, env=offscreen_env())
+    elif command == "screenshots":
+        ensure_venv("test")
+        sh(PY, "-m", "app", "--screenshots", "docs/screenshots", *rest, env=offscreen_env())
+    elif command == "self-test":
+        ensure_venv("test")
+        sh(PY, "-m", "app", "--self-test", *rest, env=offscreen_env())
+    elif command == "frozen":
+        ensure_venv("test,build")
+        sh("sh", "build/build.sh", *rest, env=offscreen_env())
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except subprocess.CalledProcessError as exc:
+        sys.exit(exc.returncode or 1)

@@ -1,0 +1,449 @@
+"""Soft-margin support vector machine trained through its dual by SMO.
+
+Dual problem (course notation, labels y_i in {-1, +1}):
+
+    max_alpha  sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j k(x_i, x_j)
+    s.t.       0 <= alpha_i <= C,   sum_i y_i alpha_i = 0.
+
+Decision function f(x) = sum_i alpha_i y_i k(x_i, x) + b.
+
+SMO (Platt 1998; working-set selection of Fan, Chen & Lin 2005) changes two multipliers
+at a time along the direction that keeps sum_i y_i alpha_i fixed, where the dual is a
+1-D concave parabola maximised in closed form and clipped to the box.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._base import (
+    BaseEstimator,
+    IterativeMixin,
+    NotFittedError,
+    Snapshot,
+    check_array,
+    check_binary_labels,
+    check_choice,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+    frozen_array,
+)
+from .kernels import make_kernel
+
+__all__ = ["SVM", "SVMSnapshot"]
+
+_TAU = 1e-12  # curvature floor for non-PD kernels / duplicate points (as in LIBSVM)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class SVMSnapshot(Snapshot):
+    """State of SMO after a pair update.
+
+    Attributes
+    ----------
+    pair : tuple of int or None
+        (i, j), the two training indices just updated (None for the initial state).
+    alpha : ndarray of shape (n_samples,)
+        Dual variables (copy).
+    b : float
+        Intercept from the free support vectors (averaged).
+    dual_objective : float
+        sum alpha - 1/2 alpha^T Q alpha.
+    kkt_gap : float
+        m(alpha) - M(alpha), the maximal KKT violation; SMO stops when it is <= tol.
+    n_support : int
+        Number of alpha_i > 0.
+    n_bounded : int
+        Number of alpha_i == C (support vectors at the bound).
+    train_error : float
+        Fraction of training points misclassified by sign(f).
+    class_index : int
+        Index in ``classes_`` of the one-vs-rest problem being solved (0 for two classes).
+    converged : bool
+    """
+
+    pair: tuple[int, int] | None
+    alpha: np.ndarray
+    b: float
+    dual_objective: float
+    kkt_gap: float
+    n_support: int
+    n_bounded: int
+    train_error: float
+    class_index: int = 0
+    converged: bool = False
+
+
+class _KernelColumns:
+    """Kernel columns K[:, i] on demand, with an LRU cache bounded in bytes.
+
+    SMO touches a few columns over and over, so caching them is what makes it fast;
+    the full Gram matrix is never formed for large n.
+    """
+
+    def __init__(self, X, kernel, cache_bytes):
+        self.X = X
+        self.kernel = kernel
+        self.name = kernel.__name__
+        n = X.shape[0]
+        self.capacity = max(2, int(cache_bytes // (8 * n)))
+        self.cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self.sq = np.einsum("ij,ij->i", X, X)
+        params = kernel.params
+        if self.name.startswith("rbf"):
+            self.kind, self.gamma = "rbf", float(params.get("gamma", 1.0))
+            self.diag = np.ones(n)
+        elif self.name.startswith("linear"):
+            self.kind = "linear"
+            self.diag = self.sq.copy()
+        else:
+            self.kind = "poly"
+            self.degree, self.coef0 = int(params.get("degree", 3)), float(params.get("coef0", 1.0))
+            self.diag = (self.sq + self.coef0) ** self.degree
+
+    def column(self, i):
+        col = self.cache.get(i)
+        if col is not None:
+            self.cache.move_to_end(i)
+            return col
+        dot = self.X @ self.X[i]
+        if self.kind == "rbf":
+            col = np.exp(-self.gamma * np.maximum(self.sq + self.sq[i] - 2.0 * dot, 0.0))
+        elif self.kind == "linear":
+            col = dot
+        else:
+            col = (dot + self.coef0) ** self.degree
+        self.cache[i] = col
+        if len(self.cache) > self.capacity:
+            self.cache.popitem(last=False)
+        return col
+
+
+class SVM(IterativeMixin, BaseEstimator):
+    """Soft-margin kernel SVM solved in the dual by SMO.
+
+    Writing G = Q alpha - 1 for the gradient of the (minimised) negative dual, with
+    Q_ij = y_i y_j k(x_i, x_j), and F_t = -y_t G_t, the KKT conditions read
+
+        m(alpha) = max_{t in I_up} F_t  <=  M(alpha) = min_{t in I_low} F_t,
+
+    with I_up = {t : alpha_t < C, y_t = +1 or alpha_t > 0, y_t = -1} and I_low the mirror set.
+    Each SMO step picks i = argmax_{I_up} F_t and (second-order rule) j in I_low with
+    F_j < F_i minimising -(F_i - F_j)^2 / a_ij, a_ij = K_ii + K_jj - 2 K_ij, then moves
+
+        alpha_i += y_i t,   alpha_j -= y_j t,   t = min((F_i - F_j) / a_ij, box limits),
+
+    and updates F <- F - t (K[:, i] - K[:, j]) with two kernel columns. It stops when
+    m - M <= tol. The intercept is b = mean of F_t over free support vectors (0 < alpha_t < C),
+    or (m + M) / 2 when there are none.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box constraint (> 0); large C approaches the hard margin.
+    kernel : {'rbf', 'linear', 'poly'}, default='rbf'
+    gamma : float, default=1.0
+        RBF width, k(x, y) = exp(-gamma ||x - y||^2) (> 0).
+    degree : int, default=3
+        Polynomial degree, k(x, y) = (<x, y> + coef0)^degree.
+    coef0 : float, default=1.0
+    tol : float, default=1e-3
+        Stopping tolerance on the KKT gap m - M.
+    max_iter : int or None, default=None
+        Maximal number of pair updates (None: max(100000, 100 n)).
+    random_state : None, int or Generator
+        Accepted for API symmetry; SMO with this selection rule is deterministic.
+    cache_size : float, default=200
+        Kernel column cache in MB.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels; for two classes classes_[1] is the +1 class.
+    alpha_ : ndarray of shape (n_samples,) (or (K, n_samples) for one-vs-rest)
+    support_ : ndarray of int -- indices with alpha_i > 0
+    support_vectors_ : ndarray
+    dual_coef_ : ndarray -- alpha_i y_i of the support vectors
+    intercept_ : float (or ndarray of shape (K,))
+    dual_objective_ : float (or ndarray of shape (K,))
+    n_iter_ : int (or ndarray of shape (K,))
+    kkt_gap_ : float -- final m - M of the binary machine
+    estimators_ : list of SVM -- the binary one-vs-rest machines (more than two classes)
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        gamma=1.0,
+        degree=3,
+        coef0=1.0,
+        tol=1e-3,
+        max_iter=None,
+        random_state=None,
+        cache_size=200.0,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.cache_size = cache_size
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self):
+        check_scalar("C", self.C, numbers.Real, min_value=0, include_min=False)
+        check_choice("kernel", self.kernel, ("rbf", "linear", "poly"))
+        check_scalar("gamma", self.gamma, numbers.Real, min_value=0, include_min=False)
+        check_scalar("degree", self.degree, numbers.Integral, min_value=1, max_value=20)
+        check_scalar("coef0", self.coef0, numbers.Real)
+        check_scalar("tol", self.tol, numbers.Real, min_value=0, include_min=False)
+        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1, allow_none=True)
+        check_scalar("cache_size", self.cache_size, numbers.Real, min_value=0, include_min=False)
+        check_random_state(self.random_state)
+
+    def _kernel_func(self):
+        return make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X, y):
+        """Train to convergence; equivalent to exhausting ``fit_steps(X, y, snapshot_every=0)``."""
+        last = None
+        for last in self.fit_steps(X, y, snapshot_every=0):
+            pass
+        self.last_snapshot_ = last
+        return self
+
+    def fit_steps(self, X, y, snapshot_every=1):
+        """Run SMO and yield snapshots.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), at least two distinct labels
+        snapshot_every : int, default=1
+            Yield after every ``snapshot_every`` pair updates (1: every update, for a live
+            view). 0 yields only the initial and the final state (what ``fit`` uses).
+
+        Yields
+        ------
+        SVMSnapshot
+            Step 0 (alpha = 0), the requested intermediate states and always the final
+            state, which equals the fitted model. With more than two classes the binary
+            one-vs-rest problems are solved in turn (``class_index``), steps numbered
+            continuously.
+        """
+        self._validate()
+        check_scalar("snapshot_every", snapshot_every, numbers.Integral, min_value=0)
+        X, y = check_X_y(X, y)
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(f"an SVM needs at least two classes, got {classes.size} ({classes.tolist()})")
+        for name in ("estimators_", "last_snapshot_"):
+            self.__dict__.pop(name, None)
+        kernel = self._kernel_func()
+        cols = _KernelColumns(X, kernel, float(self.cache_size) * 2**20)
+        self._fit_X = X
+        self._y_pm = {}  # class_index -> labels +-1 of that binary problem (for snapshots)
+        if classes.size == 2:
+            self.classes_, y_pm = check_binary_labels(y)
+            self._y_pm[0] = y_pm
+            yield from self._smo(cols, y_pm, snapshot_every, 0, 0, self)
+            return
+        self.classes_ = classes
+        estimators = []
+        step0 = 0
+        for k, cls in enumerate(classes):
+            est = SVM(**self.get_params())
+            est.classes_ = np.array([-1, 1])
+            est._fit_X = X
+            y_pm = np.where(y == cls, 1.0, -1.0)
+            self._y_pm[k] = y_pm
+            # The kernel cache is shared: one-vs-rest problems use the same Gram matrix.
+            last = None
+            for last in self._smo(cols, y_pm, snapshot_every, k, step0, est):
+                yield last
+            step0 = last.step + 1
+            estimators.append(est)
+        self.estimators_ = estimators
+        self.alpha_ = np.stack([e.alpha_ for e in estimators])
+        self.support_ = np.flatnonzero(np.any(self.alpha_ > 0, axis=0))
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = np.stack([e._alpha_y[self.support_] for e in estimators])
+        self.intercept_ = np.array([e.intercept_ for e in estimators])
+        self.dual_objective_ = np.array([e.dual_objective_ for e in estimators])
+        self.n_iter_ = np.array([e.n_iter_ for e in estimators])
+
+    def _smo(self, cols, y, every, class_index, step0, target):
+        n = y.shape[0]
+        C = float(self.C)
+        tol = float(self.tol)
+        max_iter = self.max_iter if self.max_iter is not None else max(100_000, 100 * n)
+        diag = cols.diag
+        alpha = np.zeros(n)
+        F = y.copy()  # F = -y * G with G = Q alpha - 1; at alpha = 0, F = y
+        pos = y > 0
+        # I_up / I_low membership changes only at the two updated indices, so keep masks.
+        up = pos.copy()  # at alpha = 0: I_up = {y = +1}, I_low = {y = -1}
+        low = ~pos
+        a = np.empty(n)
+        it = 0
+        step = step0
+
+        def state(pair, converged, m, M):
+            free = (alpha > 0) & (alpha < C)
+            b = float(F[free].mean()) if free.any() else 0.5 * (m + M)
+            asum = alpha.sum()
+            # dual = sum alpha - 1/2 alpha^T Q alpha = 1/2 sum alpha - 1/2 alpha^T G, G = -y F
+            dual = 0.5 * asum + 0.5 * float(alpha @ (y * F))
+            f = y - F + b  # f(x_t) on training points from the maintained gradient
+            err = float(np.mean(np.where(f > 0, 1.0, -1.0) != y))
+            target._set_state(cols.X, y, alpha, b, dual, it, C)
+            target.kkt_gap_ = float(m - M)
+            return SVMSnapshot(
+                step=step,
+                pair=pair,
+                alpha=frozen_array(alpha),
+                b=b,
+                dual_objective=dual,
+                kkt_gap=float(m - M),
+                n_support=int(np.count_nonzero(alpha > 0)),
+                n_bounded=int(np.count_nonzero(alpha >= C)),
+                train_error=err,
+                class_index=class_index,
+                converged=converged,
+                phase="SMO",
+                progress=1.0 if converged else None,
+            )
+
+        # Masks as additive offsets (0 inside the set, -inf / +inf outside): one add per
+        # iteration instead of copy + masked assignment; only entries i, j ever change.
+        off_up = np.where(up, 0.0, -np.inf)
+        off_low = np.where(low, 0.0, np.inf)
+        Fup = np.empty(n)
+        Flow = np.empty(n)
+        tmp = np.empty(n)
+
+        def extremes():
+            np.add(F, off_up, out=Fup)
+            np.add(F, off_low, out=Flow)
+            return Fup.argmax(), Flow.min()
+
+        i, M = extremes()
+        m = Fup[i]
+        if m - M <= tol:
+            yield state(None, True, float(m), float(M))
+            return
+        yield state(None, False, float(m), float(M))
+        since = 0
+        pair = None
+        while True:
+            if m - M <= tol or it >= max_iter:
+                break
+            i = int(i)
+            Ki = cols.column(i)
+            # second-order choice of j in I_low with F_j < F_i: maximise (F_i - F_j)^2 / a_ij;
+            # entries outside I_low are +inf in Flow, so m - Flow = -inf clips to gain 0.
+            np.subtract(m, Flow, out=tmp)
+            np.maximum(tmp, 0.0, out=tmp)
+            tmp *= tmp
+            np.multiply(Ki, -2.0, out=a)
+            a += diag
+            a += diag[i]
+            np.maximum(a, _TAU, out=a)
+            tmp /= a
+            j = int(tmp.argmax())
+            Kj = cols.column(j)
+            aij = max(diag[i] + diag[j] - 2.0 * Ki[j], _TAU)
+            t = (m - F[j]) / aij
+            ai, aj = alpha[i], alpha[j]
+            t = min(t, C - ai if pos[i] else ai, aj if pos[j] else C - aj)
+            alpha[i] = ai + t if pos[i] else ai - t
+            alpha[j] = aj - t if pos[j] else aj + t
+            # snap to the bounds exactly so the free / bounded sets are clean
+            for k in (i, j):
+                ak = alpha[k]
+                if ak < 1e-12 * C:
+                    alpha[k] = ak = 0.0
+                elif ak > C * (1 - 1e-12):
+                    alpha[k] = ak = C
+                in_up = ak < C if pos[k] else ak > 0
+                in_low = ak > 0 if pos[k] else ak < C
+                off_up[k] = 0.0 if in_up else -np.inf
+                off_low[k] = 0.0 if in_low else np.inf
+            np.subtract(Ki, Kj, out=tmp)
+            tmp *= t
+            F -= tmp
+            it += 1
+            since += 1
+            pair = (i, j)
+            i, M = extremes()
+            m = Fup[i]
+            if every and since >= every:
+                since = 0
+                step += 1
+                yield state(pair, bool(m - M <= tol), float(m), float(M))
+        if since:  # otherwise the state was just yielded, with the right converged flag
+            step += 1
+            yield state(pair, bool(m - M <= tol), float(m), float(M))
+
+    def _set_state(self, X, y, alpha, b, dual, it, C):
+        self.alpha_ = alpha.copy()
+        self._alpha_y = self.alpha_ * y
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = self._alpha_y[self.support_]
+        self.intercept_ = float(b)
+        self.dual_objective_ = float(dual)
+        self.n_iter_ = int(it)
+
+    # ------------------------------------------------------------------ prediction
+    def decision_function(self, X) -> np.ndarray:
+        """f(x) = sum_i alpha_i y_i k(x_i, x) + b; shape (n,) or (n, K) for one-vs-rest."""
+        self._check_fitted("alpha_")
+        X = check_array(X)
+        if X.shape[1] != self._fit_X.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} features, but the SVM was fitted with {self._fit_X.shape[1]}")
+        if hasattr(self, "estimators_"):
+            return np.column_stack([e.decision_function(X) for e in self.estimators_])
+        if self.support_.size == 0:
+            return np.full(X.shape[0], self.intercept_)
+        K = self._kernel_func()(X, self.support_vectors_)
+        return K @ self.dual_coef_ + self.intercept_
+
+    def snapshot_decision_function(self, snapshot: SVMSnapshot, X) -> np.ndarray:
+        """f(x) of the machine in ``snapshot`` (e.g. a heat map during a live run).
+
+        Uses the training data of the current/last ``fit_steps`` call; for one-vs-rest it is
+        the binary problem ``snapshot.class_index``.
+        """
+        if not hasattr(self, "_y_pm"):
+            raise NotFittedError("call fit_steps or fit before evaluating a snapshot")
+        X = check_array(X)
+        sv = np.flatnonzero(snapshot.alpha > 0)
+        if sv.size == 0:
+            return np.full(X.shape[0], snapshot.b)
+        coef = snapshot.alpha[sv] * self._y_pm[snapshot.class_index][sv]
+        return self._kernel_func()(X, self._fit_X[sv]) @ coef + snapshot.b
+
+    def predict(self, X) -> np.ndarray:
+        """sign(f(x)) mapped back to ``classes_`` (argmax of f for one-vs-rest)."""
+        f = self.decision_function(X)
+        if f.ndim == 2:
+            return self.classes_[np.argmax(f, axis=1)]
+        return np.where(f > 0, self.classes_[1], self.classes_[0])
+
+    def kkt_violation(self) -> float:
+        """The KKT gap m - M at the end of training (<= tol when SMO converged)."""
+        self._check_fitted("alpha_")
+        if hasattr(self, "estimators_"):
+            return max(e.kkt_violation() for e in self.estimators_)
+        return self.kkt_gap_

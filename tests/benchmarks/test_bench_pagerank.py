@@ -1,0 +1,172 @@
+"""PageRank speed and memory against networkx, scikit-network and plain scipy (one process).
+
+Run:  .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_pagerank.py
+"""
+
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from smlengine import markov
+from smlengine.datasets import load_graph, scale_free_digraph
+
+pytestmark = pytest.mark.benchmark
+
+ALPHA = 0.15
+TOL = 1e-10  # L1 change between iterates, for every contender
+
+
+def best_time(fn, repeat=3):
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def peak_bytes(fn):
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def csr_bytes(a):
+    return a.data.nbytes + a.indices.nbytes + a.indptr.nbytes
+
+
+def ours(a):
+    # Through the generator: snapshots included.
+    last = None
+    for last in markov.pagerank_steps(a, teleport=ALPHA, tol=TOL):
+        pass
+    return np.array(last.distribution)
+
+
+def plain_scipy(a):
+    """The textbook scipy.sparse power iteration (what networkx runs inside, minus the dict work)."""
+    n = a.shape[0]
+    out = np.asarray(a.sum(axis=1)).ravel()
+    inv = np.divide(1.0, out, out=np.zeros_like(out), where=out != 0)
+    m = sp.diags(inv, format="csr") @ a
+    dangling = out == 0
+    x = np.full(n, 1.0 / n)
+    for _ in range(1000):
+        last = x
+        x = (1 - ALPHA) * (x @ m + last[dangling].sum() / n) + ALPHA / n
+        if np.abs(x - last).sum() < TOL:
+            break
+    return x
+
+
+def networkx_pr(a):
+    nx = pytest.importorskip("networkx")
+    g = nx.from_scipy_sparse_array(a, create_using=nx.DiGraph)
+
+    def run():
+        r = nx.pagerank(g, alpha=1 - ALPHA, tol=TOL / a.shape[0], max_iter=1000)  # nx stops at err < n·tol
+        return np.fromiter((r[i] for i in range(a.shape[0])), float, a.shape[0])
+
+    return run
+
+
+def sknetwork_pr(a):
+    sknetwork = pytest.importorskip("sknetwork")
+
+    def run():
+        model = sknetwork.ranking.PageRank(damping_factor=1 - ALPHA, solver="piteration", n_iter=1000, tol=TOL)
+        return model.fit_predict(a)
+
+    return run
+
+
+def report(title, a, rows):
+    print(f"\n== {title}: {a.shape[0]:,} nodes, {a.nnz:,} links, CSR {csr_bytes(a) / 1e6:.1f} MB")
+    base = rows[0][1]
+    for name, seconds, l1 in rows:
+        print(f"  {name:<28s} {seconds * 1e3:10.1f} ms   x{seconds / base:7.2f} vs smlengine   L1 to smlengine {l1:.1e}")
+
+
+def run_all(a, contenders):
+    rows, ref = [], None
+    for name, fn, repeat in contenders:
+        seconds, x = best_time(fn, repeat)
+        x = np.asarray(x, float)
+        ref = x if ref is None else ref
+        rows.append((name, seconds, float(np.abs(x / x.sum() - ref).sum())))
+    return rows
+
+
+def test_bench_python_docs():
+    a, _ = load_graph("python-docs")
+    contenders = [
+        ("smlengine pagerank_steps", lambda: ours(a), 20),
+        ("plain scipy power method", lambda: plain_scipy(a), 20),
+        ("networkx.pagerank", networkx_pr(a), 5),
+    ]
+    try:
+        contenders.append(("scikit-network PageRank", sknetwork_pr(a), 20))
+    except pytest.skip.Exception:
+        print("scikit-network not installed: skipped")
+    rows = run_all(a, contenders)
+    report("Python docs graph", a, rows)
+    assert rows[0][1] <= 1.5 * min(r[1] for r in rows[1:]) + 1e-3
+
+
+def test_bench_scale_free_million():
+    t = time.perf_counter()
+    a, _ = scale_free_digraph(1_000_000, random_state=0)
+    gen = time.perf_counter() - t
+    dangling = float((a.indptr[1:] == a.indptr[:-1]).mean())
+    print(f"\n(generated in {gen:.1f} s; {dangling:.1%} dangling)")
+    contenders = [
+        ("smlengine pagerank_steps", lambda: ours(a), 3),
+        ("plain scipy power method", lambda: plain_scipy(a), 3),
+    ]
+    try:
+        contenders.append(("scikit-network PageRank", sknetwork_pr(a), 3))
+    except pytest.skip.Exception:
+        print("scikit-network not installed: skipped")
+    rows = run_all(a, contenders)
+    report("scale-free digraph", a, rows)
+    peak = peak_bytes(lambda: ours(a))
+    print(f"  smlengine peak extra memory {peak / 1e6:.1f} MB = {peak / csr_bytes(a):.2f} x the CSR matrix")
+    n_iter = sum(1 for _ in markov.pagerank_steps(a, teleport=ALPHA, tol=TOL)) - 1
+    print(f"  iterations to L1 < {TOL:g}: {n_iter}")
+    assert peak <= 2 * csr_bytes(a)
+    assert rows[0][1] <= 1.25 * min(r[1] for r in rows[1:])
+
+
+def test_bench_networkx_scale_free_100k():
+    a, _ = scale_free_digraph(100_000, random_state=0)
+    rows = run_all(
+        a,
+        [
+            ("smlengine pagerank_steps", lambda: ours(a), 3),
+            ("plain scipy power method", lambda: plain_scipy(a), 3),
+            ("networkx.pagerank", networkx_pr(a), 1),
+        ],
+    )
+    report("scale-free digraph (networkx size)", a, rows)
+    assert rows[0][1] < rows[2][1]
+
+
+def test_bench_surfers_on_python_docs():
+    a, _ = load_graph("python-docs")
+    gen = markov.random_surfer_steps(a, n_walkers=1000, n_steps=600, random_state=0)
+    next(gen)
+    t = time.perf_counter()
+    n = sum(1 for _ in gen)
+    per = (time.perf_counter() - t) / n
+    print(f"\n== 1,000 surfers on the Python docs graph: {per * 1e3:.3f} ms per move (snapshot included) "
+          f"-> {1 / per:,.0f} moves/s, budget for 25 redraws/s is 40 ms")
+    t = time.perf_counter()
+    markov.layout(a, random_state=0)
+    print(f"   force-directed layout of 530 pages: {time.perf_counter() - t:.2f} s")
+    assert per < 0.040 / 4

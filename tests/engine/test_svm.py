@@ -1,0 +1,223 @@
+"""SMO soft-margin SVM: scikit-learn agreement, KKT, snapshots, hand-checked hard margin."""
+
+import numpy as np
+import pytest
+
+from smlengine.kernels import make_kernel
+from smlengine.svm import SVM, SVMSnapshot
+
+
+def _moons(n, noise, seed):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, np.pi, n)
+    lab = rng.integers(0, 2, n)
+    X = np.column_stack([np.cos(t) + lab, np.sin(t) * (1 - 2 * lab) + 0.5 * lab])
+    return X + rng.normal(scale=noise, size=X.shape), lab
+
+
+def _blobs(n, sep, seed):
+    rng = np.random.default_rng(seed)
+    lab = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 2)) + sep * np.column_stack([lab, lab])
+    return X, lab
+
+
+def _dual_objective(dual_coef, sv, kernel):
+    K = kernel(sv, sv)
+    return np.abs(dual_coef).sum() - 0.5 * dual_coef @ K @ dual_coef
+
+
+def _kkt_gap(model, X, y_pm):
+    """m - M recomputed from scratch with a full Gram matrix."""
+    k = model._kernel_func()
+    a, C = model.alpha_, model.C
+    F = y_pm - k(X, X) @ (a * y_pm)  # -y * grad
+    up = np.where(y_pm > 0, a < C, a > 0)
+    low = np.where(y_pm > 0, a > 0, a < C)
+    return F[up].max() - F[low].min()
+
+
+CASES = [
+    # kernel, params, data, C
+    ("linear", {}, ("blobs", 6.0), 1.0),  # separable
+    ("linear", {}, ("blobs", 1.5), 1.0),  # noisy
+    ("poly", {"degree": 3, "coef0": 1.0}, ("moons", 0.1), 1.0),
+    ("poly", {"degree": 2, "coef0": 1.0}, ("moons", 0.3), 0.5),
+    ("rbf", {"gamma": 2.0}, ("moons", 0.05), 10.0),  # separable
+    ("rbf", {"gamma": 2.0}, ("moons", 0.3), 1.0),  # noisy
+    ("rbf", {"gamma": 0.5}, ("blobs", 1.5), 100.0),
+]
+
+
+@pytest.mark.parametrize("kernel, params, data, C", CASES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_agrees_with_sklearn(kernel, params, data, C, seed):
+    svm_mod = pytest.importorskip("sklearn.svm")
+    kind, scale = data
+    X, y = (_moons if kind == "moons" else _blobs)(200, scale, seed)
+    ours = SVM(C=C, kernel=kernel, **params).fit(X, y)
+    sk_params = dict(params)
+    if kernel == "poly":
+        sk_params["gamma"] = 1.0  # sklearn: (gamma <x, y> + coef0)^degree
+    ref = svm_mod.SVC(C=C, kernel=kernel, tol=1e-3, **sk_params).fit(X, y)
+
+    # predictions on a dense grid
+    lo, hi = X.min(axis=0) - 0.5, X.max(axis=0) + 0.5
+    g0, g1 = np.meshgrid(np.linspace(lo[0], hi[0], 100), np.linspace(lo[1], hi[1], 100))
+    grid = np.column_stack([g0.ravel(), g1.ravel()])
+    assert np.mean(ours.predict(grid) == ref.predict(grid)) >= 0.99
+
+    # dual objectives
+    kern = make_kernel(kernel, **params)
+    ref_dual = _dual_objective(ref.dual_coef_[0], ref.support_vectors_, kern)
+    assert abs(ours.dual_objective_ - ref_dual) <= 1e-3 * abs(ref_dual)
+    ours_dual = _dual_objective(ours.dual_coef_, ours.support_vectors_, kern)
+    assert ours.dual_objective_ == pytest.approx(ours_dual, rel=1e-9)
+
+    # support sets nearly coincide (they may differ by points with alpha ~ 0 at the margin)
+    a, b = set(ours.support_.tolist()), set(ref.support_.tolist())
+    assert len(a ^ b) <= max(2, 0.05 * len(a | b))
+
+    # KKT conditions at the end
+    y_pm = np.where(y == ours.classes_[1], 1.0, -1.0)
+    assert ours.last_snapshot_.converged
+    assert _kkt_gap(ours, X, y_pm) <= ours.tol * (1 + 1e-6)
+    assert ours.kkt_violation() == pytest.approx(_kkt_gap(ours, X, y_pm), abs=1e-9)
+    assert np.all((ours.alpha_ >= 0) & (ours.alpha_ <= C))
+    assert abs(ours.alpha_ @ y_pm) <= 1e-9 * C * len(y)
+
+
+def test_hard_margin_four_points():
+    # Negatives at x1 = 0, positives at x1 = 2: the maximum-margin hyperplane is x1 = 1,
+    # i.e. w = (1, 0), b = -1, margin 2 / ||w|| = 2, dual optimum 1/2 ||w||^2 = 1/2.
+    X = np.array([[0.0, 0.0], [0.0, 2.0], [2.0, 0.0], [2.0, 2.0]])
+    y = np.array(["a", "a", "b", "b"])
+    m = SVM(C=1e6, kernel="linear", tol=1e-8).fit(X, y)
+    w = m.dual_coef_ @ m.support_vectors_
+    np.testing.assert_allclose(w, [1.0, 0.0], atol=1e-7)
+    assert m.intercept_ == pytest.approx(-1.0, abs=1e-7)
+    assert m.dual_objective_ == pytest.approx(0.5, abs=1e-7)
+    np.testing.assert_allclose(m.decision_function(X), [-1, -1, 1, 1], atol=1e-7)
+    np.testing.assert_array_equal(m.predict([[0.9, 5.0], [1.1, -3.0]]), ["a", "b"])
+    np.testing.assert_array_equal(m.classes_, ["a", "b"])
+
+
+def test_hard_margin_unique_multipliers():
+    # Two points only: w = 2 (x+ - x-) / ||x+ - x-||^2, alpha = 2 / ||x+ - x-||^2 for both.
+    X = np.array([[1.0, 1.0], [3.0, 2.0]])
+    m = SVM(C=1e6, kernel="linear", tol=1e-9).fit(X, [-1, 1])
+    np.testing.assert_allclose(m.alpha_, [0.4, 0.4], rtol=1e-9)
+    np.testing.assert_allclose(m.dual_coef_ @ m.support_vectors_, [0.8, 0.4], rtol=1e-9)
+    assert m.intercept_ == pytest.approx(-2.2)  # w.x+ + b = 2.4 + 0.8 + b = 1
+
+
+def test_last_snapshot_equals_fit_and_snapshots():
+    X, y = _moons(150, 0.3, 2)
+    live = SVM(C=1.0, gamma=2.0)
+    snaps = list(live.fit_steps(X, y, snapshot_every=1))
+    fitted = SVM(C=1.0, gamma=2.0).fit(X, y)
+    last = snaps[-1]
+    assert isinstance(last, SVMSnapshot) and last.converged
+    np.testing.assert_array_equal(last.alpha, fitted.alpha_)
+    assert last.b == fitted.intercept_ and last.dual_objective == fitted.dual_objective_
+    assert last.n_support == fitted.support_.size and fitted.n_iter_ == last.step
+    assert fitted.last_snapshot_.dual_objective == last.dual_objective
+    np.testing.assert_array_equal(live.alpha_, fitted.alpha_)
+    # every pair update is a snapshot; SMO is an ascent method on the dual
+    assert snaps[0].step == 0 and snaps[0].pair is None and np.all(snaps[0].alpha == 0)
+    assert [s.step for s in snaps] == list(range(len(snaps)))
+    duals = np.array([s.dual_objective for s in snaps])
+    assert np.all(np.diff(duals) >= -1e-12)
+    assert all(s.pair is not None and s.pair[0] != s.pair[1] for s in snaps[1:])
+    assert not last.alpha.flags.writeable
+    assert last.kkt_gap <= 1e-3 < snaps[1].kkt_gap
+    grid = np.random.default_rng(0).uniform(-1.5, 2.5, size=(50, 2))
+    np.testing.assert_allclose(live.snapshot_decision_function(last, grid), fitted.decision_function(grid), atol=1e-12)
+    np.testing.assert_array_equal(live.snapshot_decision_function(snaps[0], grid), snaps[0].b)
+    err = np.mean(fitted.predict(X) != y)
+    assert last.train_error == pytest.approx(err)
+    # coarser live runs end in the same state
+    coarse = list(SVM(C=1.0, gamma=2.0).fit_steps(X, y, snapshot_every=25))
+    np.testing.assert_array_equal(coarse[-1].alpha, last.alpha)
+    assert len(coarse) < len(snaps)
+
+
+def test_snapshot_alpha_is_a_copy():
+    X, y = _moons(80, 0.3, 3)
+    snaps = list(SVM().fit_steps(X, y, snapshot_every=1))
+    assert not np.array_equal(snaps[1].alpha, snaps[-1].alpha)
+
+
+def test_one_vs_rest():
+    rng = np.random.default_rng(0)
+    centers = np.array([[0, 0], [4, 0], [0, 4]])
+    lab = rng.integers(0, 3, 240)
+    X = centers[lab] + rng.normal(size=(240, 2))
+    names = np.array(["r", "g", "b"])[lab]
+    m = SVM(C=1.0, kernel="rbf", gamma=0.5).fit(X, names)
+    np.testing.assert_array_equal(m.classes_, ["b", "g", "r"])
+    f = m.decision_function(X)
+    assert f.shape == (240, 3)
+    assert np.mean(m.predict(X) == names) > 0.9
+    assert len(m.estimators_) == 3 and m.alpha_.shape == (3, 240)
+    steps = list(SVM(C=1.0, gamma=0.5).fit_steps(X, names, snapshot_every=50))
+    assert {s.class_index for s in steps} == {0, 1, 2}
+    assert [s.step for s in steps] == list(range(len(steps)))
+    sklearn_mc = pytest.importorskip("sklearn.multiclass")
+    from sklearn.svm import SVC
+
+    ref = sklearn_mc.OneVsRestClassifier(SVC(C=1.0, gamma=0.5)).fit(X, names)
+    assert np.mean(ref.predict(X) == m.predict(X)) >= 0.99
+
+
+def test_max_iter_stops_early():
+    X, y = _moons(200, 0.3, 4)
+    m = SVM(max_iter=5).fit(X, y)
+    assert m.n_iter_ == 5 and not m.last_snapshot_.converged
+
+
+def test_live_yields_are_fast():
+    import time
+
+    X, y = _moons(3000, 0.25, 0)
+    gen = SVM(C=1.0, gamma=2.0).fit_steps(X, y, snapshot_every=1)
+    times = []
+    t = time.perf_counter()
+    for _ in range(200):
+        next(gen)
+        now = time.perf_counter()
+        times.append(now - t)
+        t = now
+    assert np.median(times) < 0.01
+
+
+def test_bad_input():
+    X, y = _moons(20, 0.3, 0)
+    for kw, msg in [
+        ({"C": -1}, "C must be > 0, got -1"),
+        ({"C": 0.0}, "C must be > 0"),
+        ({"gamma": 0.0}, "gamma must be > 0"),
+        ({"gamma": -2.0}, "gamma must be > 0"),
+        ({"kernel": "sigmoid"}, "kernel must be one of"),
+        ({"tol": 0}, "tol must be > 0"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            SVM(**kw).fit(X, y)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        SVM().fit(Xn, y)
+    Xn[0, 0] = -np.inf
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        SVM().fit(Xn, y)
+    with pytest.raises(ValueError, match="two classes"):
+        SVM().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        SVM().fit(X, y[:5])
+    with pytest.raises(ValueError, match="2-D"):
+        SVM().fit(X[:, 0], y)
+    m = SVM().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.zeros((3, 5)))
+    with pytest.raises(ValueError, match="not fitted"):
+        SVM().predict(X)

@@ -1,0 +1,150 @@
+"""The perceptron lab: plot contents, editing points, sessions, errors, exports."""
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+
+def _lab(qtbot, make_window, **kw):
+    window = make_window(lab_ids=["classifiers"], **kw)
+    lab = window.show_lab("classifiers")
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=20_000)
+    return window, lab
+
+
+def _run_to(qtbot, lab, n):
+    lab.run_to(n)
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.finished or (r.timeline.last is not None and r.timeline.last.step >= n), timeout=20_000)
+    r.flush()
+    qtbot.waitUntil(lambda: r.prepared_for(r.current) is not None, timeout=10_000)
+    r.flush()
+
+
+def test_plots_follow_the_run(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    _run_to(qtbot, lab, 10)
+    snap = lab.runner.current
+    assert snap.step == 10
+    x, y = lab.mistakes_panel.curves["mistakes"].getData()
+    np.testing.assert_array_equal(x, np.arange(11))
+    assert y[0] == len(lab.canvas.y) and y[-1] == snap.n_mistakes
+    # the boundary drawn is the zero set of the current hyperplane
+    bx, by = lab.decision.boundary.getData()
+    ok = np.isfinite(bx)
+    assert ok.sum() > 10
+    f = np.column_stack([bx[ok], by[ok]]) @ snap.v - snap.c
+    assert np.max(np.abs(f)) < 0.05 * np.linalg.norm(snap.v) * 10
+    assert lab.decision.image.isVisible()
+    assert "C<sub>P</sub>" in lab.maths.toHtml() or "Perceptron" in lab.maths.toPlainText()
+    assert f"step {snap.step}" in lab.maths.toPlainText()
+
+
+def test_run_converges_and_reports_finished(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    lab.runbar.speed.setCurrentIndex(lab.runbar.speed.count() - 1)  # as fast as possible
+    lab.play()
+    qtbot.waitUntil(lambda: lab.runner.finished, timeout=20_000)
+    lab.runner.flush()
+    assert lab.runner.current.converged
+    assert "finished" in lab.runbar.step_label.text()
+
+
+def test_drawing_points_restarts_and_undo(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    n = len(lab.canvas.y)
+    lab.canvas.add_point(0.0, 0.0, +1)
+    lab.canvas.add_point(1.0, 1.0, -1)
+    assert len(lab.canvas.y) == n + 2
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.n_mistakes == n + 2, timeout=20_000)
+    assert lab.canvas.undo()
+    assert len(lab.canvas.y) == n + 1
+    lab.canvas.remove_point(0)
+    assert len(lab.canvas.y) == n
+
+
+def test_mouse_clicks_add_points(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    n = len(lab.canvas.y)
+    vb = lab.canvas.plot_item.getViewBox()
+    scene_pt = vb.mapViewToScene(QtCore.QPointF(-2.0, 4.5))
+    view_pt = lab.canvas.mapFromScene(scene_pt)
+    qtbot.mouseClick(lab.canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=view_pt)
+    qtbot.mouseClick(lab.canvas.viewport(), QtCore.Qt.MouseButton.RightButton, pos=view_pt)
+    assert len(lab.canvas.y) == n + 2
+    assert list(lab.canvas.y[-2:]) == [1.0, -1.0]
+    np.testing.assert_allclose(lab.canvas.X[-1], [-2.0, 4.5], atol=0.1)
+
+
+def test_session_round_trip(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    lab.form.set_value("mode", "batch")
+    lab.canvas.add_point(5.0, -2.0, -1)
+    lab.runbar.seed.setValue(3)
+    lab.canvas.add_point(4.0, -1.0, +1)
+    _run_to(qtbot, lab, 4)
+    path = tmp_path / "s.json"
+    assert window.save_session(str(path), lab)
+    points = lab.canvas.X.copy()
+
+    other = make_window(lab_ids=["classifiers"])
+    lab2 = other.open_session(str(path))
+    assert lab2 is not None
+    qtbot.waitUntil(lambda: lab2.runner.timeline.last is not None and lab2.runner.timeline.last.step >= 4, timeout=20_000)
+    assert lab2.params()["mode"] == "batch"
+    assert lab2.seed == 3
+    np.testing.assert_array_equal(lab2.canvas.X, points)
+    assert lab2.runner.timeline.last.step == 4
+    np.testing.assert_array_equal(lab2.runner.timeline.last.v, lab.runner.timeline[-1].v if lab.runner.timeline[-1].step == 4 else lab.runner.current.v)
+
+
+def test_autosave_keeps_drawn_points(qtbot, make_window, config_dir):
+    window, lab = _lab(qtbot, make_window, restore=True, autosave=True)
+    lab.canvas.clear_points()
+    for x, y, c in [(0, 0, 1), (1, 2, -1), (3, 1, 1)]:
+        lab.canvas.add_point(x, y, c)
+    window.close()
+    assert (config_dir / "sessions" / "classifiers.json").exists()
+    again = make_window(lab_ids=["classifiers"], restore=True, autosave=True)
+    lab2 = again.show_lab("classifiers")
+    np.testing.assert_array_equal(lab2.canvas.X, [[0, 0], [1, 2], [3, 1]])
+
+
+@pytest.mark.parametrize("text", ["", "not json", '{"format": "other"}', '{"format": "smllab-session", "lab": "nope"}'])
+def test_bad_session_files_are_refused(qtbot, make_window, tmp_path, text):
+    window, lab = _lab(qtbot, make_window)
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    assert window.open_session(str(path)) is None
+    assert lab.runner.current is not None  # the lab keeps working
+
+
+def test_errors_show_in_the_lab(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    lab.canvas.clear_points()
+    qtbot.waitUntil(lambda: "no points" in lab.error_text, timeout=5_000)
+    lab.canvas.add_point(0, 0, 1)
+    lab.canvas.add_point(1, 0, 1)  # a single class: the engine refuses it on the worker
+    qtbot.waitUntil(lambda: lab.runner.error is not None, timeout=10_000)
+    assert "two classes" in lab.error_text
+    lab.canvas.add_point(-1, 0, -1)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.error is None, timeout=10_000)
+    assert lab.error_text == ""
+
+
+def test_exports(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    _run_to(qtbot, lab, 6)
+    png, svg, csv_path, gif = (tmp_path / n for n in ("p.png", "p.svg", "d.csv", "r.gif"))
+    window.export_plot(str(png), lab)
+    window.export_plot(str(svg), lab)
+    lab.export_csv(str(csv_path))
+    n = window.export_gif(str(gif), lab, max_frames=5)
+    assert png.stat().st_size > 1000 and svg.read_text().lstrip().startswith("<?xml")
+    rows = csv_path.read_text().splitlines()
+    assert rows[0] == "x1,x2,label,f(x),predicted" and len(rows) == len(lab.canvas.y) + 1
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.n_frames == n == 5
+    assert lab.runner.current.step == 6

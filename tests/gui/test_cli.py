@@ -1,0 +1,57 @@
+"""The headless command line: --list-labs, --screenshot, --self-test."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_app(*args, timeout=240):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_list_labs():
+    out = run_app("--list-labs")
+    assert out.returncode == 0, out.stderr
+    ids = [line.split("\t")[0] for line in out.stdout.splitlines()]
+    assert ids == [cls.id for cls in registry.discover()]
+
+
+def _not_blank(path: Path) -> bool:
+    from PIL import Image
+
+    with Image.open(path) as im:
+        colours = im.convert("RGB").resize((80, 50)).getcolors(maxcolors=100_000)
+    return colours is not None and len(colours) > 20
+
+
+@pytest.mark.parametrize("extra", [[], ["--projector", "--size", "1000x700", "--theme", "dark"]])
+def test_screenshot(tmp_path, extra):
+    path = tmp_path / "shot.png"
+    out = run_app("--lab", "classifiers", "--steps", "8", "--seed", "2", "--screenshot", str(path), *extra)
+    assert out.returncode == 0, out.stderr
+    assert path.exists() and _not_blank(path)
+    if extra:
+        from PIL import Image
+
+        with Image.open(path) as im:
+            assert im.size == (1000, 700)
+
+
+def test_screenshot_unknown_lab(tmp_path):
+    out = run_app("--lab", "nope", "--screenshot", str(tmp_path / "x.png"))
+    assert out.returncode == 2 and "unknown lab" in out.stderr
+
+
+def test_self_test():
+    out = run_app("--self-test")
+    assert out.returncode == 0, out.stdout + out.stderr
+    for cls in registry.discover():
+        assert f"ok   {cls.id}" in out.stdout
