@@ -88,7 +88,11 @@ def main(argv: list[str]) -> int:
         sh(PY, "-m", "app", "--self-test", *rest, env=offscreen_env())
     elif command == "frozen":
         ensure_venv("test,build")
-        sh("sh", "build/build.sh", *rest, env=offscreen_env())
+        if os.name == "nt":  # no sh on Windows: the PyInstaller call of build/build.sh
+            sh(PY, "-m", "PyInstaller", "--noconfirm", "--workpath", "build/work", "--distpath", "build/dist", *rest,
+               "build/smllab.spec")
+        else:
+            sh("sh", "build/build.sh", *rest, env=offscreen_env())
     else:
         print(__doc__)
         return 2

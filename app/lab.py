@@ -3,23 +3,38 @@
 A lab turns parameters + data into an engine generator (run on a worker thread by its
 :class:`~app.runner.Runner`) and a snapshot into pixels. Subclasses provide:
 
-* class metadata: ``id``, ``title``, ``order``, ``description``;
+* class metadata: ``id``, ``title``, ``order``, ``description``; optionally
+  ``screenshot_steps`` (README pictures, default 30) and ``self_test_steps`` (default 5);
 * :meth:`parameter_specs` (the form), :meth:`build_plots` (the central widget),
   optionally :meth:`build_controls` for extra controls under the form;
 * :meth:`make_run` returning a *zero-argument callable* that creates the engine
   generator. It is called on the worker thread, so anything expensive (data generation,
-  loading) belongs inside it. It must not touch widgets: capture plain values first.
+  loading, fitting) belongs inside it. It must not touch widgets: capture plain values
+  first. Module-level caches of loaded data need a ``threading.Lock``.
 * :meth:`prepare` (optional, worker thread): per-frame data such as a decision function
   on a grid, computed for the snapshot about to be drawn;
-* :meth:`render` (GUI thread, drawing only), :meth:`show_idle` (before any snapshot),
-  :meth:`maths_html`;
-* session hooks :meth:`user_data` / :meth:`set_user_data` and :meth:`export_csv`.
+* :meth:`render` (GUI thread, drawing only: update existing items in place),
+  :meth:`show_idle` (before any snapshot), :meth:`maths_html`;
+* session hooks :meth:`user_data` / :meth:`set_user_data`, :meth:`export_rows`,
+  :meth:`main_plot` and :meth:`apply_style` (projector mode, theme).
+
+Rules the runner relies on
+--------------------------
+* Every yield is one step and snapshots are numbered ``step = 0, 1, 2, ...`` in yield
+  order; a lab chaining several phases wraps them in its own generator that renumbers.
+* Each step takes well under 50 ms; long phases yield progress snapshots
+  (``phase``, ``progress``). The same seed yields identical snapshots.
+* Bad input raises ``ValueError`` with a readable message; it is shown in the lab's
+  banner, never as a crash.
+* Never emit a bare Python ``None`` through a Qt signal: PySide6 mis-counts references
+  to it and the interpreter later aborts. Use sentinels (0.0, "", a tuple).
 """
 
 from __future__ import annotations
 
 import csv
 import logging
+import time
 from typing import Any, Callable, ClassVar, Iterator
 
 import pyqtgraph as pg
@@ -34,6 +49,7 @@ from .widgets.runbar import RunBar
 log = logging.getLogger(__name__)
 
 SESSION_VERSION = 1
+MATHS_INTERVAL = 0.25  # seconds between maths-panel updates while playing
 
 
 class Lab(QtWidgets.QWidget):
@@ -49,6 +65,7 @@ class Lab(QtWidgets.QWidget):
         super().__init__(parent)
         self.setObjectName(f"lab_{self.id}")
         self.seed = 0
+        self._maths_time = 0.0
         self.runner = Runner(self)
         self.runbar = RunBar()
         self.form = ParamForm(self.parameter_specs())
@@ -72,7 +89,7 @@ class Lab(QtWidgets.QWidget):
         scroll.setWidget(controls)
         scroll.setWidgetResizable(True)
         scroll.setMinimumWidth(180)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.controls_scroll = scroll
 
         self.plots = self.build_plots()
@@ -159,13 +176,22 @@ class Lab(QtWidgets.QWidget):
         if not self._restyled_once:
             self._restyled_once = True
             self.apply_style(st.current())
+            if st.current().projector:
+                QtCore.QTimer.singleShot(0, lambda: self._size_panels(st.current()))
 
     def _restyle(self, s: st.Style) -> None:
-        self.splitter.setSizes([int(290 * s.scale), 900, int(280 * s.scale)])
+        self._size_panels(s)
         self.maths.apply_style(s)
         self.apply_style(s)
         if self.runner.current is not None:
             self.runner.flush()
+
+    def _size_panels(self, s: st.Style) -> None:
+        """Side panels grow with the fonts but never take more than ~45 % of the width."""
+        total = max(self.splitter.width(), 800)
+        controls = int(min(290 * s.scale, 0.24 * total))
+        maths = int(min(280 * s.scale, 0.21 * total)) if self.maths.isVisible() else 0
+        self.splitter.setSizes([controls, max(total - controls - maths, 300), maths])
 
     def params(self) -> dict:
         return self.form.values()
@@ -240,7 +266,12 @@ class Lab(QtWidgets.QWidget):
         prepared = self.runner.prepared_for(snapshot)
         try:
             self.render(snapshot, prepared, self.runner.history())
-            self.maths.set_html(self.maths_html(snapshot))
+            now = time.perf_counter()
+            # Rich-text layout is slow and nobody reads 30 formulas a second: while
+            # playing, the maths panel follows at a few updates per second.
+            if not self.runner.playing or now - self._maths_time > MATHS_INTERVAL:
+                self._maths_time = now
+                self.maths.set_html(self.maths_html(snapshot))
         except Exception as exc:  # noqa: BLE001 - a drawing bug must not take the app down
             log.exception("drawing failed")
             self.show_error(f"Could not draw this step: {exc}")

@@ -114,7 +114,6 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _build_lab(self, host: _LabHost) -> Lab:
         lab = host.build()
-        lab.statusChanged.connect(self._update_status)
         lab.maths.setVisible(self.maths_action.isChecked())
         restored = False
         if self.restore:

@@ -133,10 +133,8 @@ def apply_to_application(style: Style) -> None:
         app.setPalette(pal)
     else:
         app.setPalette(app.style().standardPalette())
-    # Widgets created before the change need their fonts refreshed explicitly.
-    for w in app.allWidgets():
-        if not isinstance(w, pg.GraphicsView):
-            w.setFont(font)
+    # QApplication.setFont reaches every widget without a font of its own; walking
+    # allWidgets() instead can touch widgets already scheduled for deletion.
 
 
 def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *, title: str | None = None) -> None:

@@ -21,7 +21,10 @@ class MetricPanel(pg.PlotWidget):
     def __init__(self, title: str = "", x_label: str = "step", y_label: str = "", parent=None, log_y: bool = False):
         super().__init__(parent)
         self.plot_item = self.getPlotItem()
-        self.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        # No grid: pyqtgraph paints grid lines with the axes, which costs more than the
+        # curves themselves when a panel is redrawn 30 times a second.
+        self.plot_item.setDownsampling(auto=True, mode="peak")
+        self.plot_item.setClipToView(True)
         self.plot_item.addLegend(offset=(-10, 10))
         self.plot_item.setLogMode(y=log_y)
         self._x_label, self._y_label, self._title = x_label, y_label, title

@@ -76,7 +76,6 @@ class PointCanvas(pg.PlotWidget):
         super().__init__(parent, viewBox=self._vb)
         self.plot_item: pg.PlotItem = self.getPlotItem()
         self.plot_item.setAspectLocked(True)
-        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
         self.editable = True
         self.erase_mode = False
         self.X = np.zeros((0, 2))

@@ -81,16 +81,25 @@ class RunBar(QtWidgets.QWidget):
 
     def set_state(self, *, playing: bool, can_step: bool, can_back: bool, length: int, index: int, step: int | None, note: str = "") -> None:
         sp = QtWidgets.QStyle.StandardPixmap
-        self.play_button.setText("Pause" if playing else "Play")
-        self.play_button.setIcon(self.style().standardIcon(sp.SP_MediaPause if playing else sp.SP_MediaPlay))
+        if playing != getattr(self, "_shown_playing", None):
+            # Only touch widgets whose state changed: a text or icon change relayouts
+            # the bar, and this runs at every redraw.
+            self._shown_playing = playing
+            self.play_button.setText("Pause" if playing else "Play")
+            self.play_button.setIcon(self.style().standardIcon(sp.SP_MediaPause if playing else sp.SP_MediaPlay))
         self.step_button.setEnabled(can_step)
         self.back_button.setEnabled(can_back)
         self._updating = True
         self.slider.setRange(0, max(0, length - 1))
         self.slider.setValue(max(0, index))
         self._updating = False
-        text = "step –" if step is None else f"step {step}"
-        self.step_label.setText(text + (f" · {note}" if note else ""))
+        text = ("step –" if step is None else f"step {step}") + (f" · {note}" if note else "")
+        if text != self.step_label.text():
+            self.step_label.setText(text)
+            width = self.step_label.fontMetrics().horizontalAdvance(text) + 8
+            if width > self.step_label.minimumWidth():
+                # grow in generous jumps so the bar relayouts rarely
+                self.step_label.setMinimumWidth(width + self.step_label.fontMetrics().horizontalAdvance("0000"))
 
     @property
     def rate(self) -> float:

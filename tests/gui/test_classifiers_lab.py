@@ -148,3 +148,29 @@ def test_exports(qtbot, make_window, tmp_path):
     with Image.open(gif) as im:
         assert im.n_frames == n == 5
     assert lab.runner.current.step == 6
+
+
+def test_keyboard_shortcuts_drive_the_run(qtbot, make_window):
+    from PySide6 import QtGui
+
+    window, lab = _lab(qtbot, make_window)
+    actions = {a.shortcut().toString(): a for a in window.actions() if not a.shortcut().isEmpty()}
+    for key in ("Space", "Right", "Left", "R", "Ctrl+S", "Ctrl+O", "Ctrl+E", "F1", "F5"):
+        assert key in actions, f"no action bound to {key}"
+    assert actions["Ctrl+S"].shortcut() == QtGui.QKeySequence(QtGui.QKeySequence.StandardKey.Save)
+    actions["Right"].trigger()
+    qtbot.waitUntil(lambda: lab.runner.timeline.last.step == 1, timeout=10_000)
+    actions["Right"].trigger()
+    qtbot.waitUntil(lambda: lab.runner.timeline.last.step == 2, timeout=10_000)
+    actions["Left"].trigger()
+    assert lab.runner.current.step == 1
+    actions["Space"].trigger()
+    assert lab.runner.playing
+    actions["Space"].trigger()
+    assert not lab.runner.playing
+    actions["R"].trigger()
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.step == 0, timeout=10_000)
+    actions["F5"].trigger()
+    from app import style as st
+
+    assert st.current().projector

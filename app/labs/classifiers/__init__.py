@@ -1,4 +1,4 @@
-"""Linear classifiers lab: the perceptron learning a separating hyperplane, live."""
+"""Linear and kernel classifiers lab: perceptron, logistic regression and the SVM (SMO), live."""
 
 from .lab import ClassifiersLab as LAB
 

@@ -1,40 +1,134 @@
-"""The classifiers lab: 2-D labelled points, a classifier trained step by step, and the
-decision regions, the boundary and the training cost drawn live."""
+"""The classifiers lab: 2-D labelled points, a classifier trained step by step (perceptron,
+logistic regression, soft-margin SVM by SMO with linear, polynomial or RBF kernel), the
+decision regions, boundary, margins and support vectors drawn live, a cross-validation
+tab and a reference check against scikit-learn."""
 
 from __future__ import annotations
 
 import html
+import math
+import time
 from typing import Callable, Iterator
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
+from superqt.utils import FunctionWorker
 
-from smlengine.datasets import GENERATORS, make_dataset
-from smlengine.linear import Perceptron
+from smlengine.datasets import GENERATORS, load_points, make_dataset
 
 from ... import style as st
 from ...lab import Lab
-from ...widgets.decision_map import DecisionMap, decision_frame
+from ...widgets.decision_map import DecisionMap
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
 from ...widgets.point_canvas import CanvasToolbar, PointCanvas
+from . import reference
+from .cv_view import CrossValidationView
+from .models import (
+    CLASSIFIERS,
+    RunContext,
+    Step,
+    is_svm,
+    pair_numbers,
+    prepare_frame,
+    run_steps,
+    split_mask,
+    timeline_capacity,
+)
 
 DATASET_DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.15, "circles": 0.08, "xor": 0.25, "spirals": 0.05}
 DATA_PARAMS = ("dataset", "n_samples", "noise", "balance")
+#: while playing, curves and the maths text refresh at most this often (seconds); the
+#: canvas itself follows every frame. Re-laying out three plots' axes and a rich-text
+#: document 30 times a second would halve the frame rate at N = 3000.
+CURVES_INTERVAL = 0.12
+MATHS_INTERVAL = 0.25
+#: which parameter rows apply to which classifier
+APPLIES = {
+    "mode": {"perceptron"},
+    "learning_rate": {"perceptron"},
+    "max_epochs": {"perceptron"},
+    "solver": {"logistic"},
+    "max_iter": {"logistic"},
+    "C": {"logistic", "svm_linear", "svm_poly", "svm_rbf"},
+    "gamma": {"svm_rbf"},
+    "degree": {"svm_poly"},
+    "smo_every": {"svm_linear", "svm_poly", "svm_rbf"},
+}
+PAGES = {"perceptron": 0, "logistic": 1}
+
+
+class MaskedMarkers(pg.ScatterPlotItem):
+    """Markers on a fixed set of points of which a mask is shown.
+
+    Moving support vectors or mistakes with ``setData`` every frame costs pyqtgraph a
+    Python loop over all spots; here the points and their style are set once per run (and
+    per style change) and each frame only flips the ``visible`` column, which the
+    scatter's painter honours."""
+
+    def __init__(self):
+        super().__init__()
+        self._key = None
+        self._mask = np.zeros(0, dtype=bool)
+
+    def set_points(self, key, pos, **style) -> None:
+        if key == self._key:
+            return
+        self._key = key
+        pos = np.asarray(pos, float).reshape(-1, 2)
+        self.setData(pos=pos, **style)
+        self._mask = np.zeros(len(pos), dtype=bool)
+        self.data["visible"] = False
+        self.invalidate()
+
+    def show_mask(self, mask) -> None:
+        mask = np.asarray(mask, dtype=bool)
+        if len(mask) != len(self.data) or np.array_equal(mask, self._mask):
+            return
+        self._mask = mask.copy()
+        self.data["visible"] = mask
+        self.invalidate()
+
+    def show_indices(self, indices, n: int) -> None:
+        mask = np.zeros(n, dtype=bool)
+        mask[np.asarray(indices, dtype=int)] = True
+        self.show_mask(mask)
+
+    def hide_all(self) -> None:
+        if self._mask.any():
+            self.show_mask(np.zeros(len(self._mask), dtype=bool))
+
+    def forget(self) -> None:
+        """Drop the points (the next ``set_points`` rebuilds them)."""
+        self._key = None
+        self._mask = np.zeros(0, dtype=bool)
+        self.setData([], [])
+
+    def visible_positions(self) -> np.ndarray:
+        if not len(self.data):
+            return np.zeros((0, 2))
+        vis = self.data["visible"]
+        return np.column_stack([self.data["x"][vis], self.data["y"][vis]])
+
+
+def _positive(values) -> np.ndarray:
+    """For log-scale curves: values ≤ 0 (a converged KKT gap) drawn at a tiny positive value."""
+    return np.maximum(np.asarray(values, float), 1e-12)
 
 
 class ClassifiersLab(Lab):
     id = "classifiers"
-    title = "Linear classifiers"
+    title = "Linear and kernel classifiers"
     order = 10
-    description = "A perceptron learns a separating hyperplane, one mistake at a time."
+    description = ("Perceptron, logistic regression and the soft-margin SVM (SMO, linear/polynomial/RBF kernels) "
+                   "learning a decision boundary live; cross-validation of C and γ.")
 
     # ------------------------------------------------------------------ building
     def parameter_specs(self):
         return [
-            Param("classifier", "Classifier", "choice", "perceptron", choices=[("perceptron", "Perceptron")],
-                  tooltip="The learning algorithm"),
+            Param("classifier", "Classifier", "choice", "perceptron", choices=CLASSIFIERS,
+                  tooltip="The learning algorithm (changing it restarts the run)"),
             Param("mode", "Update", "choice", "single",
                   choices=[("single", "single sample"), ("batch", "batch (all mistakes)")],
                   tooltip="single: update on each misclassified point in turn; batch: one step per epoch"),
@@ -42,12 +136,27 @@ class ClassifiersLab(Lab):
                   tooltip="Step size α of the update z ← z + α y x̃"),
             Param("max_epochs", "Max epochs", "int", 100, minimum=1, maximum=100000,
                   tooltip="Stop after this many passes over the data if it is not separable"),
+            Param("solver", "Solver", "choice", "newton",
+                  choices=[("newton", "Newton (IRLS)"), ("gd", "gradient descent")],
+                  tooltip="Newton: w ← w − t H⁻¹∇L; gradient descent: w ← w − t ∇L (t by backtracking line search)"),
+            Param("max_iter", "Max iterations", "int", 200, minimum=1, maximum=100000,
+                  tooltip="Stop after this many iterations if ‖∇L‖ is still above the tolerance"),
+            Param("C", "C", "log", 1.0, minimum=0.001, maximum=1000.0,
+                  tooltip="Regularisation: small C = wide margin / strong penalty ‖v‖²/(2C), large C = fit the training data"),
+            Param("gamma", "Kernel width γ", "log", 1.0, minimum=0.01, maximum=100.0,
+                  tooltip="RBF kernel k(x, y) = exp(−γ‖x − y‖²): large γ = wiggly boundary"),
+            Param("degree", "Degree", "int", 3, minimum=1, maximum=10,
+                  tooltip="Polynomial kernel k(x, y) = (⟨x, y⟩ + 1)^degree"),
+            Param("smo_every", "SMO updates per step", "int", 1, minimum=1, maximum=1000,
+                  tooltip="Pair updates between two recorded steps (1: every update is a step)"),
             Param("dataset", "Data set", "choice", "blobs", choices=[(k, k.capitalize()) for k in GENERATORS],
                   tooltip="Generated toy problem (you can then edit the points with the mouse)"),
             Param("n_samples", "Points", "int", 120, minimum=4, maximum=20000, step=10),
             Param("noise", "Noise", "float", 0.6, minimum=0.0, maximum=5.0, step=0.05, decimals=2,
                   tooltip="Spread of the generated points"),
             Param("balance", "Fraction of class +1", "float", 0.5, minimum=0.05, maximum=0.95, step=0.05, decimals=2),
+            Param("test_fraction", "Test fraction", "float", 0.0, minimum=0.0, maximum=0.9, step=0.05, decimals=2,
+                  tooltip="Fraction of the points held out as test points (drawn hollow, not used for training)"),
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
@@ -55,6 +164,20 @@ class ClassifiersLab(Lab):
         self.new_data_button.setToolTip("Draw a fresh sample of the chosen data set with the current seed")
         self.new_data_button.clicked.connect(lambda: self.regenerate())
         layout.addWidget(self.new_data_button)
+        self.load_button = QtWidgets.QPushButton("Load points…")
+        self.load_button.setToolTip("Read points from a CSV file with the header x1,x2,label")
+        self.load_button.clicked.connect(self._load_points_dialog)
+        layout.addWidget(self.load_button)
+        self.reference_button = QtWidgets.QPushButton("Check against scikit-learn")
+        self.reference_button.clicked.connect(self.run_reference_check)
+        layout.addWidget(self.reference_button)
+        self.reference_label = QtWidgets.QLabel()
+        self.reference_label.setWordWrap(True)
+        self.reference_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.reference_label)
+        self._reference_worker: FunctionWorker | None = None
+        self._reference_generation = 0
+        self.reference_result: dict | None = None
         self._toolbar_holder = layout
 
     def build_plots(self) -> QtWidgets.QWidget:
@@ -62,27 +185,39 @@ class ClassifiersLab(Lab):
         st.set_axis_labels(self.canvas, "x₁", "x₂")
         self.legend = self.canvas.plot_item.addLegend(offset=(10, 10))
         self.decision = DecisionMap(self.canvas.plot_item, margins=False)
+        pi = self.canvas.plot_item
         self.current_marker = pg.ScatterPlotItem()
         self.current_marker.setZValue(20)
-        self.canvas.plot_item.addItem(self.current_marker)
-        self.mistake_marker = pg.ScatterPlotItem()
+        self.mistake_marker = MaskedMarkers()
         self.mistake_marker.setZValue(15)
-        self.canvas.plot_item.addItem(self.mistake_marker)
+        self.sv_free_marker = MaskedMarkers()
+        self.sv_free_marker.setZValue(12)
+        self.sv_bound_marker = MaskedMarkers()
+        self.sv_bound_marker.setZValue(12)
         self.normal_arrow = pg.PlotCurveItem()
         self.normal_arrow.setZValue(6)
-        self.canvas.plot_item.addItem(self.normal_arrow)
-        pos_item, neg_item = self.canvas.scatter_items()
-        self.legend.addItem(pos_item, "class +1")
-        self.legend.addItem(neg_item, "class −1")
-        self.legend.addItem(self.decision.boundary, "hyperplane f(x) = 0")
-        self.legend.addItem(self.mistake_marker, "misclassified")
-        self.legend.addItem(self.current_marker, "point just used")
+        for item in (self.current_marker, self.mistake_marker, self.sv_free_marker, self.sv_bound_marker, self.normal_arrow):
+            pi.addItem(item)
+        self._legend_kind = None
 
+        # curves: one page per family of classifiers
         self.mistakes_panel = MetricPanel("Mistakes", "step", "misclassified points")
         self.cost_panel = MetricPanel("Perceptron cost", "step", "C_P(z)")
-        curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        curves.addWidget(self.mistakes_panel)
-        curves.addWidget(self.cost_panel)
+        self.loss_panel = MetricPanel("Loss L(w)", "step", "L(w)")
+        self.grad_panel = MetricPanel("Gradient norm", "step", "‖∇L(w)‖", log_y=True)
+        self.lr_error_panel = MetricPanel("Error", "step", "% misclassified")
+        self.dual_panel = MetricPanel("Dual objective", "step", "W(α)")
+        self.kkt_panel = MetricPanel("KKT gap", "step", "m(α) − M(α)", log_y=True)
+        self.error_panel = MetricPanel("Error", "step", "% misclassified")
+        self.panels = [self.mistakes_panel, self.cost_panel, self.loss_panel, self.grad_panel, self.lr_error_panel,
+                       self.dual_panel, self.kkt_panel, self.error_panel]
+        self.curve_pages = QtWidgets.QStackedWidget()
+        for group in ((self.mistakes_panel, self.cost_panel), (self.loss_panel, self.grad_panel, self.lr_error_panel),
+                      (self.dual_panel, self.kkt_panel, self.error_panel)):
+            page = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+            for p in group:
+                page.addWidget(p)
+            self.curve_pages.addWidget(page)
 
         self.toolbar = CanvasToolbar(self.canvas)
         top = QtWidgets.QWidget()
@@ -96,18 +231,80 @@ class ClassifiersLab(Lab):
 
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(top)
-        split.addWidget(curves)
+        split.addWidget(self.curve_pages)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setSizes([560, 220])
 
+        self.cv_view = CrossValidationView()
+        self.cv_view.run_button.clicked.connect(self.run_grid_search)
+        self.cv_view.applyRequested.connect(self._apply_cv_choice)
+        self.cv_view.failed.connect(self.show_error)
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(split, "Training")
+        self.tabs.addTab(self.cv_view, "Cross-validation")
+
         self.canvas.pointsChanged.connect(self._points_changed)
+        self._ctx: RunContext | None = None
         self._run_extent = (-3.0, 3.0, -3.0, 3.0)
-        self._run_X = np.zeros((0, 2))
-        self._run_y = np.zeros(0)
         self._suppress_points_signal = False
+        self._curves_drawn_at = 0.0
+        self._maths_at, self._maths_cache = 0.0, ""
+        self._update_visibility()
         self.regenerate(undoable=False, restart=False)
-        return split
+        return self.tabs
+
+    # ------------------------------------------------------------------ classifier choice
+    @property
+    def kind(self) -> str:
+        return self.form.value("classifier")
+
+    def _update_visibility(self) -> None:
+        kind = self.kind
+        for name, kinds in APPLIES.items():
+            self.form.set_visible(name, kind in kinds)
+        self.curve_pages.setCurrentIndex(PAGES.get(kind, 2))
+        self.decision.margins = kind != "perceptron"
+        self._update_legend(kind)
+        if self.cv_view.kind != kind:
+            self.cv_view.set_kind(kind)
+        self._update_reference_button(kind)
+
+    def _update_legend(self, kind: str) -> None:
+        family = "perceptron" if kind == "perceptron" else ("logistic" if kind == "logistic" else "svm")
+        if family == self._legend_kind:
+            return
+        self._legend_kind = family
+        self.legend.clear()
+        pos_item, neg_item = self.canvas.scatter_items()
+        self.legend.addItem(pos_item, "class +1")
+        self.legend.addItem(neg_item, "class −1")
+        self.legend.addItem(self.decision.boundary, "boundary f(x) = 0")
+        if family == "svm":
+            self.legend.addItem(self.decision.margin_curves[1.0], "margins f(x) = ±1")
+            self.legend.addItem(self.sv_free_marker, "support vector, 0 &lt; α &lt; C")
+            self.legend.addItem(self.sv_bound_marker, "support vector, α = C")
+            self.legend.addItem(self.current_marker, "SMO pair (i, j)")
+        elif family == "logistic":
+            self.legend.addItem(self.decision.margin_curves[1.0], "P(+1 | x) = ¼, ¾")
+        self.legend.addItem(self.mistake_marker, "misclassified")
+        if family == "perceptron":
+            self.legend.addItem(self.current_marker, "point just used")
+        st.style_plot(self.canvas, st.current())
+
+    def _update_reference_button(self, kind: str) -> None:
+        b = self.reference_button
+        if not reference.sklearn_available():
+            b.setEnabled(False)
+            b.setToolTip("scikit-learn is not installed, so there is nothing to compare with "
+                         "(pip install scikit-learn enables this check)")
+        elif not reference.supported(kind):
+            b.setEnabled(False)
+            b.setToolTip("The reference check covers logistic regression and the SVMs")
+        else:
+            b.setEnabled(True)
+            b.setToolTip("Fit scikit-learn's model on the same training points and parameters (on a worker thread) "
+                         "and compare predictions on a dense grid, decision values and support-vector counts")
 
     # ------------------------------------------------------------------ data
     def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
@@ -119,12 +316,16 @@ class ClassifiersLab(Lab):
             return
         self._suppress_points_signal = True
         try:
-            self.canvas.set_points(X, y, undoable=undoable)
+            self.canvas.set_points(X, y, test_mask=split_mask(len(y), p["test_fraction"], self.seed), undoable=undoable)
         finally:
             self._suppress_points_signal = False
         self._fit_view()
+        self.cv_view.mark_stale()
         if restart:
             self.reset()
+
+    def _apply_split(self) -> None:
+        self.canvas.set_test_mask(split_mask(len(self.canvas.y), self.form.value("test_fraction"), self.seed))
 
     def _fit_view(self) -> None:
         xmin, xmax, ymin, ymax = self.canvas.data_bounds()
@@ -137,62 +338,199 @@ class ClassifiersLab(Lab):
         return (min(xmin, vx0), max(xmax, vx1), min(ymin, vy0), max(ymax, vy1))
 
     def _points_changed(self) -> None:
-        if not self._suppress_points_signal:
-            self.reset()
+        if self._suppress_points_signal:
+            return
+        mask = self.canvas.test_mask
+        if self.form.value("test_fraction") > 0 and len(mask) and not mask.any():
+            self._apply_split()  # undo/redo forget the split: draw it again from the seed
+        self.cv_view.mark_stale()
+        self.reset()
+
+    def load_points_file(self, path: str) -> bool:
+        """Replace the points by those of a CSV file; a message in the lab if it is unusable."""
+        try:
+            X, labels = load_points(path)
+            if X.shape[1] != 2:
+                raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
+            if not np.all(np.isfinite(X)):
+                raise ValueError("the file has coordinates that are not finite numbers")
+            classes = np.unique(labels)
+            if classes.size > 2:
+                raise ValueError(f"this lab needs two classes, the file has {classes.size}")
+            if classes.size == 2:  # the larger label is class +1
+                y = np.where(labels == classes[-1], 1.0, -1.0)
+            else:  # a single class (the run will say it needs two)
+                positive = labels.dtype.kind == "f" and classes[0] > 0
+                y = np.full(len(labels), 1.0 if positive else -1.0)
+        except (OSError, ValueError, TypeError) as exc:
+            self.show_error(f"Could not load {path}: {exc}")
+            return False
+        self._suppress_points_signal = True
+        try:
+            self.canvas.set_points(X, y, test_mask=split_mask(len(y), self.form.value("test_fraction"), self.seed))
+        finally:
+            self._suppress_points_signal = False
+        self._fit_view()
+        self.cv_view.mark_stale()
+        self.reset()
+        return True
+
+    def _load_points_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
+        if path:
+            self.load_points_file(path)
 
     def on_param_changed(self, name: str) -> None:
         if name == "dataset":
             self.form.set_values({"noise": DATASET_DEFAULT_NOISE.get(self.form.value("dataset"), 0.2)})
+        if name == "classifier":
+            self._update_visibility()
+            self.reference_label.setText("")
         if name in DATA_PARAMS:
             self.regenerate()
-        else:
-            self.reset()
+            return
+        if name == "test_fraction":
+            self._apply_split()
+            self.cv_view.mark_stale()
+        self.reset()
+
+    def after_params_restored(self) -> None:
+        self._update_visibility()
 
     def _seed_changed(self, seed: int) -> None:
         self.seed = int(seed)
         self.regenerate()
 
     # ------------------------------------------------------------------ running
-    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+    def _context(self, params: dict, seed: int) -> RunContext:
         X = self.canvas.X.copy()
         y = self.canvas.y.copy()
-        self._run_X, self._run_y = X, y
-        self._run_extent = self._view_extent()
-        self._run_params = dict(params)
-        model = Perceptron(
-            max_epochs=params["max_epochs"],
-            learning_rate=params["learning_rate"],
-            mode=params["mode"],
-            random_state=seed,
-        )
+        mask = self.canvas.test_mask
+        if len(mask) != len(y):
+            mask = np.zeros(len(y), dtype=bool)
         if len(y) == 0:
             raise ValueError("There are no points: draw some (left click +1, right click −1) or press New data.")
-        return lambda: model.fit_steps(X, y)
+        if not np.all(np.isfinite(X)):
+            raise ValueError("Some points have coordinates that are not finite numbers.")
+        return RunContext(params["classifier"], dict(params), X, y, mask.copy(), self._view_extent(), seed)
+
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        ctx = self._context(params, seed)
+        self._ctx = ctx
+        self._run_extent = ctx.extent
+        self._run_params = dict(params)
+        self.runner.timeline.capacity = timeline_capacity(ctx.kind, len(ctx.train_idx))
+        every = int(params["smo_every"])
+        return lambda: run_steps(ctx, every)
+
+    @property
+    def _run_X(self) -> np.ndarray:
+        return self._ctx.X if self._ctx is not None else np.zeros((0, 2))
+
+    @property
+    def _run_y(self) -> np.ndarray:
+        return self._ctx.y if self._ctx is not None else np.zeros(0)
 
     def prepare(self, snapshot):
-        v, c = snapshot.v, snapshot.c
-        if not np.any(v):
-            return None
-        return decision_frame(lambda P: P @ v - c, self._run_extent, resolution=120, levels=(0.0,))
+        return prepare_frame(snapshot)
 
     def render(self, snapshot, prepared, history) -> None:
+        ctx: RunContext = snapshot.ctx
+        kind = ctx.kind
         s = st.current()
-        if prepared is not None or not np.any(snapshot.v):
+        if prepared is not None or (kind == "perceptron" and not np.any(snapshot.v)):
             self.decision.set_frame(prepared)
-        X, y = self._run_X, self._run_y
-        if len(y):
-            wrong = y * (X @ snapshot.v - snapshot.c) <= 0
-            self.mistake_marker.setData(pos=X[wrong], symbol="x", size=s.marker_size * 0.9,
-                                        pen=pg.mkPen(s.foreground, width=1.5 * s.scale), brush=pg.mkBrush(s.foreground))
-        if snapshot.index is not None and snapshot.index < len(X):
-            self.current_marker.setData(pos=X[[snapshot.index]], symbol="o", size=s.marker_size * 2.6,
+        self.mistake_marker.set_points((ctx, s), ctx.X, symbol="x", size=s.marker_size * 0.9,
+                                       pen=pg.mkPen(s.foreground, width=1.5 * s.scale), brush=pg.mkBrush(s.foreground))
+        self.mistake_marker.show_indices(snapshot.wrong, len(ctx.y))
+        if kind == "perceptron":
+            self._render_perceptron(snapshot, history, s)
+        elif kind == "logistic":
+            self._render_logistic(snapshot, history, s)
+        else:
+            self._render_svm(snapshot, history, s)
+
+    def _curves_due(self) -> bool:
+        """Draw the curves now? Always when paused, stepping or finished; at most every
+        CURVES_INTERVAL while playing."""
+        now = time.perf_counter()
+        if self.runner.playing and now - self._curves_drawn_at < CURVES_INTERVAL:
+            return False
+        self._curves_drawn_at = now
+        return True
+
+    def _series(self, history, columns: int):
+        steps = np.fromiter((h.step for h in history), float, len(history))
+        m = np.array([h.metrics for h in history], dtype=float).reshape(len(history), columns)
+        return steps, m
+
+    def _render_perceptron(self, snapshot, history, s) -> None:
+        ctx = snapshot.ctx
+        self.sv_free_marker.hide_all()
+        self.sv_bound_marker.hide_all()
+        if snapshot.index is not None and snapshot.index < len(ctx.train_idx):
+            p = ctx.X_train[[snapshot.index]]
+            self.current_marker.setData(pos=p, symbol="o", size=s.marker_size * 2.6,
                                         pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=3 * s.scale), brush=pg.mkBrush(None))
         else:
             self.current_marker.setData([], [])
         self._draw_normal(snapshot)
-        steps = np.fromiter((h.step for h in history), float, len(history))
-        self.mistakes_panel.set_series("mistakes", steps, np.fromiter((h.n_mistakes for h in history), float, len(history)))
-        self.cost_panel.set_series("C_P", steps, np.fromiter((h.cost for h in history), float, len(history)))
+        if not self._curves_due():
+            return
+        steps, m = self._series(history, 2)
+        self.mistakes_panel.set_series("mistakes", steps, m[:, 0])
+        self.cost_panel.set_series("C_P", steps, m[:, 1])
+
+    def _render_logistic(self, snapshot, history, s) -> None:
+        self.sv_free_marker.hide_all()
+        self.sv_bound_marker.hide_all()
+        self.current_marker.setData([], [])
+        self.normal_arrow.setData([], [])
+        if not self._curves_due():
+            return
+        steps, m = self._series(history, 4)
+        self.loss_panel.set_series("L(w)", steps, m[:, 0])
+        self.grad_panel.set_series("‖∇L‖", steps, _positive(m[:, 1]))
+        self._set_errors(self.lr_error_panel, steps, m[:, 2], m[:, 3], snapshot.ctx)
+
+    def _set_errors(self, panel, steps, train, test, ctx) -> None:
+        panel.set_series("train", steps, 100 * train)
+        if ctx.n_test:
+            panel.set_series("test", steps, 100 * test)
+        elif "test" in panel.curves:
+            panel.curves["test"].setData([], [])
+
+    def _render_svm(self, snapshot, history, s) -> None:
+        ctx = snapshot.ctx
+        self.normal_arrow.setData([], [])
+        alpha = snapshot.alpha
+        C = float(ctx.params["C"])
+        ring = s.marker_size * 2.0
+        key = (ctx, s)
+        self.sv_free_marker.set_points(key, ctx.X_train, symbol="o", size=ring, brush=pg.mkBrush(None),
+                                       pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=2.2 * s.scale))
+        self.sv_bound_marker.set_points(key, ctx.X_train, symbol="d", size=ring * 1.1, brush=pg.mkBrush(None),
+                                        pen=pg.mkPen(st.OKABE_ITO["reddish_purple"], width=1.6 * s.scale))
+        self.sv_free_marker.show_mask((alpha > 0) & (alpha < C))
+        self.sv_bound_marker.show_mask(alpha >= C)
+        if snapshot.pair is not None:
+            self.current_marker.setData(pos=ctx.X_train[list(snapshot.pair)], symbol="o", size=s.marker_size * 3.0,
+                                        pen=pg.mkPen(st.OKABE_ITO["orange"], width=3.5 * s.scale), brush=pg.mkBrush(None))
+        else:
+            self.current_marker.setData([], [])
+        if not self._curves_due():
+            return
+        steps, m = self._series(history, 4)
+        self.dual_panel.set_series("W(α)", steps, m[:, 0])
+        self.kkt_panel.set_series("m − M", steps, _positive(m[:, 1]))
+        self._set_errors(self.error_panel, steps, m[:, 2], m[:, 3], ctx)
+
+    def support_indices(self) -> np.ndarray:
+        """Training indices of the support vectors drawn now (free and at bound)."""
+        snap = self.runner.current
+        if snap is None or not is_svm(snap.ctx.kind):
+            return np.zeros(0, dtype=int)
+        return np.flatnonzero(snap.alpha > 0)
 
     def _draw_normal(self, snapshot) -> None:
         """A short arrow along v from the boundary point closest to the data centre."""
@@ -214,18 +552,43 @@ class ClassifiersLab(Lab):
 
     def show_idle(self) -> None:
         self.decision.set_frame(None)
-        self.current_marker.setData([], [])
-        self.mistake_marker.setData([], [])
-        self.normal_arrow.setData([], [])
-        self.mistakes_panel.clear_series()
-        self.cost_panel.clear_series()
+        for item in (self.current_marker, self.normal_arrow):
+            item.setData([], [])
+        for item in (self.mistake_marker, self.sv_free_marker, self.sv_bound_marker):
+            item.forget()
+        for p in self.panels:
+            p.clear_series()
+        self._curves_drawn_at = 0.0
+        self._maths_at = 0.0
 
     def start(self, play: bool = False) -> None:
         self.show_idle()
         super().start(play)
 
+    # ------------------------------------------------------------------ maths
     def maths_html(self, snapshot) -> str:
-        p = getattr(self, "_run_params", self.params())
+        now = time.perf_counter()
+        if self.runner.playing and now - self._maths_at < MATHS_INTERVAL and self._maths_cache:
+            return self._maths_cache  # unchanged text: the panel skips the re-layout
+        kind = snapshot.ctx.kind
+        if kind == "logistic":
+            text = self._maths_logistic(snapshot)
+        elif is_svm(kind):
+            text = self._maths_svm(snapshot)
+        else:
+            text = self._maths_perceptron(snapshot)
+        self._maths_at, self._maths_cache = now, text
+        return text
+
+    def _split_line(self, snapshot) -> str:
+        ctx = snapshot.ctx
+        text = f"{len(ctx.train_idx)} training points"
+        if ctx.n_test:
+            text += f", {ctx.n_test} test points (hollow): test error {100 * snapshot.test_error:.1f}%"
+        return text
+
+    def _maths_perceptron(self, snapshot) -> str:
+        p = snapshot.ctx.params
         alpha = p["learning_rate"]
         v = ", ".join(f"{x:.3f}" for x in snapshot.v)
         rows = [
@@ -242,14 +605,144 @@ class ClassifiersLab(Lab):
                         "<p class='eq'>z ← z + α y<sub>i</sub> x̃<sub>i</sub></p>")
         rows.append("<h3>Now</h3><p class='num'>")
         rows.append(f"step {snapshot.step}, epoch {snapshot.epoch}<br>α = {alpha:g}<br>v = ({html.escape(v)})<br>c = {snapshot.c + 0.0:.4f}<br>")
-        if snapshot.index is not None and snapshot.index < len(self._run_y):
-            xi = self._run_X[snapshot.index]
-            yi = self._run_y[snapshot.index]
+        ctx = snapshot.ctx
+        if snapshot.index is not None and snapshot.index < len(ctx.train_idx):
+            xi = ctx.X_train[snapshot.index]
+            yi = ctx.y_train[snapshot.index]
             rows.append(f"used x<sub>{snapshot.index}</sub> = ({xi[0]:.3f}, {xi[1]:.3f}), y = {yi:+.0f}<br>")
-        rows.append(f"mistakes |M| = {snapshot.n_mistakes}<br>C<sub>P</sub> = {snapshot.cost:.4f}</p>")
+        rows.append(f"mistakes |M| = {snapshot.n_mistakes}<br>C<sub>P</sub> = {snapshot.cost:.4f}<br>{self._split_line(snapshot)}</p>")
         if snapshot.converged:
             rows.append("<p><b>Converged:</b> every point is on its side, C<sub>P</sub> = 0.</p>")
         return "".join(rows)
+
+    def _maths_logistic(self, snapshot) -> str:
+        p = snapshot.ctx.params
+        w = snapshot.w
+        solver = p["solver"]
+        rows = [
+            "<h3>Logistic regression</h3>",
+            "<p class='eq'>P(y | x) = σ(y f(x)), &nbsp; f(x) = ⟨w, x̃⟩ = ⟨v, x⟩ + w<sub>0</sub>, &nbsp; σ(t) = 1/(1 + e<sup>−t</sup>)</p>",
+            "<p>Regularised negative log-likelihood (w<sub>0</sub> not penalised):</p>",
+            "<p class='eq'>L(w) = Σ<sub>i</sub> log(1 + e<sup>−y<sub>i</sub>⟨w, x̃<sub>i</sub>⟩</sup>) + ‖v‖²/(2C)</p>",
+            "<p class='eq'>∇L = −Σ<sub>i</sub> σ(−y<sub>i</sub>⟨w, x̃<sub>i</sub>⟩) y<sub>i</sub> x̃<sub>i</sub> + (0, v)/C</p>",
+        ]
+        if solver == "newton":
+            rows.append("<p>Newton (IRLS) step, s<sub>i</sub> = σ(⟨w, x̃<sub>i</sub>⟩):</p>"
+                        "<p class='eq'>H = Σ<sub>i</sub> s<sub>i</sub>(1 − s<sub>i</sub>) x̃<sub>i</sub> x̃<sub>i</sub><sup>T</sup> + diag(0, 1/C, …)"
+                        "<br>w ← w − t H<sup>−1</sup>∇L</p>")
+        else:
+            rows.append("<p>Gradient descent step:</p><p class='eq'>w ← w − t ∇L</p>")
+        rows.append("<p>t is halved from its first trial until L(w + t d) ≤ L(w) + 10<sup>−4</sup> t ⟨∇L, d⟩ "
+                    "(Armijo), so L never increases. Dashed: P(+1 | x) = ¼ and ¾.</p>")
+        rows.append("<h3>Now</h3><p class='num'>")
+        rows.append(f"step {snapshot.step}, C = {p['C']:g}<br>w<sub>0</sub> = {w[0]:.4f}<br>"
+                    f"v = ({w[1]:.4f}, {w[2]:.4f})<br>L(w) = {snapshot.loss:.5f}<br>‖∇L‖ = {snapshot.grad_norm:.3e}<br>"
+                    f"t = {snapshot.step_size:g}<br>training error {100 * snapshot.metrics[2]:.1f}%<br>{self._split_line(snapshot)}</p>")
+        if snapshot.converged:
+            rows.append("<p><b>Converged:</b> ‖∇L‖ ≤ tol.</p>")
+        return "".join(rows)
+
+    def _maths_svm(self, snapshot) -> str:
+        ctx = snapshot.ctx
+        p = ctx.params
+        kernel = {"svm_linear": "k(x, x′) = ⟨x, x′⟩",
+                  "svm_poly": f"k(x, x′) = (⟨x, x′⟩ + 1)<sup>{int(p['degree'])}</sup>",
+                  "svm_rbf": f"k(x, x′) = exp(−γ‖x − x′‖²), γ = {p['gamma']:g}"}[ctx.kind]
+        rows = [
+            "<h3>Soft-margin SVM, dual problem</h3>",
+            "<p class='eq'>max<sub>α</sub> W(α) = Σ<sub>i</sub> α<sub>i</sub> − ½ Σ<sub>i,j</sub> α<sub>i</sub> α<sub>j</sub> "
+            "y<sub>i</sub> y<sub>j</sub> k(x<sub>i</sub>, x<sub>j</sub>)</p>",
+            f"<p class='eq'>0 ≤ α<sub>i</sub> ≤ C = {p['C']:g}, &nbsp; Σ<sub>i</sub> y<sub>i</sub> α<sub>i</sub> = 0</p>",
+            f"<p class='eq'>f(x) = Σ<sub>i</sub> α<sub>i</sub> y<sub>i</sub> k(x<sub>i</sub>, x) + b, &nbsp; {kernel}</p>",
+            "<h3>SMO pair update</h3>",
+            "<p>Pick i with the largest KKT violation and j by the second-order rule; move along "
+            "y<sub>i</sub>α<sub>i</sub> + y<sub>j</sub>α<sub>j</sub> = const, where W is a parabola:</p>",
+            "<p class='eq'>η = k<sub>ii</sub> + k<sub>jj</sub> − 2k<sub>ij</sub>, &nbsp; t = (F<sub>i</sub> − F<sub>j</sub>)/η "
+            "clipped to the box<br>α<sub>i</sub> ← α<sub>i</sub> + y<sub>i</sub> t, &nbsp; α<sub>j</sub> ← α<sub>j</sub> − y<sub>j</sub> t</p>",
+            "<p>Stop when the KKT gap m(α) − M(α) ≤ tol = 10<sup>−3</sup>; b = mean over free support vectors "
+            "(0 &lt; α<sub>i</sub> &lt; C).</p>",
+            "<h3>Now</h3><p class='num'>",
+            f"step {snapshot.step}",
+        ]
+        idx = self.runner.current_index
+        prev = self.runner.timeline[idx - 1] if idx > 0 and self.runner.current is snapshot else None
+        pn = pair_numbers(snapshot, prev)
+        if pn is not None:
+            rows.append(f"<br>pair i = {pn['i']} (y = {pn['yi']:+.0f}), j = {pn['j']} (y = {pn['yj']:+.0f})<br>η = {pn['eta']:.4f}<br>")
+            if "ai0" in pn:
+                rows.append(f"α<sub>i</sub>: {pn['ai0']:.4f} → {pn['ai']:.4f}<br>α<sub>j</sub>: {pn['aj0']:.4f} → {pn['aj']:.4f}")
+            else:
+                rows.append(f"α<sub>i</sub> = {pn['ai']:.4f}, α<sub>j</sub> = {pn['aj']:.4f}")
+        n_free = snapshot.n_support - snapshot.n_bounded
+        rows.append(f"<br>b = {snapshot.b:.4f}<br>W(α) = {snapshot.dual_objective:.5f}<br>KKT gap = {snapshot.kkt_gap:.3e}<br>"
+                    f"support vectors {snapshot.n_support} ({n_free} free, {snapshot.n_bounded} at C)<br>"
+                    f"training error {100 * snapshot.train_error:.1f}%<br>{self._split_line(snapshot)}</p>")
+        if snapshot.converged:
+            rows.append("<p><b>Converged:</b> the KKT conditions hold within tol.</p>")
+        return "".join(rows)
+
+    # ------------------------------------------------------------------ cross-validation, reference
+    def _train_test(self):
+        X, y = self.canvas.X, np.where(self.canvas.y > 0, 1.0, -1.0)
+        mask = self.canvas.test_mask if len(self.canvas.test_mask) == len(y) else np.zeros(len(y), bool)
+        return X[~mask], y[~mask], X[mask], y[mask]
+
+    def run_grid_search(self) -> None:
+        Xtr, ytr, Xte, yte = self._train_test()
+        if np.unique(ytr).size < 2:
+            self.show_error("The grid search needs training points of both classes.")
+            return
+        self.cv_view.run(self.kind, self.params(), Xtr, ytr, Xte, yte, self.seed)
+
+    def _apply_cv_choice(self, params: dict) -> None:
+        self.form.set_values(params, quiet=True)
+        self.tabs.setCurrentIndex(0)
+        self.reset()
+
+    def run_reference_check(self) -> None:
+        kind = self.kind
+        if not (reference.sklearn_available() and reference.supported(kind)):
+            return
+        Xtr, ytr, _, _ = self._train_test()
+        self._reference_generation += 1
+        gen = self._reference_generation
+        worker = FunctionWorker(reference.reference_check, kind, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
+        worker.returned.connect(lambda r, g=gen: self._reference_done(r, g))
+        worker.errored.connect(lambda exc, g=gen: self._reference_failed(exc, g))
+        self._reference_worker = worker
+        self.reference_result = None
+        self.reference_label.setText("Fitting scikit-learn's model …")
+        self.reference_button.setEnabled(False)
+        worker.start()
+
+    def _reference_finished(self) -> None:
+        self._reference_worker = None
+        self._update_reference_button(self.kind)
+
+    def _reference_done(self, r: dict, generation: int) -> None:
+        if generation != self._reference_generation:
+            return
+        self._reference_finished()
+        self.reference_result = r
+        text = (f"<b>vs scikit-learn {html.escape(r['name'])}</b> on {r['n_points']} training points:<br>"
+                f"equal predictions on a {r['grid']}×{r['grid']} grid: <b>{100 * r['agreement']:.2f}%</b><br>"
+                f"max |f<sub>ours</sub> − f<sub>sklearn</sub>| = {r['max_diff']:.2e} (|f| up to {r['scale']:.2g})")
+        if r["n_support"][0] >= 0:
+            text += f"<br>support vectors: ours {r['n_support'][0]}, sklearn {r['n_support'][1]}"
+        self.reference_label.setText(text)
+
+    def _reference_failed(self, exc, generation: int) -> None:
+        if generation != self._reference_generation:
+            return
+        self._reference_finished()
+        self.reference_label.setText(f"⚠ reference check failed: {html.escape(str(exc))}")
+
+    def shutdown(self) -> None:
+        self.cv_view.shutdown()
+        if self._reference_worker is not None:
+            self._reference_worker.quit()
+            self._reference_generation += 1
+        super().shutdown()
 
     # ------------------------------------------------------------------ style, sessions, export
     def apply_style(self, s: st.Style) -> None:
@@ -257,14 +750,16 @@ class ClassifiersLab(Lab):
         st.set_axis_labels(self.canvas, "x₁", "x₂", s)
         st.style_plot(self.canvas, s)
         self.decision.apply_style(s)
-        self.mistakes_panel.apply_style(s)
-        self.cost_panel.apply_style(s)
+        for p in self.panels:
+            p.apply_style(s)
+        self.cv_view.apply_style(s)
 
     def main_plot(self):
         return self.canvas
 
     def user_data(self) -> dict:
-        return {"points": self.canvas.X.tolist(), "labels": self.canvas.y.tolist()}
+        return {"points": self.canvas.X.tolist(), "labels": self.canvas.y.tolist(),
+                "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)]}
 
     def set_user_data(self, data: dict) -> None:
         if "points" not in data:
@@ -273,9 +768,14 @@ class ClassifiersLab(Lab):
         y = np.asarray(data.get("labels", []), dtype=float).reshape(-1)
         if len(X) != len(y) or not np.all(np.isfinite(X)):
             raise ValueError("the saved points are malformed")
+        mask = np.zeros(len(y), dtype=bool)
+        test = np.asarray(data.get("test", []), dtype=int).reshape(-1)
+        if test.size and (test.min() < 0 or test.max() >= len(y)):
+            raise ValueError("the saved test points are malformed")
+        mask[test] = True
         self._suppress_points_signal = True
         try:
-            self.canvas.set_points(X, y, undoable=False)
+            self.canvas.set_points(X, y, test_mask=mask, undoable=False)
         finally:
             self._suppress_points_signal = False
         self._fit_view()
@@ -283,8 +783,22 @@ class ClassifiersLab(Lab):
     def export_rows(self):
         snap = self.runner.current
         X, y = self.canvas.X, self.canvas.y
-        if snap is None:
+        if snap is None or len(snap.ctx.y) != len(y):
             return ["x1", "x2", "label"], [[*x, int(l)] for x, l in zip(X, y)]
-        f = X @ snap.v - snap.c
-        return (["x1", "x2", "label", "f(x)", "predicted"],
-                [[x[0], x[1], int(l), fx, 1 if fx > 0 else -1] for x, l, fx in zip(X, y, f)])
+        f = self._decision_on(snap, X)
+        rows = [[x[0], x[1], int(l), fx, 1 if fx > 0 else -1] for x, l, fx in zip(X, y, f)]
+        header = ["x1", "x2", "label", "f(x)", "predicted"]
+        if snap.ctx.n_test:
+            header.append("test")
+            for row, t in zip(rows, snap.ctx.test_mask):
+                row.append(int(t))
+        return header, rows
+
+    @staticmethod
+    def _decision_on(snap, X) -> np.ndarray:
+        ctx = snap.ctx
+        if ctx.kind == "perceptron":
+            return X @ snap.v - snap.c
+        if ctx.kind == "logistic":
+            return X @ snap.w[1:] + snap.w[0]
+        return ctx.model.snapshot_decision_function(snap.inner, X)

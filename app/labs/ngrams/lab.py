@@ -1,0 +1,640 @@
+"""The n-gram lab: a model counts the corpus, then writes text token by token. The next-token
+distribution, the context it conditions on and the spans copied verbatim from the corpus are
+drawn live; two analysis runs compare N = 1..4 samples and held-out perplexity against N."""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from typing import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from smlengine.datasets import list_plays
+
+from ... import style as st
+from ...lab import Lab
+from ...widgets.params import Param
+from . import runs
+from .runs import LEARNING_ORDERS, SMOOTHING_LABELS, SMOOTHINGS
+
+N_TOP = 15
+ORDER_NAMES = {1: "unigram", 2: "bigram", 3: "trigram", 4: "4-gram", 5: "5-gram"}
+TAB_INDEX = {"generate": 0, "learning": 1, "perplexity": 2}
+SMOOTHING_SYMBOLS = {"mle": "o", "laplace": "s", "kneser-ney": "t"}
+
+
+def _tint(s: st.Style) -> str:
+    """Light sky blue (Okabe–Ito) behind verbatim spans, readable in both themes."""
+    return "#CFE8F7" if s.theme == "light" else "#1D4A66"
+
+
+def _current_bg(s: st.Style) -> str:
+    return st.HIGHLIGHT  # Okabe–Ito yellow under black text: high contrast in both themes
+
+
+def show_token(tok: str) -> str:
+    """A token as a bar label: line ends and spaces made visible."""
+    if tok == "</s>":
+        return "¶ (line end)"
+    if tok == " ":
+        return "␣ (space)"
+    return tok
+
+
+class _FollowingText(QtWidgets.QTextBrowser):
+    """A read-only text view that stays scrolled to the end while text streams in."""
+
+    def follow(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.follow()
+
+
+class NGramsLab(Lab):
+    id = "ngrams"
+    title = "n-gram text generation"
+    order = 60
+    description = "Count n-grams in Shakespeare, then write new text one token at a time."
+    screenshot_steps = 98
+    self_test_steps = 8
+
+    # ------------------------------------------------------------------ building
+    def parameter_specs(self):
+        corpora = [("shakespeare", "All of Shakespeare (38 plays)")]
+        corpora += [(f"play:{t}", t) for t in list_plays()]
+        corpora.append(("file", "Opened text file…"))
+        return [
+            # Default: one play, so every step stays short (all 38 plays: counting one order
+            # of n-grams takes up to a second in a single step of the engine).
+            Param("corpus", "Corpus", "choice", "play:Macbeth", choices=corpora,
+                  tooltip="The training text: all plays (about 1.2 million words), one play, or a UTF-8 .txt "
+                          "opened with Open text file…"),
+            Param("level", "Tokens", "choice", "word", choices=[("word", "words"), ("char", "characters")],
+                  tooltip="words (and punctuation marks) or single characters; a line end is the token ¶"),
+            Param("n", "Order N", "int", 3, minimum=1, maximum=5,
+                  tooltip="An N-gram model conditions each token on the N − 1 tokens before it (N = 1: bag of words)"),
+            Param("smoothing", "Smoothing", "choice", "mle",
+                  choices=[("mle", "none (maximum likelihood)"), ("laplace", "add-k (Laplace)"),
+                           ("kneser-ney", "Kneser–Ney (interpolated)")],
+                  tooltip="How unseen n-grams get probability"),
+            Param("k", "Pseudo-count k", "float", 1.0, minimum=0.0, maximum=10.0, step=0.1, decimals=2,
+                  tooltip="add-k: (c(h w) + k) / (c(h ·) + k|V|); k = 1 is Laplace"),
+            Param("discount", "Discount D", "float", 0.75, minimum=0.05, maximum=1.0, step=0.05, decimals=2,
+                  tooltip="Kneser–Ney absolute discount subtracted from every seen count"),
+            Param("temperature", "Temperature", "float", 1.0, minimum=0.0, maximum=5.0, step=0.1, decimals=2,
+                  tooltip="Sample from p^(1/T): T < 1 sharper, T > 1 flatter, T = 0 always the most probable token"),
+            Param("top_k", "Top-k", "int", 0, minimum=0, maximum=10000,
+                  tooltip="Sample only among the k most probable tokens (0 = all)"),
+            Param("length", "Length (tokens)", "int", 200, minimum=1, maximum=2000, step=50,
+                  tooltip="Number of tokens to generate"),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        self._mode = "generate"
+        self._file_path = ""
+        self.open_button = QtWidgets.QPushButton("Open text file…")
+        self.open_button.setToolTip("Train on any UTF-8 .txt file (read on a background thread)")
+        self.open_button.clicked.connect(self._open_dialog)
+        self.file_label = QtWidgets.QLabel("no file opened")
+        self.file_label.setWordWrap(True)
+        layout.addWidget(self.open_button)
+        layout.addWidget(self.file_label)
+        box = QtWidgets.QGroupBox("Run")
+        bl = QtWidgets.QVBoxLayout(box)
+        self.generate_button = QtWidgets.QPushButton("Generate text")
+        self.generate_button.setToolTip("Fit the model with the settings above and write text token by token")
+        self.learning_button = QtWidgets.QPushButton("Learning Shakespeare (N = 1…4)")
+        self.learning_button.setToolTip("Unigram, bigram, trigram and 4-gram samples side by side, same seed")
+        self.perplexity_button = QtWidgets.QPushButton("Perplexity vs N")
+        self.perplexity_button.setToolTip("Held-out perplexity for N = 1…5 and every smoothing (90/10 split of the lines), "
+                                          "entropy and Zipf plot of the corpus; about half a minute on all of Shakespeare, "
+                                          "a second or two on one play")
+        for b, mode in ((self.generate_button, "generate"), (self.learning_button, "learning"),
+                        (self.perplexity_button, "perplexity")):
+            b.clicked.connect(lambda _=False, m=mode: self.run_mode(m))
+            bl.addWidget(b)
+        layout.addWidget(box)
+        self._update_param_rows()
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self._build_generate_tab(), "Generated text")
+        self.tabs.addTab(self._build_learning_tab(), "Learning Shakespeare")
+        self.tabs.addTab(self._build_perplexity_tab(), "Perplexity, entropy, Zipf")
+        self._text_key = None
+        self._zipf_shown = None
+        return self.tabs
+
+    def _build_generate_tab(self) -> QtWidgets.QWidget:
+        self.text_view = _FollowingText()
+        self.text_view.setReadOnly(True)
+        self.text_view.setOpenLinks(False)
+        self.legend_label = QtWidgets.QLabel()
+        self.legend_label.setWordWrap(True)
+        self.status_label = QtWidgets.QLabel("")
+        self.status_label.setWordWrap(True)
+        left = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.status_label)
+        ll.addWidget(self.text_view, 1)
+        ll.addWidget(self.legend_label)
+
+        self.context_label = QtWidgets.QLabel("")
+        self.context_label.setWordWrap(True)
+        self.context_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.bar_plot = pg.PlotWidget()
+        pi = self.bar_plot.getPlotItem()
+        pi.getViewBox().invertY(True)
+        pi.setMouseEnabled(x=False, y=False)
+        pi.hideButtons()
+        pi.showGrid(x=True, y=False, alpha=0.25)
+        pi.getAxis("bottom").enableAutoSIPrefix(False)
+        self.bars = pg.BarGraphItem(x0=[], y=[], height=0.75, width=[])
+        pi.addItem(self.bars)
+        self.bar_labels: list[pg.TextItem] = []
+        right = QtWidgets.QWidget()
+        rl = QtWidgets.QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.context_label)
+        rl.addWidget(self.bar_plot, 1)
+
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([520, 420])
+        self.gen_split = split
+        return split
+
+    def _build_learning_tab(self) -> QtWidgets.QWidget:
+        w = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(w)
+        self.learning_note = QtWidgets.QLabel("Press <b>Learning Shakespeare (N = 1…4)</b>: four models, same corpus, "
+                                              "same seed; watch word salad turn into quotations.")
+        self.learning_note.setWordWrap(True)
+        lay.addWidget(self.learning_note)
+        row = QtWidgets.QHBoxLayout()
+        self.sample_boxes: dict[int, QtWidgets.QGroupBox] = {}
+        self.sample_views: dict[int, QtWidgets.QTextBrowser] = {}
+        for n in LEARNING_ORDERS:
+            box = QtWidgets.QGroupBox(f"N = {n} ({ORDER_NAMES[n]})")
+            bl = QtWidgets.QVBoxLayout(box)
+            bl.setContentsMargins(4, 4, 4, 4)
+            view = QtWidgets.QTextBrowser()
+            bl.addWidget(view)
+            self.sample_boxes[n] = box
+            self.sample_views[n] = view
+            row.addWidget(box)
+        lay.addLayout(row, 1)
+        return w
+
+    def _build_perplexity_tab(self) -> QtWidgets.QWidget:
+        self.ppl_plot = pg.PlotWidget()
+        pi = self.ppl_plot.getPlotItem()
+        pi.setLogMode(y=True)
+        pi.showGrid(x=True, y=True, alpha=0.25)
+        pi.addLegend(offset=(70, 10))
+        self.ppl_curves = {}
+        for i, sm in enumerate(SMOOTHINGS):
+            self.ppl_curves[sm] = pi.plot([], [], name=SMOOTHING_LABELS[sm])
+        self.ppl_note = QtWidgets.QLabel("Press <b>Perplexity vs N</b> to fit N = 1…5 with every smoothing on 90 % of "
+                                         "the lines and measure perplexity on the other 10 %.")
+        self.ppl_note.setWordWrap(True)
+
+        self.zipf_plot = pg.PlotWidget()
+        zi = self.zipf_plot.getPlotItem()
+        zi.setLogMode(x=True, y=True)
+        zi.showGrid(x=True, y=True, alpha=0.25)
+        zi.addLegend(offset=(10, -10))  # bottom left: the curve runs from top left to bottom right
+        self.zipf_curve = zi.plot([], [], name="corpus")
+        self.zipf_ref = zi.plot([], [], name="Zipf: f ∝ 1/rank")
+        self.entropy_label = QtWidgets.QLabel("")
+        self.entropy_label.setWordWrap(True)
+
+        left = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.ppl_plot, 1)
+        ll.addWidget(self.ppl_note)
+        right = QtWidgets.QWidget()
+        rl = QtWidgets.QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.zipf_plot, 1)
+        rl.addWidget(self.entropy_label)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        self.ppl_split = split
+        return split
+
+    # ------------------------------------------------------------------ controls
+    def _update_param_rows(self) -> None:
+        sm = self.form.value("smoothing")
+        self.form.set_visible("k", sm == "laplace")
+        self.form.set_visible("discount", sm == "kneser-ney")
+
+    def on_param_changed(self, name: str) -> None:
+        if name == "smoothing":
+            self._update_param_rows()
+        self.reset()
+
+    def after_params_restored(self) -> None:
+        self._update_param_rows()
+
+    def run_mode(self, mode: str) -> None:
+        """Switch between text generation and the two analysis runs, and play it (a button
+        press asks for the result; Pause and Step still work as usual)."""
+        if mode not in runs.RUNS:
+            raise ValueError(f"unknown mode {mode!r}")
+        self._mode = mode
+        self.tabs.setCurrentIndex(TAB_INDEX[mode])
+        self.start(play=True)
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    def _open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a text file", "", "Text files (*.txt);;All files (*)")
+        if path:
+            self.open_file(path)
+
+    def open_file(self, path: str) -> None:
+        """Train on a text file and start playing: it is read (and checked) on the worker with
+        progress; errors (empty, binary, not UTF-8) go to the banner."""
+        self._file_path = str(path)
+        self.file_label.setText(f"file: {html.escape(os.path.basename(self._file_path))}")
+        self.file_label.setToolTip(self._file_path)
+        self.form.set_values({"corpus": "file"})  # quietly: the run starts just below
+        self._update_param_rows()
+        # play at once, so the file is read (with progress) and checked straight away
+        self.start(play=True)
+
+    # ------------------------------------------------------------------ running
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        p = dict(params)
+        if p["corpus"] == "file" and not self._file_path:
+            raise ValueError("No text file opened yet: press “Open text file…” and choose a UTF-8 .txt file, "
+                             "or choose Shakespeare as the corpus.")
+        key = runs.source_key(p["corpus"], self._file_path)
+        self._run_params = p
+        self._run_mode = self._mode
+        run = runs.RUNS[self._mode]
+        seed = int(seed)
+        return lambda: run(p, key, seed)
+
+    def start(self, play: bool = False) -> None:
+        self.show_idle()
+        super().start(play)
+
+    def show_idle(self) -> None:
+        self._text_key = None
+        self._zipf_shown = None
+        self.text_view.clear()
+        self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
+        self.context_label.setText("")
+        self.status_label.setText("")
+        for label in self.bar_labels:
+            label.setText("")
+        self._update_legend(st.current())
+
+    def render(self, snapshot, prepared, history) -> None:
+        if snapshot.mode == "generate":
+            self._render_generate(snapshot, history)
+        elif snapshot.mode == "learning":
+            self._render_learning(snapshot)
+        else:
+            self._render_perplexity(snapshot)
+
+    # --- generate
+    def _token_history(self, history) -> list:
+        return [h for h in history if h.kind == "token"]
+
+    def generated_text(self, history=None) -> str:
+        """The text written so far (up to the snapshot shown)."""
+        history = self.runner.history() if history is None else history
+        return "".join(h.piece for h in self._token_history(history))
+
+    def _render_generate(self, snap, history) -> None:
+        s = st.current()
+        toks = self._token_history(history)
+        if snap.kind != "token":
+            self.status_label.setText(f"<i>{html.escape(snap.phase)}…</i> ({100 * (snap.progress or 0):.0f} %)")
+        else:
+            p = self._run_params
+            self.status_label.setText(
+                f"{ORDER_NAMES.get(snap.n, f'{snap.n}-gram')} model, {SMOOTHING_LABELS[p['smoothing']]}, "
+                f"trained on {snap.n_tokens:,} tokens (|V| = {snap.vocab_size:,}) · token {snap.index + 1} of "
+                f"{p['length']} · longest verbatim run {snap.longest_span}")
+        self._draw_text(toks, snap, s)
+        self._draw_bars(snap, s)
+
+    def verbatim_mask(self, toks) -> np.ndarray:
+        """True for tokens inside a run of ≥ N + 1 tokens copied verbatim from the corpus."""
+        mask = np.zeros(len(toks), bool)
+        if not toks:
+            return mask
+        threshold = toks[-1].n + 1
+        for j, t in enumerate(toks):
+            if t.span_length >= threshold:
+                mask[j - t.span_length + 1:j + 1] = True
+        return mask
+
+    def _draw_text(self, toks, snap, s: st.Style) -> None:
+        key = (id(toks[-1]) if toks else 0, len(toks), s.theme, s.scale)
+        if key == self._text_key:
+            return
+        self._text_key = key
+        if not toks:
+            self.text_view.clear()
+            return
+        mask = self.verbatim_mask(toks)
+        tint, cur = _tint(s), _current_bg(s)
+        parts = []
+        run: list[str] = []
+        run_tinted = None
+
+        def flush():
+            if run:
+                body = "".join(run)
+                parts.append(f"<span style='background-color:{tint}'>{body}</span>" if run_tinted else body)
+
+        last = len(toks) - 1
+        for j, t in enumerate(toks):
+            piece = html.escape(t.piece).replace("\n", "<br>")
+            if j == last:
+                flush()
+                run = []
+                style = f"background-color:{cur}; color:#000000; font-weight:bold"
+                if t.token == "</s>":
+                    parts.append(f"<span style='{style}'>¶</span><br>")
+                else:
+                    word = piece.lstrip(" ")
+                    parts.append(f"{piece[:len(piece) - len(word)]}<span style='{style}'>{word}</span>")
+                continue
+            if bool(mask[j]) != run_tinted:
+                flush()
+                run = []
+                run_tinted = bool(mask[j])
+            run.append(piece)
+        body = "".join(parts)
+        font = f"font-family: serif; font-size: {s.font_pt * 1.25:.0f}pt; color: {s.foreground};"
+        self.text_view.setHtml(f"<div style='{font} white-space: pre-wrap'>{body}</div>")
+        self.text_view.follow()
+
+    def _update_legend(self, s: st.Style) -> None:
+        n = getattr(self, "_run_params", None) or self.params()
+        self.legend_label.setText(
+            f"<span style='background-color:{_tint(s)}; color:{s.foreground}'>&nbsp;tinted&nbsp;</span> "
+            f"copied verbatim from the corpus (a run of ≥ N + 1 = {int(n['n']) + 1} tokens) · "
+            f"<span style='background-color:{_current_bg(s)}; color:#000000'><b>&nbsp;current token&nbsp;</b></span>")
+
+    def _draw_bars(self, snap, s: st.Style) -> None:
+        pi = self.bar_plot.getPlotItem()
+        if snap.kind != "token":
+            self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
+            self.context_label.setText("")
+            return
+        keep = np.asarray(snap.top_probs, float) > 0  # a context with few continuations: no empty bars
+        probs = np.asarray(snap.top_probs, float)[keep]
+        tokens = [t for t, kept in zip(snap.top_tokens, keep) if kept]
+        k = len(probs)
+        y = np.arange(k, dtype=float)
+        brushes = [pg.mkBrush(st.NEG_COLOR if i == snap.sampled_rank else st.POS_COLOR) for i in range(k)]
+        self.bars.setOpts(x0=np.zeros(k), y=y, width=probs, height=0.75, brushes=brushes,
+                          pen=pg.mkPen(s.foreground, width=max(1.0, 0.5 * s.scale)))
+        pi.getAxis("left").setTicks([[(float(i), show_token(t)) for i, t in enumerate(tokens)]])
+        pi.setYRange(-0.6, max(k, N_TOP) - 0.4, padding=0)
+        pi.setXRange(0, max(float(probs.max()) if k else 1.0, snap.probability, 0.05) * 1.08, padding=0)
+        ctx = "  ".join(f"“{show_token(c)}”" for c in snap.context) if snap.context else \
+            "(empty: a unigram model ignores the past)"
+        if "<s>" in snap.context:
+            ctx += "   (<s> = start of a line)"
+        where = (f"rank {snap.sampled_rank + 1}" if snap.sampled_rank >= 0 else "not in the top 15")
+        self.context_label.setText(
+            f"<b>context</b> h = <span style='font-family:monospace'>{html.escape(ctx)}</span><br>"
+            f"<b>sampled</b> <span style='color:{st.NEG_COLOR}'><b>{html.escape(show_token(snap.token))}</b></span> "
+            f"with p = {snap.probability:.4f} ({where})")
+
+    # --- learning
+    def _render_learning(self, snap) -> None:
+        s = st.current()
+        done = {n: (text, span) for n, text, span in snap.samples}
+        for n, view in self.sample_views.items():
+            if n in done:
+                text, span = done[n]
+                body = html.escape(text).replace("\n", "<br>")
+                view.setHtml(f"<div style='font-family: serif; font-size: {s.font_pt * 1.1:.0f}pt; color: {s.foreground}'>{body}</div>"
+                             f"<p style='color: {s.foreground}'><i>longest run copied verbatim from the corpus: "
+                             f"{span} tokens</i></p>")
+            else:
+                view.setHtml(f"<i>{'computing…' if n == snap.n else 'waiting'}</i>")
+        if snap.kind != "sample":
+            self.learning_note.setText(f"<i>{html.escape(snap.phase)}…</i>")
+        else:
+            p = self._run_params
+            self.learning_note.setText(
+                f"Same corpus ({snap.n_tokens:,} tokens), same seed, {SMOOTHING_LABELS[p['smoothing']]}, "
+                f"{min(int(p['length']), runs.LEARNING_SAMPLE_MAX)} tokens each.")
+
+    # --- perplexity
+    def _render_perplexity(self, snap) -> None:
+        for sm, curve in self.ppl_curves.items():
+            pts = [(c[0], c[2]) for c in snap.cells if c[1] == sm and math.isfinite(c[2])]
+            xs = np.array([p[0] for p in pts], float)
+            ys = np.array([p[1] for p in pts], float)
+            curve.setData(xs, ys)
+        finite = [c[2] for c in snap.cells if math.isfinite(c[2])]
+        if finite:  # head room above the curves for the legend (log10 units)
+            lo, hi = math.log10(min(finite)), math.log10(max(finite))
+            y0, y1 = lo - 0.05 * (hi - lo + 0.2), hi + 0.45 * (hi - lo + 0.2)
+            self.ppl_plot.getPlotItem().setYRange(y0, y1, padding=0)
+            # ticks at 1, 2, 5 × 10^k only: minor labels of a log axis crowd a small plot
+            ticks = [(math.log10(m * 10.0**e), f"{m * 10.0**e:g}") for e in range(int(math.floor(y0)), int(math.ceil(y1)) + 1)
+                     for m in (1, 2, 5) if y0 <= math.log10(m * 10.0**e) <= y1]
+            self.ppl_plot.getPlotItem().getAxis("left").setTicks([ticks, []])
+            self.ppl_plot.getPlotItem().setXRange(0.7, 5.3, padding=0)
+        infinite = sorted({c[0] for c in snap.cells if c[1] == "mle" and not math.isfinite(c[2])})
+        if snap.cells:
+            note = (f"<i>{html.escape(snap.phase)}</i>" if snap.kind != "cell" else "")
+            if infinite:
+                mle = [c for c in snap.cells if c[1] == "mle" and c[4]]
+                zeros = ", ".join(f"N={c[0]}: {c[4]:,}" for c in mle)
+                note += (f"<br>MLE perplexity is <b>infinite</b> for N = {', '.join(map(str, infinite))} (not drawn): "
+                         f"test n-grams never seen in training get probability 0. Zero-probability events out of "
+                         f"{mle[0][5]:,}: {zeros}.")
+            self.ppl_note.setText(note or "Lower is better: perplexity 2<sup>H</sup> on the held-out lines.")
+        else:
+            self.ppl_note.setText(f"<i>{html.escape(snap.phase)}…</i>")
+        if snap.zipf_rank is self._zipf_shown:
+            return
+        self._zipf_shown = snap.zipf_rank
+        if snap.zipf_rank.size:
+            r = np.asarray(snap.zipf_rank, float)
+            f = np.asarray(snap.zipf_freq, float)
+            self.zipf_curve.setData(r, f)
+            self.zipf_ref.setData(np.array([1.0, r[-1]]), np.array([f[0], f[0] / r[-1]]))
+            zi = self.zipf_plot.getPlotItem()
+            for axis, top in (("bottom", r[-1]), ("left", f[0])):  # decades only: readable on a projector
+                zi.getAxis(axis).setTicks([[(float(e), f"{10 ** e:,}") for e in range(int(math.log10(top)) + 2)], []])
+            unit = "word" if self._run_params["level"] == "word" else "character"
+            self.entropy_label.setText(
+                f"Entropy of the {unit} frequencies: <b>H = {snap.entropy_bits:.3f} bits per {unit}</b> "
+                f"(uniform over the {len(r):,} distinct tokens: log₂ {len(r):,} = {math.log2(len(r)):.2f} bits).")
+        else:
+            self.zipf_curve.setData([], [])
+            self.zipf_ref.setData([], [])
+            self.entropy_label.setText("")
+
+    # ------------------------------------------------------------------ maths
+    def maths_html(self, snap) -> str:
+        p = getattr(self, "_run_params", self.params())
+        rows = ["<h3>N-gram model</h3>",
+                "<p class='eq'>P(w<sub>l</sub> | w<sub>l−N+1</sub> … w<sub>l−1</sub>) = P(w | h), &nbsp; h = the N − 1 previous tokens</p>",
+                "<p>Maximum likelihood (counts c):</p><p class='eq'>P(w | h) = c(h w) / c(h ·)</p>"]
+        sm = p["smoothing"]
+        if sm == "laplace":
+            rows.append("<p>Add-k (Laplace, k = 1):</p><p class='eq'>P(w | h) = (c(h w) + k) / (c(h ·) + k |V|)</p>")
+        elif sm == "kneser-ney":
+            rows.append("<p>Interpolated Kneser–Ney, discount D:</p><p class='eq'>P(w | h) = max(c(h w) − D, 0) / c(h ·)"
+                        " + D N<sub>1+</sub>(h ·) / c(h ·) · P(w | h′)</p>"
+                        "<p>h′ = h without its first token; lower orders use continuation counts.</p>")
+        if snap.mode == "generate" and snap.kind == "token":
+            rows.append(self._maths_token(snap, p))
+        elif snap.mode == "perplexity":
+            rows.append(self._maths_perplexity(snap))
+        else:
+            rows.append("<h3>Information</h3><p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | h<sub>i</sub>)"
+                        " &nbsp; bits/token</p><p class='eq'>perplexity = 2<sup>H</sup></p>")
+            rows.append(f"<h3>Now</h3><p class='num'>step {snap.step}<br>{html.escape(snap.phase)}</p>")
+        if p["temperature"] != 1.0 or p["top_k"]:
+            rows.append(f"<p>Sampling from p<sup>1/T</sup> renormalised, T = {p['temperature']:g}"
+                        + (f", only the top k = {p['top_k']} tokens" if p["top_k"] else "") + ".</p>")
+        return "".join(rows)
+
+    def _maths_token(self, snap, p) -> str:
+        ctx = " ".join(snap.context) if snap.context else "∅"
+        w = snap.token
+        c_hw, c_h, V = snap.count_hw, snap.count_h, snap.vocab_size
+        out = [f"<h3>Now</h3><p class='num'>step {snap.step} (token {snap.index + 1})<br>"
+               f"h = {html.escape(ctx)}<br>w = {html.escape(w)}<br>"
+               f"c(h w) = {c_hw:,}<br>c(h ·) = {c_h:,}<br>N<sub>1+</sub>(h ·) = {snap.n_types:,}<br>|V| = {V:,}</p>"]
+        sm = p["smoothing"]
+        if sm == "mle":
+            if c_h:
+                out.append(f"<p class='eq'>P(w | h) = {c_hw:,} / {c_h:,} = {c_hw / c_h:.4f}</p>")
+            else:
+                out.append(f"<p>The context h was never seen: to have something to sample, the model backs off to "
+                           f"its longest seen suffix (order {snap.order}).</p>")
+        elif sm == "laplace":
+            k = float(p["k"])
+            out.append(f"<p class='eq'>P(w | h) = ({c_hw:,} + {k:g}) / ({c_h:,} + {k:g}·{V:,}) = "
+                       f"{(c_hw + k) / (c_h + k * V):.4f}</p>")
+        else:
+            D = float(p["discount"])
+            if c_h:
+                out.append(f"<p class='eq'>first term = max({c_hw:,} − {D:g}, 0) / {c_h:,} = {max(c_hw - D, 0) / c_h:.4f}</p>"
+                           f"<p class='eq'>weight of P(w | h′) = {D:g}·{snap.n_types:,} / {c_h:,} = {D * snap.n_types / c_h:.4f}</p>")
+            else:
+                out.append("<p>h was never seen: P(w | h) = P(w | h′).</p>")
+        surprise = max(0.0, -math.log2(snap.probability)) if snap.probability > 0 else math.inf
+        out.append(f"<p>Probability it was drawn with: <b>{snap.probability:.4f}</b>; surprise −log₂ p = "
+                   f"{surprise:.2f} bits. (The unknown-word token &lt;UNK&gt; is never written: its share is "
+                   f"removed and the rest renormalised"
+                   + ("; then temperature and top-k are applied" if p["temperature"] != 1.0 or p["top_k"] else "")
+                   + ".)</p>")
+        out.append(f"<p>n-gram (h, w) in the corpus: {'yes' if snap.ngram_in_corpus else 'no'}; verbatim run ending "
+                   f"here: {snap.span_length} tokens (longest {snap.longest_span}).</p>")
+        return "".join(out)
+
+    def _maths_perplexity(self, snap) -> str:
+        out = ["<h3>Information</h3>",
+               "<p>Entropy of the token frequencies:</p><p class='eq'>H = −Σ<sub>j</sub> p<sub>j</sub> log₂ p<sub>j</sub></p>",
+               "<p>Cross-entropy on M held-out events, and perplexity:</p>"
+               "<p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | h<sub>i</sub>), &nbsp; PP = 2<sup>H</sup></p>",
+               "<p>For 27 symbols a uniform code needs log₂ 27 ≈ 4.75 bits.</p>",
+               f"<h3>Now</h3><p class='num'>step {snap.step}<br>{html.escape(snap.phase)}<br>"]
+        if snap.zipf_rank.size:
+            out.append(f"H(corpus) = {snap.entropy_bits:.3f} bits/token<br>")
+        if snap.cells:
+            n, sm, pp, h, nz, m = snap.cells[-1]
+            out.append(f"N = {n}, {SMOOTHING_LABELS[sm]}: M = {m:,}<br>")
+            if math.isfinite(pp):
+                out.append(f"H = {h:.3f} bits, PP = 2<sup>{h:.3f}</sup> = {pp:.1f}")
+            else:
+                out.append(f"{nz:,} events with P = 0 → H = ∞, PP = ∞")
+        out.append("</p>")
+        return "".join(out)
+
+    # ------------------------------------------------------------------ style, sessions, export
+    def apply_style(self, s: st.Style) -> None:
+        # on a projector the fonts are large: text above the bars, both full width
+        # a projector leaves the plots little width: stack them
+        self.ppl_split.setOrientation(QtCore.Qt.Orientation.Vertical if s.projector else QtCore.Qt.Orientation.Horizontal)
+        self.ppl_split.setSizes([500, 400] if s.projector else [500, 500])
+        if s.projector:
+            self.gen_split.setOrientation(QtCore.Qt.Orientation.Vertical)
+            self.gen_split.setSizes([400, 350])
+        else:
+            self.gen_split.setOrientation(QtCore.Qt.Orientation.Horizontal)
+            self.gen_split.setSizes([520, 420])
+        st.set_axis_labels(self.bar_plot, "probability P(w | h)", "next token w (top 15)", s)
+        st.style_plot(self.bar_plot, s, title="Next-token distribution")
+        self._style_perplexity(s)
+        self._update_legend(s)
+        self._text_key = None
+        if self.runner.current is not None:
+            self.runner.flush()
+
+    def _style_perplexity(self, s: st.Style) -> None:
+        st.set_axis_labels(self.ppl_plot, "order N", "held-out perplexity (log scale)", s)
+        st.style_plot(self.ppl_plot, s, title="Perplexity vs N")
+        for i, (sm, curve) in enumerate(self.ppl_curves.items()):
+            color = st.CATEGORICAL[i]
+            curve.setPen(pg.mkPen(color, width=s.line_width))
+            curve.setSymbol(SMOOTHING_SYMBOLS[sm])
+            curve.setSymbolSize(s.marker_size * 1.2)
+            curve.setSymbolBrush(pg.mkBrush(color))
+            curve.setSymbolPen(pg.mkPen(s.foreground, width=0.5 * s.scale))
+        st.set_axis_labels(self.zipf_plot, "rank r (log scale)", "frequency f(r) (log scale)", s)
+        st.style_plot(self.zipf_plot, s, title="Zipf's law")
+        self.zipf_curve.setPen(pg.mkPen(st.CATEGORICAL[0], width=s.line_width))
+        ref = pg.mkPen(st.CATEGORICAL[1], width=s.line_width)
+        ref.setStyle(QtCore.Qt.PenStyle.DashLine)
+        self.zipf_ref.setPen(ref)
+        self.ppl_plot.getPlotItem().getAxis("bottom").setTicks([[(float(n), str(n)) for n in runs.PERPLEXITY_ORDERS]])
+
+    def main_plot(self):
+        return self.ppl_plot if self._mode == "perplexity" else self.bar_plot
+
+    def user_data(self) -> dict:
+        return {"mode": self._mode, "file": self._file_path}
+
+    def set_user_data(self, data: dict) -> None:
+        mode = data.get("mode", "generate")
+        path = data.get("file", "") or ""
+        if mode not in runs.RUNS or not isinstance(path, str):
+            raise ValueError("the saved n-gram settings are malformed")
+        self._mode = mode
+        self._file_path = path
+        self.file_label.setText(f"file: {html.escape(os.path.basename(path))}" if path else "no file opened")
+        self.tabs.setCurrentIndex(TAB_INDEX[mode])
+
+    def export_rows(self):
+        history = self.runner.history()
+        snap = self.runner.current
+        if snap is not None and snap.mode == "perplexity":
+            return (["N", "smoothing", "perplexity", "cross-entropy (bits/token)", "zero-probability events", "events"],
+                    [list(c) for c in snap.cells])
+        if snap is not None and snap.mode == "learning":
+            return ["N", "sample", "longest verbatim run"], [list(c) for c in snap.samples]
+        return (["index", "token", "probability", "context", "order used", "n-gram in corpus", "verbatim run"],
+                [[h.index, h.token, h.probability, " ".join(h.context), h.order, int(h.ngram_in_corpus), h.span_length]
+                 for h in self._token_history(history)])

@@ -1,0 +1,311 @@
+"""The n-gram lab's runs: plain generators (no Qt) executed on the runner's worker thread.
+
+Three modes share one snapshot type so every run is numbered ``step = 0, 1, 2, ...``:
+
+* ``generate``: load and tokenize the corpus, fit the model (progress snapshots), then one
+  snapshot per generated token;
+* ``learning``: fit N = 1, 2, 3, 4 in turn and draw one sample from each, same seed;
+* ``perplexity``: entropy and Zipf data of the corpus, then held-out perplexity of every
+  (N, smoothing) cell on a train/test split of the lines.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+import numpy.random  # noqa: F401  (imported lazily by numpy otherwise: 50 ms inside the first generation step)
+
+from smlengine import Snapshot
+from smlengine.ngram import NGramModel, entropy, split_lines, tokenize, zipf
+
+SMOOTHINGS = ("mle", "laplace", "kneser-ney")
+SMOOTHING_LABELS = {"mle": "MLE", "laplace": "add-k (Laplace)", "kneser-ney": "Kneser–Ney"}
+LEARNING_ORDERS = (1, 2, 3, 4)
+PERPLEXITY_ORDERS = (1, 2, 3, 4, 5)
+LEARNING_SAMPLE_MAX = 120  # tokens per sample of the "Learning Shakespeare" view
+
+_EMPTY = np.zeros(0)
+_EMPTY.setflags(write=False)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class NGramLabSnapshot(Snapshot):
+    """One step of any of the lab's runs (``kind`` says which fields are meaningful).
+
+    kind : 'progress' (loading, tokenizing, counting), 'token' (one generated token),
+        'sample' (one finished sample of the learning view), 'cell' (one perplexity cell).
+    """
+
+    kind: str = "progress"
+    mode: str = "generate"
+    n: int = 0
+    n_tokens: int = 0  # training tokens
+    vocab_size: int = 0
+    # --- kind == 'token'
+    index: int = -1  # 0-based position of the token in the generated text
+    token: str = ""
+    piece: str = ""
+    context: tuple = ()
+    probability: float = 0.0
+    top_tokens: tuple = ()
+    top_probs: np.ndarray = field(default_factory=lambda: _EMPTY)
+    sampled_rank: int = -1  # position of the drawn token among top_tokens, -1 if absent
+    order: int = 0
+    ngram_in_corpus: bool = False
+    span_length: int = 0
+    longest_span: int = 0
+    count_hw: int = 0  # c(h w) at order N
+    count_h: int = 0  # c(h .) at order N
+    n_types: int = 0  # N1+(h .): distinct continuations of h
+    # --- kind == 'sample'
+    samples: tuple = ()  # ((N, text, longest verbatim span), ...)
+    # --- kind == 'cell'
+    cells: tuple = ()  # ((N, smoothing, perplexity, cross-entropy, n_zero, n_events), ...)
+    entropy_bits: float = 0.0
+    zipf_rank: np.ndarray = field(default_factory=lambda: _EMPTY)
+    zipf_freq: np.ndarray = field(default_factory=lambda: _EMPTY)
+
+
+# --------------------------------------------------------------------------- data caches
+_lock = threading.Lock()
+_text_cache: dict = {}
+_token_cache: dict = {}
+_CACHE_SIZE = 4
+
+
+def _remember(cache: dict, key, value) -> None:
+    cache[key] = value
+    while len(cache) > _CACHE_SIZE:
+        cache.pop(next(iter(cache)))
+
+
+def source_key(corpus: str, path: str) -> tuple:
+    """A hashable name of the text source (a file is identified by its path, size and time)."""
+    if corpus == "file":
+        try:
+            st = os.stat(path)
+        except OSError:
+            raise ValueError(f"cannot open {path!r}: the file does not exist any more") from None
+        return ("file", os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    return (corpus,)
+
+
+def _load_text(key: tuple) -> Iterator:
+    """Yield read progress fractions, then the text itself as the last item (a str)."""
+    with _lock:
+        text = _text_cache.get(key)
+    if text is not None:
+        yield text
+        return
+    from smlengine.datasets import load_corpus, load_play, read_text_file
+
+    if key[0] == "shakespeare":
+        text = load_corpus("shakespeare")
+    elif key[0].startswith("play:"):
+        text = load_play(key[0][len("play:"):])
+    elif key[0] == "file":
+        # read on a helper thread and report progress between 1 MiB chunks, so the run
+        # stays pausable and cancellable while a very large file is read
+        box: dict = {"progress": 0.0}
+
+        def read():
+            try:
+                box["text"] = read_text_file(key[1], progress=lambda f: box.__setitem__("progress", f))
+            except (OSError, ValueError, TypeError) as exc:
+                box["error"] = exc
+
+        reader = threading.Thread(target=read, name="ngrams-read", daemon=True)
+        reader.start()
+        while reader.is_alive():
+            reader.join(0.03)
+            if reader.is_alive():
+                yield float(box["progress"])
+        if "error" in box:
+            exc = box["error"]
+            if isinstance(exc, OSError):
+                raise ValueError(f"cannot read {os.path.basename(key[1])}: {exc.strerror or exc}")
+            raise ValueError(str(exc))
+        text = box["text"]
+    else:
+        raise ValueError(f"unknown corpus {key[0]!r}")
+    with _lock:
+        _remember(_text_cache, key, text)
+    yield text
+
+
+TOKENIZE_CHUNK = 50_000  # characters per tokenizing step (about 10-20 ms)
+
+
+def _chunks(text: str) -> list[tuple[int, int]]:
+    """Cut ``text`` after line ends into pieces of about TOKENIZE_CHUNK characters.
+
+    Every piece but the last ends with a newline, so tokenizing the pieces one by one gives
+    exactly the tokens of the whole text (tokenize works line by line).
+    """
+    bounds = []
+    start = 0
+    while start < len(text):
+        cut = text.find("\n", start + TOKENIZE_CHUNK)
+        end = len(text) if cut < 0 else cut + 1
+        bounds.append((start, end))
+        start = end
+    return bounds
+
+
+def _tokens(key: tuple, level: str, counter) -> Iterator:
+    """Progress snapshots while loading and tokenizing; returns the token list.
+
+    The same steps are yielded whether the tokens are cached or not (same seed, same
+    snapshots); only reading a file reports a timing-dependent number of progress steps.
+    """
+    yield counter("loading text", 0.0)
+    with _lock:
+        cached = _token_cache.get((key, level))
+    if cached is None:
+        text = None
+        for item in _load_text(key):
+            if isinstance(item, str):
+                text = item
+            else:
+                yield counter("reading file", 0.5 * item)
+        bounds = _chunks(text)
+    else:
+        toks, bounds = cached
+    what = "words" if level == "word" else "characters"
+    parts: list = []
+    for i, (a, b) in enumerate(bounds):
+        yield counter(f"tokenizing ({what}) {i + 1}/{len(bounds)}", 0.5 + 0.5 * i / len(bounds))
+        if cached is None:
+            try:
+                parts.append(tokenize(text[a:b], level=level))
+            except ValueError:  # a piece with only blank lines
+                pass
+    if cached is None:
+        toks = [t for part in parts for t in part]
+        if not toks:
+            raise ValueError("the text is empty: it contains no words or characters")
+        if len(toks) < 2:
+            raise ValueError("the text is too short: it needs at least two tokens")
+        with _lock:
+            _remember(_token_cache, (key, level), (toks, bounds))
+    return toks
+
+
+class _Counter:
+    """Consecutive step numbers for one run, and progress snapshots."""
+
+    def __init__(self, mode: str):
+        self.step = -1
+        self.mode = mode
+
+    def next(self) -> int:
+        self.step += 1
+        return self.step
+
+    def __call__(self, phase: str, progress: float, **kw) -> NGramLabSnapshot:
+        return NGramLabSnapshot(step=self.next(), phase=phase, progress=float(progress), mode=self.mode, **kw)
+
+
+def _fit(model: NGramModel, toks, counter, lo: float, hi: float, label: str = "", **kw) -> Iterator:
+    for s in model.fit_steps(toks):
+        yield counter(f"{label}{s.phase}", lo + (hi - lo) * float(s.progress or 0.0), n=int(model.n), **kw)
+
+
+def _make_model(p: dict, n: int | None = None, smoothing: str | None = None) -> NGramModel:
+    return NGramModel(n=int(n or p["n"]), smoothing=smoothing or p["smoothing"], k=float(p["k"]),
+                      discount=float(p["discount"]))
+
+
+# --------------------------------------------------------------------------- runs
+def generate_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
+    c = _Counter("generate")
+    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.3 * f))
+    model = _make_model(p)
+    yield from _fit(model, toks, c, 0.3, 0.95)
+    top_k = int(p["top_k"]) or None
+    common = dict(mode="generate", n=int(model.n), n_tokens=int(model.n_tokens_), vocab_size=len(model.vocab_))
+    yield NGramLabSnapshot(step=c.next(), phase="generating (building the verbatim index)", progress=1.0, **common)
+    length = int(p["length"])
+    seen_contexts: dict = {}
+    for i, s in enumerate(model.generate_steps(length, temperature=float(p["temperature"]), top_k=top_k,
+                                               random_state=seed, level=p["level"])):
+        # c(h w), c(h .) and N1+(h .) for the maths panel; contexts recur (every line starts
+        # with the same one, which has thousands of continuations), so keep them per run
+        stats = seen_contexts.get(s.context)
+        if stats is None:
+            counts = model.counts(list(s.context)) if model.n > 1 else model.counts()
+            stats = (counts, int(sum(counts.values())))
+            if len(seen_contexts) > 512:
+                seen_contexts.clear()
+            seen_contexts[s.context] = stats
+        counts, c_h = stats
+        rank = s.top_tokens.index(s.token) if s.token in s.top_tokens else -1
+        yield NGramLabSnapshot(
+            step=c.next(), kind="token", phase="generating", progress=(i + 1) / length, **common,
+            index=i, token=s.token, piece=s.piece, context=s.context, probability=float(s.probability),
+            top_tokens=s.top_tokens, top_probs=s.top_probs, sampled_rank=rank, order=int(s.order),
+            ngram_in_corpus=bool(s.ngram_in_corpus), span_length=int(s.span_length),
+            longest_span=int(s.longest_span), count_hw=int(counts.get(s.token, 0)), count_h=c_h,
+            n_types=len(counts),
+        )
+
+
+def learning_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
+    c = _Counter("learning")
+    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.2 * f))
+    length = min(int(p["length"]), LEARNING_SAMPLE_MAX)
+    top_k = int(p["top_k"]) or None
+    samples: tuple = ()
+    span = 1.0 / len(LEARNING_ORDERS)
+    for j, n in enumerate(LEARNING_ORDERS):
+        lo = 0.2 + 0.8 * j * span
+        model = _make_model(p, n=n)
+        yield from _fit(model, toks, c, lo, lo + 0.6 * span, label=f"N = {n}: ")
+        yield c(f"N = {n}: sampling", lo + 0.7 * span, n=n)
+        longest = 0
+        pieces = []
+        for s in model.generate_steps(length, temperature=float(p["temperature"]), top_k=top_k,
+                                      random_state=seed, level=p["level"]):
+            pieces.append(s.piece)
+            longest = s.longest_span
+        samples = samples + ((n, "".join(pieces), int(longest)),)
+        yield NGramLabSnapshot(step=c.next(), kind="sample", phase=f"N = {n}: sample", progress=lo + 0.8 * span,
+                               mode="learning", n=n, n_tokens=int(model.n_tokens_), vocab_size=len(model.vocab_),
+                               samples=samples)
+
+
+def perplexity_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
+    c = _Counter("perplexity")
+    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.1 * f))
+    yield c("entropy and Zipf", 0.1)
+    h = entropy(toks)
+    rank, freq = zipf(toks)
+    rank.setflags(write=False)
+    freq.setflags(write=False)
+    extra = dict(entropy_bits=float(h), zipf_rank=rank, zipf_freq=freq)
+    yield c("splitting lines into train and test (90 % / 10 %)", 0.12, **extra)
+    train, test = split_lines(toks, 0.1, random_state=seed)
+    cells: tuple = ()
+    total = len(PERPLEXITY_ORDERS) * len(SMOOTHINGS)
+    done = 0
+    for n in PERPLEXITY_ORDERS:
+        for sm in SMOOTHINGS:
+            lo = 0.15 + 0.85 * done / total
+            hi = 0.15 + 0.85 * (done + 1) / total
+            model = _make_model(p, n=n, smoothing=sm)
+            yield from _fit(model, train, c, lo, lo + 0.8 * (hi - lo), label=f"N = {n}, {SMOOTHING_LABELS[sm]}: ",
+                            cells=cells, **extra)
+            ev = model.evaluate(test)
+            done += 1
+            cells = cells + ((n, sm, float(ev.perplexity), float(ev.cross_entropy), int(ev.n_zero), int(ev.n_events)),)
+            yield NGramLabSnapshot(step=c.next(), kind="cell", phase=f"N = {n}, {SMOOTHING_LABELS[sm]}: perplexity",
+                                   progress=hi, mode="perplexity", n=n, n_tokens=int(model.n_tokens_),
+                                   vocab_size=len(model.vocab_), cells=cells, **extra)
+
+
+RUNS = {"generate": generate_run, "learning": learning_run, "perplexity": perplexity_run}
+

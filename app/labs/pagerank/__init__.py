@@ -1,0 +1,5 @@
+"""PageRank lab: Markov chains, the power method and the random surfer on a real web graph."""
+
+from .lab import PageRankLab as LAB
+
+__all__ = ["LAB"]

@@ -1,0 +1,729 @@
+"""The PageRank lab: a web graph drawn with nodes sized and coloured by rank, the power
+method converging, random surfers moving along links, and the textbook chains that do
+not converge (reducible, periodic)."""
+
+from __future__ import annotations
+
+import html
+from typing import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ... import style as st
+from ...lab import Lab
+from ...widgets.params import Param
+from . import run as prun
+
+GRAPH_CHOICES = [
+    ("python-docs", "Python docs (530 pages)"),
+    ("karate-club", "Karate club (34 members)"),
+    ("scale-free", "Scale-free (n nodes)"),
+    ("two-state", "Chain: two states"),
+    ("reducible", "Chain: reducible"),
+    ("periodic", "Chain: periodic"),
+    ("periodic-self-loops", "Chain: periodic + self-loops"),
+    ("custom", "Opened file (Open…)"),
+]
+TOP_N = 15
+SHOWN_STATES_MAX = 8
+LOG_MIN, LOG_MAX = -1.0, 2.0  # colour scale of log10(d · P_i)
+
+
+def _viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
+    cmap = pg.colormap.get("viridis")
+    colors = cmap.map(np.linspace(0, 1, n), mode="qcolor")
+    return [QtGui.QBrush(c) for c in colors]
+
+
+def _relax_title(plot: pg.PlotWidget) -> None:
+    """Let a long title be clipped rather than widen the plot past its pane (projector mode)."""
+    label = plot.getPlotItem().titleLabel
+    if getattr(label, "_sml_relaxed", False):
+        label.updateMin()
+        return
+    original = label.updateMin
+
+    def update_min():
+        original()
+        height = label.minimumHeight()
+        label.setMinimumWidth(0)
+        label._sizeHint[QtCore.Qt.SizeHint.MinimumSize] = (0, height)
+        label._sizeHint[QtCore.Qt.SizeHint.PreferredSize] = (0, height)
+        label.updateGeometry()
+
+    label.updateMin = update_min
+    label._sml_relaxed = True
+    update_min()
+
+
+class PageRankLab(Lab):
+    id = "pagerank"
+    title = "PageRank"
+    order = 70
+    description = ("Markov chains on a web graph: the power method Pₙ₊₁ = pᵀPₙ converges to the "
+                   "PageRank, random surfers estimate it, and textbook chains show when it fails.")
+    screenshot_steps = 5000
+    self_test_steps = 5
+
+    # ------------------------------------------------------------------ building
+    def parameter_specs(self):
+        return [
+            Param("graph", "Graph", "choice", "python-docs", choices=GRAPH_CHOICES,
+                  tooltip="The web graph or Markov chain to rank. Open… loads your own edge list or HTML folder."),
+            Param("n_nodes", "Nodes (scale-free)", "int", 300, minimum=10, maximum=5000, step=50,
+                  tooltip="Size of the seeded scale-free graph (the force layout is used up to 700 nodes)"),
+            Param("teleport", "Teleport α", "float", 0.15, minimum=0.0, maximum=1.0, step=0.01, decimals=3,
+                  tooltip="Probability of jumping to a uniformly random page: p = (1 − α)A + (α/d)𝟙𝟙ᵀ"),
+            Param("tol", "Tolerance τ", "log", 1e-10, minimum=1e-14, maximum=1e-2,
+                  tooltip="Stop the power method when ‖P_{n+1} − P_n‖₁ < τ"),
+            Param("max_iter", "Max iterations", "int", 500, minimum=1, maximum=10000, step=50,
+                  tooltip="Power-method iterations at most (textbook chains: at most 30)"),
+            Param("start", "Start P₀", "choice", "uniform",
+                  choices=[("uniform", "uniform 1/d"), ("first", "all on the first state"),
+                           ("last", "all on the last state")],
+                  tooltip="Initial distribution of the power method: on the reducible chain the limit depends on it"),
+            Param("walkers", "Surfers", "int", 1000, minimum=1, maximum=100000, step=100,
+                  tooltip="Number of random surfers moved together (Monte Carlo estimate of the ranks)"),
+            Param("surfer_moves", "Moves per surfer", "int", 400, minimum=0, maximum=100000, step=100,
+                  tooltip="How many moves each surfer makes after the power method"),
+            Param("moves_per_step", "Moves per step", "int", 2, minimum=1, maximum=100,
+                  tooltip="Surfer moves computed between two drawn steps"),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        box = QtWidgets.QGroupBox("Teleport α (live)")
+        bl = QtWidgets.QVBoxLayout(box)
+        self.alpha_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.alpha_slider.setRange(0, 100)
+        self.alpha_slider.setValue(15)
+        self.alpha_slider.setToolTip("Drag to change α; the ranks are recomputed at once")
+        self.alpha_slider.valueChanged.connect(self._alpha_from_slider)
+        bl.addWidget(self.alpha_slider)
+        layout.addWidget(box)
+
+        row = QtWidgets.QVBoxLayout()
+        self.open_edges_button = QtWidgets.QPushButton("Open edge list…")
+        self.open_edges_button.setToolTip("A text file with one 'source<TAB or comma>target' link per line; # comments")
+        self.open_edges_button.clicked.connect(self._open_edges_dialog)
+        self.open_html_button = QtWidgets.QPushButton("Open HTML folder…")
+        self.open_html_button.setToolTip("Crawl the links between the HTML pages of a folder")
+        self.open_html_button.clicked.connect(self._open_html_dialog)
+        row.addWidget(self.open_edges_button)
+        row.addWidget(self.open_html_button)
+        layout.addLayout(row)
+
+        self.undo_button = QtWidgets.QPushButton("Undo link edit")
+        self.undo_button.setToolTip("Take back the last link you added or removed")
+        self.undo_button.clicked.connect(lambda: self.undo_edit())
+        self.undo_button.setEnabled(False)
+        layout.addWidget(self.undo_button)
+        self.edit_hint = QtWidgets.QLabel("Click a page, then another: adds the link (or removes it if it exists).")
+        self.edit_hint.setWordWrap(True)
+        layout.addWidget(self.edit_hint)
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        self._edits: list[tuple[int, int]] = []
+        self._custom: tuple = ()
+        self._selected = -1
+        self._graph: prun.GraphInfo | None = None
+        self._drawn_graph_key = None
+        self._drawn_positions = None
+        self._drawn_dist = None
+        self._brushes = _viridis_brushes()
+        self._run_params = self.params()
+        self._run_seed = 0
+        self._nodes_key = None
+        self._bars_key = None
+
+        # --- the graph
+        self.graph_plot = pg.PlotWidget()
+        gp = self.graph_plot.getPlotItem()
+        gp.setAspectLocked(True)
+        gp.hideAxis("left")
+        gp.hideAxis("bottom")
+        self.edge_item = pg.PlotCurveItem(connect="pairs", antialias=False)
+        self.edge_item.setZValue(0)
+        # 15,000 links take ~10 ms to stroke: cache the picture, it only changes with the layout.
+        self.edge_item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        gp.addItem(self.edge_item)
+        self.move_item = pg.PlotCurveItem(connect="pairs")
+        self.move_item.setZValue(5)
+        gp.addItem(self.move_item)
+        self.node_item = pg.ScatterPlotItem(hoverable=True, tip=self._tip, pxMode=True)
+        self.node_item.setZValue(10)
+        self.node_item.sigClicked.connect(self._node_clicked)
+        gp.addItem(self.node_item)
+        self.selected_item = pg.ScatterPlotItem(pxMode=True)
+        self.selected_item.setZValue(12)
+        gp.addItem(self.selected_item)
+        self.walker_item = pg.ScatterPlotItem(pxMode=True)
+        self.walker_item.setZValue(20)
+        self.walker_item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        gp.addItem(self.walker_item)
+        self.legend = gp.addLegend(offset=(10, 10))
+        self.legend.addItem(self.node_item, "page (size, colour = rank)")
+        self.legend.addItem(self.walker_item, "surfers")
+        self.legend.addItem(self.move_item, "last move")
+        self.colorbar = pg.ColorBarItem(values=(LOG_MIN, LOG_MAX), colorMap=pg.colormap.get("viridis"),
+                                        interactive=False, width=14)
+        gp.layout.addItem(self.colorbar, 2, 5)
+
+        # --- ranked list and bar chart
+        self.table = QtWidgets.QTableWidget(TOP_N, 4)
+        self.table.setHorizontalHeaderLabels(["#", "title", "rank", "page"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QtWidgets.QHeaderView.ResizeMode.Interactive)
+        self.table.setColumnWidth(3, 120)
+        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+        self.table.setToolTip("The top pages by PageRank (hover a title for its page)")
+        self.bar_plot = pg.PlotWidget()
+        self.bar_item = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.75)
+        self.bar_plot.addItem(self.bar_item)
+        self.mc_item = pg.ScatterPlotItem()
+        self.mc_item.setZValue(5)
+        self.bar_plot.addItem(self.mc_item)
+        self.bar_legend = self.bar_plot.getPlotItem().addLegend(offset=(-10, 10))
+        self.bar_legend.addItem(self.bar_item, "power method")
+        self.bar_legend.addItem(self.mc_item, "surfers")
+
+        # --- convergence
+        self.conv_plot = pg.PlotWidget()
+        cp = self.conv_plot.getPlotItem()
+        cp.setLogMode(y=True)
+        cp.showGrid(x=True, y=True, alpha=0.25)
+        self.conv_legend = cp.addLegend(offset=(-10, 10))
+        self.change_curve = cp.plot([], [], name="power method")
+        self.bound_curve = cp.plot([], [], name="2(1 − α)<sup>n</sup>")
+        self.mc_curve = cp.plot([], [], name="surfers")
+
+        # --- adjacency image / P_n per state
+        self.adj_plot = pg.PlotWidget()
+        ap = self.adj_plot.getPlotItem()
+        ap.invertY(True)
+        ap.setAspectLocked(True)
+        self.adj_image = pg.ImageItem(axisOrder="row-major")
+        ap.addItem(self.adj_image)
+        self.chain_plot = pg.PlotWidget()
+        self.chain_plot.getPlotItem().showGrid(x=True, y=True, alpha=0.25)
+        self.chain_legend = self.chain_plot.getPlotItem().addLegend(offset=(-10, 10))
+        self.chain_curves: list[pg.PlotDataItem] = []
+        self.lower_right = QtWidgets.QStackedWidget()
+        self.lower_right.addWidget(self.adj_plot)
+        self.lower_right.addWidget(self.chain_plot)
+
+        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        right.addWidget(self.table)
+        right.addWidget(self.bar_plot)
+        right.setSizes([300, 240])
+        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        top.addWidget(self.graph_plot)
+        top.addWidget(right)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+        top.setSizes([520, 440])
+        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        bottom.addWidget(self.conv_plot)
+        bottom.addWidget(self.lower_right)
+        bottom.setSizes([560, 380])
+        for w in (self.graph_plot, self.table, self.bar_plot, self.conv_plot, self.adj_plot, self.chain_plot,
+                  self.lower_right):
+            w.setMinimumSize(80, 60)  # let the splitters shrink them in projector mode
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setSizes([520, 280])
+        self._update_visibility()
+        return split
+
+    # ------------------------------------------------------------------ parameters
+    def _is_chain(self, graph=None) -> bool:
+        return (graph or self.form.value("graph")) in prun.CHAINS
+
+    def _update_visibility(self) -> None:
+        g = self.form.value("graph")
+        self.form.set_visible("n_nodes", g == "scale-free")
+        self.lower_right.setCurrentIndex(1 if self._is_chain(g) else 0)
+        self.undo_button.setEnabled(bool(self._edits))
+        self.alpha_slider.blockSignals(True)
+        self.alpha_slider.setValue(int(round(self.form.value("teleport") * 100)))
+        self.alpha_slider.blockSignals(False)
+
+    def _alpha_from_slider(self, value: int) -> None:
+        self.form.set_value("teleport", value / 100.0)  # emits changed -> restart
+
+    def on_param_changed(self, name: str) -> None:
+        if name == "graph":
+            self._edits = []
+            self._selected = -1
+            if self._is_chain():
+                # The course's counter-examples are the raw chains (α = 0) started on one state.
+                self.form.set_values({"teleport": 0.0, "start": "first"})
+            else:
+                self.form.set_values({"teleport": 0.15, "start": "uniform"})
+        self._update_visibility()
+        self.reset()
+
+    def after_params_restored(self) -> None:
+        self._update_visibility()
+
+    def _source(self, params: dict, seed: int) -> tuple:
+        g = params["graph"]
+        if g in ("python-docs", "karate-club"):
+            return ("builtin", g)
+        if g == "scale-free":
+            return ("scale-free", int(params["n_nodes"]), int(seed))
+        if g in prun.CHAINS:
+            return ("chain", g)
+        if g == "custom":
+            if not self._custom:
+                raise ValueError("No file opened yet: use “Open edge list…” or “Open HTML folder…”.")
+            return tuple(self._custom)
+        raise ValueError(f"unknown graph {g!r}")
+
+    # ------------------------------------------------------------------ opening files, editing
+    def open_graph(self, path: str, kind: str = "edges") -> None:
+        """Use an edge list (``kind='edges'``) or a folder of HTML pages (``'html'``); loaded on the worker."""
+        if kind not in ("edges", "html"):
+            raise ValueError("kind must be 'edges' or 'html'")
+        self._custom = (kind, str(path))
+        self._edits = []
+        self._selected = -1
+        self.form.set_values({"graph": "custom", "teleport": 0.15, "start": "uniform"})
+        self._update_visibility()
+        self.reset()
+
+    def _open_edges_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open an edge list", "",
+                                                        "Edge lists (*.txt *.tsv *.csv *.edges);;All files (*)")
+        if path:
+            self.open_graph(path, "edges")
+
+    def _open_html_dialog(self) -> None:
+        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a folder of HTML pages")
+        if path:
+            self.open_graph(path, "html")
+
+    def toggle_link(self, i: int, j: int) -> None:
+        """Add the link i → j, or remove it if the graph has it; restarts the run."""
+        if self._is_chain():
+            self.show_error("The links of a textbook chain are fixed: pick a graph to edit links.")
+            return
+        i, j = int(i), int(j)
+        if i == j:
+            return
+        n = self._graph.n if self._graph is not None else None
+        if n is not None and not (0 <= i < n and 0 <= j < n):
+            raise ValueError(f"pages must be between 0 and {n - 1}")
+        self._edits.append((i, j))
+        self._selected = -1
+        self._update_visibility()
+        self.reset()
+
+    def undo_edit(self) -> bool:
+        if not self._edits:
+            return False
+        self._edits.pop()
+        self._update_visibility()
+        self.reset()
+        return True
+
+    def has_link(self, i: int, j: int) -> bool:
+        return self._graph is not None and self._graph.adjacency[i, j] != 0
+
+    def _node_clicked(self, _item, points, _ev=None) -> None:
+        if not len(points):
+            return
+        idx = int(points[0].data())
+        if self._selected < 0:
+            self._selected = idx
+            self._draw_selected()
+        elif self._selected == idx:
+            self._selected = -1
+            self._draw_selected()
+        else:
+            self.toggle_link(self._selected, idx)
+
+    def _draw_selected(self) -> None:
+        s = st.current()
+        pos = self._drawn_positions
+        if self._selected < 0 or pos is None or self._selected >= len(pos):
+            self.selected_item.setData([], [])
+            return
+        self.selected_item.setData(pos=pos[[self._selected]], size=s.marker_size * 3.2, symbol="o",
+                                   pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=3 * s.scale), brush=pg.mkBrush(None))
+
+    # ------------------------------------------------------------------ running
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        source = self._source(params, seed)
+        edits = tuple(self._edits)
+        self._run_params = dict(params)
+        self._run_seed = int(seed)
+        args = dict(source=source, edits=edits, seed=int(seed), teleport=float(params["teleport"]),
+                    tol=float(params["tol"]), max_iter=int(params["max_iter"]), start=str(params["start"]),
+                    n_walkers=int(params["walkers"]), surfer_moves=int(params["surfer_moves"]),
+                    moves_per_step=int(params["moves_per_step"]))
+        return lambda: prun.lab_run(**args)
+
+    # ------------------------------------------------------------------ drawing
+    def _tip(self, x=0.0, y=0.0, data=0, **_kw) -> str:
+        g = self._graph
+        dist = self._drawn_dist
+        try:
+            i = int(data)
+        except (TypeError, ValueError):
+            return ""
+        if g is None or not (0 <= i < g.n):
+            return ""
+        rank = float(dist[i]) if dist is not None and i < len(dist) else float("nan")
+        title = g.titles[i] if g.titles[i] else g.names[i]
+        return (f"{title}\n{g.names[i]}\nrank {rank:.5f}  ({rank * g.n:.2f} × average)\n"
+                f"{g.in_degree[i]} links in, {g.out_degree[i]} links out")
+
+    def render(self, snapshot, prepared, history) -> None:
+        s = st.current()
+        g = snapshot.graph
+        self._graph = g
+        positions = snapshot.positions
+        if snapshot.phase == "layout":
+            # A restart on a graph laid out before (α, τ, an edit): the cached layout replays
+            # the same frames; draw the settled picture instead of animating it again.
+            final = prun.cached_final_layout(g.base_key, self._run_seed, g.n)
+            if final is not None:
+                positions = final
+        new_graph = g.key != self._drawn_graph_key
+        if new_graph:
+            self._draw_adjacency(g)
+            self._setup_chain_curves(g)
+        if new_graph or positions is not self._drawn_positions:
+            self._draw_edges(g, positions)
+        self._drawn_graph_key = g.key
+        self._drawn_positions = positions
+        # Only what changed is redrawn: the surfer phase keeps the ranks, so nodes and bars stay.
+        nodes_key = (id(snapshot.distribution), id(positions), s)
+        if nodes_key != self._nodes_key:
+            self._draw_nodes(snapshot, positions, s)
+            self._nodes_key = nodes_key
+        self._draw_walkers(snapshot, positions, s)
+        self._draw_selected()
+        if snapshot.distribution is not self._drawn_dist:
+            self._fill_table(g, snapshot.distribution)
+        self._drawn_dist = snapshot.distribution
+        self._draw_bars(g, snapshot, s)
+        self._draw_convergence(snapshot, history, s)
+        if g.chain:
+            self._draw_chain(history)
+
+    def _draw_edges(self, g, positions) -> None:
+        if g.edge_rows.size == 0:
+            self.edge_item.setData([], [])
+            return
+        xy = np.empty((2 * g.edge_rows.size, 2))
+        xy[0::2] = positions[g.edge_rows]
+        xy[1::2] = positions[g.edge_cols]
+        self.edge_item.setData(xy[:, 0], xy[:, 1], connect="pairs", pen=self._edge_pen(g))
+        gp = self.graph_plot.getPlotItem()
+        gp.setRange(xRange=(-1.1, 1.1), yRange=(-1.1, 1.1), padding=0.02)
+
+    def _edge_pen(self, g=None):
+        s = st.current()
+        g = g or self._graph
+        many = g is not None and g.n_links > 3000
+        # An opaque colour between foreground and background: faster than alpha blending.
+        fg, bg = QtGui.QColor(s.foreground), QtGui.QColor(s.background)
+        t = 0.18 if many else 0.5
+        mix = QtGui.QColor(*(int(round(t * a + (1 - t) * b)) for a, b in
+                             ((fg.red(), bg.red()), (fg.green(), bg.green()), (fg.blue(), bg.blue()))))
+        return pg.mkPen(mix, width=1.0 if many else 1.5 * s.scale)
+
+    def _node_visuals(self, dist, n, s):
+        d = max(n, 1)
+        rel = np.asarray(dist, float) * d
+        level = (np.log10(np.maximum(rel, 1e-12)) - LOG_MIN) / (LOG_MAX - LOG_MIN)
+        # Quantized colours and sizes: pyqtgraph renders one symbol per distinct (size, brush),
+        # so a few dozen levels keep a frame of 500+ nodes at a few milliseconds.
+        idx = np.clip(np.round(level * 31).astype(int), 0, 31) * 8
+        brushes = [self._brushes[k] for k in idx]
+        top = float(np.max(dist)) if len(dist) else 1.0
+        big = 34.0 if n <= 10 else 24.0
+        frac = np.round(np.sqrt(np.asarray(dist, float) / max(top, 1e-300)) * 24) / 24
+        size = s.scale * (5.0 + big * frac)
+        return brushes, size
+
+    def _draw_nodes(self, snapshot, positions, s) -> None:
+        g = snapshot.graph
+        brushes, size = self._node_visuals(snapshot.distribution, g.n, s)
+        self.node_item.setData(pos=positions, size=size, brush=brushes, data=np.arange(g.n),
+                               pen=pg.mkPen(s.foreground + "90", width=max(1.0, 0.6 * s.scale)), symbol="o")
+
+    def _draw_walkers(self, snapshot, positions, s) -> None:
+        w = snapshot.walkers
+        if w.size == 0:
+            self.walker_item.setData([], [])
+            self.move_item.setData([], [])
+            return
+        colors = [st.CATEGORICAL[(k + 1) % 6] for k in range(w.size)]
+        self.walker_item.setData(pos=positions[w], symbol="star", size=s.marker_size * 2.8,
+                                 brush=[pg.mkBrush(c) for c in colors], pen=pg.mkPen(s.foreground, width=1.2 * s.scale))
+        follow = ~snapshot.walkers_jumped
+        src, dst = snapshot.walkers_prev[follow], w[follow]
+        if src.size:
+            xy = np.empty((2 * src.size, 2))
+            xy[0::2] = positions[src]
+            xy[1::2] = positions[dst]
+            self.move_item.setData(xy[:, 0], xy[:, 1], connect="pairs",
+                                   pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=2.5 * s.scale))
+        else:
+            self.move_item.setData([], [])
+
+    def _fill_table(self, g, dist) -> None:
+        order = np.argsort(-np.asarray(dist), kind="stable")[:TOP_N]
+        self.table.setRowCount(len(order))
+        for row, i in enumerate(order):
+            cells = [str(row + 1), g.titles[i], f"{dist[i]:.5f}", g.names[i]]
+            for col, text in enumerate(cells):
+                item = self.table.item(row, col)
+                if item is None:
+                    item = QtWidgets.QTableWidgetItem()
+                    self.table.setItem(row, col, item)
+                item.setText(text)
+                if col in (1, 3):
+                    item.setToolTip(f"{g.titles[i]}\n{g.names[i]}")
+
+    def top_pages(self) -> list[tuple[str, str, float]]:
+        """(page, title, rank) rows of the ranked list as shown."""
+        out = []
+        for row in range(self.table.rowCount()):
+            items = [self.table.item(row, c) for c in range(4)]
+            if any(it is None for it in items):
+                break
+            out.append((items[3].text(), items[1].text(), float(items[2].text())))
+        return out
+
+    def _draw_bars(self, g, snapshot, s) -> None:
+        dist = np.asarray(snapshot.distribution)
+        order = np.argsort(-dist, kind="stable")[:TOP_N]
+        x = np.arange(1, len(order) + 1, dtype=float)
+        if snapshot.moves > 0:
+            self.mc_item.setData(x, np.asarray(snapshot.frequencies)[order], symbol="d", size=s.marker_size * 1.3,
+                                 brush=pg.mkBrush(st.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground, width=s.scale))
+        else:
+            self.mc_item.setData([], [])
+        key = (id(snapshot.distribution), s)
+        if key == self._bars_key:
+            return
+        self._bars_key = key
+        self.bar_item.setOpts(x=x, height=dist[order], width=0.75, brush=pg.mkBrush(st.POS_COLOR),
+                              pen=pg.mkPen(s.foreground, width=max(1.0, 0.5 * s.scale)))
+        top = float(dist[order[0]]) if len(order) else 1.0
+        self.bar_plot.getPlotItem().setRange(xRange=(0.3, TOP_N + 0.7), yRange=(0, 1.55 * top), padding=0)
+
+    def _draw_convergence(self, snapshot, history, s) -> None:
+        power = [h for h in history if h.phase == "power method"]
+        n = np.fromiter((h.iteration for h in power), float, len(power))
+        change = np.fromiter((h.change for h in power), float, len(power))
+        ok = np.isfinite(change) & (change > 0)
+        self.change_curve.setData(n[ok], change[ok])
+        alpha = snapshot.teleport
+        nmax = max(float(n.max()) if n.size else 1.0, 1.0)
+        surf = [h for h in history if h.phase == "random surfer"]
+        m = np.fromiter((h.moves for h in surf), float, len(surf))
+        err = np.fromiter((h.l1_error for h in surf), float, len(surf))
+        nmax = max(nmax, float(m.max()) if m.size else 0.0)
+        if alpha > 0:
+            nb = np.linspace(0, nmax, 200)
+            bound = 2.0 * (1.0 - alpha) ** nb
+            floor = min(float(change[ok].min()) if ok.any() else 1e-3, 1e-3) / 30.0
+            keep = bound > floor
+            self.bound_curve.setData(nb[keep], bound[keep])
+        else:
+            self.bound_curve.setData([0.0, nmax], [2.0, 2.0])
+        ok = np.isfinite(err) & (err > 0)
+        self.mc_curve.setData(m[ok], err[ok])
+
+    def _setup_chain_curves(self, g) -> None:
+        cp = self.chain_plot.getPlotItem()
+        for c in self.chain_curves:
+            cp.removeItem(c)
+            self.chain_legend.removeItem(c)
+        self.chain_curves = []
+        if not g.chain:
+            return
+        s = st.current()
+        for k in range(min(g.n, SHOWN_STATES_MAX)):
+            pen = pg.mkPen(st.CATEGORICAL[k % len(st.CATEGORICAL)], width=s.line_width)
+            c = cp.plot([], [], pen=pen, symbol="o", symbolSize=s.marker_size * 0.6,
+                        symbolBrush=st.CATEGORICAL[k % len(st.CATEGORICAL)], symbolPen=None,
+                        name=f"P<sub>n</sub>({html.escape(g.names[k])})")
+            self.chain_curves.append(c)
+
+    def _draw_chain(self, history) -> None:
+        rows = [h for h in history if h.phase != "random surfer"]
+        # the layout frame(s) hold P_0; keep one
+        pts = {}
+        for h in rows:
+            pts[h.iteration] = h.distribution
+        n = np.array(sorted(pts), float)
+        if not n.size:
+            return
+        P = np.array([pts[int(k)] for k in n])
+        for k, c in enumerate(self.chain_curves):
+            c.setData(n, P[:, k])
+
+    def chain_series(self) -> np.ndarray:
+        """P_n as drawn: array of shape (n_iterations + 1, states)."""
+        if not self.chain_curves:
+            return np.zeros((0, 0))
+        return np.column_stack([c.yData for c in self.chain_curves])
+
+    def _draw_adjacency(self, g) -> None:
+        img = g.image
+        self.adj_image.setImage(img, levels=(0.0, 1.0), autoLevels=False)
+        self.adj_image.setLookupTable(self._adj_lut())
+        scale = g.n / img.shape[0]
+        side = g.n if scale != 1 else img.shape[0]
+        self.adj_image.setRect(QtCore.QRectF(0, 0, side, side))
+        self.adj_plot.getPlotItem().setRange(xRange=(0, g.n), yRange=(0, g.n), padding=0.02)
+
+    def _adj_lut(self):
+        s = st.current()
+        bg = QtGui.QColor(s.background)
+        fg = QtGui.QColor(st.POS_COLOR if s.theme == "light" else st.OKABE_ITO["sky_blue"])
+        lut = np.array([[bg.red(), bg.green(), bg.blue()], [fg.red(), fg.green(), fg.blue()]], np.ubyte)
+        return np.repeat(lut, [128, 128], axis=0)
+
+    def show_idle(self) -> None:
+        self.walker_item.setData([], [])
+        self.move_item.setData([], [])
+        self.change_curve.setData([], [])
+        self.bound_curve.setData([], [])
+        self.mc_curve.setData([], [])
+        self.mc_item.setData([], [])
+
+    def start(self, play: bool = False) -> None:
+        self._nodes_key = self._bars_key = None
+        self.show_idle()
+        super().start(play)
+
+    # ------------------------------------------------------------------ maths
+    def maths_html(self, snapshot) -> str:
+        g = snapshot.graph
+        a = snapshot.teleport
+        n_dangling = int(np.sum(g.out_degree == 0))
+        rows = [
+            "<h3>The web chain</h3>",
+            "<p>Row convention: p[s, t] = p<sub>s→t</sub> = Pr{X<sub>n</sub> = t | X<sub>n−1</sub> = s}; "
+            "rows sum to 1.</p>",
+            "<p class='eq'>p = (1 − α) A + (α / d) 𝟙𝟙<sup>T</sup></p>",
+            "<p>A<sub>i→j</sub> = 1 / #out-links of i; a dangling page (no out-link) jumps uniformly: "
+            "its row of A is 𝟙<sup>T</sup>/d.</p>",
+            "<h3>Power method</h3>",
+            "<p class='eq'>P<sub>n+1</sub> = p<sup>T</sup> P<sub>n</sub>, &nbsp; stop when "
+            "‖P<sub>n+1</sub> − P<sub>n</sub>‖₁ &lt; τ</p>",
+            "<p>For α &gt; 0: ‖P<sub>n</sub> − P‖₁ ≤ 2(1 − α)<sup>n</sup>. The surfers' visit "
+            "frequencies tend to the same P (error ∝ 1/√visits).</p>",
+            "<h3>Now</h3><p class='num'>",
+            f"{html.escape(prun.describe_source(g.base_key))}: d = {g.n} pages, {g.n_links} links, "
+            f"{n_dangling} dangling<br>",
+        ]
+        if g.key[1]:
+            rows.append(f"edited links: {len(g.key[1])}<br>")
+        rows.append(f"α = {a:.3f}, τ = {self._run_params.get('tol', 0):.0e}<br>")
+        rows.append(f"step {snapshot.step} — {html.escape(snapshot.phase)}<br>")
+        if snapshot.iteration > 0:
+            rows.append(f"iteration n = {snapshot.iteration}<br>")
+            rows.append(f"residual ‖P<sub>n</sub> − P<sub>n−1</sub>‖₁ = {snapshot.change:.3e}<br>")
+            rows.append(f"bound 2(1 − α)<sup>n</sup> = {2 * snapshot.bound:.3e}<br>")
+            if snapshot.converged:
+                rows.append("<b>converged</b> (residual &lt; τ)<br>")
+        if snapshot.moves > 0:
+            rows.append(f"surfers: {snapshot.n_walkers} × {snapshot.moves} moves, "
+                        f"‖freq − P‖₁ = {snapshot.l1_error:.4f}<br>")
+        rows.append("</p><p>")
+        rows.append(f"irreducible: <b>{'yes' if snapshot.irreducible else 'no'}</b>, "
+                    f"aperiodic: <b>{'yes' if snapshot.aperiodic else 'no'}</b><br>")
+        if not snapshot.irreducible:
+            rows.append("Several closed classes: the equilibrium is not unique, the limit depends on P₀ "
+                        "(try another <i>Start P₀</i>).")
+        elif not snapshot.aperiodic:
+            rows.append("Periodic: P<sub>n</sub> oscillates and has no limit unless P₀ is the equilibrium.")
+        else:
+            rows.append("Unique equilibrium P = p<sup>T</sup>P, the limit from any start.")
+        rows.append("</p>")
+        if g.chain and g.n <= 6:
+            dist = ", ".join(f"{v:.4f}" for v in snapshot.distribution)
+            rows.append(f"<p class='num'>P<sub>n</sub> = ({dist})</p>")
+        return "".join(rows)
+
+    # ------------------------------------------------------------------ style, sessions, export
+    def apply_style(self, s: st.Style) -> None:
+        st.style_plot(self.graph_plot, s, title="Pages by rank")
+        st.set_axis_labels(self.bar_plot, "position in ranking", "PageRank Pᵢ", s)
+        self.bar_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+        st.style_plot(self.bar_plot, s, title=f"Top {TOP_N} ranks")
+        st.set_axis_labels(self.conv_plot, "n (iteration / surfer move)", "L1 distance", s)
+        st.style_plot(self.conv_plot, s, title="Convergence")
+        st.set_axis_labels(self.adj_plot, "target page j", "source page i", s)
+        st.style_plot(self.adj_plot, s, title="Adjacency (link i → j)")
+        st.set_axis_labels(self.chain_plot, "n (iterations)", "Pₙ(state)", s)
+        st.style_plot(self.chain_plot, s, title="Pₙ per state")
+        for plot in (self.graph_plot, self.bar_plot, self.conv_plot, self.adj_plot, self.chain_plot):
+            _relax_title(plot)
+        self.change_curve.setPen(pg.mkPen(st.POS_COLOR, width=s.line_width))
+        self.bound_curve.setPen(s.pen(s.foreground, s.line_width * 0.8, QtCore.Qt.PenStyle.DashLine))
+        self.mc_curve.setPen(pg.mkPen(st.NEG_COLOR, width=s.line_width))
+        for k, c in enumerate(self.chain_curves):
+            c.setPen(pg.mkPen(st.CATEGORICAL[k % len(st.CATEGORICAL)], width=s.line_width))
+            c.setSymbolSize(s.marker_size * 0.6)
+        font = QtGui.QFont()
+        font.setPointSizeF(s.font_pt)
+        self.colorbar.axis.setTickFont(font)
+        self.colorbar.axis.setTextPen(pg.mkPen(s.foreground))
+        self.colorbar.axis.setPen(pg.mkPen(s.foreground))
+        self.colorbar.axis.setLabel("log₁₀(d · rank)", **{"font-size": f"{s.font_pt:.0f}pt",
+                                                           "color": s.foreground})
+        font = self.table.font()
+        font.setPointSizeF(9.0 * s.scale)
+        self.table.setFont(font)
+        self.table.horizontalHeader().setFont(font)
+        self.table.verticalHeader().setDefaultSectionSize(int(20 * s.scale))
+        if self._graph is not None:
+            self.edge_item.setPen(self._edge_pen())
+            self.adj_image.setLookupTable(self._adj_lut())
+
+    def main_plot(self):
+        return self.graph_plot
+
+    def user_data(self) -> dict:
+        return {"edits": [list(e) for e in self._edits],
+                "custom": list(self._custom)}
+
+    def set_user_data(self, data: dict) -> None:
+        edits = data.get("edits", [])
+        custom = data.get("custom", [])
+        try:
+            edits = [(int(i), int(j)) for i, j in edits]
+        except (TypeError, ValueError):
+            raise ValueError("the saved link edits are malformed") from None
+        if custom and (len(custom) != 2 or custom[0] not in ("edges", "html")):
+            raise ValueError("the saved graph file is malformed")
+        self._edits = edits
+        self._custom = tuple(custom)
+        self._selected = -1
+        self._update_visibility()
+
+    def export_rows(self):
+        snap = self.runner.current
+        if snap is None:
+            return ["page", "title", "rank"], []
+        g = snap.graph
+        dist = np.asarray(snap.distribution)
+        order = np.argsort(-dist, kind="stable")
+        return ["position", "page", "title", "rank"], [[k + 1, g.names[i], g.titles[i], float(dist[i])]
+                                                      for k, i in enumerate(order)]

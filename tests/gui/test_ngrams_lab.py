@@ -1,0 +1,197 @@
+"""The n-gram lab: streamed text, next-token bars, verbatim tint, files, perplexity, styles."""
+
+import math
+
+import numpy as np
+import pytest
+
+from app import style as st
+from smlengine.datasets import load_play
+from smlengine.ngram import NGramModel, tokenize
+
+PLAY = "Macbeth"
+
+
+@pytest.fixture(scope="module")
+def play_words():
+    return tokenize(load_play(PLAY), level="word")
+
+
+def _lab(qtbot, make_window, **params):
+    window = make_window(lab_ids=["ngrams"])
+    lab = window.show_lab("ngrams")
+    qtbot.waitUntil(lambda: lab.runner.current is not None or lab.runner.error is not None, timeout=30_000)
+    values = {"corpus": f"play:{PLAY}"}
+    values.update(params)
+    lab.form.set_values(values)
+    lab.runbar.speed.setCurrentIndex(lab.runbar.speed.count() - 1)  # as fast as possible
+    return window, lab
+
+
+def _run_to_end(qtbot, lab, mode="generate"):
+    lab._mode = mode
+    lab.run_mode(mode)
+    lab.play()
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=30_000)
+    assert r.error is None, r.error
+    r.flush()
+    return r.current
+
+
+def test_streamed_text_equals_engine_generate(qtbot, make_window, play_words):
+    window, lab = _lab(qtbot, make_window, n=3, smoothing="mle", length=60)
+    lab.set_seed(7)
+    last = _run_to_end(qtbot, lab)
+    model = NGramModel(n=3, smoothing="mle").fit(play_words)
+    expected = model.generate(60, random_state=7, level="word")
+    assert last.kind == "token" and last.index == 59
+    assert lab.generated_text() == expected
+    shown = lab.text_view.toPlainText().replace("\u2028", "\n").replace("\u00a0", " ")
+    if last.token == "</s>":  # the current line end is shown as a highlighted ¶
+        expected = expected[:-1] + "¶\n"
+    assert shown.strip() == expected.strip()
+    # steps are consecutive, the fit progress comes first
+    steps = [s.step for s in lab.runner.timeline]
+    assert steps == list(range(len(steps)))
+    assert lab.runner.timeline[0].kind == "progress"
+
+    # the bars are the top-15 probabilities of the snapshot shown, the sampled one highlighted
+    opts = lab.bars.opts
+    shown_probs = last.top_probs[last.top_probs > 0]  # zero-probability entries get no bar
+    np.testing.assert_allclose(opts["width"], shown_probs)
+    assert len(opts["y"]) == len(shown_probs) <= 15
+    if last.sampled_rank >= 0:
+        colours = [b.color().name() for b in opts["brushes"]]
+        assert colours[last.sampled_rank] == st.NEG_COLOR.lower()
+        assert colours.count(st.NEG_COLOR.lower()) == 1
+    assert "sampled" in lab.context_label.text()
+
+    # step back: bars and text follow the older snapshot
+    lab.step_back()
+    prev = lab.runner.current
+    np.testing.assert_allclose(lab.bars.opts["width"], prev.top_probs[prev.top_probs > 0])
+    assert lab.generated_text() == expected[: len(lab.generated_text())]
+    # maths: the MLE probability with its counts
+    text = lab.maths.toPlainText()
+    assert f"c(h w) = {prev.count_hw:,}" in text
+    if prev.count_h:
+        assert f"{prev.count_hw:,} / {prev.count_h:,}" in text
+        assert math.isclose(prev.count_hw / prev.count_h, prev.probability, rel_tol=1e-9)
+
+
+    header, rows = lab.export_rows()
+    assert header[:3] == ["index", "token", "probability"] and len(rows) == 59
+
+
+def test_verbatim_tint_for_4gram_mle(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, n=4, smoothing="mle", length=80)
+    last = _run_to_end(qtbot, lab)
+    toks = [h for h in lab.runner.history() if h.kind == "token"]
+    mask = lab.verbatim_mask(toks)
+    assert last.longest_span >= 5 and mask.any()
+    assert "#cfe8f7" in lab.text_view.toHtml().lower()
+    assert "verbatim" in lab.legend_label.text()
+
+
+def test_laplace_and_kneser_ney_maths(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, n=2, smoothing="laplace", k=0.5, length=5)
+    last = _run_to_end(qtbot, lab)
+    denominator = last.count_h + 0.5 * last.vocab_size
+    # the lab draws without <UNK>: the Laplace estimate renormalised over the other tokens
+    assert math.isclose((last.count_hw + 0.5) / (denominator - 0.5), last.probability, rel_tol=1e-9)
+    assert f"= {(last.count_hw + 0.5) / denominator:.4f}" in lab.maths.toPlainText()
+    lab.form.set_value("smoothing", "kneser-ney")
+    last = _run_to_end(qtbot, lab)
+    assert "D·N" in lab.maths.toPlainText().replace(" ", "") or "weight of P(w | h′)" in lab.maths.toPlainText()
+
+
+@pytest.mark.parametrize("content, words", [(b"", "empty"), (b"\x00\x01\x02binary\x00" * 50, "binary"),
+                                            (b"caf\xe9 au lait\n" * 3, "UTF-8")])
+def test_bad_files_show_a_message(qtbot, make_window, tmp_path, content, words):
+    window, lab = _lab(qtbot, make_window)
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    lab.open_file(str(path))
+    qtbot.waitUntil(lambda: lab.runner.error is not None, timeout=10_000)
+    assert words in lab.error_text
+    # the lab keeps working
+    lab.form.set_value("corpus", f"play:{PLAY}")
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.error is None, timeout=10_000)
+    assert lab.error_text == ""
+
+
+def test_open_good_file_and_session(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window, n=2, length=20)
+    path = tmp_path / "poem.txt"
+    path.write_text("the cat sat on the mat\nthe dog sat on the log\n" * 20, encoding="utf-8")
+    lab.open_file(str(path))
+    assert lab.params()["corpus"] == "file"
+    last = _run_to_end(qtbot, lab)
+    assert last.kind == "token" and set(lab.generated_text().split()) <= {"the", "cat", "sat", "on", "mat", "dog", "log"}
+    session = tmp_path / "s.json"
+    assert window.save_session(str(session), lab)
+    other = make_window(lab_ids=["ngrams"])
+    lab2 = other.open_session(str(session))
+    assert lab2 is not None
+    assert lab2.user_data()["file"] == str(path) and lab2.params()["n"] == 2 and lab2.params()["corpus"] == "file"
+    qtbot.waitUntil(lambda: lab2.runner.current is not None, timeout=10_000)
+    csv_path = tmp_path / "tokens.csv"
+    lab.export_csv(str(csv_path))
+    rows = csv_path.read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("index,token,probability") and len(rows) == 21
+    # close the second window first: each window's shutdown waits for every pool thread
+    other.shutdown()
+    other.close()
+
+
+def test_no_file_opened_is_explained(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    lab.form.set_value("corpus", "file")
+    assert "Open text file" in lab.error_text
+
+
+def test_learning_shakespeare_samples(qtbot, make_window, play_words):
+    window, lab = _lab(qtbot, make_window, length=30)
+    lab.set_seed(3)
+    last = _run_to_end(qtbot, lab, "learning")
+    assert lab.tabs.currentIndex() == 1
+    assert [s[0] for s in last.samples] == [1, 2, 3, 4]
+    for n, text, _span in last.samples:
+        assert text == NGramModel(n=n).fit(play_words).generate(30, random_state=3)
+        assert lab.sample_views[n].toPlainText().strip()
+
+
+def test_perplexity_view(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    last = _run_to_end(qtbot, lab, "perplexity")
+    assert lab.tabs.currentIndex() == 2
+    assert len(last.cells) == 15
+    x, y = lab.ppl_curves["kneser-ney"].getData()
+    assert list(x) == [1, 2, 3, 4, 5] and np.all(np.isfinite(y)) and np.all(y > 1)
+    kn = {c[0]: c[2] for c in last.cells if c[1] == "kneser-ney"}
+    lap = {c[0]: c[2] for c in last.cells if c[1] == "laplace"}
+    assert kn[3] < lap[3]
+    mle_inf = [c for c in last.cells if c[1] == "mle" and not math.isfinite(c[2])]
+    assert mle_inf and "infinite" in lab.ppl_note.text()
+    zx, zy = lab.zipf_curve.getData()
+    assert len(zx) == len(last.zipf_rank) > 1000 and np.all(np.diff(zy) <= 0)  # log10 data, decreasing
+    assert "bits per word" in lab.entropy_label.text()
+    header, rows = lab.export_rows()
+    assert header[0] == "N" and len(rows) == 15
+    assert lab.main_plot() is lab.ppl_plot
+
+
+def test_projector_mode_and_dark_theme(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, length=10)
+    _run_to_end(qtbot, lab)
+    window.set_projector(True)
+    window.set_dark(True)
+    lab.runner.flush()
+    assert lab.error_text == ""
+    axis = lab.bar_plot.getPlotItem().getAxis("left")
+    assert axis.style["tickFont"].pointSizeF() >= 15
+    assert lab.generated_text()
+    assert "#1d4a66" in lab.legend_label.text().lower()
+    window.set_projector(False)
+    window.set_dark(False)

@@ -1,0 +1,230 @@
+"""The PageRank lab: ranks shown equal the engine's, α restarts, convergence curves, link
+editing, edge-list errors, textbook chains, projector mode, sessions and export."""
+
+import numpy as np
+import pytest
+
+from smlengine.datasets import load_graph
+from smlengine.markov import pagerank
+
+
+def _lab(qtbot, make_window, **params):
+    window = make_window(lab_ids=["pagerank"])
+    lab = window.show_lab("pagerank")
+    qtbot.waitUntil(lambda: lab.runner.current is not None or lab.runner.error is not None, timeout=30_000)
+    # few surfer moves: the surfer phase is tested on its own
+    lab.form.set_values({"surfer_moves": 20, "moves_per_step": 5, **params})
+    lab.after_params_restored()
+    return window, lab
+
+
+def _finish(qtbot, lab, timeout=30_000):
+    r = lab.runner
+    lab.runbar.speed.setCurrentIndex(lab.runbar.speed.count() - 1)  # as fast as possible
+    lab.start(play=True)
+    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=timeout)
+    assert r.error is None, r.error
+    r.flush()
+    return r.current
+
+
+def _last_power(lab):
+    return [h for h in lab.runner.history() if h.phase == "power method"][-1]
+
+
+def test_final_ranks_equal_the_engine(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    snap = _finish(qtbot, lab)
+    a, names, titles = load_graph("python-docs", return_titles=True)
+    expected = pagerank(a, teleport=0.15, tol=1e-10)
+    assert snap.distribution.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(snap.distribution, expected, atol=1e-12)
+    # the bars and the ranked list show the top of that vector
+    order = np.argsort(-expected, kind="stable")[:15]
+    x, h = lab.bar_item.opts["x"], lab.bar_item.opts["height"]
+    np.testing.assert_allclose(h, expected[order])
+    np.testing.assert_array_equal(x, np.arange(1, 16))
+    rows = lab.top_pages()
+    assert [r[0] for r in rows] == [names[i] for i in order]
+    assert [r[1] for r in rows] == [titles[i] for i in order]
+    np.testing.assert_allclose([r[2] for r in rows], expected[order], atol=1e-5)
+    # nodes: one per page, sized by rank (the top page is among the biggest)
+    sizes = lab.node_item.data["size"]
+    assert len(sizes) == a.shape[0] and sizes[order[0]] == sizes.max()
+    assert np.all(np.diff(sizes[np.argsort(expected)]) >= 0)
+    # the surfers ran after the power method and their error is plotted
+    assert snap.phase == "random surfer" and snap.moves == 20
+    assert len(lab.mc_curve.xData) == 4 and np.all(lab.mc_curve.yData > 0)
+    text = lab.maths.toPlainText()
+    assert "irreducible: yes" in text and "aperiodic: yes" in text and "residual" in text
+    # hovering a node: title, rank, links
+    i = order[0]
+    tip = lab._tip(data=i)
+    assert titles[i] in tip and f"{expected[i]:.5f}" in tip and "links in" in tip
+    # export: page, title, rank for every page
+    header, rows = lab.export_rows()
+    assert header[1:] == ["page", "title", "rank"] and len(rows) == a.shape[0]
+    assert rows[0][1] == names[i] and rows[0][3] == pytest.approx(expected[i])
+
+
+def test_alpha_change_restarts_with_new_ranks(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, graph="karate-club")
+    lab.on_param_changed("graph")
+    first = _finish(qtbot, lab).distribution.copy()
+    lab.alpha_slider.setValue(50)  # the live slider drives the parameter
+    assert lab.form.value("teleport") == pytest.approx(0.5)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.teleport == 0.5, timeout=20_000)
+    second = _finish(qtbot, lab).distribution
+    a, _ = load_graph("karate-club")
+    np.testing.assert_allclose(second, pagerank(a, teleport=0.5, tol=1e-10), atol=1e-12)
+    assert np.abs(second - first).sum() > 1e-3
+
+
+def test_convergence_curve_decreases_under_the_bound(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, graph="scale-free", n_nodes=200, teleport=0.3)
+    _finish(qtbot, lab)
+    n, change = lab.change_curve.xData, lab.change_curve.yData
+    assert len(n) >= 10
+    np.testing.assert_array_equal(n, np.arange(1, len(n) + 1))
+    assert np.all(np.diff(change) <= 1e-12)
+    assert np.all(change <= 2 * 0.7 ** (n - 1) + 1e-12)
+    assert change[-1] < 1e-10
+    bn, bound = lab.bound_curve.xData, lab.bound_curve.yData
+    np.testing.assert_allclose(bound, 2 * 0.7**bn)
+
+
+def test_adding_a_link_changes_adjacency_and_ranks(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window, graph="karate-club")
+    lab.on_param_changed("graph")
+    before = _finish(qtbot, lab).distribution.copy()
+    assert not lab.has_link(16, 25)
+    lab.toggle_link(16, 25)
+    after = _finish(qtbot, lab)
+    assert lab.has_link(16, 25) and not lab.has_link(25, 16)
+    assert after.graph.n_links == 157
+    assert after.distribution[25] > before[25]
+    a, _ = load_graph("karate-club")
+    a = a.tolil()
+    a[16, 25] = 1
+    np.testing.assert_allclose(after.distribution, pagerank(a.tocsr(), teleport=0.15, tol=1e-10), atol=1e-12)
+    # removing an existing link, then undo
+    lab.toggle_link(0, 1)
+    _finish(qtbot, lab)
+    assert not lab.has_link(0, 1)
+    assert lab.user_data()["edits"] == [[16, 25], [0, 1]]
+    assert lab.undo_edit()
+    _finish(qtbot, lab)
+    assert lab.has_link(0, 1) and lab.has_link(16, 25)
+    # the edited graph is saved with the session
+    from app.session import load_session, save_session
+
+    path = tmp_path / "pr.json"
+    save_session(path, lab.session_state())
+    lab.undo_edit()
+    _finish(qtbot, lab)
+    assert not lab.has_link(16, 25)
+    lab.restore_session(load_session(path), replay=False)
+    _finish(qtbot, lab)
+    assert lab.has_link(16, 25)
+
+
+def test_clicking_two_nodes_adds_a_link(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, graph="karate-club")
+    lab.on_param_changed("graph")
+    _finish(qtbot, lab)
+
+    class P:
+        def __init__(self, i):
+            self.i = i
+
+        def data(self):
+            return self.i
+
+    lab._node_clicked(lab.node_item, [P(16)])
+    assert lab._selected == 16 and len(lab.selected_item.data) == 1
+    lab._node_clicked(lab.node_item, [P(25)])
+    _finish(qtbot, lab)
+    assert lab.has_link(16, 25) and lab._selected == -1
+
+
+def test_malformed_edge_list_reports_line_numbers(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# my web\na\tb\nb,c\nthis line is wrong\nc\ta\n", encoding="utf-8")
+    lab.open_graph(str(bad), "edges")
+    qtbot.waitUntil(lambda: lab.error_text != "", timeout=20_000)
+    assert "line 4" in lab.error_text
+    assert lab.form.value("graph") == "custom"
+    good = tmp_path / "good.txt"
+    good.write_text("a\tb\nb,c\nc\ta\nc\td\n", encoding="utf-8")
+    lab.open_graph(str(good), "edges")
+    snap = _finish(qtbot, lab)
+    assert lab.error_text == ""
+    assert snap.graph.names == ["a", "b", "c", "d"] and snap.graph.n_links == 4
+    np.testing.assert_allclose(snap.distribution.sum(), 1.0)
+    # choosing "Opened file" before opening anything is a message, not a crash
+    lab._custom = ()
+    lab.start()
+    assert "Open" in lab.error_text
+
+
+def test_html_folder(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<title>Home</title><a href='a.html'>a</a><a href='b.html'>b</a>")
+    (site / "a.html").write_text("<title>A</title><a href='index.html'>home</a>")
+    (site / "b.html").write_text("<title>B</title><a href='a.html'>a</a>")
+    lab.open_graph(str(site), "html")
+    snap = _finish(qtbot, lab)
+    assert snap.graph.n == 3 and "Home" in snap.graph.titles
+
+
+def test_periodic_chain_oscillates(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    lab.form.set_value("graph", "periodic")  # α -> 0, start on the first state
+    assert lab.form.value("teleport") == 0.0 and lab.form.value("start") == "first"
+    lab.form.set_values({"surfer_moves": 20, "moves_per_step": 5})
+    _finish(qtbot, lab)
+    P = lab.chain_series()
+    assert P.shape == (31, 2)
+    np.testing.assert_array_equal(P[::2, 0], 1.0)
+    np.testing.assert_array_equal(P[1::2, 0], 0.0)
+    assert lab.lower_right.currentWidget() is lab.chain_plot
+    assert "aperiodic: no" in lab.maths.toPlainText()
+    # self-loops make it converge to (1/2, 1/2)
+    lab.form.set_value("graph", "periodic-self-loops")
+    lab.form.set_values({"surfer_moves": 20, "moves_per_step": 5})
+    _finish(qtbot, lab)
+    P = lab.chain_series()
+    np.testing.assert_allclose(P[-1], [0.5, 0.5], atol=0.8**30)
+    assert np.all(np.diff(np.abs(P[:, 0] - 0.5)) < 0)  # |P_n - 1/2| = 0.8^n / 2 shrinks
+
+
+def test_reducible_chain_limit_depends_on_start(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    lab.form.set_value("graph", "reducible")
+    lab.form.set_values({"surfer_moves": 0})
+    _finish(qtbot, lab)
+    np.testing.assert_allclose(lab.chain_series()[-1], [2 / 7, 5 / 7, 0, 0], atol=1e-8)
+    assert "irreducible: no" in lab.maths.toPlainText()
+    lab.form.set_value("start", "last")
+    _finish(qtbot, lab)
+    np.testing.assert_allclose(lab.chain_series()[-1], [0, 0, 0.8, 0.2], atol=1e-8)
+
+
+def test_projector_mode(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, graph="karate-club")
+    lab.on_param_changed("graph")
+    _finish(qtbot, lab)
+    window.set_projector(True)
+    qtbot.wait(50)
+    from app import style as st
+
+    s = st.current()
+    assert lab.error_text == ""
+    assert lab.change_curve.opts["pen"].widthF() == pytest.approx(s.line_width)
+    assert lab.table.font().pointSizeF() == pytest.approx(9.0 * s.scale)
+    sizes = lab.node_item.data["size"]
+    assert sizes.min() >= 5.0 * s.scale - 1e-9
+    window.set_projector(False)
