@@ -360,7 +360,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._autosave_timer.stop()
         for lab in self.built_labs():
             lab.shutdown()
-        QtCore.QThreadPool.globalInstance().waitForDone(5000)
 
     # ------------------------------------------------------------------ export
     def export_plot(self, path: str, lab: Lab | None = None) -> None:

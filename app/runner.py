@@ -103,6 +103,15 @@ class Pacer:
         with self._cond:
             return not self._cancelled and not self._playing and self._permits == 0
 
+    def would_wait(self) -> bool:
+        """True if the next :meth:`wait_turn` would wait at all (for the GUI or the rate)."""
+        with self._cond:
+            if self._cancelled or self._permits > 0:
+                return False
+            if not self._playing:
+                return True
+            return self._rate is not None and time.perf_counter() < self._next_time
+
     def wait_turn(self) -> bool:
         """Block until the worker may compute one more snapshot; False once cancelled."""
         with self._cond:
@@ -151,6 +160,12 @@ def _paced_run(
         last_sent = time.perf_counter()
         finished = False
         while True:
+            if pending and pacer.would_wait():
+                # Deliver before waiting: a pause arriving during a rate-limit wait must
+                # not strand an already computed snapshot until the next request.
+                yield Batch(pending, _safe_prepare(prepare, pending[-1]))
+                pending = []
+                last_sent = time.perf_counter()
             if not pacer.wait_turn():
                 return "cancelled"
             try:
@@ -231,7 +246,7 @@ class Timeline:
 
     def extend(self, snapshots) -> None:
         self._items.extend(snapshots)
-        if len(self._items) > self.capacity:
+        while len(self._items) > self.capacity:
             self._thin()
 
     def _thin(self) -> None:
@@ -345,15 +360,20 @@ class Runner(QtCore.QObject):
         self._pacer = None
         self._worker = None
         self._done = None
-        for job in list(self._prepare_jobs.values()):
-            job.quit()
         self._timer.stop()
         return joined
 
-    def shutdown(self) -> None:
-        """Cancel and join everything (used when a tab or the window closes)."""
-        self.cancel()
-        QtCore.QThreadPool.globalInstance().waitForDone(5000)
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Cancel and join this runner's threads (used when a tab or the window closes).
+
+        Only this runner's own work is awaited, not the whole thread pool, so closing
+        one window never waits for another window's paused run.
+        """
+        self.cancel(timeout)
+        deadline = time.perf_counter() + timeout
+        while self._prepare_jobs and time.perf_counter() < deadline:
+            QtCore.QCoreApplication.processEvents()
+            time.sleep(0.005)
 
     @property
     def active(self) -> bool:
@@ -550,7 +570,7 @@ class Runner(QtCore.QObject):
                     self._redraw()
 
         worker.returned.connect(done)
-        worker.errored.connect(lambda _exc, key=key: self._prepare_jobs.pop(key, None))
+        worker.finished.connect(lambda key=key: self._prepare_jobs.pop(key, None))
         self._prepare_jobs[key] = worker
         worker.start()
 

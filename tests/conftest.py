@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the application does (app/__main__.py)
 # Keep user settings and autosaves of the test run away from the real ones.
 os.environ.setdefault("SMLLAB_CONFIG_DIR", str(Path(__file__).resolve().parent / ".smllab-test-config"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

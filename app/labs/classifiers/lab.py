@@ -6,7 +6,6 @@ tab and a reference check against scikit-learn."""
 from __future__ import annotations
 
 import html
-import math
 import time
 from typing import Callable, Iterator
 
@@ -28,7 +27,6 @@ from .cv_view import CrossValidationView
 from .models import (
     CLASSIFIERS,
     RunContext,
-    Step,
     is_svm,
     pair_numbers,
     prepare_frame,

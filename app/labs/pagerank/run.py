@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from smlengine import Snapshot
+
+if TYPE_CHECKING:  # scipy.sparse is imported where used: it costs 0.2 s at start-up
+    import scipy.sparse as sp
 from smlengine._base import frozen_array
 
 #: graphs above this size get a cheap spiral instead of the O(d²) force layout
@@ -109,6 +112,7 @@ def _load_base(source: tuple):
         hit = _graph_cache.get(cache_key)
     if hit is not None:
         return hit
+    import scipy.sparse as sp
     from smlengine.datasets import (crawl_html_folder, load_graph, read_edge_list, scale_free_digraph,
                                     textbook_chain)
 
