@@ -1,7 +1,22 @@
+import gc
 import time
 
 import pytest
 from PySide6 import QtCore
+
+
+def _destroy_garbage(qapp):
+    """Destroy closed windows now, while no worker thread runs.
+
+    A window whose Python wrapper is collected later, in the middle of another test,
+    is deleted by shiboken on the GUI thread while holding the GIL; if a worker is
+    emitting a signal at that moment (holding Qt's connection lock and waiting for the
+    GIL) the two deadlock. Collecting here, between tests, keeps deletions quiet.
+    """
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    gc.collect()
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    qapp.processEvents()
 
 
 @pytest.fixture(autouse=True)
@@ -13,7 +28,10 @@ def _no_dangling_threads(qapp):
     while pool.activeThreadCount() and time.perf_counter() < deadline:
         qapp.processEvents()
         time.sleep(0.01)
-    assert pool.activeThreadCount() == 0, f"{pool.activeThreadCount()} worker thread(s) left running"
+    busy = pool.activeThreadCount()
+    if busy == 0:
+        _destroy_garbage(qapp)
+    assert busy == 0, f"{busy} worker thread(s) left running"
 
 
 @pytest.fixture
@@ -44,6 +62,8 @@ def make_window(qtbot, config_dir):
     for w in windows:
         w.shutdown()
         w.close()
+        w.deleteLater()
+    windows.clear()
     st.manager().set(theme="light", projector=False)
 
 
