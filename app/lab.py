@@ -131,18 +131,28 @@ class Lab(QtWidgets.QWidget):
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
         """Add lab-specific controls below the parameter form."""
 
+    #: methods every concrete lab defines (checked when the subclass is created)
+    REQUIRED = ("build_plots", "make_run", "render")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.id:
+            missing = [name for name in Lab.REQUIRED if getattr(cls, name) is getattr(Lab, name)]
+            if missing:
+                raise TypeError(f"lab {cls.id!r} must define {', '.join(missing)}")
+
     def build_plots(self) -> QtWidgets.QWidget:
-        raise NotImplementedError
+        """The central widget with the lab's plots (required)."""
 
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
-        raise NotImplementedError
+        """A zero-argument callable creating the engine generator (required)."""
 
     def prepare(self, snapshot) -> Any:
         """Per-frame data computed off the GUI thread (default: nothing)."""
         return None
 
     def render(self, snapshot, prepared, history: list) -> None:
-        raise NotImplementedError
+        """Draw one snapshot by updating existing plot items (required)."""
 
     def show_idle(self) -> None:
         """Draw the data before a run has produced anything."""

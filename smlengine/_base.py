@@ -112,8 +112,11 @@ def check_choice(name: str, value: Any, options: Iterable[Any]):
     return value
 
 
-def check_array(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1) -> np.ndarray:
-    """Convert to a finite float64 array of the expected dimension."""
+def check_array(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, n_features: int | None = None) -> np.ndarray:
+    """Convert to a finite float64 array of the expected dimension.
+
+    ``n_features``, when given, is the width the estimator was fitted with.
+    """
     try:
         arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -129,6 +132,8 @@ def check_array(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1) -> n
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s); remove or impute them first")
+    if n_features is not None and ndim == 2 and arr.shape[1] != n_features:
+        raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}")
     return arr
 
 

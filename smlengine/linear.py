@@ -198,9 +198,7 @@ class Perceptron(IterativeMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """f(x) = <v, x> - c for each row of X."""
         self._check_fitted("coef_")
-        X = check_array(X)
-        if X.shape[1] != self.coef_.shape[0]:
-            raise ValueError(f"X has {X.shape[1]} features, but the perceptron was fitted with {self.coef_.shape[0]}")
+        X = check_array(X, n_features=self.coef_.shape[0])
         return X @ self.coef_ + self.intercept_
 
     def predict(self, X) -> np.ndarray:

@@ -202,9 +202,7 @@ class LogisticRegression(IterativeMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """f(x) = <v, x> + w_0 (the log-odds of classes_[1])."""
         self._check_fitted("coef_")
-        X = check_array(X)
-        if X.shape[1] != self.coef_.shape[0]:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.coef_.shape[0]}")
+        X = check_array(X, n_features=self.coef_.shape[0])
         return X @ self.coef_ + self.intercept_
 
     def predict_proba(self, X) -> np.ndarray:

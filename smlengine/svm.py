@@ -409,9 +409,7 @@ class SVM(IterativeMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """f(x) = sum_i alpha_i y_i k(x_i, x) + b; shape (n,) or (n, K) for one-vs-rest."""
         self._check_fitted("alpha_")
-        X = check_array(X)
-        if X.shape[1] != self._fit_X.shape[1]:
-            raise ValueError(f"X has {X.shape[1]} features, but the SVM was fitted with {self._fit_X.shape[1]}")
+        X = check_array(X, n_features=self._fit_X.shape[1])
         if hasattr(self, "estimators_"):
             return np.column_stack([e.decision_function(X) for e in self.estimators_])
         if self.support_.size == 0:
