@@ -33,6 +33,8 @@ _LAZY = {
     "textbook_chain": "_graph",
     "karate_club": "_graph",
     "scale_free_digraph": "_graph",
+    "load_digits": "_digits",
+    "load_image_stack": "_digits",
 }
 
 __all__ = [

@@ -1,0 +1,582 @@
+"""Principal component analysis: eigen-digits, compression and the power method.
+
+The course's method
+-------------------
+Data x_1, ..., x_n in R^D (images flattened to rows of ``X``). With the empirical mean and
+covariance (the 1/n convention, not scikit-learn's 1/(n-1))
+
+    μ̂ = (1/n) Σ_i x_i,        Σ̂ = (1/n) Σ_i (x_i − μ̂)(x_i − μ̂)ᵀ,
+
+the eigenvalues λ_1 ≥ ... ≥ λ_D of Σ̂ and their unit eigenvectors ξ_1, ..., ξ_D (the
+"eigen-digits") give the compression with d components
+
+    x ≈ x^(d) = μ̂ + Σ_{j ≤ d} c_j ξ_j,        c_j = ⟨x − μ̂, ξ_j⟩,
+
+whose total squared error on the training data is Σ_i ‖x_i − x_i^(d)‖² = n Σ_{j > d} λ_j.
+Storing the n images costs n·D numbers; compressed, d·D (the ξ_j) + D (μ̂) + n·d (the c_j).
+
+Solvers (``PCA(method=...)``)
+-----------------------------
+``'eigh'``
+    Eigen-decomposition of a symmetric matrix with LAPACK. When n ≥ D the D × D covariance
+    X_cᵀ X_c / n is accumulated over row blocks (no centred copy of a big X is made) and only
+    the top components are asked of ``scipy.linalg.eigh(subset_by_index=...)``. When n < D
+    the n × n Gram matrix G = X_c X_cᵀ is smaller: if G u = σ u then Σ̂ (X_cᵀ u) =
+    (σ/n) (X_cᵀ u), so ξ = X_cᵀ u / √σ with λ = σ / n.
+``'svd'``
+    Thin SVD X_c = U S Vᵀ: ξ_j are the rows of Vᵀ and λ_j = s_j² / n (the full-SVD reference).
+``'power'``
+    The power method v ← B v / ‖B v‖ with B = Σ̂, which converges to ξ_1 at the rate
+    λ_2 / λ_1 per iteration; the Rayleigh quotient vᵀ B v converges to λ_1. Hotelling
+    deflation B ← B − λ_1 ξ_1 ξ_1ᵀ then makes ξ_2 the top eigenvector, and so on.
+    ``fit_steps`` yields one snapshot per iteration (the live lab).
+``'randomized'``
+    Randomized SVD (Halko, Martinsson & Tropp 2011): a Gaussian sketch X_c Ω with
+    k + ``n_oversamples`` columns, ``n_iter`` power iterations (X_c X_cᵀ)^q to sharpen it,
+    then an exact SVD of the small projected matrix.
+
+Signs: an eigenvector is only defined up to sign, so every solver flips each component so
+that its largest-magnitude entry is positive (ties: the first such entry). The components
+of different solvers are then directly comparable.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from ._base import (
+    BaseEstimator,
+    IterativeMixin,
+    Snapshot,
+    check_array,
+    check_choice,
+    check_random_state,
+    check_scalar,
+    frozen_array,
+)
+
+__all__ = [
+    "PCA",
+    "PCASnapshot",
+    "storage_cost",
+    "compression_ratio",
+    "subspace_angle",
+    "METHODS",
+]
+
+METHODS = ("eigh", "svd", "power", "randomized")
+
+_BLOCK_ROWS = 2048  # rows per block when accumulating X_cᵀ X_c: a small temporary, BLAS-sized
+_EXACT_ANGLE_MAX_D = 256  # the power method computes exact eigenvectors (for `angle`) up to this D
+
+
+# ----------------------------------------------------------------------------- public helpers
+
+
+def storage_cost(n: int, D: int, d: int) -> int:
+    """Numbers stored for n images of D pixels compressed to d components.
+
+    d·D for the components ξ_1..ξ_d, D for the mean μ̂ and n·d for the coefficients c_ij.
+    ``d = 0`` stores only the mean (every image is replaced by μ̂).
+    """
+    n, D, d = _check_sizes(n, D, d)
+    return d * D + D + n * d
+
+
+def compression_ratio(n: int, D: int, d: int) -> float:
+    """Uncompressed over compressed size, n·D / (d·D + D + n·d); > 1 means a saving."""
+    n, D, d = _check_sizes(n, D, d)
+    return (n * D) / storage_cost(n, D, d)
+
+
+def _check_sizes(n, D, d):
+    check_scalar("n", n, numbers.Integral, min_value=1)
+    check_scalar("D", D, numbers.Integral, min_value=1)
+    check_scalar("d", d, numbers.Integral, min_value=0, max_value=D)
+    return int(n), int(D), int(d)
+
+
+def _orthonormal_rows(A, name: str) -> np.ndarray:
+    A = check_array(A, name=name)
+    q, r = np.linalg.qr(A.T)  # columns of q span the row space of A
+    diag = np.abs(np.diag(r))
+    if diag.size and diag.min() <= 1e-12 * max(diag.max(), 1e-300):
+        raise ValueError(f"the rows of {name} are linearly dependent; they do not span a {A.shape[0]}-D subspace")
+    return q
+
+
+def subspace_angle(A, B) -> float:
+    """Largest principal angle (radians, in [0, π/2]) between the row spaces of A and B.
+
+    Both are (k, D) arrays whose rows span a subspace of R^D (for instance the
+    ``components_`` of two solvers). With orthonormal bases Q_A, Q_B (columns) and Q_A the
+    smaller one, sin θ_max = ‖Q_A − Q_B Q_Bᵀ Q_A‖₂: the sine form stays accurate for tiny
+    angles, where arccos of the singular values of Q_Aᵀ Q_B would lose half the digits.
+    If the dimensions differ, this is the angle of the smaller space to its best match in
+    the larger one (0 when it is contained in it).
+    """
+    qa = _orthonormal_rows(A, "A")
+    qb = _orthonormal_rows(B, "B")
+    if qa.shape[0] != qb.shape[0]:
+        raise ValueError(f"A and B must have the same number of columns, got {qa.shape[0]} and {qb.shape[0]}")
+    if qa.shape[1] > qb.shape[1]:
+        qa, qb = qb, qa
+    residual = qa - qb @ (qb.T @ qa)
+    sine = np.linalg.norm(residual, 2)
+    return float(math.asin(min(1.0, sine)))
+
+
+# ----------------------------------------------------------------------------- snapshot
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PCASnapshot(Snapshot):
+    """State of a PCA fit.
+
+    ``phase`` is one of
+
+    * ``'init'`` -- the power method starts component ``component`` from a random unit
+      vector (orthogonal to the components already found); step 0 is the first of these.
+    * ``'iterate'`` -- one power iteration v ← B v / ‖B v‖ was just made.
+    * ``'deflate'`` -- component ``component`` is finished and appended to ``components``;
+      B ← B − λ ξ ξᵀ follows. The last snapshot of a power run is the ``'deflate'`` of the
+      last component and holds the fitted state.
+    * ``'done'`` -- the single snapshot of the direct solvers ('eigh', 'svd', 'randomized').
+
+    Attributes
+    ----------
+    component : int
+        Index j (0-based) of the component being computed or just finished. For ``'done'``
+        it is ``n_components_ - 1``.
+    vector : ndarray of shape (D,)
+        The current unit iterate v (power method), or component ``component`` once finished.
+        Reshape to the image size to draw it as an eigen-digit.
+    rayleigh : float
+        Rayleigh quotient vᵀ B v, the current estimate of λ_{component+1}.
+    change : float
+        ‖v_new − v_old‖ after aligning signs (NaN for ``'init'``); the power method stops
+        when it is <= ``tol``. Shrinks by about λ_{j+1}/λ_j per iteration.
+    angle : float
+        Angle (radians) between v and the exact eigenvector ξ_{component+1} of Σ̂. Computed
+        from an exact ``eigh`` of Σ̂ made before the first iteration when D <= 256 (the
+        digits: D = 64); NaN for larger D in live iterations (the exact vector is not known
+        then) and 0.0 in ``'deflate'``/``'done'`` snapshots (relative to the result itself).
+    n_iter : int
+        Power iterations made on this component so far (0 for the direct solvers).
+    converged : bool
+        Whether this component met the tolerance (True for the direct solvers).
+    components : ndarray of shape (k, D)
+        Components finished so far, unit rows, sign-fixed (k = ``component`` while iterating,
+        ``component + 1`` after deflation). Shared, read-only, between the snapshots of one
+        component.
+    eigenvalues : ndarray of shape (k,)
+        Their eigenvalues λ_j (1/n convention), decreasing.
+    mean : ndarray of shape (D,)
+        μ̂ (read-only, shared by all snapshots of a run).
+    total_variance : float
+        trace Σ̂ = Σ_j λ_j (all D eigenvalues), for explained-variance ratios.
+    """
+
+    component: int
+    vector: np.ndarray
+    rayleigh: float
+    change: float
+    angle: float
+    n_iter: int
+    converged: bool
+    components: np.ndarray
+    eigenvalues: np.ndarray
+    mean: np.ndarray
+    total_variance: float
+
+
+# ----------------------------------------------------------------------------- linear algebra
+
+
+def _sign_fix(W: np.ndarray) -> np.ndarray:
+    """Flip rows so each row's largest-magnitude entry is positive (a canonical sign)."""
+    if W.size == 0:
+        return W
+    idx = np.argmax(np.abs(W), axis=1)
+    signs = np.sign(W[np.arange(W.shape[0]), idx])
+    signs[signs == 0] = 1.0
+    return W * signs[:, None]
+
+
+def _covariance(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Σ̂ = X_cᵀ X_c / n, accumulated over row blocks.
+
+    Centring one block at a time keeps the accuracy of the centred product (forming XᵀX −
+    n μ̂μ̂ᵀ instead would cancel catastrophically for data far from the origin) without a
+    centred copy of the whole of X (440 MB for 70,000 × 784).
+    """
+    n, D = X.shape
+    C = np.zeros((D, D))
+    for start in range(0, n, _BLOCK_ROWS):
+        block = X[start:start + _BLOCK_ROWS] - mean
+        C += block.T @ block
+    C /= n
+    return C
+
+
+def _eigh_top(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing, vectors as columns."""
+    m = M.shape[0]
+    if k < m:
+        w, V = scipy.linalg.eigh(M, subset_by_index=[m - k, m - 1], driver="evr", check_finite=False)
+    else:
+        w, V = scipy.linalg.eigh(M, check_finite=False)
+    return w[::-1], V[:, ::-1]
+
+
+def _complete_rows(W: np.ndarray, good: np.ndarray) -> np.ndarray:
+    """Replace the rows of W flagged ``~good`` (zero-variance directions) by an orthonormal
+    completion of the good rows, so ``components_`` stays an orthonormal set.
+
+    Any orthonormal completion is a valid set of eigenvectors for the eigenvalue 0; taking
+    the QR of [good rows; identity] makes the choice deterministic.
+    """
+    if good.all():
+        return W
+    D = W.shape[1]
+    basis = np.vstack([W[good], np.eye(D)])
+    q, _ = np.linalg.qr(basis.T)
+    extra = q[:, good.sum():].T
+    out = W.copy()
+    out[~good] = extra[: (~good).sum()]
+    return out
+
+
+def _covariance_route(X, mean, k):
+    """Top-k eigenpairs of Σ̂ from the D × D covariance (the route when n ≥ D)."""
+    lam, V = _eigh_top(_covariance(X, mean), k)
+    return np.maximum(lam, 0.0), V.T.copy()
+
+
+def _gram_route(X, mean, k):
+    """Top-k eigenpairs of Σ̂ from the n × n Gram matrix G = X_c X_cᵀ (the route when n < D).
+
+    G u = σ u implies Σ̂ (X_cᵀ u) = (σ/n) X_cᵀ u and ‖X_cᵀ u‖² = uᵀ G u = σ, so
+    ξ = X_cᵀ u / √σ is a unit eigenvector of Σ̂ with λ = σ/n.
+    """
+    n = X.shape[0]
+    Xc = X - mean
+    sigma, U = _eigh_top(Xc @ Xc.T, k)
+    sigma = np.maximum(sigma, 0.0)
+    good = sigma > sigma[0] * 1e-12 * n if sigma[0] > 0 else np.zeros(k, bool)
+    W = np.zeros((k, X.shape[1]))
+    W[good] = (Xc.T @ U[:, good] / np.sqrt(sigma[good])).T
+    return sigma / n, _complete_rows(W, good)
+
+
+def _svd_route(X, mean, k):
+    """Thin SVD of X_c: ξ_j = row j of Vᵀ, λ_j = s_j² / n."""
+    _, s, Vt = scipy.linalg.svd(X - mean, full_matrices=False, check_finite=False)
+    return s[:k] ** 2 / X.shape[0], Vt[:k].copy()
+
+
+def _randomized_route(X, mean, k, n_oversamples, n_iter, rng):
+    """Randomized SVD of X_c without forming X_c (products centre on the fly).
+
+    X_c v = X v − 1 (μ̂·v) and X_cᵀ u = Xᵀ u − μ̂ (1ᵀu). Each power iteration is
+    re-orthonormalised (QR) so the small singular values are not lost to rounding.
+    """
+    n, D = X.shape
+    ell = min(k + n_oversamples, n, D)
+
+    def right(M):  # X_c M, M is (D, ell)
+        return X @ M - np.outer(np.ones(n), mean @ M)
+
+    def left(M):  # X_cᵀ M, M is (n, ell)
+        return X.T @ M - np.outer(mean, M.sum(axis=0))
+
+    Q, _ = np.linalg.qr(right(rng.standard_normal((D, ell))))
+    for _ in range(n_iter):
+        Z, _ = np.linalg.qr(left(Q))
+        Q, _ = np.linalg.qr(right(Z))
+    B = left(Q).T  # (ell, D) = Qᵀ X_c
+    _, s, Vt = scipy.linalg.svd(B, full_matrices=False, check_finite=False)
+    return s[:k] ** 2 / n, Vt[:k].copy()
+
+
+# ----------------------------------------------------------------------------- estimator
+
+
+class PCA(IterativeMixin, BaseEstimator):
+    """Principal component analysis with the course's 1/n covariance.
+
+    Parameters
+    ----------
+    n_components : int or None
+        Number d of components to keep (1 <= d <= min(n, D)); None keeps min(n, D).
+    method : {'eigh', 'svd', 'power', 'randomized'}
+        Solver, see the module docstring. 'eigh' picks the covariance (n ≥ D) or the Gram
+        (n < D) matrix, whichever is smaller.
+    tol : float
+        Power method: stop a component when ‖v_new − v_old‖ <= tol.
+    max_iter : int
+        Power method: at most this many iterations per component (``converged_`` tells).
+    random_state : None, int or numpy Generator
+        Start vectors of the power method, sketch of the randomized solver.
+    n_oversamples : int
+        Randomized solver: extra sketch columns beyond n_components.
+    n_iter : int
+        Randomized solver: power iterations on the sketch.
+
+    Attributes
+    ----------
+    mean_ : ndarray (D,) -- μ̂.
+    components_ : ndarray (d, D) -- ξ_1..ξ_d as unit rows, largest-magnitude entry positive.
+    eigenvalues_ : ndarray (d,) -- λ_1 ≥ ... ≥ λ_d of Σ̂ (1/n; scikit-learn's
+        ``explained_variance_`` is n/(n−1) times this).
+    total_variance_ : float -- trace Σ̂ = Σ of all D eigenvalues.
+    explained_variance_ratio_ : ndarray (d,) -- λ_j / trace Σ̂.
+    n_components_, n_samples_, n_features_ : int
+    n_iter_ : ndarray of int (d,) -- power iterations per component (0 for direct solvers).
+    converged_ : ndarray of bool (d,)
+    last_snapshot_ : PCASnapshot
+    """
+
+    def __init__(self, n_components=None, method="eigh", tol=1e-10, max_iter=1000, random_state=None,
+                 n_oversamples=10, n_iter=4):
+        self.n_components = n_components
+        self.method = method
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_oversamples = n_oversamples
+        self.n_iter = n_iter
+
+    # ------------------------------------------------------------------ validation
+
+    def _validate(self, X):
+        check_choice("method", self.method, METHODS)
+        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
+        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
+        check_scalar("n_oversamples", self.n_oversamples, numbers.Integral, min_value=0)
+        check_scalar("n_iter", self.n_iter, numbers.Integral, min_value=0)
+        check_scalar("n_components", self.n_components, numbers.Integral, min_value=1, allow_none=True)
+        X = np.asarray(X) if not isinstance(X, np.ndarray) else X
+        if getattr(X, "ndim", 2) == 3:
+            raise ValueError(f"X must be 2-D (n_images, n_pixels), got shape {X.shape}; "
+                             "flatten the images with X.reshape(len(X), -1)")
+        X = check_array(X, name="X")
+        n, D = X.shape
+        if n < 2:
+            raise ValueError(f"PCA needs at least 2 images, got {n}")
+        k = min(n, D) if self.n_components is None else int(self.n_components)
+        if k > min(n, D):
+            raise ValueError(f"n_components must be <= min(n_samples, n_features) = {min(n, D)}, got {k}")
+        if not np.any(X != X[0]):
+            raise ValueError("all images are identical (zero variance): there are no principal directions")
+        return X, k
+
+    # ------------------------------------------------------------------ fitting
+
+    def fit_steps(self, X):
+        """Fit and yield :class:`PCASnapshot` objects (steps 0, 1, 2, ...).
+
+        The direct solvers yield one ``'done'`` snapshot. The power method yields, for each
+        component j: an ``'init'`` snapshot (random unit start v_0 ⟂ ξ_1..ξ_{j−1}), one
+        ``'iterate'`` snapshot per v ← B v / ‖B v‖, and a ``'deflate'`` snapshot when
+        ‖v_new − v_old‖ <= tol or after max_iter iterations.
+        """
+        X, k = self._validate(X)
+        n, D = X.shape
+        mean = X.mean(axis=0)
+        mean.setflags(write=False)
+        total = _total_variance(X, mean)
+        self.mean_ = mean
+        self.n_samples_, self.n_features_, self.n_components_ = n, D, k
+        self.total_variance_ = total
+        if self.method == "power":
+            yield from self._power_steps(X, mean, k, total)
+            return
+        if self.method == "svd":
+            lam, W = _svd_route(X, mean, k)
+        elif self.method == "randomized":
+            lam, W = _randomized_route(X, mean, k, int(self.n_oversamples), int(self.n_iter),
+                                       check_random_state(self.random_state))
+        elif n >= D:
+            lam, W = _covariance_route(X, mean, k)
+        else:
+            lam, W = _gram_route(X, mean, k)
+        self._set_result(lam, W, np.zeros(k, int), np.ones(k, bool))
+        yield PCASnapshot(
+            step=0, phase="done", progress=1.0, component=k - 1, vector=self.components_[-1],
+            rayleigh=float(lam[-1]), change=0.0, angle=0.0, n_iter=0, converged=True,
+            components=self.components_, eigenvalues=self.eigenvalues_, mean=mean, total_variance=total,
+        )
+
+    def _set_result(self, lam, W, n_iter, converged):
+        lam = np.maximum(np.asarray(lam, dtype=float), 0.0)
+        W = _sign_fix(np.asarray(W, dtype=float))
+        self.eigenvalues_ = frozen_array(lam)
+        self.components_ = frozen_array(W)
+        self.explained_variance_ratio_ = frozen_array(lam / self.total_variance_)
+        self.n_iter_ = np.asarray(n_iter, dtype=int)
+        self.converged_ = np.asarray(converged, dtype=bool)
+
+    def _power_steps(self, X, mean, k, total):
+        n, D = X.shape
+        rng = check_random_state(self.random_state)
+        tol, max_iter = float(self.tol), int(self.max_iter)
+        if D <= n:
+            B = _covariance(X, mean)
+
+            def apply(v):
+                return B @ v
+        else:  # n < D: never form the D × D matrix, apply Σ̂ v = X_cᵀ (X_c v) / n
+            Xc = X - mean
+
+            def apply(v):
+                return Xc.T @ (Xc @ v) / n
+        exact = None
+        if D <= _EXACT_ANGLE_MAX_D:
+            exact = _eigh_top(B if D <= n else _covariance(X, mean), k)[1].T
+
+        W = np.zeros((0, D))
+        lam = np.zeros(0)
+        iters, conv = [], []
+        shared_W, shared_lam = frozen_array(W), frozen_array(lam)
+        step = 0
+
+        def deflated(v):
+            # Hotelling deflation B_j = B − Σ_{i<j} λ_i ξ_i ξ_iᵀ, applied without forming B_j.
+            return apply(v) - W.T @ (lam * (W @ v))
+
+        def angle_to_exact(v, j):
+            if exact is None:
+                return math.nan
+            c = abs(float(exact[j] @ v))
+            s = float(np.linalg.norm(v - (exact[j] @ v) * exact[j]))
+            return math.atan2(s, c)
+
+        for j in range(k):
+            v = rng.standard_normal(D)
+            v -= W.T @ (W @ v)
+            v /= np.linalg.norm(v)
+            Bv = deflated(v)
+            rho = float(v @ Bv)
+            it, change, ok = 0, math.nan, False
+            yield PCASnapshot(
+                step=step, phase="init", progress=j / k, component=j, vector=frozen_array(v),
+                rayleigh=rho, change=math.nan, angle=angle_to_exact(v, j), n_iter=0, converged=False,
+                components=shared_W, eigenvalues=shared_lam, mean=mean, total_variance=total,
+            )
+            step += 1
+            while it < max_iter:
+                # Re-orthogonalise against ξ_1..ξ_{j−1}: the same in exact arithmetic, but it
+                # stops rounding errors from reviving the components already deflated.
+                w = Bv - W.T @ (W @ Bv)
+                norm = float(np.linalg.norm(w))
+                if norm <= 1e-300:  # B_j v = 0: v already spans the (zero) eigenspace
+                    change, ok = 0.0, True
+                    break
+                w /= norm
+                if w @ v < 0:  # align signs so the change measures direction, not sign flips
+                    w = -w
+                change = float(np.linalg.norm(w - v))
+                v = w
+                Bv = deflated(v)
+                rho = float(v @ Bv)
+                it += 1
+                ok = change <= tol
+                yield PCASnapshot(
+                    step=step, phase="iterate", progress=min(1.0, (j + it / max_iter) / k), component=j,
+                    vector=frozen_array(v), rayleigh=rho, change=change, angle=angle_to_exact(v, j),
+                    n_iter=it, converged=ok, components=shared_W, eigenvalues=shared_lam, mean=mean,
+                    total_variance=total,
+                )
+                step += 1
+                if ok:
+                    break
+            W = np.vstack([W, _sign_fix(v[None, :])])
+            lam = np.append(lam, max(rho, 0.0))
+            iters.append(it)
+            conv.append(ok)
+            shared_W, shared_lam = frozen_array(W), frozen_array(lam)
+            if j == k - 1:
+                self._set_result(lam, W, iters, conv)
+            yield PCASnapshot(
+                step=step, phase="deflate", progress=(j + 1) / k, component=j, vector=frozen_array(W[-1]),
+                rayleigh=float(lam[-1]), change=change, angle=0.0, n_iter=it, converged=ok,
+                components=shared_W, eigenvalues=shared_lam, mean=mean, total_variance=total,
+            )
+            step += 1
+
+    # ------------------------------------------------------------------ using the fit
+
+    def _check_X(self, X, name="X"):
+        self._check_fitted("components_")
+        return check_array(X, name=name, n_features=self.n_features_)
+
+    def _check_d(self, d):
+        if d is None:
+            return self.n_components_
+        check_scalar("d", d, numbers.Integral, min_value=0, max_value=self.n_components_)
+        return int(d)
+
+    def transform(self, X, d=None) -> np.ndarray:
+        """Coefficients c_ij = ⟨x_i − μ̂, ξ_j⟩ for j <= d (default: all components), shape (n, d)."""
+        X = self._check_X(X)
+        d = self._check_d(d)
+        return (X - self.mean_) @ self.components_[:d].T
+
+    def inverse_transform(self, C) -> np.ndarray:
+        """Images μ̂ + Σ_j c_j ξ_j from coefficients C of shape (n, d), d <= n_components_."""
+        self._check_fitted("components_")
+        C = check_array(C, name="coefficients")
+        if C.shape[1] > self.n_components_:
+            raise ValueError(f"coefficients have {C.shape[1]} columns, but the model has {self.n_components_} components")
+        return self.mean_ + C @ self.components_[: C.shape[1]]
+
+    def reconstruct(self, X, d=None) -> np.ndarray:
+        """x^(d) = μ̂ + Σ_{j <= d} ⟨x − μ̂, ξ_j⟩ ξ_j for each row of X (the lab's slider)."""
+        X = self._check_X(X)
+        d = self._check_d(d)
+        W = self.components_[:d]
+        return self.mean_ + ((X - self.mean_) @ W.T) @ W
+
+    def reconstruction_error(self, X, d=None) -> float:
+        """Σ_i ‖x_i − x_i^(d)‖², computed directly by reconstructing X (any data)."""
+        X = self._check_X(X)
+        diff = X - self.reconstruct(X, d)
+        return float(np.einsum("ij,ij->", diff, diff))
+
+    def reconstruction_errors(self) -> np.ndarray:
+        """Training error for every d = 0, 1, ..., n_components_ at once: n Σ_{j > d} λ_j.
+
+        Uses the identity Σ_i ‖x_i − x_i^(d)‖² = n Σ_{j > d} λ_j = n (trace Σ̂ − Σ_{j<=d} λ_j),
+        so no image is reconstructed. When the whole spectrum is known (d reaches min(n, D))
+        the tail sums are accumulated from the small end, which is exact to rounding even
+        where trace − cumsum would cancel.
+        """
+        self._check_fitted("components_")
+        lam = self.eigenvalues_
+        n = self.n_samples_
+        if self.n_components_ == min(self.n_samples_, self.n_features_):
+            # the eigenvalues not computed (if any) are zero: the rank of X_c is < n
+            tail = np.concatenate([np.cumsum(lam[::-1])[::-1], [0.0]])
+        else:
+            tail = np.maximum(self.total_variance_ - np.concatenate([[0.0], np.cumsum(lam)]), 0.0)
+        return n * tail
+
+    def cumulative_explained_variance(self) -> np.ndarray:
+        """Σ_{j<=d} λ_j / trace Σ̂ for d = 1..n_components_ (the model-selection curve)."""
+        self._check_fitted("components_")
+        return np.cumsum(self.explained_variance_ratio_)
+
+
+def _total_variance(X, mean):
+    """trace Σ̂ = (1/n) Σ_i ‖x_i − μ̂‖², block-wise (no centred copy of a big X)."""
+    total = 0.0
+    for start in range(0, X.shape[0], _BLOCK_ROWS):
+        block = X[start:start + _BLOCK_ROWS] - mean
+        total += float(np.einsum("ij,ij->", block, block))
+    return total / X.shape[0]
