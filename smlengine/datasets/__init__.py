@@ -35,6 +35,12 @@ _LAZY = {
     "scale_free_digraph": "_graph",
     "load_digits": "_digits",
     "load_image_stack": "_digits",
+    "list_photos": "_images",
+    "load_photo": "_images",
+    "read_image_file": "_images",
+    "load_cascade": "_faces",
+    "load_face_patches": "_faces",
+    "negative_photos": "_faces",
 }
 
 __all__ = [

@@ -1,0 +1,226 @@
+"""Photos for segmentation: scikit-image's bundled samples and image files a user opens.
+
+Only the scikit-image samples that ship inside the scikit-image wheel are listed (the others
+need a download through ``pooch``, which the app never does). Every image is returned as a
+float64 array in [0, 1] of shape (h, w) for grey or (h, w, 3) for colour.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["list_photos", "load_photo", "read_image_file", "ImageFile", "DEFAULT_MAX_PIXELS"]
+
+# Samples bundled with scikit-image (checked to load offline with skimage 0.22-0.26).
+# 'textures' is derived here: a 2 x 2 mosaic of brick, grass, gravel and a smooth
+# moon-surface patch -- the classic test of segmentation by local histograms.
+_PHOTOS = (
+    "astronaut", "coffee", "chelsea", "rocket", "coins", "camera", "immunohistochemistry",
+    "hubble_deep_field", "colorwheel", "brick", "grass", "gravel", "moon", "page", "text",
+    "clock", "cell", "textures",
+)
+
+#: Default pixel budget of :func:`read_image_file` (512 × 512, like ``astronaut``).
+DEFAULT_MAX_PIXELS = 512 * 512
+# Refuse to even decode images with more pixels than this (decompression bombs).
+_HARD_LIMIT = 200_000_000
+
+
+class ImageFile(NamedTuple):
+    """Result of :func:`read_image_file`; unpacks as ``image, note = read_image_file(path)``.
+
+    Attributes
+    ----------
+    image : ndarray of float64, (h, w) grey or (h, w, 3) colour, values in [0, 1]
+    note : str or None
+        A sentence for the user when the file was changed on the way in (downscaled, alpha
+        dropped, 16-bit scaled, first frame of an animation); ``None`` when nothing was done.
+    """
+
+    image: np.ndarray
+    note: str | None
+
+
+def list_photos() -> list[str]:
+    """Names accepted by :func:`load_photo`, e.g. ``'astronaut'``, ``'coffee'``, ``'coins'``."""
+    return list(_PHOTOS)
+
+
+def _to_float(img) -> np.ndarray:
+    arr = np.asarray(img)
+    if arr.dtype == np.bool_:
+        return arr.astype(np.float64)
+    if arr.dtype == np.uint8:
+        return arr.astype(np.float64) / 255.0
+    if arr.dtype == np.uint16:
+        return arr.astype(np.float64) / 65535.0
+    return np.clip(arr.astype(np.float64), 0.0, 1.0)
+
+
+def load_photo(name: str) -> np.ndarray:
+    """A bundled photo as float64 in [0, 1]: (h, w) grey or (h, w, 3) colour.
+
+    Colour photos with an alpha channel have it dropped; ``'hubble_deep_field'`` (872 × 1000)
+    is returned at full size -- downscale it yourself if a lab needs speed.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"photo name must be a string, got {type(name).__name__}")
+    key = name.strip().lower()
+    if key not in _PHOTOS:
+        raise ValueError(f"unknown photo {name[:80]!r}; choose one of list_photos(), e.g. 'astronaut'")
+    import skimage.data
+
+    if key == "textures":
+        return _textures()
+    arr = _to_float(getattr(skimage.data, key)())
+    if arr.ndim == 3 and arr.shape[2] == 4:
+        arr = arr[..., :3]
+    return np.ascontiguousarray(arr)
+
+
+def _textures() -> np.ndarray:
+    """256 × 256 grey mosaic: brick | grass over gravel | moon (each 128 × 128)."""
+    import skimage.data
+
+    tiles = [_to_float(getattr(skimage.data, n)())[100:228, 100:228] for n in ("brick", "grass", "gravel", "moon")]
+    return np.ascontiguousarray(np.block([[tiles[0], tiles[1]], [tiles[2], tiles[3]]]))
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageFile:
+    """Read a PNG, JPEG (or any format Pillow reads) as float64 in [0, 1].
+
+    * grey stays (h, w); colour, palette, CMYK ... become (h, w, 3) RGB;
+    * an alpha channel (RGBA, LA) is dropped (not composited);
+    * 16-bit and 32-bit integer images are scaled by 1/65535 (or by their maximum when it
+      is larger), float images must already lie in [0, 1] (otherwise min-max scaled);
+    * the EXIF orientation of phone photos is applied;
+    * an image with more than ``max_pixels`` pixels is downscaled (area averaging, aspect
+      kept) to at most ``max_pixels`` pixels, and the returned note says so.
+
+    Parameters
+    ----------
+    path : str or path-like
+    max_pixels : int or None
+        Pixel budget (default 262,144 = 512 × 512); ``None`` keeps the full size.
+
+    Returns
+    -------
+    ImageFile
+        ``(image, note)``; ``note`` is None or one sentence describing what was changed.
+
+    Raises
+    ------
+    ValueError
+        The file is missing, empty, not an image, truncated, corrupt, has no pixels, or is
+        absurdly large (more than 200 million pixels). Messages are short.
+    """
+    from PIL import Image, ImageOps
+
+    if max_pixels is not None:
+        if isinstance(max_pixels, bool) or not isinstance(max_pixels, (int, np.integer)):
+            raise TypeError(f"max_pixels must be an integer or None, got {max_pixels!r}")
+        if max_pixels < 1:
+            raise ValueError(f"max_pixels must be >= 1, got {max_pixels}")
+    path = os.fspath(path)
+    base = _short(os.path.basename(path), 80)
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        raise ValueError(f"cannot open {base}: no such file") from None
+    if size == 0:
+        raise ValueError(f"{base} is empty")
+    notes: list[str] = []
+    try:
+        with Image.open(path) as img:
+            w0, h0 = img.size
+            if w0 <= 0 or h0 <= 0:
+                raise ValueError(f"{base} has no pixels")
+            if w0 * h0 > _HARD_LIMIT:
+                raise ValueError(f"{base} is too large ({w0} x {h0} pixels)")
+            if getattr(img, "n_frames", 1) > 1:
+                notes.append("only the first frame was read")
+            if max_pixels is not None and w0 * h0 > max_pixels and img.format == "JPEG":
+                # JPEG can decode at 1/2, 1/4, 1/8 scale directly: fast and memory-light.
+                scale = (max_pixels / (w0 * h0)) ** 0.5
+                img.draft(img.mode, (max(1, int(w0 * scale)), max(1, int(h0 * scale))))
+            img.load()
+            try:
+                img = ImageOps.exif_transpose(img)
+            except Exception:  # a broken EXIF block must not make a readable image unreadable
+                pass
+            img, mode_note = _normalise_mode(img)
+            if mode_note:
+                notes.append(mode_note)
+            w1, h1 = img.size
+            if max_pixels is not None and w1 * h1 > max_pixels:
+                scale = (max_pixels / (w1 * h1)) ** 0.5
+                nw = max(1, min(int(w1 * scale), max_pixels))
+                nh = max(1, min(int(h1 * scale), max_pixels // nw))
+                img = img.resize((nw, nh), Image.Resampling.BOX)
+            if (w0, h0) != img.size:
+                notes.insert(0, f"downscaled from {w0} x {h0} to {img.size[0]} x {img.size[1]} pixels "
+                                f"(max_pixels={max_pixels:,})")
+            arr = np.asarray(img)
+    except ValueError as exc:
+        if str(exc).startswith(base):
+            raise
+        raise ValueError(f"cannot read {base} as an image: {_short(exc)}") from None
+    except MemoryError:
+        raise ValueError(f"{base} is too large to read into memory") from None
+    except Exception as exc:  # Pillow raises many types (OSError, SyntaxError, struct.error ...)
+        name = type(exc).__name__
+        if name == "UnidentifiedImageError":
+            raise ValueError(f"{base} is not an image file Pillow can read (PNG, JPEG, ...)") from None
+        raise ValueError(f"cannot read {base} as an image ({name}: {_short(exc)})") from None
+    image = _scale(arr, base)
+    note = "; ".join(notes) if notes else None
+    if note:
+        note = note[0].upper() + note[1:] + "."
+    return ImageFile(image, note)
+
+
+def _normalise_mode(img):
+    """Bring any Pillow mode to L, RGB, I (32-bit int) or F; say what was dropped."""
+    mode = img.mode
+    if mode in ("L", "RGB", "F"):
+        return img, None
+    if mode == "1":
+        return img.convert("L"), None
+    if mode.startswith("I;16") or mode == "I":
+        return img.convert("I") if mode != "I" else img, "16-bit values scaled to [0, 1]"
+    if mode in ("RGBA", "RGBa", "LA", "La", "PA"):
+        target = "L" if mode.startswith("L") else "RGB"
+        return img.convert(target), "transparency (alpha channel) dropped"
+    if mode == "P":
+        has_alpha = "transparency" in img.info
+        return img.convert("RGB"), ("transparency dropped" if has_alpha else None)
+    return img.convert("RGB"), None  # CMYK, YCbCr, LAB, HSV, ...
+
+
+def _scale(arr: np.ndarray, base: str) -> np.ndarray:
+    if arr.size == 0:
+        raise ValueError(f"{base} has no pixels")
+    if arr.dtype == np.uint8:
+        out = arr.astype(np.float64) / 255.0
+    elif arr.dtype.kind in "iu":
+        top = float(arr.max())
+        out = arr.astype(np.float64) / (65535.0 if top <= 65535 else top)
+        out = np.clip(out, 0.0, 1.0)
+    else:
+        out = arr.astype(np.float64)
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"{base} contains NaN or infinite pixel values")
+        lo, hi = float(out.min()), float(out.max())
+        if lo < 0.0 or hi > 1.0:
+            out = (out - lo) / (hi - lo) if hi > lo else np.zeros_like(out)
+    if out.ndim == 3 and out.shape[2] > 3:
+        out = out[..., :3]
+    return np.ascontiguousarray(out)

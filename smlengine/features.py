@@ -1,0 +1,152 @@
+"""Per-pixel features for segmentation as clustering.
+
+The course segments an image by describing every pixel with a feature vector computed from
+a small window around it and clustering those vectors into K groups. Two kinds of features:
+
+* :func:`pixel_features` -- the colour of the pixel itself (RGB or CIE-Lab), optionally with
+  its position, one row per pixel (row-major order: ``labels.reshape(h, w)`` is the
+  segmentation).
+* :func:`local_histograms` -- for an l × l window around each pixel, the grey values binned
+  into ``bins`` bins give a count vector H with Σ_j H_j = l². These are the data of the
+  multinomial mixture (:class:`smlengine.cluster.MultinomialMixture`).
+
+Both take images as float arrays in [0, 1] (what :func:`smlengine.datasets.load_photo` and
+:func:`smlengine.datasets.read_image_file` return); uint8 images are scaled by 1/255.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._base import check_choice, check_scalar
+
+__all__ = ["local_histograms", "pixel_features", "grey_levels", "FEATURE_KINDS"]
+
+FEATURE_KINDS = ("rgb", "lab", "rgb+xy", "lab+xy")
+
+# ITU-R BT.709 luma weights, the ones skimage.color.rgb2gray uses.
+_LUMA = np.array([0.2125, 0.7154, 0.0721])
+
+
+def _check_image(image, name: str = "image") -> np.ndarray:
+    """A finite (h, w) or (h, w, 3) float64 array; uint8 scaled to [0, 1]."""
+    if image is None:
+        raise ValueError(f"{name} is missing (None)")
+    arr = np.asarray(image)
+    if arr.dtype == np.bool_:
+        arr = arr.astype(np.float64)
+    elif arr.dtype == np.uint8:
+        arr = arr.astype(np.float64) / 255.0
+    elif arr.dtype == np.uint16:
+        arr = arr.astype(np.float64) / 65535.0
+    else:
+        try:
+            arr = arr.astype(np.float64, copy=False)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must contain numbers, got dtype {arr.dtype}") from None
+    if arr.ndim == 3 and arr.shape[2] == 4:
+        arr = arr[..., :3]
+    if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] != 3):
+        raise ValueError(f"{name} must be a grey (h, w) or colour (h, w, 3) array, got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise ValueError(f"{name} contains {bad} NaN or infinite value(s)")
+    return arr
+
+
+def grey_levels(image) -> np.ndarray:
+    """Grey value in [0, 1] of every pixel: the image itself, or the BT.709 luma of colour."""
+    arr = _check_image(image)
+    if arr.ndim == 3:
+        arr = arr @ _LUMA
+    return np.clip(arr, 0.0, 1.0)
+
+
+def local_histograms(image, window: int = 15, bins: int = 16) -> np.ndarray:
+    """Histogram of grey values in the l × l window around every pixel.
+
+    Grey values v in [0, 1] fall into bin ``min(floor(v * bins), bins - 1)``; colour images
+    are first turned into grey (BT.709 luma). At the border the image is mirrored with the edge
+    pixel repeated (``numpy.pad(mode='symmetric')``, scipy's ``mode='reflect'``), so every
+    window holds exactly l² pixels and Σ_j H_j = l² for every pixel.
+
+    Computed as integral histograms: one indicator plane per bin, cumulative sums along both
+    axes, and the window count as a difference of four corners -- O(h · w · bins) work
+    independent of l, no loop over pixels.
+
+    Parameters
+    ----------
+    image : array of shape (h, w) or (h, w, 3), values in [0, 1] (uint8 is scaled)
+    window : int, odd, 1 <= window <= min(h, w)
+        Side l of the square window centred on the pixel.
+    bins : int, 2 <= bins <= 256
+
+    Returns
+    -------
+    H : ndarray of int32, shape (h, w, bins)
+        Counts; ``H.reshape(-1, bins)`` are the count vectors of the multinomial mixture.
+    """
+    grey = grey_levels(image)
+    check_scalar("window", window, numbers.Integral, min_value=1)
+    check_scalar("bins", bins, numbers.Integral, min_value=2, max_value=256)
+    window, bins = int(window), int(bins)
+    if window % 2 == 0:
+        raise ValueError(f"window must be odd so it is centred on the pixel, got {window}")
+    h, w = grey.shape
+    if window > min(h, w):
+        raise ValueError(f"window ({window}) is larger than the image ({h} x {w}); choose window <= {min(h, w)}")
+    r = window // 2
+    idx = np.minimum((grey * bins).astype(np.intp), bins - 1)
+    idx = np.pad(idx, r, mode="symmetric")
+    # Cumulative counts along rows with a leading zero row, then the window difference.
+    onehot = idx[:, :, None] == np.arange(bins, dtype=np.intp)
+    cum = np.zeros((h + 2 * r + 1, w + 2 * r, bins), dtype=np.int32)
+    np.cumsum(onehot, axis=0, dtype=np.int32, out=cum[1:])
+    rows = cum[window:] - cum[:-window]  # (h, w + 2r, bins): counts in l x 1 columns
+    del cum, onehot
+    cum = np.zeros((h, w + 2 * r + 1, bins), dtype=np.int32)
+    np.cumsum(rows, axis=1, dtype=np.int32, out=cum[:, 1:])
+    return cum[:, window:] - cum[:, :-window]
+
+
+def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np.ndarray:
+    """One feature row per pixel (row-major), for k-means or the Gaussian mixture.
+
+    Parameters
+    ----------
+    image : array of shape (h, w, 3) colour or (h, w) grey, values in [0, 1]
+    kind : {'rgb', 'lab', 'rgb+xy', 'lab+xy'}
+        ``'rgb'``: the colour in [0, 1] (grey images: one column, the grey value).
+        ``'lab'``: CIE-Lab (D65) divided by 100, so L is in [0, 1] and a, b roughly in
+        [-1, 1] -- the same scale as RGB, and Euclidean distance is closer to perceived
+        colour difference (grey images: one column, L/100).
+        ``'+xy'``: two more columns, the column x/(w-1) and row y/(h-1) in [0, 1] times
+        ``position_weight``, so segments also prefer to be spatially compact.
+    position_weight : float >= 0
+        Weight of the position columns relative to colour (only for ``'+xy'``).
+
+    Returns
+    -------
+    X : ndarray of float64, shape (h * w, f) with f = 1 or 3 (+ 2 with position)
+    """
+    arr = _check_image(image)
+    check_choice("kind", kind, FEATURE_KINDS)
+    check_scalar("position_weight", position_weight, numbers.Real, min_value=0.0)
+    h, w = arr.shape[:2]
+    colour = np.clip(arr, 0.0, 1.0)
+    if kind.startswith("lab"):
+        from skimage.color import rgb2lab
+
+        rgb = colour if colour.ndim == 3 else np.repeat(colour[:, :, None], 3, axis=2)
+        lab = rgb2lab(rgb) / 100.0
+        colour = lab if colour.ndim == 3 else lab[:, :, 0]
+    cols = colour.reshape(h * w, -1)
+    if not kind.endswith("+xy"):
+        return np.ascontiguousarray(cols, dtype=np.float64)
+    yy, xx = np.divmod(np.arange(h * w), w)
+    pos = np.column_stack([xx / max(w - 1, 1), yy / max(h - 1, 1)]) * float(position_weight)
+    return np.hstack([cols, pos])
