@@ -1,29 +1,78 @@
-"""The lab contract: one ``Lab`` subclass per folder under ``app/labs/``.
+"""The lab contract: how to write a lab. This page is all a newcomer needs.
 
-A lab turns parameters + data into an engine generator (run on a worker thread by its
-:class:`~app.runner.Runner`) and a snapshot into pixels. Subclasses provide:
+A lab is one folder ``app/labs/<name>/`` with three modules, named the same in every lab:
 
-* class metadata: ``id``, ``title``, ``order``, ``description``; optionally
-  ``screenshot_steps`` (README pictures, default 30) and ``self_test_steps`` (default 5);
-* :meth:`parameter_specs` (the form), :meth:`build_plots` (the central widget),
-  optionally :meth:`build_controls` for extra controls under the form;
-* :meth:`make_run` returning a *zero-argument callable* that creates the engine
-  generator. It is called on the worker thread, so anything expensive (data generation,
-  loading, fitting) belongs inside it. It must not touch widgets: capture plain values
-  first. Module-level caches of loaded data need a ``threading.Lock``.
-* :meth:`prepare` (optional, worker thread): per-frame data such as a decision function
-  on a grid, computed for the snapshot about to be drawn;
-* :meth:`render` (GUI thread, drawing only: update existing items in place),
-  :meth:`show_idle` (before any snapshot), :meth:`maths_html`;
-* session hooks :meth:`user_data` / :meth:`set_user_data`, :meth:`export_rows`,
-  :meth:`main_plot` and :meth:`apply_style` (projector mode, theme).
+``lab.py`` (Qt)
+    The :class:`Lab` subclass: metadata, parameters, widgets, drawing. ``__init__.py``
+    exposes it as ``LAB``; the registry finds it, nothing else changes.
+``run.py`` (Qt-free, checked by import-linter)
+    Turns plain parameters + data into the run: a generator of frozen snapshots. Engine
+    calls, chained phases (:func:`smlengine.phases.chain_phases`), the lab's snapshot
+    type and its caches (``functools.lru_cache`` on pure functions) live here.
+``maths.py`` (Qt-free, pure functions)
+    ``snapshot -> HTML`` for the maths panel, testable without Qt.
+
+A minimal lab (``tests/gui/test_lab_contract.py`` has a complete one)::
+
+    class CoinLab(Lab):
+        id, title, order, description = "coin", "Coin flips", 99, "The law of large numbers."
+
+        def parameter_specs(self):
+            return [Param("p", "P(heads)", "float", 0.5, minimum=0, maximum=1)]
+
+        def build_plots(self):
+            self.plot = PlotPanel("Running mean", "flips", "mean")
+            self.curve = self.plot.curve("mean")
+            return self.plot
+
+        def make_run(self, params, seed):
+            p = params["p"]                       # plain values only: this runs on a worker
+            return lambda: run.flips(p, seed)     # a zero-argument callable -> generator
+
+        def render(self, snapshot, prepared, history):
+            if history.rewound:
+                self.curve.clear()
+            self.curve.extend([h.step for h in history.added], [h.mean for h in history.added])
+
+What the base class does for you, and the hooks you may override
+----------------------------------------------------------------
+Order of construction: :meth:`init_state` (the lab's own state: drawn points, edits,
+opened files; nothing Qt-specific needed yet) → :meth:`parameter_specs` → the form →
+:meth:`build_controls` → :meth:`build_plots` → :meth:`after_build` (every widget exists:
+e.g. generate the initial data). Then the main window calls :meth:`start`.
+
+* :meth:`start` clears the banner, calls :meth:`show_idle`, keeps the parameters and seed
+  of the run in :attr:`run_params` / :attr:`run_seed`, calls :meth:`make_run` on the GUI
+  thread (capture values, raise ``ValueError`` for bad input: shown in the banner) and
+  hands the callable to the :class:`~app.runner.Runner`, which calls it on the run's own
+  worker thread. Changing a parameter calls :meth:`on_param_changed` (default: restart);
+  changing the seed calls :meth:`on_seed_changed` (default: restart).
+* :meth:`prepare` (optional, worker thread): per-frame data (a decision map on a grid)
+  for the snapshot about to be drawn.
+* :meth:`render` (GUI thread, drawing only) gets the snapshot, the prepared data and a
+  :class:`~app.runner.History`: append ``history.added`` to curves, clear them first when
+  ``history.rewound``. Never rebuild a curve from the whole run each frame.
+* :meth:`maths_html` (usually delegating to ``maths.py``): the base throttles it while
+  playing.
+* Parameter rows that apply only sometimes: ``Param(..., visible_when=lambda v: ...)``.
+* Side tasks (a grid search, a reference check, a sweep): ``self.task("name", on_done=...)``
+  returns a :class:`~app.tasks.BackgroundTask`: one cancellable task per purpose, stale
+  results dropped, joined when the lab closes; its thread is never taken from a pool.
+* Sessions: :meth:`user_data` returns the state of :meth:`init_state` as JSON-able data;
+  :meth:`set_user_data` restores it and raises ``ValueError`` when it is malformed. The
+  base validates a whole session before applying it and puts the previous state back if
+  anything fails, so a bad file never loses the user's work.
+* :meth:`export_rows` (CSV), :meth:`main_plot` (PNG/SVG export), :meth:`apply_style`
+  (projector mode and theme; :class:`~app.widgets.plots.PlotPanel` restyles itself).
 
 Rules the runner relies on
 --------------------------
-* Every yield is one step and snapshots are numbered ``step = 0, 1, 2, ...`` in yield
-  order; a lab chaining several phases wraps them in its own generator that renumbers.
+* Every yield is one step; snapshots are numbered ``step = 0, 1, 2, ...`` in yield order
+  (step 0 is the initial state). Chain phases with :func:`smlengine.phases.chain_phases`.
 * Each step takes well under 50 ms; long phases yield progress snapshots
   (``phase``, ``progress``). The same seed yields identical snapshots.
+* Snapshots own their arrays (``frozen_array``) and share constant ones: the timeline keeps
+  them under one byte budget for all labs.
 * Bad input raises ``ValueError`` with a readable message; it is shown in the lab's
   banner, never as a crash.
 * Never emit a bare Python ``None`` through a Qt signal: PySide6 mis-counts references
@@ -32,8 +81,10 @@ Rules the runner relies on
 
 from __future__ import annotations
 
+import copy
 import csv
 import logging
+import math
 import time
 from typing import Any, Callable, ClassVar, Iterator
 
@@ -41,7 +92,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from . import style as st
-from .runner import Runner
+from .runner import History, Runner
+from .tasks import BackgroundTask
 from .widgets.maths import MathsPanel
 from .widgets.params import Param, ParamForm
 from .widgets.runbar import RunBar
@@ -50,22 +102,48 @@ log = logging.getLogger(__name__)
 
 SESSION_VERSION = 1
 MATHS_INTERVAL = 0.25  # seconds between maths-panel updates while playing
+MAX_SEED = 2**31 - 1
 
 
 class Lab(QtWidgets.QWidget):
+    # ------------------------------------------------------------------ metadata
+    #: short identifier: the folder name, ``--lab <id>``, session files
     id: ClassVar[str] = ""
+    #: tab title
     title: ClassVar[str] = ""
+    #: position of the tab (smaller first)
     order: ClassVar[int] = 100
+    #: one line shown under the title and as the tab's tooltip
     description: ClassVar[str] = ""
+    #: steps computed before the README picture is taken (``--screenshots``)
+    screenshot_steps: ClassVar[int] = 30
+    #: steps each lab runs in ``--self-test``
+    self_test_steps: ClassVar[int] = 5
+    #: the default tab of the lab's central widget for screenshots, if it has tabs
+    screenshot_tab: ClassVar[int] = 0
 
     #: emitted when run state, step or progress changes (the main window's status bar)
     statusChanged = QtCore.Signal()
+
+    #: methods every concrete lab defines (checked when the subclass is created)
+    REQUIRED = ("build_plots", "make_run", "render")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.id:
+            missing = [name for name in Lab.REQUIRED if getattr(cls, name) is getattr(Lab, name)]
+            if missing:
+                raise TypeError(f"lab {cls.id!r} must define {', '.join(missing)}")
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName(f"lab_{self.id}")
         self.seed = 0
+        self.run_params: dict = {}
+        self.run_seed = 0
         self._maths_time = 0.0
+        self._tasks: dict[str, BackgroundTask] = {}
+        self.init_state()
         self.runner = Runner(self)
         self.runbar = RunBar()
         self.form = ParamForm(self.parameter_specs())
@@ -89,7 +167,7 @@ class Lab(QtWidgets.QWidget):
         scroll.setWidget(controls)
         scroll.setWidgetResizable(True)
         scroll.setMinimumWidth(180)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.controls_scroll = scroll
 
         self.plots = self.build_plots()
@@ -114,7 +192,7 @@ class Lab(QtWidgets.QWidget):
         self.runbar.stepBackRequested.connect(self.step_back)
         self.runbar.resetRequested.connect(self.reset)
         self.runbar.speedChanged.connect(self.runner.set_rate)
-        self.runbar.seedChanged.connect(self._seed_changed)
+        self.runbar.seedChanged.connect(self._seed_edited)
         self.runbar.seekRequested.connect(self.runner.seek)
         self.runner.set_rate(self.runbar.rate)
         self.runner.frameChanged.connect(self._on_frame)
@@ -123,23 +201,20 @@ class Lab(QtWidgets.QWidget):
         self.form.changed.connect(self.on_param_changed)
         st.manager().changed.connect(self._restyle)
         self._restyled_once = False
+        self.after_build()
 
     # ------------------------------------------------------------------ to override
+    def init_state(self) -> None:
+        """Create the lab's own state (called first, before any widget exists)."""
+
+    def after_build(self) -> None:
+        """Called once every widget exists (e.g. to generate the initial data into them)."""
+
     def parameter_specs(self) -> list[Param]:
         return []
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
         """Add lab-specific controls below the parameter form."""
-
-    #: methods every concrete lab defines (checked when the subclass is created)
-    REQUIRED = ("build_plots", "make_run", "render")
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if cls.id:
-            missing = [name for name in Lab.REQUIRED if getattr(cls, name) is getattr(Lab, name)]
-            if missing:
-                raise TypeError(f"lab {cls.id!r} must define {', '.join(missing)}")
 
     def build_plots(self) -> QtWidgets.QWidget:
         """The central widget with the lab's plots (required)."""
@@ -151,11 +226,11 @@ class Lab(QtWidgets.QWidget):
         """Per-frame data computed off the GUI thread (default: nothing)."""
         return None
 
-    def render(self, snapshot, prepared, history: list) -> None:
+    def render(self, snapshot, prepared, history: History) -> None:
         """Draw one snapshot by updating existing plot items (required)."""
 
     def show_idle(self) -> None:
-        """Draw the data before a run has produced anything."""
+        """Clear what belongs to the previous run; draw the data before a snapshot exists."""
 
     def maths_html(self, snapshot) -> str:
         return ""
@@ -177,8 +252,31 @@ class Lab(QtWidgets.QWidget):
     def apply_style(self, s: st.Style) -> None:
         """Restyle plot items (projector mode, theme)."""
 
+    def on_param_changed(self, name: str) -> None:
+        """Parameters changed: restart from step 0 (continuing to play if it was)."""
+        self.reset()
+
+    def on_seed_changed(self, seed: int) -> None:
+        """The user changed the seed (already stored in :attr:`seed`): restart."""
+        self.reset()
+
+    def after_params_restored(self) -> None:
+        """Hook: update dependent widgets after parameters were set programmatically."""
+
     def prepare_needed(self) -> bool:
         return type(self).prepare is not Lab.prepare
+
+    # ------------------------------------------------------------------ side tasks
+    def task(self, name: str, **callbacks) -> BackgroundTask:
+        """The lab's side task called ``name`` (created on first use; see app.tasks)."""
+        t = self._tasks.get(name)
+        if t is None:
+            t = BackgroundTask(self, name=f"{self.id}-{name}", **callbacks)
+            self._tasks[name] = t
+        else:
+            for key, value in callbacks.items():
+                setattr(t, key, value)
+        return t
 
     # ------------------------------------------------------------------ behaviour
     def showEvent(self, event):
@@ -194,6 +292,7 @@ class Lab(QtWidgets.QWidget):
         self.maths.apply_style(s)
         self.apply_style(s)
         if self.runner.current is not None:
+            self.runner.request_rewind()
             self.runner.flush()
 
     def _size_panels(self, s: st.Style) -> None:
@@ -209,24 +308,28 @@ class Lab(QtWidgets.QWidget):
     def start(self, play: bool = False) -> None:
         """(Re)start the run from step 0 with the current parameters and data."""
         self.clear_error()
+        self.show_idle()
+        params = self.params()
         try:
-            factory = self.make_run(self.params(), self.seed)
-        except (ValueError, TypeError) as exc:
+            factory = self.make_run(params, self.seed)
+        except (ValueError, TypeError, OSError) as exc:
             self.runner.cancel()
             self.show_error(str(exc))
+            self._update_controls()
             return
+        self.run_params, self.run_seed = dict(params), int(self.seed)
         self.runner.start(factory, self.prepare if self.prepare_needed() else None, play=play)
         self._update_controls()
 
     def ensure_started(self) -> None:
-        if self.runner._worker is None and not self.runner.timeline.__len__() and self.runner.error is None:
+        if not self.runner.has_run and not len(self.runner.timeline) and self.runner.error is None:
             self.start()
 
     def toggle_play(self) -> None:
         if self.runner.playing:
             self.runner.pause()
             return
-        if self.runner.finished or self.runner.error or self.runner._worker is None:
+        if self.runner.finished or self.runner.error or not self.runner.has_run:
             self.start(play=True)
         else:
             self.runner.play()
@@ -239,7 +342,7 @@ class Lab(QtWidgets.QWidget):
         self.runner.pause()
 
     def step(self) -> None:
-        if self.runner._worker is None and not len(self.runner.timeline):
+        if not self.runner.has_run and not len(self.runner.timeline):
             self.start()
         self.runner.step()
 
@@ -251,17 +354,13 @@ class Lab(QtWidgets.QWidget):
         self.start(play=was_playing)
 
     def run_to(self, step: int) -> None:
-        if self.runner._worker is None:
+        if not self.runner.has_run:
             self.start()
         self.runner.run_to(step)
 
-    def on_param_changed(self, name: str) -> None:
-        """Parameters changed: restart from step 0 (continuing to play if it was)."""
-        self.reset()
-
-    def _seed_changed(self, seed: int) -> None:
+    def _seed_edited(self, seed: int) -> None:
         self.seed = int(seed)
-        self.reset()
+        self.on_seed_changed(self.seed)
 
     def set_seed(self, seed: int) -> None:
         self.runbar.seed.blockSignals(True)
@@ -275,7 +374,7 @@ class Lab(QtWidgets.QWidget):
             return
         prepared = self.runner.prepared_for(snapshot)
         try:
-            self.render(snapshot, prepared, self.runner.history())
+            self.render(snapshot, prepared, self.runner.frame_history())
             now = time.perf_counter()
             # Rich-text layout is slow and nobody reads 30 formulas a second: while
             # playing, the maths panel follows at a few updates per second.
@@ -307,6 +406,9 @@ class Lab(QtWidgets.QWidget):
         self.statusChanged.emit()
 
     def show_error(self, message: str) -> None:
+        message = str(message)
+        if len(message) > 600:
+            message = message[:600] + " …"
         self.banner.setText(f"⚠ {message}")
         self.banner.setVisible(True)
         self.statusChanged.emit()
@@ -320,6 +422,8 @@ class Lab(QtWidgets.QWidget):
         return self.banner.text() if self.banner.isVisible() else ""
 
     def shutdown(self) -> None:
+        for t in self._tasks.values():
+            t.shutdown()
         self.runner.shutdown()
 
     # ------------------------------------------------------------------ sessions
@@ -335,28 +439,62 @@ class Lab(QtWidgets.QWidget):
             "step": 0 if snap is None else int(snap.step),
         }
 
-    def restore_session(self, state: dict, *, replay: bool = True) -> None:
-        """Apply a session dict (parameters, seed, user data, step); raises ValueError."""
+    def check_session(self, state: dict) -> tuple[dict, dict, int, int]:
+        """Validate a session dict without touching the lab: (parameters, user data, seed, step)."""
         if not isinstance(state, dict) or state.get("format") != "smllab-session":
             raise ValueError("not an SML Lab session file")
+        version = state.get("version", SESSION_VERSION)
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise ValueError("the session file has no valid version number")
+        if version > SESSION_VERSION:
+            raise ValueError(f"this session was written by a newer SML Lab (format {version}); "
+                             f"this version reads format {SESSION_VERSION}")
         if state.get("lab") != self.id:
-            raise ValueError(f"this session belongs to the lab {state.get('lab')!r}, not {self.id!r}")
+            lab = str(state.get("lab"))[:40]
+            raise ValueError(f"this session belongs to the lab {lab!r}, not {self.id!r}")
         params = state.get("parameters", {})
         if not isinstance(params, dict):
             raise ValueError("session parameters must be a mapping")
-        self.set_user_data(state.get("user_data") or {})
-        rejected = self.form.set_values(params)
+        user = state.get("user_data") or {}
+        if not isinstance(user, dict):
+            raise ValueError("the session's user data must be a mapping")
+        seed = _session_int(state.get("seed", 0), "seed", 0, MAX_SEED)
+        step = _session_int(state.get("step", 0) or 0, "step", 0, 10**9)
+        return params, user, seed, step
+
+    def restore_session(self, state: dict, *, replay: bool = True) -> None:
+        """Apply a session dict (parameters, seed, user data, step); raises ValueError.
+
+        Everything is checked first; if applying fails half-way, the previous parameters,
+        seed and user data are put back, so a bad file never costs the user's work.
+        """
+        params, user, seed, step = self.check_session(state)
+        previous = (self.params(), copy.deepcopy(self.user_data()), self.seed)
+        try:
+            self.set_user_data(user)
+            rejected = self.form.set_values(params)
+        except Exception as exc:  # noqa: BLE001 - any failure restores the previous state
+            self._put_back(previous)
+            if isinstance(exc, (ValueError, TypeError)):
+                raise ValueError(str(exc)[:300]) from None
+            raise ValueError(f"the session could not be applied ({type(exc).__name__})") from None
         self.after_params_restored()
-        self.set_seed(int(state.get("seed", 0)))
+        self.set_seed(seed)
         self.start()
-        step = int(state.get("step", 0) or 0)
         if replay and step > 0:
             self.runner.run_to(step)
         if rejected:
             self.show_error("Some saved settings were not valid and kept their defaults: " + ", ".join(rejected))
 
-    def after_params_restored(self) -> None:
-        """Hook: update dependent widgets after parameters were set programmatically."""
+    def _put_back(self, previous) -> None:
+        params, user, seed = previous
+        try:
+            self.set_user_data(user)
+        except Exception:  # noqa: BLE001
+            log.exception("could not put the previous user data back")
+        self.form.set_values(params)
+        self.after_params_restored()
+        self.set_seed(seed)
 
     def export_csv(self, path: str) -> None:
         header, rows = self.export_rows()
@@ -365,3 +503,14 @@ class Lab(QtWidgets.QWidget):
             if header:
                 writer.writerow(header)
             writer.writerows(rows)
+
+
+def _session_int(value, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"the session's {name} must be a number")
+    if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
+        raise ValueError(f"the session's {name} must be a whole number")
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"the session's {name} must be between {lo} and {hi}")
+    return value

@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from . import APP_NAME, __version__, registry
 from . import style as st
 from .lab import Lab
+from .runner import History
 from .session import autosave_path, config_dir, load_session, save_session
 
 log = logging.getLogger(__name__)
@@ -421,7 +422,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 prepared = r.prepared_for(snap)
                 if prepared is None and lab.prepare_needed():
                     prepared = lab.prepare(snap)
-                lab.render(snap, prepared, r.timeline.upto(i))
+                lab.render(snap, prepared, History(r.timeline, i, r.timeline.upto(i), True))
                 QtWidgets.QApplication.processEvents()
                 image = target.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
                 buf = bytes(image.constBits())
@@ -429,6 +430,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 if progress is not None:
                     progress(k + 1, len(indices))
         finally:
+            r.request_rewind()
             r.flush()
         frames[0].save(path, save_all=True, append_images=frames[1:], duration=int(1000 / fps), loop=0, optimize=False)
         return len(frames)

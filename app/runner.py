@@ -2,33 +2,40 @@
 
 Threads and data flow
 ---------------------
-* The engine generator runs inside :func:`_paced_run` on a superqt ``GeneratorWorker``
-  (a ``QRunnable`` on the global thread pool).
+* The engine generator runs inside :func:`_paced_run` on the run's own daemon thread
+  (:func:`app.tasks.start_thread`), not on Qt's global thread pool: a paused run blocks
+  only its own thread, so any number of open labs and side tasks all make progress.
 * :class:`Pacer` (plain ``threading``) decides when the worker may pull the next
   snapshot: freely while playing (optionally throttled to N steps/s), once per Step
   request, never while paused. It is the reason pause and single steps are exact.
-* The worker does not emit one signal per snapshot, which would flood the GUI event
-  loop for a fast algorithm; it yields *batches* at most ~30 times a second (and right
-  away when it is about to block), so the number of queued events is bounded whatever
-  the algorithm's speed.
-* The GUI appends batches to the :class:`Timeline` and draws the snapshot under the
-  cursor on a timer (<= 30 Hz). Only drawing happens on the GUI thread; the lab may ask
-  for per-frame preparation (e.g. a decision function on a grid) which is computed on
-  the worker for the newest snapshot of each batch, or on a helper thread when the user
-  scrubs back to an older snapshot.
+* The worker never emits a Qt signal. It puts *batches* of snapshots into its
+  :class:`~app.tasks.TaskState` outbox at most ~30 times a second (and right away when it
+  is about to block), and the GUI collects them on its redraw timer. A fast algorithm
+  therefore cannot flood the event loop, and a cancelled run's late results can never
+  reach a new run or a deleted runner.
+* The GUI appends batches to the :class:`Timeline` (bounded in bytes for all labs
+  together) and draws the snapshot under the cursor on that timer (<= 30 Hz). Only
+  drawing happens on the GUI thread; per-frame preparation (e.g. a decision function on
+  a grid) is computed on the worker for the newest snapshot of each batch, or by a side
+  task when the user scrubs back to an older snapshot.
 """
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import logging
 import threading
+import weakref
 import time
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+import numpy as np
 from PySide6 import QtCore
-from superqt.utils import FunctionWorker, GeneratorWorker
+
+from .tasks import BackgroundTask, TaskState, start_thread
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +62,12 @@ class Pacer:
         self._permits = 0
         self._cancelled = False
         self._next_time = 0.0
+        self._waiting = False
+
+    @property
+    def waiting(self) -> bool:
+        """True while the worker is blocked waiting for play or a step (GUI side reads it)."""
+        return self._waiting
 
     # --- GUI side -------------------------------------------------------------------
     def play(self, rate: float | None = None) -> None:
@@ -62,6 +75,7 @@ class Pacer:
             self._playing = True
             self._rate = rate
             self._next_time = time.perf_counter()
+            self._waiting = False  # it wakes now; the GUI keeps collecting until it waits again
             self._cond.notify_all()
 
     def set_rate(self, rate: float | None) -> None:
@@ -78,6 +92,7 @@ class Pacer:
     def step(self, n: int = 1) -> None:
         with self._cond:
             self._permits += int(n)
+            self._waiting = False
             self._cond.notify_all()
 
     def cancel(self) -> None:
@@ -130,27 +145,26 @@ class Pacer:
                         return True
                     self._cond.wait(timeout=self._next_time - now)
                     continue
-                self._cond.wait(timeout=0.5)
+                self._waiting = True
+                try:
+                    self._cond.wait(timeout=0.5)
+                finally:
+                    self._waiting = False
 
 
 @dataclass
 class Batch:
-    """What the worker sends to the GUI: new snapshots and the frame data of the newest."""
+    """What the worker hands to the GUI: new snapshots and the frame data of the newest."""
 
     snapshots: list
     prepared: Any = None
     finished: bool = False
 
 
-def _paced_run(
-    make_generator: Callable[[], Iterator],
-    pacer: Pacer,
-    prepare: Callable[[Any], Any] | None,
-    done: threading.Event,
-    entered: threading.Event,
-):
-    """Pull snapshots from the engine as the pacer allows, yield them in batches."""
-    entered.set()
+def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Callable[[Any], Any] | None,
+               state: TaskState) -> None:
+    """Thread body: pull snapshots from the engine as the pacer allows, hand them over in batches."""
+    gen = None
     try:
         try:
             gen = make_generator()
@@ -163,31 +177,45 @@ def _paced_run(
             if pending and pacer.would_wait():
                 # Deliver before waiting: a pause arriving during a rate-limit wait must
                 # not strand an already computed snapshot until the next request.
-                yield Batch(pending, _safe_prepare(prepare, pending[-1]))
+                state.put(Batch(pending, _safe_prepare(prepare, pending[-1])))
                 pending = []
                 last_sent = time.perf_counter()
             if not pacer.wait_turn():
-                return "cancelled"
+                return
             try:
                 snap = next(gen)
             except StopIteration:
                 finished = True
             except Exception as exc:  # noqa: BLE001 - surfaced to the user as a message
                 if pending:
-                    yield Batch(pending, _safe_prepare(prepare, pending[-1]))
+                    state.put(Batch(pending, _safe_prepare(prepare, pending[-1])))
                 raise LabRunError(str(exc) or type(exc).__name__, exc, traceback.format_exc()) from None
             else:
                 pending.append(snap)
             now = time.perf_counter()
             if finished or now - last_sent >= BATCH_INTERVAL or pacer.will_block():
                 prepared = _safe_prepare(prepare, pending[-1]) if pending else None
-                yield Batch(pending, prepared, finished)
+                state.put(Batch(pending, prepared, finished))
                 pending = []
                 last_sent = time.perf_counter()
             if finished:
-                return "finished"
+                return
+    except LabRunError as exc:
+        state.error = str(exc)[:1000]
+        if isinstance(exc.original, (ValueError, TypeError, OSError)):
+            log.info("run stopped: %s", state.error)  # bad input: the banner says it, one log line
+        else:
+            log.error("run failed: %s\n%s", exc, exc.traceback_text)
+    except BaseException as exc:  # noqa: BLE001 - MemoryError, RecursionError ... still a message
+        state.error = f"{type(exc).__name__}: {exc}"[:1000]
+        log.error("run failed: %s", state.error)
     finally:
-        done.set()
+        if gen is not None:
+            try:
+                gen.close()  # run the generator's own clean-up on its thread
+            except Exception:  # noqa: BLE001
+                log.exception("closing the run failed")
+        state.done.set()
 
 
 def _safe_prepare(prepare, snap):
@@ -200,60 +228,143 @@ def _safe_prepare(prepare, snap):
         return None
 
 
-class _RunWorker(GeneratorWorker):
-    """GeneratorWorker that always closes its generator on the worker thread.
-
-    superqt's loop stops at an abort request while the generator is suspended at a
-    ``yield``; closing it here runs the generator's ``finally`` (which signals the
-    runner that the thread let go) without waiting for garbage collection.
-    """
-
-    def __init__(self, *args, done: threading.Event, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._done_event = done
-
-    def work(self):
-        try:
-            return super().work()
-        finally:
-            try:
-                self._gen.close()
-            finally:
-                self._done_event.set()
+# ----------------------------------------------------------------------------- memory
+#: bytes of snapshots all timelines of the application may hold together
+TIMELINE_BUDGET_BYTES = 256 * 2**20
 
 
-def _boxed_prepare(prepare, snap):
-    # a tuple, never a bare None, crosses the thread boundary (see frameChanged)
-    return (_safe_prepare(prepare, snap),)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN_FIELDS = frozenset({"step", "phase", "progress"})
+
+
+def _field_names(cls) -> tuple[str, ...]:
+    """Names of a dataclass's fields that may hold arrays (cached per class)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _PLAIN_FIELDS) \
+            if dataclasses.is_dataclass(cls) else ()
+        _FIELDS[cls] = names
+    return names
+
+
+def snapshot_arrays(snapshot, depth: int = 2):
+    """numpy arrays held by a snapshot (its dataclass fields, one level of nesting)."""
+    for name in _field_names(type(snapshot)):
+        v = getattr(snapshot, name, None)
+        if isinstance(v, np.ndarray):
+            yield v
+        elif isinstance(v, (tuple, list)) and len(v) <= 64:
+            for x in v:
+                if isinstance(x, np.ndarray):
+                    yield x
+        elif depth > 1 and dataclasses.is_dataclass(v) and not isinstance(v, type):
+            yield from snapshot_arrays(v, depth - 1)
+
+
+def _buffer(arr):
+    """The object owning an array's memory, so views of one buffer are counted once."""
+    while getattr(arr, "base", None) is not None and hasattr(arr.base, "nbytes"):
+        arr = arr.base
+    return arr
+
+
+class _Budget:
+    """The byte budget shared by every timeline of the process."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._timelines: "weakref.WeakSet[Timeline]" = weakref.WeakSet()
+
+    def register(self, timeline: "Timeline") -> None:
+        self._timelines.add(timeline)
+
+    @property
+    def used(self) -> int:
+        return sum(t.nbytes for t in list(self._timelines))
+
+    def enforce(self) -> None:
+        """Thin the timeline holding the most bytes until the total fits."""
+        while self.used > self.limit:
+            candidates = [t for t in list(self._timelines) if len(t) > t.MIN_ITEMS]
+            if not candidates:
+                return
+            max(candidates, key=lambda t: t.nbytes)._thin()
+
+
+BUDGET = _Budget(TIMELINE_BUDGET_BYTES)
 
 
 class Timeline:
     """Past snapshots with bounded memory; the oldest half is thinned first.
 
-    Every snapshot is kept until ``capacity`` is reached; then every other snapshot of
-    the older half is dropped, so recent history stays dense and old history sparse.
-    The first (initial) snapshot is always kept.
+    Snapshots are kept until ``capacity`` snapshots or the shared byte budget
+    (:data:`TIMELINE_BUDGET_BYTES` for all labs together, arrays shared between snapshots
+    counted once) is reached; then every other snapshot of the older half is dropped, so
+    recent history stays dense and old history sparse. The first (initial) snapshot and
+    the newest are always kept. Every snapshot gets a serial number in arrival order,
+    which lets drawing code ask for "what arrived since I last drew" (:meth:`added_since`).
     """
 
-    def __init__(self, capacity: int = 4000):
-        if capacity < 8:
-            raise ValueError("timeline capacity must be >= 8")
+    MIN_ITEMS = 8
+
+    def __init__(self, capacity: int = 4000, budget: _Budget | None = None):
+        if capacity < self.MIN_ITEMS:
+            raise ValueError(f"timeline capacity must be >= {self.MIN_ITEMS}")
         self.capacity = capacity
         self._items: list = []
+        self._serials: list[int] = []
+        self._next_serial = 0
+        self._buffers: dict[int, list] = {}  # id(buffer) -> [count, nbytes, buffer]
+        self.nbytes = 0
+        self._budget = BUDGET if budget is None else budget
+        self._budget.register(self)
 
     def clear(self) -> None:
         self._items.clear()
+        self._serials.clear()
+        self._buffers.clear()
+        self.nbytes = 0
+
+    def _count(self, snap, sign: int) -> None:
+        if not _field_names(type(snap)):
+            return
+        for arr in snapshot_arrays(snap):
+            buf = _buffer(arr)
+            key = id(buf)
+            entry = self._buffers.get(key)
+            if sign > 0:
+                if entry is None:
+                    self._buffers[key] = [1, int(buf.nbytes), buf]
+                    self.nbytes += int(buf.nbytes)
+                else:
+                    entry[0] += 1
+            elif entry is not None:
+                entry[0] -= 1
+                if entry[0] <= 0:
+                    del self._buffers[key]
+                    self.nbytes -= entry[1]
 
     def extend(self, snapshots) -> None:
-        self._items.extend(snapshots)
+        for snap in snapshots:
+            self._items.append(snap)
+            self._serials.append(self._next_serial)
+            self._next_serial += 1
+            self._count(snap, +1)
         while len(self._items) > self.capacity:
             self._thin()
+        self._budget.enforce()
 
     def _thin(self) -> None:
-        half = len(self._items) // 2
-        old = self._items[:half]
-        kept = [old[0]] + old[2::2] if len(old) > 1 else old
-        self._items = kept + self._items[half:]
+        n = len(self._items)
+        if n <= self.MIN_ITEMS:
+            return
+        half = n // 2
+        keep = [0, *range(2, half, 2), *range(half, n)]
+        dropped = set(range(n)).difference(keep)
+        for i in dropped:
+            self._count(self._items[i], -1)
+        self._items = [self._items[i] for i in keep]
+        self._serials = [self._serials[i] for i in keep]
 
     def __len__(self) -> int:
         return len(self._items)
@@ -261,12 +372,54 @@ class Timeline:
     def __getitem__(self, i):
         return self._items[i]
 
+    def __iter__(self):
+        return iter(self._items)
+
     def upto(self, index: int) -> list:
         return self._items[: index + 1]
+
+    def serial(self, index: int) -> int:
+        return self._serials[index]
+
+    def index_of_serial(self, serial: int) -> int:
+        """Index of the last snapshot whose serial is <= ``serial`` (-1 if none)."""
+        return bisect.bisect_right(self._serials, serial) - 1
 
     @property
     def last(self):
         return self._items[-1] if self._items else None
+
+
+class History:
+    """What a lab's ``render`` receives besides the snapshot.
+
+    ``added`` are the snapshots that arrived since the previous frame of this lab, up to
+    and including the one shown, in order; ``rewound`` is True when the lab must first
+    forget what it accumulated (a new run, or the user stepped back or scrubbed), in which
+    case ``added`` holds everything up to the snapshot shown. Curves that append
+    ``added`` cost the same per frame at step 10 and at step 100,000.
+    The object is also a sequence of all kept snapshots up to the one shown (costly for
+    long runs: prefer ``added``).
+    """
+
+    __slots__ = ("added", "rewound", "_timeline", "_index")
+
+    def __init__(self, timeline: Timeline, index: int, added: list, rewound: bool):
+        self._timeline, self._index = timeline, index
+        self.added, self.rewound = added, rewound
+
+    def __len__(self) -> int:
+        return self._index + 1
+
+    def __getitem__(self, i):
+        return self._timeline.upto(self._index)[i]
+
+    def __iter__(self):
+        return iter(self._timeline.upto(self._index))
+
+    def previous(self):
+        """The snapshot kept just before the one shown (None at the start)."""
+        return self._timeline[self._index - 1] if self._index > 0 else None
 
 
 class Runner(QtCore.QObject):
@@ -276,9 +429,9 @@ class Runner(QtCore.QObject):
     Signals
     -------
     frameChanged(int index)
-        Draw the snapshot at this timeline index (``current`` and ``prepared_for``
-        give the data), emitted from the redraw timer. No signal here ever carries
-        ``None`` as a Python object: PySide6 mis-counts references to it.
+        Draw the snapshot at this timeline index (``current``, ``prepared_for`` and
+        :meth:`frame_history` give the data), emitted from the redraw timer. No signal here
+        ever carries ``None`` as a Python object: PySide6 mis-counts references to it.
     stateChanged()
         Running / paused / finished / error state or timeline length changed.
     errorOccurred(str)
@@ -289,95 +442,99 @@ class Runner(QtCore.QObject):
     stateChanged = QtCore.Signal()
     errorOccurred = QtCore.Signal(str)
 
+    #: how long restarting waits for the previous run's current step to end (seconds);
+    #: a step that takes longer is abandoned (its thread ends on its own, results dropped)
+    RESTART_JOIN = 0.5
+
     def __init__(self, parent=None, capacity: int = 4000):
         super().__init__(parent)
         self.timeline = Timeline(capacity)
         self.cursor = -1  # index in the timeline of the snapshot shown
         self.rate: float | None = 20.0
         self._pacer: Pacer | None = None
-        self._worker: GeneratorWorker | None = None
-        self._done: threading.Event | None = None
-        self._entered = threading.Event()
+        self._state: TaskState | None = None
+        self._thread: threading.Thread | None = None
         self._prepare: Callable | None = None
         self._prepared: dict[int, Any] = {}  # id(snapshot) -> frame data, small LRU
-        self._prepare_jobs: dict[int, FunctionWorker] = {}
+        self._prepare_task = BackgroundTask(self, on_done=self._prepared_async, name="prepare")
+        self._prepare_target = None
         self._dirty = False
+        self._last_frame_serial = -1
+        self._force_rewind = True
         self.finished = False
         self.error: str | None = None
         self.elapsed = 0.0
         self._play_started: float | None = None
-        self._generation = 0
         self._timer = QtCore.QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
-        self._timer.timeout.connect(self._redraw)
+        self._timer.timeout.connect(self._tick)
         self.redraws = 0
+        self.batches = 0
         self._requested_at: float | None = None
 
     # --- lifecycle ------------------------------------------------------------------
     def start(self, make_generator: Callable[[], Iterator], prepare: Callable | None = None, play: bool = False):
-        """Start a new run, cancelling and joining the previous one first."""
-        self.cancel()
-        self._generation += 1
+        """Start a new run, cancelling the previous one first."""
+        self.cancel(self.RESTART_JOIN)
         self.timeline.clear()
         self._prepared.clear()
+        self._prepare_task.cancel()
         self.cursor = -1
         self.finished = False
         self.error = None
         self.elapsed = 0.0
         self._play_started = None
         self._prepare = prepare
+        self._last_frame_serial = -1
+        self._force_rewind = True
         self._pacer = Pacer()
-        self._done = threading.Event()
-        self._entered = threading.Event()
-        gen_id = self._generation
-        worker = _RunWorker(_paced_run, make_generator, self._pacer, prepare, self._done, self._entered, done=self._done)
-        worker.yielded.connect(lambda batch, g=gen_id: self._on_batch(batch, g))
-        worker.errored.connect(lambda exc, g=gen_id: self._on_error(exc, g))
-        worker.finished.connect(lambda g=gen_id: self._on_finished(g))
-        self._worker = worker
+        self._state = state = TaskState()
         # The initial snapshot (step 0) is always computed so the lab has something to draw.
         self._pacer.step(1)
+        pacer = self._pacer
+        self._thread = start_thread(lambda: _paced_run(make_generator, pacer, prepare, state), "sml-run")
         if play:
             self.play()
-        worker.start()
         self._timer.start()
         self.stateChanged.emit()
 
     def cancel(self, timeout: float = 5.0) -> bool:
-        """Stop the live task and wait for its thread to let go (True if it did)."""
+        """Stop the live task; wait up to ``timeout`` s for its thread to let go (True if it did).
+
+        Whatever the old run still produces is dropped: it writes into its own state,
+        which nobody reads any more.
+        """
         joined = True
         if self._pacer is not None:
             self._pacer.cancel()
-        if self._worker is not None:
-            self._worker.quit()
-        if self._done is not None and self._entered.is_set():
-            # Only a run whose body has started holds the engine; a worker still queued
-            # in the thread pool sees the abort flag first and never enters the body.
-            joined = self._done.wait(timeout)
+        if self._state is not None:
+            self._state.cancel()
+        if self._thread is not None and timeout > 0:
+            self._thread.join(timeout)
+            joined = not self._thread.is_alive()
             if not joined:
-                log.warning("the previous run did not stop within %.1f s", timeout)
+                log.info("the previous run is still finishing a step; its results will be dropped")
         self._stop_clock()
         self._pacer = None
-        self._worker = None
-        self._done = None
+        self._state = None
+        self._thread = None
         self._timer.stop()
         return joined
 
     def shutdown(self, timeout: float = 5.0) -> None:
-        """Cancel and join this runner's threads (used when a tab or the window closes).
-
-        Only this runner's own work is awaited, not the whole thread pool, so closing
-        one window never waits for another window's paused run.
-        """
+        """Cancel and join this runner's threads (used when a tab or the window closes)."""
         self.cancel(timeout)
-        deadline = time.perf_counter() + timeout
-        while self._prepare_jobs and time.perf_counter() < deadline:
-            QtCore.QCoreApplication.processEvents()
-            time.sleep(0.005)
+        self._prepare_task.shutdown(timeout)
+
+    @property
+    def has_run(self) -> bool:
+        """True from :meth:`start` until the run is cancelled (finished runs included)."""
+        return self._state is not None
 
     @property
     def active(self) -> bool:
-        return self._worker is not None and not self.finished and self.error is None
+        """A run exists that can still produce snapshots."""
+        return self._state is not None and not self.finished and self.error is None
 
     @property
     def playing(self) -> bool:
@@ -387,9 +544,12 @@ class Runner(QtCore.QObject):
     def play(self) -> None:
         if self._pacer is None or not self.active:
             return
+        if self.cursor >= 0:
+            self._force_rewind = True  # resume from the live head after scrubbing back
         self.cursor = -1  # follow the live head
         self._pacer.play(self.rate)
         self._play_started = time.perf_counter()
+        self._dirty = True
         self._timer.start()
         self.stateChanged.emit()
 
@@ -469,18 +629,57 @@ class Runner(QtCore.QObject):
         return self.timeline[self.current_index]
 
     def history(self) -> list:
-        """Snapshots up to and including the one shown."""
+        """Snapshots up to and including the one shown (O(length): prefer frame_history)."""
         return self.timeline.upto(self.current_index)
+
+    def request_rewind(self) -> None:
+        """The next frame's :class:`History` is ``rewound`` (the lab rebuilds its curves)."""
+        self._force_rewind = True
+        self._dirty = True
+
+    def frame_history(self) -> History:
+        """The :class:`History` of the frame being drawn; marks it as drawn."""
+        idx = self.current_index
+        if idx < 0:
+            return History(self.timeline, idx, [], True)
+        serial = self.timeline.serial(idx)
+        if self._force_rewind or serial < self._last_frame_serial:
+            added, rewound = self.timeline.upto(idx), True
+        else:
+            first = self.timeline.index_of_serial(self._last_frame_serial) + 1
+            added, rewound = self.timeline._items[first: idx + 1], False
+        self._force_rewind = False
+        self._last_frame_serial = serial
+        return History(self.timeline, idx, added, rewound)
 
     @property
     def busy(self) -> bool:
         """True while the worker is computing (playing, or steps still pending)."""
         return self._pacer is not None and self.active and (self._pacer.playing or self._pacer.pending_permits > 0)
 
-    # --- worker callbacks (GUI thread) ----------------------------------------------
-    def _on_batch(self, batch: Batch, generation: int) -> None:
-        if generation != self._generation:
+    # --- collecting the worker's output (GUI thread, on the timer) --------------------
+    def _tick(self) -> None:
+        self._collect()
+        self._redraw()
+
+    def _collect(self) -> None:
+        state = self._state
+        if state is None:
             return
+        done = state.done.is_set()  # read first: nothing is added after done
+        for batch in state.take():
+            self._on_batch(batch)
+        if done and self._state is state and not self.finished and self.error is None:
+            if state.error is not None:
+                self._on_error(state.error)
+            else:
+                self.finished = True
+                self._stop_clock()
+                self._dirty = True
+                self.stateChanged.emit()
+
+    def _on_batch(self, batch: Batch) -> None:
+        self.batches += 1
         if self._play_started is None and batch.snapshots:
             # computing on request (Step or run_to): count the time since the request
             self._play_started = self._requested_at or time.perf_counter()
@@ -490,6 +689,7 @@ class Runner(QtCore.QObject):
             if batch.prepared is not None:
                 self._remember(batch.snapshots[-1], batch.prepared)
             self._dirty = True
+            self.stateChanged.emit()
         if batch.finished:
             self.finished = True
             self._stop_clock()
@@ -497,25 +697,11 @@ class Runner(QtCore.QObject):
         elif not self.busy:
             self._stop_clock()
 
-    def _on_error(self, exc: Exception, generation: int) -> None:
-        if generation != self._generation:
-            return
-        message = str(exc) or type(exc).__name__
-        tb = getattr(exc, "traceback_text", "")
-        log.error("run failed: %s\n%s", message, tb)
+    def _on_error(self, message: str) -> None:
         self.error = message
         self._stop_clock()
         self._dirty = True
         self.errorOccurred.emit(message)
-        self.stateChanged.emit()
-
-    def _on_finished(self, generation: int) -> None:
-        if generation != self._generation:
-            return
-        if self.error is None and not (self._pacer and self._pacer.cancelled):
-            self.finished = True
-        self._stop_clock()
-        self._dirty = True
         self.stateChanged.emit()
 
     def _stop_clock(self) -> None:
@@ -540,8 +726,8 @@ class Runner(QtCore.QObject):
 
     def _redraw(self) -> None:
         if not self._dirty:
-            if not self.active and not self._prepare_jobs:
-                self._timer.stop()
+            if not self._expecting_output() and not self._prepare_task.busy:
+                self._timer.stop()  # nothing can arrive until the user asks: no idle ticking
             return
         self._dirty = False
         snap = self.current
@@ -553,28 +739,38 @@ class Runner(QtCore.QObject):
         self.redraws += 1
         self.frameChanged.emit(self.current_index)
 
+    def _expecting_output(self) -> bool:
+        """True while the worker may still hand over something without a new request."""
+        state, pacer = self._state, self._pacer
+        if state is None:
+            return False
+        if state.done.is_set():
+            return not (self.finished or self.error is not None) or state.pending
+        # A worker waiting for the GUI has delivered everything it computed.
+        return pacer is None or not pacer.waiting or state.pending
+
     def _prepare_async(self, snap) -> None:
-        key = id(snap)
-        if key in self._prepare_jobs or self._prepare is None:
+        if self._prepare_target is snap and self._prepare_task.busy:
             return
-        prepare = self._prepare
-        worker = FunctionWorker(_boxed_prepare, prepare, snap)
+        self._prepare_target = snap
+        self._prepare_task.start(_prepare_pair, self._prepare, snap)
+        self._timer.start()
 
-        def done(boxed, snap=snap, key=key):
-            self._prepare_jobs.pop(key, None)
-            result = boxed[0]
-            if result is not None:
-                self._remember(snap, result)
-                if self.current is snap:
-                    self._dirty = True
-                    self._redraw()
-
-        worker.returned.connect(done)
-        worker.finished.connect(lambda key=key: self._prepare_jobs.pop(key, None))
-        self._prepare_jobs[key] = worker
-        worker.start()
+    def _prepared_async(self, pair) -> None:
+        snap, result = pair
+        self._prepare_target = None
+        if result is not None:
+            self._remember(snap, result)
+            if self.current is snap:
+                self._dirty = True
+                self._redraw()
 
     def flush(self) -> None:
-        """Draw now if something changed (used by headless rendering and tests)."""
+        """Collect and draw now (used by headless rendering and tests)."""
+        self._collect()
         self._dirty = True
         self._redraw()
+
+
+def _prepare_pair(prepare, snap):
+    return snap, _safe_prepare(prepare, snap)

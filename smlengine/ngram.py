@@ -39,6 +39,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from .cache import LRUCache
 from ._base import (
     BaseEstimator,
     IterativeMixin,
@@ -162,7 +163,7 @@ def _distinct_strings(tokens: list, name="tokens") -> dict:
     return distinct
 
 
-_LAST_ENCODING: list = []  # [tuple of tokens, vocab, index, ids] of the last fit
+_ENCODINGS = LRUCache(1)  # tuple of tokens -> (vocab, index, ids) of the last fit (any thread)
 
 
 def _encode(tokens: list) -> tuple[tuple, dict, np.ndarray]:
@@ -174,8 +175,9 @@ def _encode(tokens: list) -> tuple[tuple, dict, np.ndarray]:
     never mistaken for the old one.
     """
     key = tuple(tokens)
-    if _LAST_ENCODING and _LAST_ENCODING[0] == key:
-        return _LAST_ENCODING[1], _LAST_ENCODING[2], _LAST_ENCODING[3]
+    hit = _ENCODINGS.get(key)
+    if hit is not None:
+        return hit
     distinct = _distinct_strings(tokens)
     if BOS in distinct:
         raise ValueError(f"{BOS!r} is reserved for padding and may not appear in the tokens")
@@ -184,7 +186,7 @@ def _encode(tokens: list) -> tuple[tuple, dict, np.ndarray]:
     index = {t: i for i, t in enumerate(vocab)}
     ids = np.fromiter(map(index.__getitem__, tokens), dtype=np.int64, count=len(tokens))
     ids.setflags(write=False)
-    _LAST_ENCODING[:] = [key, vocab, index, ids]
+    _ENCODINGS.put(key, (vocab, index, ids))
     return vocab, index, ids
 
 

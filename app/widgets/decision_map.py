@@ -1,62 +1,18 @@
 """Decision-map item: a heat map of a decision function f on a grid with its contours.
 
-:func:`decision_frame` is pure numpy (no Qt) so a lab can compute frames on the worker
-thread inside ``Lab.prepare``; :class:`DecisionMap` only draws them.
+Frames are computed off the GUI thread by :func:`smlengine.grid.decision_frame` (pure
+numpy, no Qt) inside ``Lab.prepare``; :class:`DecisionMap` only draws them.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
+from smlengine.grid import DecisionFrame, decision_frame, grid_points  # noqa: F401 - re-exported
+
 from .. import style as st
-
-
-@dataclass(frozen=True, eq=False)
-class DecisionFrame:
-    """f evaluated on a regular grid over ``extent`` = (xmin, xmax, ymin, ymax)."""
-
-    extent: tuple[float, float, float, float]
-    values: np.ndarray  # shape (ny, nx), row i at y_i
-    contours: dict[float, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-
-
-def grid_points(extent, resolution: int = 140) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(xs, ys, points) of a resolution × resolution grid; points has shape (ny*nx, 2)."""
-    xmin, xmax, ymin, ymax = extent
-    xs = np.linspace(xmin, xmax, resolution)
-    ys = np.linspace(ymin, ymax, resolution)
-    gx, gy = np.meshgrid(xs, ys)
-    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
-
-
-def decision_frame(func: Callable[[np.ndarray], np.ndarray], extent, resolution: int = 140, levels=(0.0,)) -> DecisionFrame:
-    """Evaluate ``func`` on a grid and trace the requested level sets (NaN-separated)."""
-    from skimage.measure import find_contours  # lazy: keeps application start-up light
-
-    xs, ys, pts = grid_points(extent, resolution)
-    values = np.asarray(func(pts), dtype=float).reshape(len(ys), len(xs))
-    contours = {}
-    finite = np.isfinite(values)
-    if finite.all() and values.max() > values.min():
-        dx = (xs[-1] - xs[0]) / (len(xs) - 1)
-        dy = (ys[-1] - ys[0]) / (len(ys) - 1)
-        for level in levels:
-            if not (values.min() < level < values.max()):
-                continue
-            xs_all, ys_all = [], []
-            for c in find_contours(values, level):
-                xs_all.append(xs[0] + c[:, 1] * dx)
-                ys_all.append(ys[0] + c[:, 0] * dy)
-                xs_all.append([np.nan])
-                ys_all.append([np.nan])
-            if xs_all:
-                contours[float(level)] = (np.concatenate(xs_all), np.concatenate(ys_all))
-    return DecisionFrame(tuple(float(v) for v in extent), values, contours)
 
 
 def _diverging_lut(style: st.Style, alpha: int = 110) -> np.ndarray:

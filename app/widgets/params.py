@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from PySide6 import QtCore, QtWidgets
 
@@ -19,6 +19,8 @@ class Param:
 
     kind: "int", "float", "log" (positive float on a logarithmic slider), "choice",
     "bool". For "choice", ``choices`` holds ``(value, label)`` pairs or plain values.
+    ``visible_when``, if given, maps the form's current values to whether the row is shown
+    (e.g. ``lambda v: v["kernel"] == "rbf"``); the form re-evaluates it on every change.
     """
 
     name: str
@@ -32,6 +34,7 @@ class Param:
     choices: Sequence[Any] = field(default_factory=tuple)
     tooltip: str = ""
     suffix: str = ""
+    visible_when: Callable[[Mapping[str, Any]], bool] | None = None
 
     def choice_pairs(self) -> list[tuple[Any, str]]:
         return [c if isinstance(c, tuple) else (c, str(c)) for c in self.choices]
@@ -114,6 +117,21 @@ class ParamForm(QtWidgets.QWidget):
             self.widgets[p.name] = w
             self.labels[p.name] = label
             self.layout_.addRow(label, w)
+        self.update_visibility()
+
+    def _edited(self, name: str) -> None:
+        self.update_visibility()
+        self.changed.emit(name)
+
+    def update_visibility(self) -> None:
+        """Show exactly the rows whose ``visible_when`` holds for the current values."""
+        values = None
+        for p in self.params.values():
+            if p.visible_when is None:
+                continue
+            if values is None:
+                values = self.values()
+            self.layout_.setRowVisible(self.widgets[p.name], bool(p.visible_when(values)))
 
     def _make_widget(self, p: Param) -> QtWidgets.QWidget:
         name = p.name
@@ -124,7 +142,7 @@ class ParamForm(QtWidgets.QWidget):
             w.setValue(int(p.default))
             w.setSuffix(p.suffix)
             w.setKeyboardTracking(False)
-            w.valueChanged.connect(lambda _v: self.changed.emit(name))
+            w.valueChanged.connect(lambda _v: self._edited(name))
         elif p.kind == "float":
             w = QtWidgets.QDoubleSpinBox()
             w.setDecimals(p.decimals)
@@ -133,20 +151,20 @@ class ParamForm(QtWidgets.QWidget):
             w.setValue(float(p.default))
             w.setSuffix(p.suffix)
             w.setKeyboardTracking(False)
-            w.valueChanged.connect(lambda _v: self.changed.emit(name))
+            w.valueChanged.connect(lambda _v: self._edited(name))
         elif p.kind == "log":
             w = LogSlider(float(p.minimum), float(p.maximum), float(p.default), p.decimals)
-            w.valueChanged.connect(lambda _v: self.changed.emit(name))
+            w.valueChanged.connect(lambda _v: self._edited(name))
         elif p.kind == "choice":
             w = QtWidgets.QComboBox()
             for value, label in p.choice_pairs():
                 w.addItem(label, value)
             w.setCurrentIndex(max(0, w.findData(p.default)))
-            w.currentIndexChanged.connect(lambda _i: self.changed.emit(name))
+            w.currentIndexChanged.connect(lambda _i: self._edited(name))
         elif p.kind == "bool":
             w = QtWidgets.QCheckBox()
             w.setChecked(bool(p.default))
-            w.toggled.connect(lambda _b: self.changed.emit(name))
+            w.toggled.connect(lambda _b: self._edited(name))
         else:
             raise ValueError(f"unknown parameter kind {p.kind!r}")
         return w
@@ -166,7 +184,19 @@ class ParamForm(QtWidgets.QWidget):
 
     def set_value(self, name: str, value: Any) -> None:
         p, w = self.params[name], self.widgets[name]
+        if p.kind in ("int", "float", "log"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{p.label}: expected a number, got {type(value).__name__}")
+            if not math.isfinite(value):
+                raise ValueError(f"{p.label}: {value} is not a finite number")
+            # clamp to the allowed range, as the widget itself would (and before any int
+            # conversion, so 2**70 cannot overflow Qt's 32-bit spin box)
+            lo = p.minimum if p.minimum is not None else -(2**31)
+            hi = p.maximum if p.maximum is not None else 2**31 - 1
+            value = min(max(value, lo), hi)
         if p.kind == "int":
+            if value != int(value):
+                raise ValueError(f"{p.label}: expected a whole number, got {value}")
             w.setValue(int(value))
         elif p.kind in ("float", "log"):
             w.setValue(float(value))
@@ -189,11 +219,12 @@ class ParamForm(QtWidgets.QWidget):
                     continue
                 try:
                     self.set_value(name, value)
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, OverflowError):
                     rejected.append(name)
         finally:
             if quiet:
                 self.blockSignals(False)
+        self.update_visibility()
         return rejected
 
     def set_visible(self, name: str, visible: bool) -> None:

@@ -34,7 +34,7 @@ def test_redraws_per_second_while_smo_runs(qtbot, tmp_path, monkeypatch, switch_
 
 def _measure(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("SMLLAB_CONFIG_DIR", str(tmp_path))
-    from app.labs.classifiers import models
+    from app.labs.classifiers import run as models
     from app.main_window import MainWindow
     from smlengine.datasets import make_moons
 
@@ -70,7 +70,7 @@ def _measure(qtbot, tmp_path, monkeypatch):
     redraws = r.redraws - redraws0
     steps = r.timeline.last.step
     finished = r.finished
-    n_sv = r.timeline.last.n_support
+    n_sv = r.timeline.last.engine.n_support
     lab.runner.pause()
 
     # preparation of the newest frame, measured alone (no contention with the GUI thread)
@@ -78,7 +78,7 @@ def _measure(qtbot, tmp_path, monkeypatch):
     alone, grid_only = [], []
     from app.widgets.decision_map import grid_points
 
-    res = models.svm_resolution(snap.ctx.kind, snap.n_support, len(snap.ctx.train_idx))
+    res = models.svm_resolution(snap.ctx.kind, snap.engine.n_support, len(snap.ctx.train_idx))
     xs, ys, _ = grid_points(snap.ctx.extent, res)
     for _ in range(10):
         t = time.perf_counter()

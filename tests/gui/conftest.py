@@ -21,17 +21,19 @@ def _destroy_garbage(qapp):
 
 @pytest.fixture(autouse=True)
 def _no_dangling_threads(qapp):
-    """Fail a test that leaves a worker thread running after it finished."""
+    """Fail a test that leaves a run or side-task thread (or a Qt pool thread) running."""
+    from app.tasks import live_threads
+
     yield
     pool = QtCore.QThreadPool.globalInstance()
-    deadline = time.perf_counter() + 2.0
-    while pool.activeThreadCount() and time.perf_counter() < deadline:
+    deadline = time.perf_counter() + 5.0
+    while (pool.activeThreadCount() or live_threads()) and time.perf_counter() < deadline:
         qapp.processEvents()
         time.sleep(0.01)
-    busy = pool.activeThreadCount()
+    busy = pool.activeThreadCount() + len(live_threads())
     if busy == 0:
         _destroy_garbage(qapp)
-    assert busy == 0, f"{busy} worker thread(s) left running"
+    assert busy == 0, f"{busy} worker thread(s) left running: {[t.name for t in live_threads()]}"
 
 
 @pytest.fixture

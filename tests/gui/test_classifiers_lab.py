@@ -28,13 +28,13 @@ def test_plots_follow_the_run(qtbot, make_window):
     assert snap.step == 10
     x, y = lab.mistakes_panel.curves["mistakes"].getData()
     np.testing.assert_array_equal(x, np.arange(11))
-    assert y[0] == len(lab.canvas.y) and y[-1] == snap.n_mistakes
+    assert y[0] == len(lab.canvas.y) and y[-1] == snap.engine.n_mistakes
     # the boundary drawn is the zero set of the current hyperplane
     bx, by = lab.decision.boundary.getData()
     ok = np.isfinite(bx)
     assert ok.sum() > 10
-    f = np.column_stack([bx[ok], by[ok]]) @ snap.v - snap.c
-    assert np.max(np.abs(f)) < 0.05 * np.linalg.norm(snap.v) * 10
+    f = np.column_stack([bx[ok], by[ok]]) @ snap.engine.v - snap.engine.c
+    assert np.max(np.abs(f)) < 0.05 * np.linalg.norm(snap.engine.v) * 10
     assert lab.decision.image.isVisible()
     assert "C<sub>P</sub>" in lab.maths.toHtml() or "Perceptron" in lab.maths.toPlainText()
     assert f"step {snap.step}" in lab.maths.toPlainText()
@@ -46,7 +46,7 @@ def test_run_converges_and_reports_finished(qtbot, make_window):
     lab.play()
     qtbot.waitUntil(lambda: lab.runner.finished, timeout=20_000)
     lab.runner.flush()
-    assert lab.runner.current.converged
+    assert lab.runner.current.engine.converged
     assert "finished" in lab.runbar.step_label.text()
 
 
@@ -56,7 +56,7 @@ def test_drawing_points_restarts_and_undo(qtbot, make_window):
     lab.canvas.add_point(0.0, 0.0, +1)
     lab.canvas.add_point(1.0, 1.0, -1)
     assert len(lab.canvas.y) == n + 2
-    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.n_mistakes == n + 2, timeout=20_000)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.engine.n_mistakes == n + 2, timeout=20_000)
     assert lab.canvas.undo()
     assert len(lab.canvas.y) == n + 1
     lab.canvas.remove_point(0)
@@ -95,7 +95,7 @@ def test_session_round_trip(qtbot, make_window, tmp_path):
     assert lab2.seed == 3
     np.testing.assert_array_equal(lab2.canvas.X, points)
     assert lab2.runner.timeline.last.step == 4
-    np.testing.assert_array_equal(lab2.runner.timeline.last.v, lab.runner.timeline[-1].v if lab.runner.timeline[-1].step == 4 else lab.runner.current.v)
+    np.testing.assert_array_equal(lab2.runner.timeline.last.engine.v, lab.runner.timeline[-1].engine.v if lab.runner.timeline[-1].step == 4 else lab.runner.current.engine.v)
 
 
 def test_autosave_keeps_drawn_points(qtbot, make_window, config_dir):

@@ -54,9 +54,9 @@ def test_rbf_svm_on_moons_matches_the_engine(qtbot, make_window):
     _run_to_end(qtbot, lab)
     snap = lab.runner.current
     ctx = snap.ctx
-    assert snap.converged and ctx.n_test > 0
+    assert snap.engine.converged and ctx.n_test > 0
     engine = SVM(C=1.0, kernel="rbf", gamma=2.0).fit(ctx.X_train, ctx.y_train)
-    np.testing.assert_array_equal(snap.alpha, engine.alpha_)
+    np.testing.assert_array_equal(snap.engine.alpha, engine.alpha_)
     # support vectors drawn = the engine's support set, split into free and at-bound
     np.testing.assert_array_equal(lab.support_indices(), engine.support_)
     free = lab.sv_free_marker.visible_positions()
@@ -95,13 +95,13 @@ def test_step_is_one_smo_pair_update(qtbot, make_window):
         qtbot.waitUntil(lambda: r.timeline.last.step == k, timeout=10_000)
         qtbot.wait(60)
         assert r.timeline.last.step == k and len(r.timeline) == k + 1
-        np.testing.assert_array_equal(r.current.alpha, expected[k].alpha)
-        assert r.current.pair == expected[k].pair
+        np.testing.assert_array_equal(r.current.engine.alpha, expected[k].alpha)
+        assert r.current.engine.pair == expected[k].pair
     _settle(qtbot, lab)
     px, py = lab.current_marker.getData()
-    np.testing.assert_array_equal(_rows(np.column_stack([px, py])), _rows(ctx.X_train[list(r.current.pair)]))
+    np.testing.assert_array_equal(_rows(np.column_stack([px, py])), _rows(ctx.X_train[list(r.current.engine.pair)]))
     text = lab.maths.toPlainText()
-    i, j = r.current.pair
+    i, j = r.current.engine.pair
     assert f"pair i = {i}" in text and "→" in text and "η" in text
     lab.step_back()
     assert r.current.step == 2
@@ -114,18 +114,18 @@ def test_switching_classifier_restarts(qtbot, make_window):
     qtbot.waitUntil(lambda: r.timeline.last.step >= 5, timeout=10_000)
     assert lab.form.widgets["mode"].isVisibleTo(lab.form)
     lab.form.set_value("classifier", "svm_poly")  # through the form signal, as a user would
-    qtbot.waitUntil(lambda: r.current is not None and hasattr(r.current, "alpha"), timeout=10_000)
+    qtbot.waitUntil(lambda: r.current is not None and hasattr(r.current.engine, "alpha"), timeout=10_000)
     assert r.current.step == 0 and r.current.ctx.kind == "svm_poly"
     assert lab.form.widgets["degree"].isVisibleTo(lab.form)
     assert not lab.form.widgets["gamma"].isVisibleTo(lab.form)
     assert not lab.form.widgets["mode"].isVisibleTo(lab.form)
     assert lab.curve_pages.currentWidget().indexOf(lab.kkt_panel) >= 0
     lab.form.set_value("classifier", "logistic")
-    qtbot.waitUntil(lambda: r.current is not None and hasattr(r.current, "w"), timeout=10_000)
+    qtbot.waitUntil(lambda: r.current is not None and hasattr(r.current.engine, "w"), timeout=10_000)
     assert lab.form.widgets["solver"].isVisibleTo(lab.form) and lab.form.widgets["C"].isVisibleTo(lab.form)
     _run_to_end(qtbot, lab)
     loss = lab.loss_panel.curves["L(w)"].getData()[1]
-    assert np.all(np.diff(loss) <= 1e-9) and r.current.converged
+    assert np.all(np.diff(loss) <= 1e-9) and r.current.engine.converged
     assert lab.decision.margin_curves[1.0].isVisible()  # P = 3/4
     assert "Newton" in lab.maths.toPlainText()
 
@@ -223,7 +223,7 @@ def test_session_keeps_classifier_and_parameters(qtbot, make_window, tmp_path):
     assert (p["classifier"], p["C"], p["degree"], p["test_fraction"], p["smo_every"]) == ("svm_poly", 10.0, 4, 0.3, 2)
     np.testing.assert_array_equal(lab2.canvas.test_mask, mask)
     assert lab2.form.widgets["degree"].isVisibleTo(lab2.form) and not lab2.form.widgets["mode"].isVisibleTo(lab2.form)
-    np.testing.assert_array_equal(lab2.runner.timeline.last.alpha, lab.runner.timeline[3].alpha)
+    np.testing.assert_array_equal(lab2.runner.timeline.last.engine.alpha, lab.runner.timeline[3].engine.alpha)
 
 
 def test_bad_input_is_a_message(qtbot, make_window, tmp_path):
@@ -247,7 +247,7 @@ def test_bad_input_is_a_message(qtbot, make_window, tmp_path):
 
 
 def test_fast_decision_maps_equal_the_engine():
-    from app.labs.classifiers.models import RunContext, svm_grid_values
+    from app.labs.classifiers.run import RunContext, svm_grid_values
     from smlengine.datasets import make_dataset
 
     X, y = make_dataset("moons", 200, 0.2, random_state=1)

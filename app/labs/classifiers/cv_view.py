@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
-from superqt.utils import GeneratorWorker
 
 from ... import style as st
-from .models import cv_grid, cv_steps
+from ...tasks import BackgroundTask
+from .run import cv_grid, cv_steps
 
 AXIS_LABEL = {"C": "C", "gamma": "γ", "degree": "degree"}
 
@@ -78,8 +78,8 @@ class CrossValidationView(QtWidgets.QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.apply_button.clicked.connect(lambda: self.result and self.applyRequested.emit(dict(self.result["best_params"])))
         self._cmap = pg.colormap.get("viridis")
-        self._worker: GeneratorWorker | None = None
-        self._generation = 0
+        self.task = BackgroundTask(self, on_item=self._on_item, on_done=self._on_finished, on_error=self._on_error,
+                                   name="cv-grid")
         self.snapshots: list = []
         self.result: dict | None = None
         self.errors: np.ndarray | None = None
@@ -171,7 +171,7 @@ class CrossValidationView(QtWidgets.QWidget):
     # ------------------------------------------------------------------ running
     @property
     def running(self) -> bool:
-        return self._worker is not None
+        return self.task.busy
 
     def run(self, kind: str, params: dict, X_train, y_train, X_test, y_test, seed: int = 0) -> None:
         """Start the search on a worker thread (cancelling a previous one)."""
@@ -179,25 +179,16 @@ class CrossValidationView(QtWidgets.QWidget):
         self.set_kind(kind)
         if self.errors is None:
             return
-        self._generation += 1
-        gen = self._generation
-        worker = GeneratorWorker(cv_steps, kind, dict(params), np.array(X_train), np.array(y_train),
-                                 np.array(X_test), np.array(y_test), int(self.folds.value()), int(seed))
-        worker.yielded.connect(lambda item, g=gen: self._on_item(item, g))
-        worker.errored.connect(lambda exc, g=gen: self._on_error(exc, g))
-        worker.finished.connect(lambda g=gen: self._on_finished(g))
-        self._worker = worker
+        self.task.start(cv_steps, kind, dict(params), np.array(X_train), np.array(y_train),
+                        np.array(X_test), np.array(y_test), int(self.folds.value()), int(seed))
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.summary.setText(f"Cross-validating {self.errors.size} cells with k = {self.folds.value()} folds on "
                              f"{len(y_train)} training points …")
-        worker.start()
 
     def cancel(self) -> None:
-        if self._worker is not None:
-            self._worker.quit()
-            self._generation += 1  # ignore whatever the old worker still sends
-            self._worker = None
+        if self.task.busy:
+            self.task.cancel()  # whatever the old search still sends is dropped
             self.summary.setText(self.summary.text() + "<br><i>Cancelled.</i>" if not self.result else self.summary.text())
         self.cancel_button.setEnabled(False)
         self.run_button.setEnabled(self.errors is not None)
@@ -210,9 +201,7 @@ class CrossValidationView(QtWidgets.QWidget):
             self._setup_grid(cv_grid(self.kind) if self.errors is not None else {})
             self.summary.setText("The data or the classifier changed: run the grid search again.")
 
-    def _on_item(self, item, generation: int) -> None:
-        if generation != self._generation:
-            return
+    def _on_item(self, item) -> None:
         tag, payload = item
         if tag == "cell":
             snap = payload
@@ -248,21 +237,19 @@ class CrossValidationView(QtWidgets.QWidget):
             )
             self.apply_button.setEnabled(True)
 
-    def _on_error(self, exc, generation: int) -> None:
-        if generation != self._generation:
-            return
-        self.summary.setText(f"⚠ The grid search failed: {exc}")
-        self.failed.emit(str(exc) or type(exc).__name__)
+    def _on_error(self, message: str) -> None:
+        self.summary.setText(f"⚠ The grid search failed: {message}")
+        self.cancel_button.setEnabled(False)
+        self.run_button.setEnabled(self.errors is not None)
+        self.failed.emit(message)
 
-    def _on_finished(self, generation: int) -> None:
-        if generation != self._generation:
-            return
-        self._worker = None
+    def _on_finished(self, _result) -> None:
         self.cancel_button.setEnabled(False)
         self.run_button.setEnabled(self.errors is not None)
 
     def shutdown(self) -> None:
         self.cancel()
+        self.task.shutdown()
 
     def apply_style(self, s: st.Style) -> None:
         st.style_plot(self.plot, s)

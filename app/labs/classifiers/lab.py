@@ -6,113 +6,43 @@ tab and a reference check against scikit-learn."""
 from __future__ import annotations
 
 import html
-import time
 from typing import Callable, Iterator
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
-from superqt.utils import FunctionWorker
 
 from smlengine.datasets import GENERATORS, load_points, make_dataset
 
 from ... import style as st
 from ...lab import Lab
 from ...widgets.decision_map import DecisionMap
+from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
 from ...widgets.point_canvas import CanvasToolbar, PointCanvas
-from . import reference
+from . import maths, reference
 from .cv_view import CrossValidationView
-from .models import (
+from .run import (
     CLASSIFIERS,
     RunContext,
     is_svm,
-    pair_numbers,
     prepare_frame,
     run_steps,
     split_mask,
-    timeline_capacity,
 )
 
 DATASET_DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.15, "circles": 0.08, "xor": 0.25, "spirals": 0.05}
 DATA_PARAMS = ("dataset", "n_samples", "noise", "balance")
-#: while playing, curves and the maths text refresh at most this often (seconds); the
-#: canvas itself follows every frame. Re-laying out three plots' axes and a rich-text
-#: document 30 times a second would halve the frame rate at N = 3000.
-CURVES_INTERVAL = 0.12
-MATHS_INTERVAL = 0.25
-#: which parameter rows apply to which classifier
-APPLIES = {
-    "mode": {"perceptron"},
-    "learning_rate": {"perceptron"},
-    "max_epochs": {"perceptron"},
-    "solver": {"logistic"},
-    "max_iter": {"logistic"},
-    "C": {"logistic", "svm_linear", "svm_poly", "svm_rbf"},
-    "gamma": {"svm_rbf"},
-    "degree": {"svm_poly"},
-    "smo_every": {"svm_linear", "svm_poly", "svm_rbf"},
-}
+SVMS = ("svm_linear", "svm_poly", "svm_rbf")
+
+
+def _for(*kinds: str):
+    """``visible_when`` of a parameter row that applies to these classifiers only."""
+    return lambda values: values["classifier"] in kinds
+
+
 PAGES = {"perceptron": 0, "logistic": 1}
-
-
-class MaskedMarkers(pg.ScatterPlotItem):
-    """Markers on a fixed set of points of which a mask is shown.
-
-    Moving support vectors or mistakes with ``setData`` every frame costs pyqtgraph a
-    Python loop over all spots; here the points and their style are set once per run (and
-    per style change) and each frame only flips the ``visible`` column, which the
-    scatter's painter honours."""
-
-    def __init__(self):
-        super().__init__()
-        self._key = None
-        self._mask = np.zeros(0, dtype=bool)
-
-    def set_points(self, key, pos, **style) -> None:
-        if key == self._key:
-            return
-        self._key = key
-        pos = np.asarray(pos, float).reshape(-1, 2)
-        self.setData(pos=pos, **style)
-        self._mask = np.zeros(len(pos), dtype=bool)
-        self.data["visible"] = False
-        self.invalidate()
-
-    def show_mask(self, mask) -> None:
-        mask = np.asarray(mask, dtype=bool)
-        if len(mask) != len(self.data) or np.array_equal(mask, self._mask):
-            return
-        self._mask = mask.copy()
-        self.data["visible"] = mask
-        self.invalidate()
-
-    def show_indices(self, indices, n: int) -> None:
-        mask = np.zeros(n, dtype=bool)
-        mask[np.asarray(indices, dtype=int)] = True
-        self.show_mask(mask)
-
-    def hide_all(self) -> None:
-        if self._mask.any():
-            self.show_mask(np.zeros(len(self._mask), dtype=bool))
-
-    def forget(self) -> None:
-        """Drop the points (the next ``set_points`` rebuilds them)."""
-        self._key = None
-        self._mask = np.zeros(0, dtype=bool)
-        self.setData([], [])
-
-    def visible_positions(self) -> np.ndarray:
-        if not len(self.data):
-            return np.zeros((0, 2))
-        vis = self.data["visible"]
-        return np.column_stack([self.data["x"][vis], self.data["y"][vis]])
-
-
-def _positive(values) -> np.ndarray:
-    """For log-scale curves: values ≤ 0 (a converged KKT gap) drawn at a tiny positive value."""
-    return np.maximum(np.asarray(values, float), 1e-12)
 
 
 class ClassifiersLab(Lab):
@@ -123,30 +53,50 @@ class ClassifiersLab(Lab):
                    "learning a decision boundary live; cross-validation of C and γ.")
 
     # ------------------------------------------------------------------ building
+    def init_state(self) -> None:
+        # The points themselves live in the canvas (with their undo history); these are the
+        # run's context and the last reference check.
+        self._ctx: RunContext | None = None
+        self._run_extent = (-3.0, 3.0, -3.0, 3.0)
+        self._suppress_points_signal = False
+        self.reference_result: dict | None = None
+
+    def after_build(self) -> None:
+        self.regenerate(undoable=False, restart=False)
+
     def parameter_specs(self):
         return [
             Param("classifier", "Classifier", "choice", "perceptron", choices=CLASSIFIERS,
                   tooltip="The learning algorithm (changing it restarts the run)"),
             Param("mode", "Update", "choice", "single",
                   choices=[("single", "single sample"), ("batch", "batch (all mistakes)")],
-                  tooltip="single: update on each misclassified point in turn; batch: one step per epoch"),
+                  tooltip="single: update on each misclassified point in turn; batch: one step per epoch",
+                  visible_when=_for("perceptron")),
             Param("learning_rate", "Learning rate α", "log", 1.0, minimum=0.001, maximum=10.0,
-                  tooltip="Step size α of the update z ← z + α y x̃"),
+                  tooltip="Step size α of the update z ← z + α y x̃",
+                  visible_when=_for("perceptron")),
             Param("max_epochs", "Max epochs", "int", 100, minimum=1, maximum=100000,
-                  tooltip="Stop after this many passes over the data if it is not separable"),
+                  tooltip="Stop after this many passes over the data if it is not separable",
+                  visible_when=_for("perceptron")),
             Param("solver", "Solver", "choice", "newton",
                   choices=[("newton", "Newton (IRLS)"), ("gd", "gradient descent")],
-                  tooltip="Newton: w ← w − t H⁻¹∇L; gradient descent: w ← w − t ∇L (t by backtracking line search)"),
+                  tooltip="Newton: w ← w − t H⁻¹∇L; gradient descent: w ← w − t ∇L (t by backtracking line search)",
+                  visible_when=_for("logistic")),
             Param("max_iter", "Max iterations", "int", 200, minimum=1, maximum=100000,
-                  tooltip="Stop after this many iterations if ‖∇L‖ is still above the tolerance"),
+                  tooltip="Stop after this many iterations if ‖∇L‖ is still above the tolerance",
+                  visible_when=_for("logistic")),
             Param("C", "C", "log", 1.0, minimum=0.001, maximum=1000.0,
-                  tooltip="Regularisation: small C = wide margin / strong penalty ‖v‖²/(2C), large C = fit the training data"),
+                  tooltip="Regularisation: small C = wide margin / strong penalty ‖v‖²/(2C), large C = fit the training data",
+                  visible_when=_for("logistic", *SVMS)),
             Param("gamma", "Kernel width γ", "log", 1.0, minimum=0.01, maximum=100.0,
-                  tooltip="RBF kernel k(x, y) = exp(−γ‖x − y‖²): large γ = wiggly boundary"),
+                  tooltip="RBF kernel k(x, y) = exp(−γ‖x − y‖²): large γ = wiggly boundary",
+                  visible_when=_for("svm_rbf")),
             Param("degree", "Degree", "int", 3, minimum=1, maximum=10,
-                  tooltip="Polynomial kernel k(x, y) = (⟨x, y⟩ + 1)^degree"),
+                  tooltip="Polynomial kernel k(x, y) = (⟨x, y⟩ + 1)^degree",
+                  visible_when=_for("svm_poly")),
             Param("smo_every", "SMO updates per step", "int", 1, minimum=1, maximum=1000,
-                  tooltip="Pair updates between two recorded steps (1: every update is a step)"),
+                  tooltip="Pair updates between two recorded steps (1: every update is a step)",
+                  visible_when=_for(*SVMS)),
             Param("dataset", "Data set", "choice", "blobs", choices=[(k, k.capitalize()) for k in GENERATORS],
                   tooltip="Generated toy problem (you can then edit the points with the mouse)"),
             Param("n_samples", "Points", "int", 120, minimum=4, maximum=20000, step=10),
@@ -173,9 +123,6 @@ class ClassifiersLab(Lab):
         self.reference_label.setWordWrap(True)
         self.reference_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.reference_label)
-        self._reference_worker: FunctionWorker | None = None
-        self._reference_generation = 0
-        self.reference_result: dict | None = None
         self._toolbar_holder = layout
 
     def build_plots(self) -> QtWidgets.QWidget:
@@ -243,13 +190,7 @@ class ClassifiersLab(Lab):
         self.tabs.addTab(self.cv_view, "Cross-validation")
 
         self.canvas.pointsChanged.connect(self._points_changed)
-        self._ctx: RunContext | None = None
-        self._run_extent = (-3.0, 3.0, -3.0, 3.0)
-        self._suppress_points_signal = False
-        self._curves_drawn_at = 0.0
-        self._maths_at, self._maths_cache = 0.0, ""
         self._update_visibility()
-        self.regenerate(undoable=False, restart=False)
         return self.tabs
 
     # ------------------------------------------------------------------ classifier choice
@@ -259,8 +200,6 @@ class ClassifiersLab(Lab):
 
     def _update_visibility(self) -> None:
         kind = self.kind
-        for name, kinds in APPLIES.items():
-            self.form.set_visible(name, kind in kinds)
         self.curve_pages.setCurrentIndex(PAGES.get(kind, 2))
         self.decision.margins = kind != "perceptron"
         self._update_legend(kind)
@@ -395,8 +334,7 @@ class ClassifiersLab(Lab):
     def after_params_restored(self) -> None:
         self._update_visibility()
 
-    def _seed_changed(self, seed: int) -> None:
-        self.seed = int(seed)
+    def on_seed_changed(self, seed: int) -> None:
         self.regenerate()
 
     # ------------------------------------------------------------------ running
@@ -416,8 +354,6 @@ class ClassifiersLab(Lab):
         ctx = self._context(params, seed)
         self._ctx = ctx
         self._run_extent = ctx.extent
-        self._run_params = dict(params)
-        self.runner.timeline.capacity = timeline_capacity(ctx.kind, len(ctx.train_idx))
         every = int(params["smo_every"])
         return lambda: run_steps(ctx, every)
 
@@ -436,7 +372,7 @@ class ClassifiersLab(Lab):
         ctx: RunContext = snapshot.ctx
         kind = ctx.kind
         s = st.current()
-        if prepared is not None or (kind == "perceptron" and not np.any(snapshot.v)):
+        if prepared is not None or (kind == "perceptron" and not np.any(snapshot.engine.v)):
             self.decision.set_frame(prepared)
         self.mistake_marker.set_points((ctx, s), ctx.X, symbol="x", size=s.marker_size * 0.9,
                                        pen=pg.mkPen(s.foreground, width=1.5 * s.scale), brush=pg.mkBrush(s.foreground))
@@ -448,60 +384,55 @@ class ClassifiersLab(Lab):
         else:
             self._render_svm(snapshot, history, s)
 
-    def _curves_due(self) -> bool:
-        """Draw the curves now? Always when paused, stepping or finished; at most every
-        CURVES_INTERVAL while playing."""
-        now = time.perf_counter()
-        if self.runner.playing and now - self._curves_drawn_at < CURVES_INTERVAL:
-            return False
-        self._curves_drawn_at = now
-        return True
-
-    def _series(self, history, columns: int):
-        steps = np.fromiter((h.step for h in history), float, len(history))
-        m = np.array([h.metrics for h in history], dtype=float).reshape(len(history), columns)
-        return steps, m
+    def _append_curves(self, history, kind: str, n_test: int) -> None:
+        """Curves grow by the snapshots that arrived since the last frame."""
+        if history.rewound:
+            for p in self.panels:
+                p.clear_series()
+        added = history.added
+        if not added:
+            return
+        steps = np.fromiter((h.step for h in added), float, len(added))
+        m = np.array([h.metrics for h in added], dtype=float).reshape(len(added), -1)
+        if kind == "perceptron":
+            self.mistakes_panel.curve("mistakes").extend(steps, m[:, 0])
+            self.cost_panel.curve("C_P").extend(steps, m[:, 1])
+            return
+        if kind == "logistic":
+            panels = (self.loss_panel, "L(w)"), (self.grad_panel, "‖∇L‖"), self.lr_error_panel
+        else:
+            panels = (self.dual_panel, "W(α)"), (self.kkt_panel, "m − M"), self.error_panel
+        (p0, n0), (p1, n1), errors = panels
+        p0.curve(n0).extend(steps, m[:, 0])
+        p1.curve(n1).extend(steps, m[:, 1])
+        errors.curve("train").extend(steps, 100 * m[:, 2])
+        if n_test:
+            errors.curve("test").extend(steps, 100 * m[:, 3])
 
     def _render_perceptron(self, snapshot, history, s) -> None:
-        ctx = snapshot.ctx
+        ctx, eng = snapshot.ctx, snapshot.engine
         self.sv_free_marker.hide_all()
         self.sv_bound_marker.hide_all()
-        if snapshot.index is not None and snapshot.index < len(ctx.train_idx):
-            p = ctx.X_train[[snapshot.index]]
+        if eng.index is not None and eng.index < len(ctx.train_idx):
+            p = ctx.X_train[[eng.index]]
             self.current_marker.setData(pos=p, symbol="o", size=s.marker_size * 2.6,
                                         pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=3 * s.scale), brush=pg.mkBrush(None))
         else:
             self.current_marker.setData([], [])
         self._draw_normal(snapshot)
-        if not self._curves_due():
-            return
-        steps, m = self._series(history, 2)
-        self.mistakes_panel.set_series("mistakes", steps, m[:, 0])
-        self.cost_panel.set_series("C_P", steps, m[:, 1])
+        self._append_curves(history, "perceptron", ctx.n_test)
 
     def _render_logistic(self, snapshot, history, s) -> None:
         self.sv_free_marker.hide_all()
         self.sv_bound_marker.hide_all()
         self.current_marker.setData([], [])
         self.normal_arrow.setData([], [])
-        if not self._curves_due():
-            return
-        steps, m = self._series(history, 4)
-        self.loss_panel.set_series("L(w)", steps, m[:, 0])
-        self.grad_panel.set_series("‖∇L‖", steps, _positive(m[:, 1]))
-        self._set_errors(self.lr_error_panel, steps, m[:, 2], m[:, 3], snapshot.ctx)
-
-    def _set_errors(self, panel, steps, train, test, ctx) -> None:
-        panel.set_series("train", steps, 100 * train)
-        if ctx.n_test:
-            panel.set_series("test", steps, 100 * test)
-        elif "test" in panel.curves:
-            panel.curves["test"].setData([], [])
+        self._append_curves(history, "logistic", snapshot.ctx.n_test)
 
     def _render_svm(self, snapshot, history, s) -> None:
-        ctx = snapshot.ctx
+        ctx, eng = snapshot.ctx, snapshot.engine
         self.normal_arrow.setData([], [])
-        alpha = snapshot.alpha
+        alpha = eng.alpha
         C = float(ctx.params["C"])
         ring = s.marker_size * 2.0
         key = (ctx, s)
@@ -511,28 +442,23 @@ class ClassifiersLab(Lab):
                                         pen=pg.mkPen(st.OKABE_ITO["reddish_purple"], width=1.6 * s.scale))
         self.sv_free_marker.show_mask((alpha > 0) & (alpha < C))
         self.sv_bound_marker.show_mask(alpha >= C)
-        if snapshot.pair is not None:
-            self.current_marker.setData(pos=ctx.X_train[list(snapshot.pair)], symbol="o", size=s.marker_size * 3.0,
+        if eng.pair is not None:
+            self.current_marker.setData(pos=ctx.X_train[list(eng.pair)], symbol="o", size=s.marker_size * 3.0,
                                         pen=pg.mkPen(st.OKABE_ITO["orange"], width=3.5 * s.scale), brush=pg.mkBrush(None))
         else:
             self.current_marker.setData([], [])
-        if not self._curves_due():
-            return
-        steps, m = self._series(history, 4)
-        self.dual_panel.set_series("W(α)", steps, m[:, 0])
-        self.kkt_panel.set_series("m − M", steps, _positive(m[:, 1]))
-        self._set_errors(self.error_panel, steps, m[:, 2], m[:, 3], ctx)
+        self._append_curves(history, ctx.kind, ctx.n_test)
 
     def support_indices(self) -> np.ndarray:
         """Training indices of the support vectors drawn now (free and at bound)."""
         snap = self.runner.current
         if snap is None or not is_svm(snap.ctx.kind):
             return np.zeros(0, dtype=int)
-        return np.flatnonzero(snap.alpha > 0)
+        return np.flatnonzero(snap.engine.alpha > 0)
 
     def _draw_normal(self, snapshot) -> None:
         """A short arrow along v from the boundary point closest to the data centre."""
-        v, c = snapshot.v, snapshot.c
+        v, c = snapshot.engine.v, snapshot.engine.c
         norm = float(np.hypot(*v))
         if norm == 0 or not len(self._run_y):
             self.normal_arrow.setData([], [])
@@ -556,128 +482,12 @@ class ClassifiersLab(Lab):
             item.forget()
         for p in self.panels:
             p.clear_series()
-        self._curves_drawn_at = 0.0
-        self._maths_at = 0.0
-
-    def start(self, play: bool = False) -> None:
-        self.show_idle()
-        super().start(play)
 
     # ------------------------------------------------------------------ maths
     def maths_html(self, snapshot) -> str:
-        now = time.perf_counter()
-        if self.runner.playing and now - self._maths_at < MATHS_INTERVAL and self._maths_cache:
-            return self._maths_cache  # unchanged text: the panel skips the re-layout
-        kind = snapshot.ctx.kind
-        if kind == "logistic":
-            text = self._maths_logistic(snapshot)
-        elif is_svm(kind):
-            text = self._maths_svm(snapshot)
-        else:
-            text = self._maths_perceptron(snapshot)
-        self._maths_at, self._maths_cache = now, text
-        return text
-
-    def _split_line(self, snapshot) -> str:
-        ctx = snapshot.ctx
-        text = f"{len(ctx.train_idx)} training points"
-        if ctx.n_test:
-            text += f", {ctx.n_test} test points (hollow): test error {100 * snapshot.test_error:.1f}%"
-        return text
-
-    def _maths_perceptron(self, snapshot) -> str:
-        p = snapshot.ctx.params
-        alpha = p["learning_rate"]
-        v = ", ".join(f"{x:.3f}" for x in snapshot.v)
-        rows = [
-            "<h3>Perceptron</h3>",
-            "<p class='eq'>f(x) = ⟨v, x⟩ − c = ⟨z, x̃⟩, &nbsp; z = (−c, v), &nbsp; x̃ = (1, x)</p>",
-            "<p>Cost over the misclassified points (y<sub>i</sub>⟨z, x̃<sub>i</sub>⟩ ≤ 0):</p>",
-            "<p class='eq'>C<sub>P</sub>(z) = Σ<sub>i ∈ M</sub> |⟨z, x̃<sub>i</sub>⟩|</p>",
-        ]
-        if p["mode"] == "batch":
-            rows.append("<p>Batch step (gradient descent on C<sub>P</sub>):</p>"
-                        "<p class='eq'>z ← z + α Σ<sub>i ∈ M</sub> y<sub>i</sub> x̃<sub>i</sub></p>")
-        else:
-            rows.append("<p>Single-sample step, for each misclassified x<sub>i</sub> in turn:</p>"
-                        "<p class='eq'>z ← z + α y<sub>i</sub> x̃<sub>i</sub></p>")
-        rows.append("<h3>Now</h3><p class='num'>")
-        rows.append(f"step {snapshot.step}, epoch {snapshot.epoch}<br>α = {alpha:g}<br>v = ({html.escape(v)})<br>c = {snapshot.c + 0.0:.4f}<br>")
-        ctx = snapshot.ctx
-        if snapshot.index is not None and snapshot.index < len(ctx.train_idx):
-            xi = ctx.X_train[snapshot.index]
-            yi = ctx.y_train[snapshot.index]
-            rows.append(f"used x<sub>{snapshot.index}</sub> = ({xi[0]:.3f}, {xi[1]:.3f}), y = {yi:+.0f}<br>")
-        rows.append(f"mistakes |M| = {snapshot.n_mistakes}<br>C<sub>P</sub> = {snapshot.cost:.4f}<br>{self._split_line(snapshot)}</p>")
-        if snapshot.converged:
-            rows.append("<p><b>Converged:</b> every point is on its side, C<sub>P</sub> = 0.</p>")
-        return "".join(rows)
-
-    def _maths_logistic(self, snapshot) -> str:
-        p = snapshot.ctx.params
-        w = snapshot.w
-        solver = p["solver"]
-        rows = [
-            "<h3>Logistic regression</h3>",
-            "<p class='eq'>P(y | x) = σ(y f(x)), &nbsp; f(x) = ⟨w, x̃⟩ = ⟨v, x⟩ + w<sub>0</sub>, &nbsp; σ(t) = 1/(1 + e<sup>−t</sup>)</p>",
-            "<p>Regularised negative log-likelihood (w<sub>0</sub> not penalised):</p>",
-            "<p class='eq'>L(w) = Σ<sub>i</sub> log(1 + e<sup>−y<sub>i</sub>⟨w, x̃<sub>i</sub>⟩</sup>) + ‖v‖²/(2C)</p>",
-            "<p class='eq'>∇L = −Σ<sub>i</sub> σ(−y<sub>i</sub>⟨w, x̃<sub>i</sub>⟩) y<sub>i</sub> x̃<sub>i</sub> + (0, v)/C</p>",
-        ]
-        if solver == "newton":
-            rows.append("<p>Newton (IRLS) step, s<sub>i</sub> = σ(⟨w, x̃<sub>i</sub>⟩):</p>"
-                        "<p class='eq'>H = Σ<sub>i</sub> s<sub>i</sub>(1 − s<sub>i</sub>) x̃<sub>i</sub> x̃<sub>i</sub><sup>T</sup> + diag(0, 1/C, …)"
-                        "<br>w ← w − t H<sup>−1</sup>∇L</p>")
-        else:
-            rows.append("<p>Gradient descent step:</p><p class='eq'>w ← w − t ∇L</p>")
-        rows.append("<p>t is halved from its first trial until L(w + t d) ≤ L(w) + 10<sup>−4</sup> t ⟨∇L, d⟩ "
-                    "(Armijo), so L never increases. Dashed: P(+1 | x) = ¼ and ¾.</p>")
-        rows.append("<h3>Now</h3><p class='num'>")
-        rows.append(f"step {snapshot.step}, C = {p['C']:g}<br>w<sub>0</sub> = {w[0]:.4f}<br>"
-                    f"v = ({w[1]:.4f}, {w[2]:.4f})<br>L(w) = {snapshot.loss:.5f}<br>‖∇L‖ = {snapshot.grad_norm:.3e}<br>"
-                    f"t = {snapshot.step_size:g}<br>training error {100 * snapshot.metrics[2]:.1f}%<br>{self._split_line(snapshot)}</p>")
-        if snapshot.converged:
-            rows.append("<p><b>Converged:</b> ‖∇L‖ ≤ tol.</p>")
-        return "".join(rows)
-
-    def _maths_svm(self, snapshot) -> str:
-        ctx = snapshot.ctx
-        p = ctx.params
-        kernel = {"svm_linear": "k(x, x′) = ⟨x, x′⟩",
-                  "svm_poly": f"k(x, x′) = (⟨x, x′⟩ + 1)<sup>{int(p['degree'])}</sup>",
-                  "svm_rbf": f"k(x, x′) = exp(−γ‖x − x′‖²), γ = {p['gamma']:g}"}[ctx.kind]
-        rows = [
-            "<h3>Soft-margin SVM, dual problem</h3>",
-            "<p class='eq'>max<sub>α</sub> W(α) = Σ<sub>i</sub> α<sub>i</sub> − ½ Σ<sub>i,j</sub> α<sub>i</sub> α<sub>j</sub> "
-            "y<sub>i</sub> y<sub>j</sub> k(x<sub>i</sub>, x<sub>j</sub>)</p>",
-            f"<p class='eq'>0 ≤ α<sub>i</sub> ≤ C = {p['C']:g}, &nbsp; Σ<sub>i</sub> y<sub>i</sub> α<sub>i</sub> = 0</p>",
-            f"<p class='eq'>f(x) = Σ<sub>i</sub> α<sub>i</sub> y<sub>i</sub> k(x<sub>i</sub>, x) + b, &nbsp; {kernel}</p>",
-            "<h3>SMO pair update</h3>",
-            "<p>Pick i with the largest KKT violation and j by the second-order rule; move along "
-            "y<sub>i</sub>α<sub>i</sub> + y<sub>j</sub>α<sub>j</sub> = const, where W is a parabola:</p>",
-            "<p class='eq'>η = k<sub>ii</sub> + k<sub>jj</sub> − 2k<sub>ij</sub>, &nbsp; t = (F<sub>i</sub> − F<sub>j</sub>)/η "
-            "clipped to the box<br>α<sub>i</sub> ← α<sub>i</sub> + y<sub>i</sub> t, &nbsp; α<sub>j</sub> ← α<sub>j</sub> − y<sub>j</sub> t</p>",
-            "<p>Stop when the KKT gap m(α) − M(α) ≤ tol = 10<sup>−3</sup>; b = mean over free support vectors "
-            "(0 &lt; α<sub>i</sub> &lt; C).</p>",
-            "<h3>Now</h3><p class='num'>",
-            f"step {snapshot.step}",
-        ]
         idx = self.runner.current_index
-        prev = self.runner.timeline[idx - 1] if idx > 0 and self.runner.current is snapshot else None
-        pn = pair_numbers(snapshot, prev)
-        if pn is not None:
-            rows.append(f"<br>pair i = {pn['i']} (y = {pn['yi']:+.0f}), j = {pn['j']} (y = {pn['yj']:+.0f})<br>η = {pn['eta']:.4f}<br>")
-            if "ai0" in pn:
-                rows.append(f"α<sub>i</sub>: {pn['ai0']:.4f} → {pn['ai']:.4f}<br>α<sub>j</sub>: {pn['aj0']:.4f} → {pn['aj']:.4f}")
-            else:
-                rows.append(f"α<sub>i</sub> = {pn['ai']:.4f}, α<sub>j</sub> = {pn['aj']:.4f}")
-        n_free = snapshot.n_support - snapshot.n_bounded
-        rows.append(f"<br>b = {snapshot.b:.4f}<br>W(α) = {snapshot.dual_objective:.5f}<br>KKT gap = {snapshot.kkt_gap:.3e}<br>"
-                    f"support vectors {snapshot.n_support} ({n_free} free, {snapshot.n_bounded} at C)<br>"
-                    f"training error {100 * snapshot.train_error:.1f}%<br>{self._split_line(snapshot)}</p>")
-        if snapshot.converged:
-            rows.append("<p><b>Converged:</b> the KKT conditions hold within tol.</p>")
-        return "".join(rows)
+        previous = self.runner.timeline[idx - 1] if idx > 0 and self.runner.current is snapshot else None
+        return maths.maths_html(snapshot, previous)
 
     # ------------------------------------------------------------------ cross-validation, reference
     def _train_test(self):
@@ -702,25 +512,14 @@ class ClassifiersLab(Lab):
         if not (reference.sklearn_available() and reference.supported(kind)):
             return
         Xtr, ytr, _, _ = self._train_test()
-        self._reference_generation += 1
-        gen = self._reference_generation
-        worker = FunctionWorker(reference.reference_check, kind, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
-        worker.returned.connect(lambda r, g=gen: self._reference_done(r, g))
-        worker.errored.connect(lambda exc, g=gen: self._reference_failed(exc, g))
-        self._reference_worker = worker
+        task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
+        task.start(reference.reference_check, kind, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
         self.reference_result = None
         self.reference_label.setText("Fitting scikit-learn's model …")
         self.reference_button.setEnabled(False)
-        worker.start()
 
-    def _reference_finished(self) -> None:
-        self._reference_worker = None
+    def _reference_done(self, r: dict) -> None:
         self._update_reference_button(self.kind)
-
-    def _reference_done(self, r: dict, generation: int) -> None:
-        if generation != self._reference_generation:
-            return
-        self._reference_finished()
         self.reference_result = r
         text = (f"<b>vs scikit-learn {html.escape(r['name'])}</b> on {r['n_points']} training points:<br>"
                 f"equal predictions on a {r['grid']}×{r['grid']} grid: <b>{100 * r['agreement']:.2f}%</b><br>"
@@ -729,17 +528,12 @@ class ClassifiersLab(Lab):
             text += f"<br>support vectors: ours {r['n_support'][0]}, sklearn {r['n_support'][1]}"
         self.reference_label.setText(text)
 
-    def _reference_failed(self, exc, generation: int) -> None:
-        if generation != self._reference_generation:
-            return
-        self._reference_finished()
-        self.reference_label.setText(f"⚠ reference check failed: {html.escape(str(exc))}")
+    def _reference_failed(self, message: str) -> None:
+        self._update_reference_button(self.kind)
+        self.reference_label.setText(f"⚠ reference check failed: {html.escape(message)}")
 
     def shutdown(self) -> None:
         self.cv_view.shutdown()
-        if self._reference_worker is not None:
-            self._reference_worker.quit()
-            self._reference_generation += 1
         super().shutdown()
 
     # ------------------------------------------------------------------ style, sessions, export
@@ -796,7 +590,7 @@ class ClassifiersLab(Lab):
     def _decision_on(snap, X) -> np.ndarray:
         ctx = snap.ctx
         if ctx.kind == "perceptron":
-            return X @ snap.v - snap.c
+            return X @ snap.engine.v - snap.engine.c
         if ctx.kind == "logistic":
-            return X @ snap.w[1:] + snap.w[0]
-        return ctx.model.snapshot_decision_function(snap.inner, X)
+            return X @ snap.engine.w[1:] + snap.engine.w[0]
+        return ctx.model.snapshot_decision_function(snap.engine, X)

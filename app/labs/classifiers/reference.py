@@ -7,7 +7,7 @@ import importlib.util
 import numpy as np
 
 from ...widgets.decision_map import grid_points
-from .models import COEF0, SVM_KERNEL, is_svm, make_estimator
+from .run import COEF0, SVM_KERNEL, is_svm, make_estimator
 
 
 def sklearn_available() -> bool:

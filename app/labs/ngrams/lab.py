@@ -18,8 +18,8 @@ from smlengine.datasets import list_plays
 from ... import style as st
 from ...lab import Lab
 from ...widgets.params import Param
-from . import runs
-from .runs import LEARNING_ORDERS, SMOOTHING_LABELS, SMOOTHINGS
+from . import run as ngram_run
+from .run import LEARNING_ORDERS, SMOOTHING_LABELS, SMOOTHINGS
 
 N_TOP = 15
 ORDER_NAMES = {1: "unigram", 2: "bigram", 3: "trigram", 4: "4-gram", 5: "5-gram"}
@@ -66,6 +66,13 @@ class NGramsLab(Lab):
     self_test_steps = 8
 
     # ------------------------------------------------------------------ building
+    def init_state(self) -> None:
+        self._mode = "generate"  # which run the buttons asked for: generate, learning, perplexity
+        self._file_path = ""  # the opened text file (saved in sessions)
+        self._tokens: list = []  # token snapshots drawn so far, appended frame by frame
+        self._text_key = None
+        self._zipf_shown = None
+
     def parameter_specs(self):
         corpora = [("shakespeare", "All of Shakespeare (38 plays)")]
         corpora += [(f"play:{t}", t) for t in list_plays()]
@@ -85,9 +92,11 @@ class NGramsLab(Lab):
                            ("kneser-ney", "Kneser–Ney (interpolated)")],
                   tooltip="How unseen n-grams get probability"),
             Param("k", "Pseudo-count k", "float", 1.0, minimum=0.0, maximum=10.0, step=0.1, decimals=2,
-                  tooltip="add-k: (c(h w) + k) / (c(h ·) + k|V|); k = 1 is Laplace"),
+                  tooltip="add-k: (c(h w) + k) / (c(h ·) + k|V|); k = 1 is Laplace",
+                  visible_when=lambda v: v["smoothing"] == "laplace"),
             Param("discount", "Discount D", "float", 0.75, minimum=0.05, maximum=1.0, step=0.05, decimals=2,
-                  tooltip="Kneser–Ney absolute discount subtracted from every seen count"),
+                  tooltip="Kneser–Ney absolute discount subtracted from every seen count",
+                  visible_when=lambda v: v["smoothing"] == "kneser-ney"),
             Param("temperature", "Temperature", "float", 1.0, minimum=0.0, maximum=5.0, step=0.1, decimals=2,
                   tooltip="Sample from p^(1/T): T < 1 sharper, T > 1 flatter, T = 0 always the most probable token"),
             Param("top_k", "Top-k", "int", 0, minimum=0, maximum=10000,
@@ -97,8 +106,6 @@ class NGramsLab(Lab):
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
-        self._mode = "generate"
-        self._file_path = ""
         self.open_button = QtWidgets.QPushButton("Open text file…")
         self.open_button.setToolTip("Train on any UTF-8 .txt file (read on a background thread)")
         self.open_button.clicked.connect(self._open_dialog)
@@ -121,15 +128,12 @@ class NGramsLab(Lab):
             b.clicked.connect(lambda _=False, m=mode: self.run_mode(m))
             bl.addWidget(b)
         layout.addWidget(box)
-        self._update_param_rows()
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self._build_generate_tab(), "Generated text")
         self.tabs.addTab(self._build_learning_tab(), "Learning Shakespeare")
         self.tabs.addTab(self._build_perplexity_tab(), "Perplexity, entropy, Zipf")
-        self._text_key = None
-        self._zipf_shown = None
         return self.tabs
 
     def _build_generate_tab(self) -> QtWidgets.QWidget:
@@ -235,23 +239,10 @@ class NGramsLab(Lab):
         return split
 
     # ------------------------------------------------------------------ controls
-    def _update_param_rows(self) -> None:
-        sm = self.form.value("smoothing")
-        self.form.set_visible("k", sm == "laplace")
-        self.form.set_visible("discount", sm == "kneser-ney")
-
-    def on_param_changed(self, name: str) -> None:
-        if name == "smoothing":
-            self._update_param_rows()
-        self.reset()
-
-    def after_params_restored(self) -> None:
-        self._update_param_rows()
-
     def run_mode(self, mode: str) -> None:
         """Switch between text generation and the two analysis runs, and play it (a button
         press asks for the result; Pause and Step still work as usual)."""
-        if mode not in runs.RUNS:
+        if mode not in ngram_run.RUNS:
             raise ValueError(f"unknown mode {mode!r}")
         self._mode = mode
         self.tabs.setCurrentIndex(TAB_INDEX[mode])
@@ -273,7 +264,6 @@ class NGramsLab(Lab):
         self.file_label.setText(f"file: {html.escape(os.path.basename(self._file_path))}")
         self.file_label.setToolTip(self._file_path)
         self.form.set_values({"corpus": "file"})  # quietly: the run starts just below
-        self._update_param_rows()
         # play at once, so the file is read (with progress) and checked straight away
         self.start(play=True)
 
@@ -283,27 +273,22 @@ class NGramsLab(Lab):
         if p["corpus"] == "file" and not self._file_path:
             raise ValueError("No text file opened yet: press “Open text file…” and choose a UTF-8 .txt file, "
                              "or choose Shakespeare as the corpus.")
-        key = runs.source_key(p["corpus"], self._file_path)
-        self._run_params = p
-        self._run_mode = self._mode
-        run = runs.RUNS[self._mode]
+        key = ngram_run.source_key(p["corpus"], self._file_path)
+        run = ngram_run.RUNS[self._mode]
         seed = int(seed)
         return lambda: run(p, key, seed)
-
-    def start(self, play: bool = False) -> None:
-        self.show_idle()
-        super().start(play)
 
     def show_idle(self) -> None:
         self._text_key = None
         self._zipf_shown = None
+        self._tokens = []
         self.text_view.clear()
         self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
         self.context_label.setText("")
         self.status_label.setText("")
         for label in self.bar_labels:
             label.setText("")
-        self._update_legend(st.current())
+        self._update_legend(st.current(), int(self.params()["n"]))  # the N of the run about to start
 
     def render(self, snapshot, prepared, history) -> None:
         if snapshot.mode == "generate":
@@ -314,7 +299,8 @@ class NGramsLab(Lab):
             self._render_perplexity(snapshot)
 
     # --- generate
-    def _token_history(self, history) -> list:
+    @staticmethod
+    def _token_history(history) -> list:
         return [h for h in history if h.kind == "token"]
 
     def generated_text(self, history=None) -> str:
@@ -324,11 +310,14 @@ class NGramsLab(Lab):
 
     def _render_generate(self, snap, history) -> None:
         s = st.current()
-        toks = self._token_history(history)
+        if history.rewound:
+            self._tokens = []
+        self._tokens.extend(h for h in history.added if h.kind == "token")
+        toks = self._tokens
         if snap.kind != "token":
             self.status_label.setText(f"<i>{html.escape(snap.phase)}…</i> ({100 * (snap.progress or 0):.0f} %)")
         else:
-            p = self._run_params
+            p = self.run_params
             self.status_label.setText(
                 f"{ORDER_NAMES.get(snap.n, f'{snap.n}-gram')} model, {SMOOTHING_LABELS[p['smoothing']]}, "
                 f"trained on {snap.n_tokens:,} tokens (|V| = {snap.vocab_size:,}) · token {snap.index + 1} of "
@@ -389,11 +378,10 @@ class NGramsLab(Lab):
         self.text_view.setHtml(f"<div style='{font} white-space: pre-wrap'>{body}</div>")
         self.text_view.follow()
 
-    def _update_legend(self, s: st.Style) -> None:
-        n = getattr(self, "_run_params", None) or self.params()
+    def _update_legend(self, s: st.Style, n: int) -> None:
         self.legend_label.setText(
             f"<span style='background-color:{_tint(s)}; color:{s.foreground}'>&nbsp;tinted&nbsp;</span> "
-            f"copied verbatim from the corpus (a run of ≥ N + 1 = {int(n['n']) + 1} tokens) · "
+            f"copied verbatim from the corpus (a run of ≥ N + 1 = {n + 1} tokens) · "
             f"<span style='background-color:{_current_bg(s)}; color:#000000'><b>&nbsp;current token&nbsp;</b></span>")
 
     def _draw_bars(self, snap, s: st.Style) -> None:
@@ -439,10 +427,10 @@ class NGramsLab(Lab):
         if snap.kind != "sample":
             self.learning_note.setText(f"<i>{html.escape(snap.phase)}…</i>")
         else:
-            p = self._run_params
+            p = self.run_params
             self.learning_note.setText(
                 f"Same corpus ({snap.n_tokens:,} tokens), same seed, {SMOOTHING_LABELS[p['smoothing']]}, "
-                f"{min(int(p['length']), runs.LEARNING_SAMPLE_MAX)} tokens each.")
+                f"{min(int(p['length']), ngram_run.LEARNING_SAMPLE_MAX)} tokens each.")
 
     # --- perplexity
     def _render_perplexity(self, snap) -> None:
@@ -484,7 +472,7 @@ class NGramsLab(Lab):
             zi = self.zipf_plot.getPlotItem()
             for axis, top in (("bottom", r[-1]), ("left", f[0])):  # decades only: readable on a projector
                 zi.getAxis(axis).setTicks([[(float(e), f"{10 ** e:,}") for e in range(int(math.log10(top)) + 2)], []])
-            unit = "word" if self._run_params["level"] == "word" else "character"
+            unit = "word" if self.run_params["level"] == "word" else "character"
             self.entropy_label.setText(
                 f"Entropy of the {unit} frequencies: <b>H = {snap.entropy_bits:.3f} bits per {unit}</b> "
                 f"(uniform over the {len(r):,} distinct tokens: log₂ {len(r):,} = {math.log2(len(r)):.2f} bits).")
@@ -495,7 +483,7 @@ class NGramsLab(Lab):
 
     # ------------------------------------------------------------------ maths
     def maths_html(self, snap) -> str:
-        p = getattr(self, "_run_params", self.params())
+        p = self.run_params or self.params()
         rows = ["<h3>N-gram model</h3>",
                 "<p class='eq'>P(w<sub>l</sub> | w<sub>l−N+1</sub> … w<sub>l−1</sub>) = P(w | h), &nbsp; h = the N − 1 previous tokens</p>",
                 "<p>Maximum likelihood (counts c):</p><p class='eq'>P(w | h) = c(h w) / c(h ·)</p>"]
@@ -588,7 +576,7 @@ class NGramsLab(Lab):
         st.set_axis_labels(self.bar_plot, "probability P(w | h)", "next token w (top 15)", s)
         st.style_plot(self.bar_plot, s, title="Next-token distribution")
         self._style_perplexity(s)
-        self._update_legend(s)
+        self._update_legend(s, int((self.run_params or self.params())["n"]))
         self._text_key = None
         if self.runner.current is not None:
             self.runner.flush()
@@ -609,7 +597,7 @@ class NGramsLab(Lab):
         ref = pg.mkPen(st.CATEGORICAL[1], width=s.line_width)
         ref.setStyle(QtCore.Qt.PenStyle.DashLine)
         self.zipf_ref.setPen(ref)
-        self.ppl_plot.getPlotItem().getAxis("bottom").setTicks([[(float(n), str(n)) for n in runs.PERPLEXITY_ORDERS]])
+        self.ppl_plot.getPlotItem().getAxis("bottom").setTicks([[(float(n), str(n)) for n in ngram_run.PERPLEXITY_ORDERS]])
 
     def main_plot(self):
         return self.ppl_plot if self._mode == "perplexity" else self.bar_plot
@@ -620,7 +608,7 @@ class NGramsLab(Lab):
     def set_user_data(self, data: dict) -> None:
         mode = data.get("mode", "generate")
         path = data.get("file", "") or ""
-        if mode not in runs.RUNS or not isinstance(path, str):
+        if mode not in ngram_run.RUNS or not isinstance(path, str):
             raise ValueError("the saved n-gram settings are malformed")
         self._mode = mode
         self._file_path = path

@@ -14,7 +14,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ... import style as st
 from ...lab import Lab
 from ...widgets.params import Param
-from . import run as prun
+from ...widgets.plots import Series
+from . import run as pagerank_run
 
 GRAPH_CHOICES = [
     ("python-docs", "Python docs (530 pages)"),
@@ -68,12 +69,25 @@ class PageRankLab(Lab):
     self_test_steps = 5
 
     # ------------------------------------------------------------------ building
+    def init_state(self) -> None:
+        self._edits: list[tuple[int, int]] = []  # the user's link edits (saved in sessions)
+        self._custom: tuple = ()  # the opened edge list or HTML folder (saved in sessions)
+        self._selected = -1
+        self._graph: pagerank_run.GraphInfo | None = None
+        self._drawn_graph_key = None
+        self._drawn_positions = None
+        self._drawn_dist = None
+        self._nodes_key = None
+        self._bars_key = None
+        self._chain_points: dict[int, np.ndarray] = {}
+
     def parameter_specs(self):
         return [
             Param("graph", "Graph", "choice", "python-docs", choices=GRAPH_CHOICES,
                   tooltip="The web graph or Markov chain to rank. Open… loads your own edge list or HTML folder."),
             Param("n_nodes", "Nodes (scale-free)", "int", 300, minimum=10, maximum=5000, step=50,
-                  tooltip="Size of the seeded scale-free graph (the force layout is used up to 700 nodes)"),
+                  tooltip="Size of the seeded scale-free graph (the force layout is used up to 700 nodes)",
+                  visible_when=lambda v: v["graph"] == "scale-free"),
             Param("teleport", "Teleport α", "float", 0.15, minimum=0.0, maximum=1.0, step=0.01, decimals=3,
                   tooltip="Probability of jumping to a uniformly random page: p = (1 − α)A + (α/d)𝟙𝟙ᵀ"),
             Param("tol", "Tolerance τ", "log", 1e-10, minimum=1e-14, maximum=1e-2,
@@ -124,18 +138,7 @@ class PageRankLab(Lab):
         layout.addWidget(self.edit_hint)
 
     def build_plots(self) -> QtWidgets.QWidget:
-        self._edits: list[tuple[int, int]] = []
-        self._custom: tuple = ()
-        self._selected = -1
-        self._graph: prun.GraphInfo | None = None
-        self._drawn_graph_key = None
-        self._drawn_positions = None
-        self._drawn_dist = None
         self._brushes = _viridis_brushes()
-        self._run_params = self.params()
-        self._run_seed = 0
-        self._nodes_key = None
-        self._bars_key = None
 
         # --- the graph
         self.graph_plot = pg.PlotWidget()
@@ -202,6 +205,9 @@ class PageRankLab(Lab):
         self.change_curve = cp.plot([], [], name="power method")
         self.bound_curve = cp.plot([], [], name="2(1 − α)<sup>n</sup>")
         self.mc_curve = cp.plot([], [], name="surfers")
+        self.change_series = Series(self.change_curve)
+        self.mc_series = Series(self.mc_curve)
+        self._conv_nmax, self._conv_floor = 1.0, 1e-3
 
         # --- adjacency image / P_n per state
         self.adj_plot = pg.PlotWidget()
@@ -244,11 +250,10 @@ class PageRankLab(Lab):
 
     # ------------------------------------------------------------------ parameters
     def _is_chain(self, graph=None) -> bool:
-        return (graph or self.form.value("graph")) in prun.CHAINS
+        return (graph or self.form.value("graph")) in pagerank_run.CHAINS
 
     def _update_visibility(self) -> None:
         g = self.form.value("graph")
-        self.form.set_visible("n_nodes", g == "scale-free")
         self.lower_right.setCurrentIndex(1 if self._is_chain(g) else 0)
         self.undo_button.setEnabled(bool(self._edits))
         self.alpha_slider.blockSignals(True)
@@ -279,7 +284,7 @@ class PageRankLab(Lab):
             return ("builtin", g)
         if g == "scale-free":
             return ("scale-free", int(params["n_nodes"]), int(seed))
-        if g in prun.CHAINS:
+        if g in pagerank_run.CHAINS:
             return ("chain", g)
         if g == "custom":
             if not self._custom:
@@ -363,13 +368,11 @@ class PageRankLab(Lab):
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
         source = self._source(params, seed)
         edits = tuple(self._edits)
-        self._run_params = dict(params)
-        self._run_seed = int(seed)
         args = dict(source=source, edits=edits, seed=int(seed), teleport=float(params["teleport"]),
                     tol=float(params["tol"]), max_iter=int(params["max_iter"]), start=str(params["start"]),
                     n_walkers=int(params["walkers"]), surfer_moves=int(params["surfer_moves"]),
                     moves_per_step=int(params["moves_per_step"]))
-        return lambda: prun.lab_run(**args)
+        return lambda: pagerank_run.lab_run(**args)
 
     # ------------------------------------------------------------------ drawing
     def _tip(self, x=0.0, y=0.0, data=0, **_kw) -> str:
@@ -394,7 +397,7 @@ class PageRankLab(Lab):
         if snapshot.phase == "layout":
             # A restart on a graph laid out before (α, τ, an edit): the cached layout replays
             # the same frames; draw the settled picture instead of animating it again.
-            final = prun.cached_final_layout(g.base_key, self._run_seed, g.n)
+            final = pagerank_run.cached_final_layout(g.base_key, self.run_seed, g.n)
             if final is not None:
                 positions = final
         new_graph = g.key != self._drawn_graph_key
@@ -525,27 +528,33 @@ class PageRankLab(Lab):
         self.bar_plot.getPlotItem().setRange(xRange=(0.3, TOP_N + 0.7), yRange=(0, 1.55 * top), padding=0)
 
     def _draw_convergence(self, snapshot, history, s) -> None:
-        power = [h for h in history if h.phase == "power method"]
+        """Residual and surfer curves grow by the snapshots that arrived since the last frame."""
+        if history.rewound:
+            self.change_series.clear()
+            self.mc_series.clear()
+            self._conv_nmax, self._conv_floor = 1.0, 1e-3
+        added = history.added
+        power = [h for h in added if h.phase == "power method"]
         n = np.fromiter((h.iteration for h in power), float, len(power))
         change = np.fromiter((h.change for h in power), float, len(power))
         ok = np.isfinite(change) & (change > 0)
-        self.change_curve.setData(n[ok], change[ok])
-        alpha = snapshot.teleport
-        nmax = max(float(n.max()) if n.size else 1.0, 1.0)
-        surf = [h for h in history if h.phase == "random surfer"]
+        self.change_series.extend(n[ok], change[ok])
+        surf = [h for h in added if h.phase == "random surfer"]
         m = np.fromiter((h.moves for h in surf), float, len(surf))
         err = np.fromiter((h.l1_error for h in surf), float, len(surf))
-        nmax = max(nmax, float(m.max()) if m.size else 0.0)
+        good = np.isfinite(err) & (err > 0)
+        self.mc_series.extend(m[good], err[good])
+        self._conv_nmax = max(self._conv_nmax, float(n.max()) if n.size else 0.0, float(m.max()) if m.size else 0.0)
+        if ok.any():
+            self._conv_floor = min(self._conv_floor, float(change[ok].min()))
+        alpha = snapshot.teleport
         if alpha > 0:
-            nb = np.linspace(0, nmax, 200)
+            nb = np.linspace(0, self._conv_nmax, 200)
             bound = 2.0 * (1.0 - alpha) ** nb
-            floor = min(float(change[ok].min()) if ok.any() else 1e-3, 1e-3) / 30.0
-            keep = bound > floor
+            keep = bound > self._conv_floor / 30.0
             self.bound_curve.setData(nb[keep], bound[keep])
         else:
-            self.bound_curve.setData([0.0, nmax], [2.0, 2.0])
-        ok = np.isfinite(err) & (err > 0)
-        self.mc_curve.setData(m[ok], err[ok])
+            self.bound_curve.setData([0.0, self._conv_nmax], [2.0, 2.0])
 
     def _setup_chain_curves(self, g) -> None:
         cp = self.chain_plot.getPlotItem()
@@ -564,15 +573,15 @@ class PageRankLab(Lab):
             self.chain_curves.append(c)
 
     def _draw_chain(self, history) -> None:
-        rows = [h for h in history if h.phase != "random surfer"]
-        # the layout frame(s) hold P_0; keep one
-        pts = {}
-        for h in rows:
-            pts[h.iteration] = h.distribution
-        n = np.array(sorted(pts), float)
+        if history.rewound:
+            self._chain_points = {}
+        for h in history.added:  # the layout frame(s) hold P_0: one point per iteration
+            if h.phase != "random surfer":
+                self._chain_points[h.iteration] = h.distribution
+        n = np.array(sorted(self._chain_points), float)
         if not n.size:
             return
-        P = np.array([pts[int(k)] for k in n])
+        P = np.array([self._chain_points[int(k)] for k in n])
         for k, c in enumerate(self.chain_curves):
             c.setData(n, P[:, k])
 
@@ -599,17 +608,15 @@ class PageRankLab(Lab):
         return np.repeat(lut, [128, 128], axis=0)
 
     def show_idle(self) -> None:
+        self._nodes_key = self._bars_key = None
+        self._chain_points = {}
         self.walker_item.setData([], [])
         self.move_item.setData([], [])
-        self.change_curve.setData([], [])
+        self.change_series.clear()
         self.bound_curve.setData([], [])
-        self.mc_curve.setData([], [])
+        self.mc_series.clear()
         self.mc_item.setData([], [])
 
-    def start(self, play: bool = False) -> None:
-        self._nodes_key = self._bars_key = None
-        self.show_idle()
-        super().start(play)
 
     # ------------------------------------------------------------------ maths
     def maths_html(self, snapshot) -> str:
@@ -629,12 +636,12 @@ class PageRankLab(Lab):
             "<p>For α &gt; 0: ‖P<sub>n</sub> − P‖₁ ≤ 2(1 − α)<sup>n</sup>. The surfers' visit "
             "frequencies tend to the same P (error ∝ 1/√visits).</p>",
             "<h3>Now</h3><p class='num'>",
-            f"{html.escape(prun.describe_source(g.base_key))}: d = {g.n} pages, {g.n_links} links, "
+            f"{html.escape(pagerank_run.describe_source(g.base_key))}: d = {g.n} pages, {g.n_links} links, "
             f"{n_dangling} dangling<br>",
         ]
         if g.key[1]:
             rows.append(f"edited links: {len(g.key[1])}<br>")
-        rows.append(f"α = {a:.3f}, τ = {self._run_params.get('tol', 0):.0e}<br>")
+        rows.append(f"α = {a:.3f}, τ = {self.run_params.get('tol', 0):.0e}<br>")
         rows.append(f"step {snapshot.step} — {html.escape(snapshot.phase)}<br>")
         if snapshot.iteration > 0:
             rows.append(f"iteration n = {snapshot.iteration}<br>")

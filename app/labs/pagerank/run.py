@@ -5,9 +5,8 @@ consecutive step numbers. Everything here runs on the worker thread."""
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
@@ -16,6 +15,8 @@ from smlengine import Snapshot
 if TYPE_CHECKING:  # scipy.sparse is imported where used: it costs 0.2 s at start-up
     import scipy.sparse as sp
 from smlengine._base import frozen_array
+from smlengine.cache import LRUCache
+from smlengine.phases import StepCounter
 
 #: graphs above this size get a cheap spiral instead of the O(d²) force layout
 LAYOUT_MAX_NODES = 700
@@ -26,9 +27,8 @@ N_SHOWN_WALKERS = 6
 #: textbook chains: iterations shown at most (the periodic one never converges)
 CHAIN_MAX_ITER = 30
 
-_lock = threading.Lock()
-_graph_cache: dict = {}
-_layout_cache: dict = {}
+_graph_cache = LRUCache(8)  # source (+ file time) -> (adjacency, names, titles, chain)
+_layout_cache = LRUCache(16)  # (source, seed, d) -> the layout frames [(positions, progress)]
 
 CHAINS = ("two-state", "reducible", "periodic", "periodic-self-loops")
 
@@ -108,8 +108,7 @@ def _load_base(source: tuple):
         if not os.path.exists(path):
             raise ValueError(f"{path}: no such file or folder")
         cache_key = (*source, os.path.getmtime(path))
-    with _lock:
-        hit = _graph_cache.get(cache_key)
+    hit = _graph_cache.get(cache_key)
     if hit is not None:
         return hit
     import scipy.sparse as sp
@@ -145,10 +144,7 @@ def _load_base(source: tuple):
     a = sp.csr_matrix(a, dtype=np.float64)
     a.sort_indices()
     entry = (a, list(names), list(titles), chain)
-    with _lock:
-        if len(_graph_cache) > 8:
-            _graph_cache.clear()
-        _graph_cache[cache_key] = entry
+    _graph_cache.put(cache_key, entry)
     return entry
 
 
@@ -185,59 +181,37 @@ def _spiral(d: int) -> np.ndarray:
     return np.column_stack([r * np.cos(t), r * np.sin(t)])
 
 
-def layout_frames(source: tuple, a: sp.csr_matrix, seed: int) -> list[tuple[np.ndarray, float]]:
-    """The force-layout frames (positions, progress) for a base graph, cached per seed.
+def layout_frames(source: tuple, a: sp.csr_matrix, seed: int) -> Iterator[tuple[np.ndarray, float]]:
+    """The force-layout frames (positions, progress) of a base graph, cached per seed.
 
-    The layout uses the *unedited* graph so that nodes stay put when the user edits links.
+    Frames are yielded as they are computed (fluid progress) and replayed from the cache on
+    a later run. The layout uses the *unedited* graph so that nodes stay put when the user
+    edits links; graphs too small or too large for the force layout get a spiral.
     """
     d = a.shape[0]
     key = (source, int(seed), d)
-    with _lock:
-        hit = _layout_cache.get(key)
+    hit = _layout_cache.get(key)
     if hit is not None:
-        return hit
+        yield from hit
+        return
     if d <= 6 or d > LAYOUT_MAX_NODES:
         frames = [(frozen_array(_spiral(d)), 1.0)]
+        yield from frames
     else:
         from smlengine.markov import layout_steps
 
         # Each iteration costs about 5e-8 d² seconds: batch iterations to ~15 ms per frame.
         every = int(max(1, min(10, 0.015 / (5e-8 * d * d))))
-        frames = [(ls.positions, float(ls.progress or 0.0))
-                  for ls in layout_steps(a, random_state=seed, n_iter=50, yield_every=every)]
-    with _lock:
-        if len(_layout_cache) > 16:
-            _layout_cache.clear()
-        _layout_cache[key] = frames
-    return frames
-
-
-def layout_frames_lazy(source, a, seed):
-    """Like :func:`layout_frames` but yields frame by frame when not cached (fluid progress)."""
-    d = a.shape[0]
-    key = (source, int(seed), d)
-    with _lock:
-        hit = _layout_cache.get(key)
-    if hit is not None or d <= 6 or d > LAYOUT_MAX_NODES:
-        yield from layout_frames(source, a, seed)
-        return
-    from smlengine.markov import layout_steps
-
-    every = int(max(1, min(10, 0.015 / (5e-8 * d * d))))
-    frames = []
-    for ls in layout_steps(a, random_state=seed, n_iter=50, yield_every=every):
-        frame = (ls.positions, float(ls.progress or 0.0))
-        frames.append(frame)
-        yield frame
-    with _lock:
-        if len(_layout_cache) > 16:
-            _layout_cache.clear()
-        _layout_cache[key] = frames
+        frames = []
+        for ls in layout_steps(a, random_state=seed, n_iter=50, yield_every=every):
+            frame = (ls.positions, float(ls.progress or 0.0))
+            frames.append(frame)
+            yield frame
+    _layout_cache.put(key, frames)
 
 
 def cached_final_layout(source, seed, d):
-    with _lock:
-        hit = _layout_cache.get((source, int(seed), d))
+    hit = _layout_cache.get((source, int(seed), d))
     return hit[-1][0] if hit else None
 
 
@@ -311,14 +285,13 @@ def lab_run(source: tuple, edits, seed: int, teleport: float, tol: float, max_it
     zeros = frozen_array(np.zeros(d))
     common = dict(graph=graph, teleport=float(teleport), irreducible=bool(irreducible), aperiodic=bool(aperiodic),
                   n_walkers=int(n_walkers))
-    step = 0
+    counter = StepCounter()
     positions = None
-    for positions, progress in layout_frames_lazy(source, base_a, seed):
+    for positions, progress in layout_frames(source, base_a, seed):
         yield PageRankLabSnapshot(
-            step=step, phase="layout", progress=progress, positions=positions, distribution=x0, iteration=0,
+            step=counter.next(), phase="layout", progress=progress, positions=positions, distribution=x0, iteration=0,
             change=float("nan"), bound=1.0, converged=False, walkers=empty_i, walkers_prev=empty_i,
             walkers_jumped=empty_b, frequencies=zeros, moves=0, l1_error=float("nan"), **common)
-        step += 1
     final = x0
     iters = min(max_iter, CHAIN_MAX_ITER) if graph.chain else max_iter
     converged = False
@@ -330,11 +303,10 @@ def lab_run(source: tuple, edits, seed: int, teleport: float, tol: float, max_it
         converged = bool(ps.converged)
         last_iter, last_change, last_bound = int(ps.step), float(ps.change), float(ps.bound)
         yield PageRankLabSnapshot(
-            step=step, phase="power method", progress=ps.progress, positions=positions, distribution=ps.distribution,
+            step=counter.next(), phase="power method", progress=ps.progress, positions=positions, distribution=ps.distribution,
             iteration=ps.step, change=ps.change, bound=ps.bound, converged=converged, walkers=empty_i,
             walkers_prev=empty_i, walkers_jumped=empty_b, frequencies=zeros, moves=0, l1_error=float("nan"),
             **common)
-        step += 1
     if surfer_moves <= 0:
         return
     k = min(N_SHOWN_WALKERS, n_walkers)
@@ -350,10 +322,9 @@ def lab_run(source: tuple, edits, seed: int, teleport: float, tol: float, max_it
         if ss.step == 0:
             continue
         yield PageRankLabSnapshot(
-            step=step, phase="random surfer", progress=ss.progress, positions=positions, distribution=final,
+            step=counter.next(), phase="random surfer", progress=ss.progress, positions=positions, distribution=final,
             iteration=last_iter, change=last_change, bound=last_bound, converged=converged,
             walkers=frozen_array(ss.positions[:k]), walkers_prev=frozen_array(ss.previous[:k]),
             walkers_jumped=frozen_array(ss.teleported[:k]), frequencies=ss.frequencies, moves=int(ss.step),
             l1_error=float(ss.l1_error), **common)
-        step += 1
 

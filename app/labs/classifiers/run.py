@@ -1,5 +1,5 @@
-"""Qt-free part of the classifiers lab: estimators, the per-run context, the step wrapper
-that adds train/test decisions to every engine snapshot, fast decision maps and the
+"""The classifiers lab's run (Qt-free): estimators, the per-run context, the lab's snapshot
+type (the engine snapshot plus train/test decisions), fast decision maps and the
 cross-validation generator.
 
 Everything here runs on worker threads (``make_run``'s generator, ``prepare``, the grid
@@ -14,12 +14,13 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from smlengine import Snapshot
+from smlengine.grid import DecisionFrame, decision_frame, grid_points
 from smlengine.kernels import make_kernel
 from smlengine.linear import LogisticRegression, Perceptron
 from smlengine.model_selection import grid_search_steps
 from smlengine.svm import SVM
 
-from ...widgets.decision_map import DecisionFrame, decision_frame, grid_points
 
 CLASSIFIERS = [
     ("perceptron", "Perceptron"),
@@ -32,22 +33,12 @@ SVM_KERNEL = {"svm_linear": "linear", "svm_poly": "poly", "svm_rbf": "rbf"}
 COEF0 = 1.0  # polynomial kernel (<x, y> + coef0)^degree
 LN3 = math.log(3.0)  # logistic map: f / ln 3 = ±1  <=>  P(+1 | x) = 3/4 or 1/4
 
-#: bytes of alpha copies the timeline may hold (each SVM snapshot carries n floats)
-TIMELINE_BUDGET_BYTES = 48e6
 #: grid evaluations (grid points × support vectors) allowed per frame for the generic path
 POLY_FRAME_BUDGET = 1.2e6
 
 
 def is_svm(kind: str) -> bool:
     return kind in SVM_KERNEL
-
-
-def timeline_capacity(kind: str, n_train: int) -> int:
-    """Snapshots kept for stepping back: 4000, fewer for SVMs on many points (each SVM
-    snapshot holds a copy of alpha, 8 n bytes), so the timeline stays under ~48 MB."""
-    if not is_svm(kind):
-        return 4000
-    return int(max(200, min(4000, TIMELINE_BUDGET_BYTES // (8 * max(n_train, 1) + 400))))
 
 
 def make_estimator(kind: str, params: dict, seed: int = 0, *, max_iter: int | None = None):
@@ -101,55 +92,33 @@ class RunContext:
                                       degree=int(self.params["degree"]), coef0=COEF0)
 
     def kernel_columns(self, cols: np.ndarray) -> np.ndarray:
-        """k(x, x_j) for every point x and the training points j in ``cols``: shape (n, len(cols)).
-
-        Same formulas as :mod:`smlengine.kernels`, written for the few columns a pair update
-        touches (no validation, squared norms computed once per run)."""
-        if not hasattr(self, "_sq"):
-            self._sq = np.einsum("ij,ij->i", self.X, self.X)
-        dots = self.X @ self.X_train[cols].T
-        if self.kind == "svm_linear":
-            return dots
-        if self.kind == "svm_poly":
-            return (dots + COEF0) ** int(self.params["degree"])
-        d2 = self._sq[:, None] + self._sq[self.train_idx[cols]][None, :] - 2.0 * dots
-        return np.exp(-float(self.params["gamma"]) * np.maximum(d2, 0.0))
+        """k(x, x_j) for every point x and the training points j in ``cols``: shape (n, len(cols))."""
+        return self.kernel(self.X, self.X_train[cols])
 
     @property
     def n_test(self) -> int:
         return int(self.test_idx.size)
 
 
-class Step:
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ClassifierSnapshot(Snapshot):
     """One step of the lab: the engine snapshot plus what the lab adds to it.
 
-    Attribute access falls through to the engine snapshot (``step.alpha``, ``step.v`` ...).
-    ``metrics`` holds the numbers of the curves so the GUI builds them without touching
-    the engine objects; ``wrong`` are the indices (all points) misclassified by sign f.
+    ``engine`` is the estimator's own snapshot (``engine.alpha``, ``engine.v`` ...);
+    ``metrics`` holds the numbers of the curves; ``wrong`` are the indices (all points)
+    misclassified by sign f; ``test_error`` the error on the held-out points (NaN if none).
     """
 
-    __slots__ = ("inner", "ctx", "step", "metrics", "wrong", "test_error")
+    engine: Any
+    ctx: RunContext
+    metrics: tuple
+    wrong: np.ndarray
+    test_error: float
 
-    def __init__(self, inner, ctx: RunContext, metrics: tuple, wrong: np.ndarray, test_error: float):
-        self.inner = inner
-        self.ctx = ctx
-        self.step = inner.step
-        self.metrics = metrics
-        self.wrong = wrong
-        self.test_error = test_error
 
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(object.__getattribute__(self, "inner"), name)
-
-    @property
-    def __dict__(self) -> dict:
-        """The engine snapshot's fields plus the lab's (the run context excluded)."""
-        return {**vars(self.inner), "metrics": self.metrics, "wrong": self.wrong, "test_error": self.test_error}
-
-    def __repr__(self) -> str:
-        return f"Step({self.inner!r})"
+def _lab_snapshot(engine, ctx: RunContext, metrics: tuple, wrong: np.ndarray, test_error: float) -> ClassifierSnapshot:
+    return ClassifierSnapshot(step=engine.step, phase=engine.phase, progress=engine.progress, engine=engine, ctx=ctx,
+                              metrics=metrics, wrong=wrong, test_error=test_error)
 
 
 def _wrong_and_test_error(ctx: RunContext, f: np.ndarray) -> tuple[np.ndarray, float]:
@@ -159,25 +128,25 @@ def _wrong_and_test_error(ctx: RunContext, f: np.ndarray) -> tuple[np.ndarray, f
     return np.flatnonzero(bad).astype(np.int32), test_err
 
 
-def run_steps(ctx: RunContext, smo_every: int = 1) -> Iterator[Step]:
+def run_steps(ctx: RunContext, smo_every: int = 1) -> Iterator[ClassifierSnapshot]:
     """The engine generator of the run, each snapshot wrapped in a :class:`Step`."""
     if ctx.train_idx.size == 0:
         raise ValueError("Every point is a test point: lower the test fraction or add points.")
     if ctx.kind == "perceptron":
         for snap in ctx.model.fit_steps(ctx.X_train, ctx.y_train):
             wrong, te = _wrong_and_test_error(ctx, ctx.X @ snap.v - snap.c)
-            yield Step(snap, ctx, (snap.n_mistakes, snap.cost), wrong, te)
+            yield _lab_snapshot(snap, ctx, (snap.n_mistakes, snap.cost), wrong, te)
     elif ctx.kind == "logistic":
         for snap in ctx.model.fit_steps(ctx.X_train, ctx.y_train):
             f = ctx.X @ snap.w[1:] + snap.w[0]
             wrong, te = _wrong_and_test_error(ctx, f)
             tr = float(np.mean(np.where(f[ctx.train_idx] > 0, 1.0, -1.0) != ctx.y_train))
-            yield Step(snap, ctx, (snap.loss, snap.grad_norm, tr, te), wrong, te)
+            yield _lab_snapshot(snap, ctx, (snap.loss, snap.grad_norm, tr, te), wrong, te)
     else:
         yield from _svm_steps(ctx, smo_every)
 
 
-def _svm_steps(ctx: RunContext, every: int) -> Iterator[Step]:
+def _svm_steps(ctx: RunContext, every: int) -> Iterator[ClassifierSnapshot]:
     """SMO snapshots plus f on every point, kept up to date from the alpha changes.
 
     f(x) = sum_i alpha_i y_i k(x_i, x) + b; one pair update changes two alphas, so the sum
@@ -197,7 +166,7 @@ def _svm_steps(ctx: RunContext, every: int) -> Iterator[Step]:
             s += ctx.kernel_columns(ch) @ (d[ch] * ytr[ch])
         prev = snap.alpha
         wrong, te = _wrong_and_test_error(ctx, s + snap.b)
-        yield Step(snap, ctx, (snap.dual_objective, snap.kkt_gap, snap.train_error, te), wrong, te)
+        yield _lab_snapshot(snap, ctx, (snap.dual_objective, snap.kkt_gap, snap.train_error, te), wrong, te)
 
 
 # ---------------------------------------------------------------------- decision maps
@@ -245,47 +214,48 @@ def svm_grid_values(ctx: RunContext, snap, xs: np.ndarray, ys: np.ndarray) -> np
         return ys[:, None] * w[1] + xs[None, :] * w[0] + snap.b
     gx, gy = np.meshgrid(xs, ys)
     pts = np.column_stack([gx.ravel(), gy.ravel()])
-    return ctx.model.snapshot_decision_function(snap.inner if isinstance(snap, Step) else snap, pts).reshape(len(ys), len(xs))
+    return ctx.model.snapshot_decision_function(snap, pts).reshape(len(ys), len(xs))
 
 
-def prepare_frame(step: Step) -> DecisionFrame | None:
+def prepare_frame(step: ClassifierSnapshot) -> DecisionFrame | None:
     """The decision map of a step (worker thread)."""
     ctx = step.ctx
     ext = ctx.extent
+    eng = step.engine
     if ctx.kind == "perceptron":
-        v, c = step.v, step.c
+        v, c = eng.v, eng.c
         if not np.any(v):
             return None
         return decision_frame(lambda P: P @ v - c, ext, resolution=120, levels=(0.0,))
     if ctx.kind == "logistic":
-        w = step.w
+        w = eng.w
         if not np.any(w[1:]):
             return None
         return decision_frame(lambda P: (P @ w[1:] + w[0]) / LN3, ext, resolution=120, levels=(0.0, -1.0, 1.0))
-    res = svm_resolution(ctx.kind, int(step.n_support), len(ctx.train_idx))
+    res = svm_resolution(ctx.kind, int(eng.n_support), len(ctx.train_idx))
     xs, ys, _ = grid_points(ext, res)
 
     def func(P):
         assert P.shape[0] == res * res
-        return svm_grid_values(ctx, step, xs, ys).ravel()
+        return svm_grid_values(ctx, eng, xs, ys).ravel()
 
     return decision_frame(func, ext, resolution=res, levels=(0.0, -1.0, 1.0))
 
 
-def pair_numbers(step: Step, previous: Step | None) -> dict | None:
+def pair_numbers(step: ClassifierSnapshot, previous: ClassifierSnapshot | None) -> dict | None:
     """The numbers of the SMO pair update shown in the maths panel."""
-    if not is_svm(step.ctx.kind) or step.pair is None:
+    if not is_svm(step.ctx.kind) or step.engine.pair is None:
         return None
     ctx = step.ctx
-    i, j = step.pair
+    i, j = step.engine.pair
     xi, xj = ctx.X_train[[i]], ctx.X_train[[j]]
     k = ctx.kernel
     eta = float(k(xi, xi)[0, 0] + k(xj, xj)[0, 0] - 2.0 * k(xi, xj)[0, 0])
     out = {"i": i, "j": j, "yi": ctx.y_train[i], "yj": ctx.y_train[j], "eta": eta,
-           "ai": float(step.alpha[i]), "aj": float(step.alpha[j])}
-    if previous is not None and previous.step == step.step - 1 and getattr(previous, "class_index", 0) == step.class_index:
-        out["ai0"] = float(previous.alpha[i])
-        out["aj0"] = float(previous.alpha[j])
+           "ai": float(step.engine.alpha[i]), "aj": float(step.engine.alpha[j])}
+    if previous is not None and previous.step == step.step - 1 and previous.ctx is ctx:
+        out["ai0"] = float(previous.engine.alpha[i])
+        out["aj0"] = float(previous.engine.alpha[j])
     return out
 
 

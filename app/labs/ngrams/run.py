@@ -19,6 +19,8 @@ from typing import Iterator
 import numpy as np
 import numpy.random  # noqa: F401  (imported lazily by numpy otherwise: 50 ms inside the first generation step)
 
+from smlengine.cache import LRUCache
+from smlengine.phases import StepCounter
 from smlengine import Snapshot
 from smlengine.ngram import NGramModel, entropy, split_lines, tokenize, zipf
 
@@ -71,16 +73,8 @@ class NGramLabSnapshot(Snapshot):
 
 
 # --------------------------------------------------------------------------- data caches
-_lock = threading.Lock()
-_text_cache: dict = {}
-_token_cache: dict = {}
-_CACHE_SIZE = 4
-
-
-def _remember(cache: dict, key, value) -> None:
-    cache[key] = value
-    while len(cache) > _CACHE_SIZE:
-        cache.pop(next(iter(cache)))
+_text_cache = LRUCache(4)  # source key -> text
+_token_cache = LRUCache(4)  # (source key, level) -> (tokens, line bounds)
 
 
 def source_key(corpus: str, path: str) -> tuple:
@@ -96,8 +90,7 @@ def source_key(corpus: str, path: str) -> tuple:
 
 def _load_text(key: tuple) -> Iterator:
     """Yield read progress fractions, then the text itself as the last item (a str)."""
-    with _lock:
-        text = _text_cache.get(key)
+    text = _text_cache.get(key)
     if text is not None:
         yield text
         return
@@ -132,8 +125,7 @@ def _load_text(key: tuple) -> Iterator:
         text = box["text"]
     else:
         raise ValueError(f"unknown corpus {key[0]!r}")
-    with _lock:
-        _remember(_text_cache, key, text)
+    _text_cache.put(key, text)
     yield text
 
 
@@ -163,8 +155,7 @@ def _tokens(key: tuple, level: str, counter) -> Iterator:
     snapshots); only reading a file reports a timing-dependent number of progress steps.
     """
     yield counter("loading text", 0.0)
-    with _lock:
-        cached = _token_cache.get((key, level))
+    cached = _token_cache.get((key, level))
     if cached is None:
         text = None
         for item in _load_text(key):
@@ -190,21 +181,16 @@ def _tokens(key: tuple, level: str, counter) -> Iterator:
             raise ValueError("the text is empty: it contains no words or characters")
         if len(toks) < 2:
             raise ValueError("the text is too short: it needs at least two tokens")
-        with _lock:
-            _remember(_token_cache, (key, level), (toks, bounds))
+        _token_cache.put((key, level), (toks, bounds))
     return toks
 
 
-class _Counter:
-    """Consecutive step numbers for one run, and progress snapshots."""
+class _Counter(StepCounter):
+    """Consecutive step numbers for one run (from 0), and the run's progress snapshots."""
 
     def __init__(self, mode: str):
-        self.step = -1
+        super().__init__()
         self.mode = mode
-
-    def next(self) -> int:
-        self.step += 1
-        return self.step
 
     def __call__(self, phase: str, progress: float, **kw) -> NGramLabSnapshot:
         return NGramLabSnapshot(step=self.next(), phase=phase, progress=float(progress), mode=self.mode, **kw)
