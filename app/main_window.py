@@ -12,7 +12,7 @@ from . import APP_NAME, __version__, registry
 from . import style as st
 from .lab import Lab
 from .runner import History
-from .session import autosave_path, config_dir, load_session, save_session
+from .session import autosave_path, clean_temporaries, config_dir, load_session, save_session, set_aside
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,10 @@ class MainWindow(QtWidgets.QMainWindow):
             self._autosave_timer.start()
         if restore:
             self._restore_window_settings()
+        try:
+            clean_temporaries(autosave_path("any").parent)
+        except OSError:
+            pass
         if self.tabs.count():
             self._tab_changed(self.tabs.currentIndex())
 
@@ -117,17 +121,30 @@ class MainWindow(QtWidgets.QMainWindow):
         lab = host.build()
         lab.maths.setVisible(self.maths_action.isChecked())
         restored = False
-        if self.restore:
-            path = autosave_path(lab.id)
-            if path.exists():
+        problem = ""
+        path = autosave_path(lab.id)
+        if self.restore and path.exists():
+            try:
+                lab.restore_session(load_session(path))
+                restored = True
+            except Exception as exc:  # noqa: BLE001 - start-up must always succeed
+                log.warning("could not restore the autosaved %s session: %s", lab.id, exc)
+                problem = str(exc)[:300] if isinstance(exc, (ValueError, OSError)) else type(exc).__name__
                 try:
-                    lab.restore_session(load_session(path))
-                    restored = True
-                except (ValueError, TypeError, KeyError, OSError) as exc:
-                    log.warning("could not restore the autosaved %s session: %s", lab.id, exc)
-                    lab.show_error(f"The autosaved session could not be restored ({exc}); starting fresh.")
+                    kept = set_aside(path)
+                    problem += f". The file was kept as {kept}"
+                except OSError:
+                    pass
+        elif path.exists() and self.autosave:
+            # --fresh: start without the saved state, but never overwrite it
+            try:
+                set_aside(path)
+            except OSError as exc:
+                log.warning("could not keep the autosaved %s session aside: %s", lab.id, exc)
         if not restored:
             lab.start()
+        if problem:
+            lab.show_error(f"The last session of this lab could not be restored ({problem}); it starts fresh.")
         self.labBuilt.emit(lab)
         return lab
 
@@ -269,10 +286,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def open_session(self, path: str) -> Lab | None:
         try:
             state = load_session(path)
-            lab = self.show_lab(str(state["lab"]))
+            lab = self.show_lab(str(state["lab"])[:40])
             lab.restore_session(state)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            self._error("Could not open the session", str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bad file is a message, never a crash
+            text = str(exc) if isinstance(exc, (OSError, ValueError, KeyError)) else type(exc).__name__
+            self._error("Could not open the session", text[:500])
             return None
         self._session_paths[lab.id] = str(path)
         return lab

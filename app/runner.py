@@ -653,6 +653,17 @@ class Runner(QtCore.QObject):
         return History(self.timeline, idx, added, rewound)
 
     @property
+    def settled(self) -> bool:
+        """Nothing can arrive without a new request: the worker waits (or ended) and all it
+        computed has been collected. Tests wait on this instead of sleeping."""
+        state = self._state
+        if state is None:
+            return True
+        if state.pending:
+            return False
+        return state.done.is_set() or (self._pacer is not None and self._pacer.waiting)
+
+    @property
     def busy(self) -> bool:
         """True while the worker is computing (playing, or steps still pending)."""
         return self._pacer is not None and self.active and (self._pacer.playing or self._pacer.pending_permits > 0)

@@ -139,10 +139,7 @@ def test_counts_probabilities_and_perplexity_equal_nltk(hamlet_tokens, n, smooth
         theirs = lm.counts[lm.vocab.lookup(ctx)] if n > 1 else lm.counts.unigrams
         expected = {w: c for w, c in theirs.items() if c}
         got = ours.counts(list(ctx))
-        if n == 1:  # NLTK's unigram table also counts nothing else here (no pads at n = 1)
-            assert got == expected
-        else:
-            assert got == expected
+        assert got == expected  # at n = 1 NLTK's unigram table has no pads either
         for w in list(got)[:5] + ["the", "unheard-of"]:
             assert ours.prob(w, list(ctx)) == pytest.approx(lm.score(w, ctx), rel=1e-12, abs=1e-15)
 
@@ -374,3 +371,66 @@ def test_character_level_model():
     text = m.generate(300, random_state=0, level="char")
     assert len(text) == 300 and all(len(s.piece) == 1 for s in m.generate_steps(20, random_state=0, level="char"))
     assert m.perplexity(tokenize("tomorrow, and tomorrow\n", level="char")) < 10
+
+
+def _kneser_ney_reference(tokens, n, D):
+    """Interpolated Kneser-Ney written directly from the formula (dicts, no numpy).
+
+    Sentences end after '</s>' and are padded with n - 1 '<s>'. The highest order uses
+    the counts c(h w); a lower order m uses continuation counts N1+(. h w), the number of
+    distinct (m+1)-grams ending in h w. Each level interpolates with the next lower one
+    with weight D N1+(h .) / c'(h .); the unigram level with the uniform 1/|V|; an unseen
+    context passes straight to the lower level.
+    """
+    from collections import Counter, defaultdict
+
+    sents, cur = [], []
+    for t in tokens:
+        cur.append(t)
+        if t == "</s>":
+            sents.append(cur)
+            cur = []
+    if cur:
+        sents.append(cur)
+    windows = []
+    for s in sents:
+        padded = ["<s>"] * (n - 1) + s
+        windows += [tuple(padded[i - n + 1:i + 1]) for i in range(n - 1, len(padded))]
+    counts = {n: Counter(windows)}
+    for m in range(n - 1, 0, -1):
+        counts[m] = Counter(g[1:] for g in counts[m + 1])  # distinct (m+1)-grams ending in g
+    totals, types = {}, {}
+    for m in range(1, n + 1):
+        tot, typ = defaultdict(int), defaultdict(int)
+        for g, c in counts[m].items():
+            tot[g[:-1]] += c
+            typ[g[:-1]] += 1
+        totals[m], types[m] = tot, typ
+    V = len(set(tokens) | {"<UNK>"})
+
+    def prob(w, h):
+        h = tuple(h)
+        m = len(h) + 1
+        lower = 1.0 / V if m == 1 else prob(w, h[1:])
+        tot = totals[m].get(h, 0)
+        if tot == 0:
+            return lower
+        return max(counts[m].get(h + (w,), 0) - D, 0.0) / tot + D * types[m][h] / tot * lower
+
+    return prob
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_kneser_ney_equals_the_formula(n):
+    text = ("the cat sat on the mat </s> the dog sat on the log </s> a cat saw the dog </s> "
+            "the mat was on the cat </s> a dog and a cat sat </s>").split()
+    D = 0.6
+    model = NGramModel(n=n, smoothing="kneser-ney", discount=D).fit(text)
+    ref = _kneser_ney_reference(text, n, D)
+    contexts = [["<s>"] * (n - 1), ["the", "cat"][2 - (n - 1):] if n > 1 else [],
+                ["sat", "on"][2 - (n - 1):] if n > 1 else [], ["dog", "cat"][2 - (n - 1):] if n > 1 else []]
+    for ctx in contexts:
+        for w in model.vocab_:
+            if w == "<UNK>":
+                continue
+            assert model.prob(w, ctx) == pytest.approx(ref(w, ctx), rel=1e-12), (w, ctx)

@@ -138,10 +138,44 @@ def test_params_stored_verbatim():
 
 
 def test_agrees_with_sklearn_perceptron_on_separable_data():
-    sklearn = pytest.importorskip("sklearn.linear_model")
+    """Every single-sample update equals scikit-learn's Perceptron fed the same points.
+
+    scikit-learn updates w += eta0 y x, b += eta0 y when y (w.x + b) <= 0, as the course's
+    z <- z + alpha y x~ with z = (-c, v). Feeding it, one ``partial_fit`` at a time, the
+    points our perceptron updated on (in our visiting order) must give the same hyperplane
+    after every update; skipped points change neither model.
+    """
+    sk = pytest.importorskip("sklearn.linear_model")
     X, y = separable(4)
-    ours = Perceptron(max_epochs=1000, random_state=0).fit(X, y)
-    ref = sklearn.Perceptron(max_iter=1000, tol=None, random_state=0).fit(X, y)
-    # Both reach zero training error on separable data (the hyperplanes may differ).
-    assert np.mean(ours.predict(X) == y) == 1.0
-    assert np.mean(ref.predict(X) == y) == 1.0
+    snaps = list(Perceptron(max_epochs=1000, learning_rate=0.5, random_state=0).fit_steps(X, y))
+    assert snaps[-1].converged and len(snaps) > 3
+    ref = sk.Perceptron(eta0=0.5, penalty=None, fit_intercept=True)
+    classes = np.unique(y)
+    for snap in snaps[1:]:
+        i = snap.index
+        ref.partial_fit(X[[i]], y[[i]], classes=classes)
+        np.testing.assert_allclose(ref.coef_.ravel(), snap.v, rtol=1e-12, atol=1e-12)
+        assert ref.intercept_[0] == pytest.approx(-snap.c, rel=1e-12, abs=1e-12)
+    assert np.array_equal(ref.predict(X), Perceptron(max_epochs=1000, learning_rate=0.5, random_state=0).fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("mode", ["single", "batch"])
+def test_huge_finite_values_are_refused(mode):
+    X, y = separable(0)
+    with pytest.raises(ValueError, match=r"X has values up to 1e\+308; rescale the data"):
+        Perceptron(mode=mode).fit(np.sign(X) * 1e308, y)
+
+
+def test_absurd_learning_rate_is_refused():
+    X, y = separable(0)
+    with pytest.raises(ValueError, match="learning_rate must be <= 1000000.0"):
+        Perceptron(learning_rate=1e308).fit(X, y)
+
+
+@pytest.mark.parametrize("mode", ["single", "batch"])
+def test_largest_accepted_values_stay_finite(mode):
+    X, y = make_moons(60, 0.3, random_state=0)  # not separable: runs all epochs
+    X = X * 1e100 / np.abs(X).max()
+    m = Perceptron(mode=mode, learning_rate=1e6, max_epochs=30, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(m.coef_)) and np.isfinite(m.intercept_)
+    assert np.isfinite(m.last_snapshot_.cost)

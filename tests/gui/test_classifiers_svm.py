@@ -93,7 +93,7 @@ def test_step_is_one_smo_pair_update(qtbot, make_window):
     for k in range(1, 4):
         lab.step()
         qtbot.waitUntil(lambda: r.timeline.last.step == k, timeout=10_000)
-        qtbot.wait(60)
+        qtbot.waitUntil(lambda: r.settled, timeout=10_000)
         assert r.timeline.last.step == k and len(r.timeline) == k + 1
         np.testing.assert_array_equal(r.current.engine.alpha, expected[k].alpha)
         assert r.current.engine.pair == expected[k].pair
@@ -160,11 +160,14 @@ def test_grid_search_can_be_cancelled(qtbot, make_window):
     cv = lab.cv_view
     lab.run_grid_search()
     qtbot.waitUntil(lambda: len(cv.snapshots) >= 1, timeout=60_000)
+    state = cv.task.state
     cv.cancel_button.click()
-    assert not cv.running and cv.run_button.isEnabled()
+    assert not cv.running and cv.run_button.isEnabled() and state.cancelled
     n = len(cv.snapshots)
-    qtbot.wait(300)
-    assert len(cv.snapshots) == n < 42
+    assert state.done.wait(60)  # the search stops at the next cell ...
+    cv.task.poll()
+    assert len(cv.snapshots) == n  # ... and nothing it still computed is shown
+    assert len(state.take()) <= 1 and n + 1 < 42
 
 
 @pytest.mark.parametrize("kind", ["svm_rbf", "svm_linear", "logistic"])

@@ -31,14 +31,14 @@ def test_lab_lifecycle(qtbot, make_window, lab_id):
     lab.pause()
     assert not r.playing
     assert r.error is None, r.error
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: r.settled, timeout=30_000)
 
     # Step advances exactly one snapshot (unless the run already ended).
     before = r.timeline.last.step
     if not r.finished:
         lab.step()
         qtbot.waitUntil(lambda: r.timeline.last.step >= before + 1 or r.finished, timeout=30_000)
-        qtbot.wait(100)
+        qtbot.waitUntil(lambda: r.settled, timeout=30_000)
         assert r.timeline.last.step == before + 1 or r.finished
         assert r.current.step == r.timeline.last.step
 
