@@ -627,8 +627,9 @@ class Cascade(IterativeMixin, BaseEstimator):
             Face patches (any brightness scale; each is variance-normalised).
         negative_source : array or sequence of arrays
             Face-free material: 2-D photos (grey or colour, any size >= W), scanned at every
-            position and scale (factor 1.25) to mine the windows the current cascade wrongly
-            accepts, and/or stacks (m, W, W) of non-face patches used as they are.
+            position and scale (factor 1.25), as they are, mirrored and transposed, to mine
+            the windows the current cascade wrongly accepts, and/or stacks (m, W, W) of
+            non-face patches used as they are.
         """
         all_features = self._validate()
         rng = check_random_state(self.random_state)
@@ -1045,7 +1046,8 @@ def _cut(image, rows, cols, W):
 class _Miner:
     """Finds the non-face windows that the current cascade wrongly accepts.
 
-    Photos are cut into small chunks (a band of a few window rows of one pyramid level);
+    Photos are cut into small chunks (a band of a few window rows of one pyramid level,
+    taken as is, mirrored, transposed or both, so every photo gives four times its windows);
     each stage visits the chunks in a fresh random order and keeps at most a few accepted
     windows per chunk, so the negatives of a stage come from many photos and scales.
     Stacks of ready-made patches are chunks whose every accepted patch is kept.
@@ -1066,7 +1068,7 @@ class _Miner:
         if not items:
             raise ValueError("negative_source is empty: give face-free photos or non-face patches")
         self.pools, self.levels, self.photos = [], [], []
-        self.chunks = []  # (kind, a, b, c): ('pool', pool, start, stop) or ('photo', level, row0, nrows)
+        self.chunks = []  # ('pool', pool, start, stop, 0) or ('photo', level, row0, nrows, variant)
         for i, item in enumerate(items):
             a = np.asarray(item)
             if a.ndim == 3 and a.shape[1:] == (W, W):
@@ -1076,7 +1078,7 @@ class _Miner:
                 k = len(self.pools)
                 self.pools.append(pool)
                 for s in range(0, pool.shape[0], self._CHUNK_WINDOWS):
-                    self.chunks.append(("pool", k, s, min(pool.shape[0], s + self._CHUNK_WINDOWS)))
+                    self.chunks.append(("pool", k, s, min(pool.shape[0], s + self._CHUNK_WINDOWS), 0))
                 continue
             grey = to_grey_float(a, name=f"negative_source item {i}")
             if min(grey.shape) < W:
@@ -1088,7 +1090,7 @@ class _Miner:
         for grey in self.photos:
             h, w = grey.shape
             for s in _level_scales(grey.shape, W, 1.25):
-                self.total_windows += (int(round(h / s)) - W + 1) * (int(round(w / s)) - W + 1)
+                self.total_windows += 4 * (int(round(h / s)) - W + 1) * (int(round(w / s)) - W + 1)
 
     def prepare(self):
         """Generator: build every photo's pyramid (one level per yield); yields the fraction done."""
@@ -1099,12 +1101,21 @@ class _Miner:
             lv = _area_resize(integral_image(grey), int(round(h / s)), int(round(w / s)))
             k = len(self.levels)
             self.levels.append(lv.astype(np.float32))
-            n_cols = lv.shape[1] - W + 1
-            rows = max(1, self._CHUNK_WINDOWS // n_cols)
-            for r0 in range(0, lv.shape[0] - W + 1, rows):
-                self.chunks.append(("photo", k, r0, min(rows, lv.shape[0] - W + 1 - r0)))
+            for v in range(4):
+                view = self._view(k, v)
+                n_cols = view.shape[1] - W + 1
+                rows = max(1, self._CHUNK_WINDOWS // n_cols)
+                for r0 in range(0, view.shape[0] - W + 1, rows):
+                    self.chunks.append(("photo", k, r0, min(rows, view.shape[0] - W + 1 - r0), v))
             yield (done + 1) / len(todo)
         self.photos = []
+
+    def _view(self, k, variant):
+        """Level k as is, mirrored, transposed, or transposed and mirrored (4 x the windows)."""
+        lv = self.levels[k]
+        if variant >= 2:
+            lv = lv.T
+        return lv[:, ::-1] if variant % 2 else lv
 
     def describe(self):
         parts = []
@@ -1123,7 +1134,7 @@ class _Miner:
         since = 0
         order = rng.permutation(len(self.chunks))
         for ci in order:
-            kind, k, a, b = self.chunks[ci]
+            kind, k, a, b, v = self.chunks[ci]
             if kind == "pool":
                 patches = self.pools[k][a:b]
                 ok = cascade._eval_patches(patches)[0] >= cascade.n_stages_ if cascade.n_stages_ else \
@@ -1136,7 +1147,7 @@ class _Miner:
                     kept.append(patches[sel])
                     found += sel.size
             else:
-                lv = self.levels[k]
+                lv = self._view(k, v)
                 nrows = b
                 band = lv[a : a + nrows + W - 1].astype(np.float64)
                 ii, ii2 = integral_image(band), integral_image(band * band)
@@ -1157,7 +1168,7 @@ class _Miner:
                         mask = np.zeros(sel.size, dtype=bool)
                         mask[rng.choice(sel.size, size=cap, replace=False)] = True
                         rest = sel[~mask]
-                        reserve.append((k, a + rest // n_cols, rest % n_cols))
+                        reserve.append((k, v, a + rest // n_cols, rest % n_cols))
                         sel = sel[mask]
                     kept.append(_cut(band, sel // n_cols, sel % n_cols, W))
                     found += sel.size
@@ -1167,13 +1178,13 @@ class _Miner:
                 since = 0
                 yield (min(found, quota), scanned, min(1.0, found / quota))
         if found < quota and reserve:  # a small source: fill up with the windows skipped above
-            lv_id = np.concatenate([np.full(r.size, k) for k, r, _ in reserve])
-            rows = np.concatenate([r for _, r, _ in reserve])
-            cols = np.concatenate([c for _, _, c in reserve])
+            lv_id = np.concatenate([np.full(r.size, 4 * k + v) for k, v, r, _ in reserve])
+            rows = np.concatenate([r for _, _, r, _ in reserve])
+            cols = np.concatenate([c for _, _, _, c in reserve])
             pick = np.sort(rng.choice(rows.size, size=min(rows.size, quota - found), replace=False))
-            for k in np.unique(lv_id[pick]):
-                p = pick[lv_id[pick] == k]
-                kept.append(_cut(self.levels[k].astype(np.float64), rows[p], cols[p], W))
+            for kv in np.unique(lv_id[pick]):
+                p = pick[lv_id[pick] == kv]
+                kept.append(_cut(self._view(kv // 4, kv % 4).astype(np.float64), rows[p], cols[p], W))
             found += pick.size
         negs = np.concatenate(kept) if kept else np.zeros((0, W, W))
         if negs.shape[0] > quota:

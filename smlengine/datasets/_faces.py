@@ -101,7 +101,8 @@ def load_face_patches(window=24, test_fraction=0.2, n_augment=10, random_state=0
     n_augment : int, default=10
         Random jitters per training face, on top of the face and its mirror image: mirror
         with probability 1/2, rotation up to +-10 degrees, scaling 0.92-1.08, shift up to
-        +-1 pixel, contrast x 0.7-1.3 and brightness +-0.1 (clipped to [0, 1]).
+        +-1 pixel, gamma 0.7-1.4, an illumination ramp of +-25 % across the patch in a random
+        direction, contrast x 0.7-1.3 and brightness +-0.1 (clipped to [0, 1]).
     random_state : int or Generator, default=0
     """
     check_scalar("window", window, numbers.Integral, min_value=4, max_value=64)
@@ -128,6 +129,13 @@ def load_face_patches(window=24, test_fraction=0.2, n_augment=10, random_state=0
         k = rep.shape[0]
         jit = _warp(rep, window, rng.random(k) < 0.5, np.deg2rad(rng.uniform(-10, 10, k)),
                     rng.uniform(0.92, 1.08, k), rng.uniform(-1, 1, k), rng.uniform(-1, 1, k))
+        # lighting: gamma, a linear illumination ramp in a random direction (side light),
+        # then contrast and brightness around the patch mean
+        jit = np.clip(jit, 0.0, 1.0) ** rng.uniform(0.7, 1.4, k)[:, None, None]
+        phi = rng.uniform(0, 2 * np.pi, k)[:, None, None]
+        ramp = (np.arange(window) - (window - 1) / 2) / window
+        jit = jit * (1 + rng.uniform(-0.5, 0.5, k)[:, None, None]
+                     * (np.cos(phi) * ramp[None, None, :] + np.sin(phi) * ramp[None, :, None]))
         contrast = rng.uniform(0.7, 1.3, k)[:, None, None]
         bright = rng.uniform(-0.1, 0.1, k)[:, None, None]
         mean = jit.mean(axis=(1, 2), keepdims=True)

@@ -1,0 +1,93 @@
+"""Haar features and face detection versus scikit-image and OpenCV, timed in one process.
+
+Run: .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_faces.py
+(OpenCV is a benchmark-only dependency: .venv/bin/pip install "opencv-python-headless<5").
+
+Targets: all 162,336 features of the 24 x 24 window on the 200 lfw_subset patches >= 10 x
+faster than skimage.feature.haar_like_feature; detection on astronaut() (grey, min size 24,
+factor 1.25) within 3 x OpenCV's Haar cascade and faster than skimage.feature.Cascade;
+training the classroom demo cascade (5 stages) in <= 2 minutes.
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+from smlengine.cascade import Cascade, to_grey_float
+from smlengine.datasets import load_cascade, load_face_patches, negative_photos
+from smlengine.haar import SKIMAGE_TYPES, haar_feature_set, haar_features
+
+skdata = pytest.importorskip("skimage.data")
+skfeature = pytest.importorskip("skimage.feature")
+sktransform = pytest.importorskip("skimage.transform")
+
+
+def _best(fn, repeats):
+    best, out = np.inf, None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+@pytest.mark.benchmark
+def test_bench_haar_features():
+    patches = np.asarray(skdata.lfw_subset(), dtype=np.float64)[:, :24, :24]
+    fs = haar_feature_set(24)
+    t_us, X = _best(lambda: haar_features(patches, fs), 3)
+
+    def reference():
+        return np.stack([skfeature.haar_like_feature(sktransform.integral_image(p), 0, 0, 24, 24,
+                                                     feature_type=list(SKIMAGE_TYPES.values())) for p in patches])
+
+    t_sk, R = _best(reference, 1)
+    # same multiset of values per patch (the two libraries enumerate features in different orders)
+    np.testing.assert_allclose(np.sort(X, axis=1), np.sort(R, axis=1), atol=1e-9)
+    print(f"\n{'Haar features, 200 x 162,336':32s} {'ours s':>8s} {'skimage s':>10s} {'speed-up':>9s}")
+    print(f"{'':32s} {t_us:8.3f} {t_sk:10.3f} {t_sk / t_us:9.1f}")
+    assert t_sk / t_us >= 10
+
+
+@pytest.mark.benchmark
+def test_bench_detection():
+    cv2 = pytest.importorskip("cv2")
+    img = skdata.astronaut()
+    grey8 = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
+    ours = load_cascade()
+    t_us, boxes = _best(lambda: ours.detect(grey8, scale_factor=1.25, min_size=24), 5)
+    cv = cv2.CascadeClassifier(cv2.data.haarcascades + "haarcascade_frontalface_default.xml")
+    t_cv, cv_boxes = _best(lambda: cv.detectMultiScale(grey8, scaleFactor=1.25, minNeighbors=3, minSize=(24, 24)), 5)
+    sk = skfeature.Cascade(skdata.lbp_frontal_face_cascade_filename())
+    t_sk, sk_boxes = _best(lambda: sk.detect_multi_scale(img=to_grey_float(img), scale_factor=1.25, step_ratio=1,
+                                                         min_size=(24, 24), max_size=(512, 512)), 2)
+    print(f"\n{'detection, astronaut 512 x 512':32s} {'time s':>8s} {'boxes':>6s} {'ours / it':>10s}")
+    print(f"{'ours (Haar, ' + str(ours.n_stages_) + ' stages)':32s} {t_us:8.3f} {len(boxes):6d} {1.0:10.2f}")
+    print(f"{'OpenCV Haar (default frontal)':32s} {t_cv:8.3f} {len(cv_boxes):6d} {t_us / t_cv:10.2f}")
+    print(f"{'scikit-image LBP cascade':32s} {t_sk:8.3f} {len(sk_boxes):6d} {t_us / t_sk:10.2f}")
+    print(f"threads: OpenCV {cv2.getNumThreads()}, ours 1 (numpy)")
+    assert t_us <= 3 * t_cv
+    assert t_us < t_sk
+
+
+@pytest.mark.benchmark
+def test_bench_demo_training():
+    faces = load_face_patches()
+    photos = negative_photos("train")
+    model = Cascade(max_stages=5, n_candidate_features=2000, negatives_per_stage=500, stage_detection_rate=0.998,
+                    random_state=0)
+    gaps = []
+    t0 = last = time.perf_counter()
+    for _snap in model.fit_steps(faces.train_faces, [faces.non_faces, *photos.values()]):
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+    total = time.perf_counter() - t0
+    gaps = np.array(gaps[1:]) * 1e3
+    print(f"\ndemo cascade: {model.n_stages_} stages, {sum(len(s['features']) for s in model.stages_)} stumps, "
+          f"{total:.1f} s, {gaps.size} snapshots, median gap {np.median(gaps):.1f} ms, "
+          f"p99 {np.percentile(gaps, 99):.1f} ms, max {gaps.max():.1f} ms; "
+          f"DR {model.detection_rate_:.3f}, FPR {model.false_positive_rate_:.2e}")
+    assert model.n_stages_ == 5
+    assert total <= 120
