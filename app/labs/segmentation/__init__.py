@@ -1,0 +1,3 @@
+"""Image segmentation as clustering: k-means and EM (multinomial and Gaussian mixtures) on pixels."""
+
+from .lab import SegmentationLab as LAB  # noqa: F401

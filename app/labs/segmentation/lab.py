@@ -1,0 +1,699 @@
+"""The image segmentation lab: pixels described by their colour or by the histogram of their
+neighbourhood, clustered by k-means or by EM (multinomial or Gaussian mixture); the
+segmentation, the objective and where EM is unsure drawn live; the clicked pixel's
+log-likelihood terms; choosing K by BIC and stability; k-means restarts and k-means++."""
+
+from __future__ import annotations
+
+import html
+import os
+from typing import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from smlengine.datasets import list_photos
+
+from ... import style as st
+from ...lab import Lab
+from ...widgets.params import Param
+from ...widgets.plots import PlotPanel
+from . import maths, run
+from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, INITS, METHODS
+from .views import ImageView
+
+PALETTE = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in st.CATEGORICAL], dtype=np.uint8)
+MAX_K = 12
+MAX_SEEDS = MAX_K
+DEFAULT_PHOTO = "textures"
+
+
+def _for(*methods: str):
+    return lambda v: v["method"] in methods
+
+
+class SegmentationLab(Lab):
+    id = "segmentation"
+    title = "Image segmentation"
+    order = 50
+    description = ("Segmentation as clustering: k-means and EM for multinomial (local histograms) and Gaussian "
+                   "(colour) mixtures, live; choosing K by BIC and stability; restarts and k-means++.")
+    screenshot_steps = 8
+    self_test_steps = 5
+
+    # ------------------------------------------------------------------ state
+    def init_state(self) -> None:
+        self.image_path = ""  # a file the user opened ("" = the chosen photo)
+        self.seeds: list[list[float]] = []  # clicked seeds as (row, column) fractions of the image
+        self.selected: tuple[int, int] | None = None  # inspected pixel (row, column) of the run's image
+        self._ctx = None
+        self._order_items: dict[int, run.ModelOrderItem] = {}
+        self._order_stab = None
+        self._restarts = None
+
+    def parameter_specs(self):
+        photos = list_photos()
+        return [
+            Param("image", "Photo", "choice", DEFAULT_PHOTO, choices=[(p, p) for p in photos],
+                  tooltip="A bundled photo (File: Open image… reads your own PNG or JPEG)"),
+            Param("resolution", "Resolution", "int", 128, minimum=32, maximum=512, step=16, suffix=" px",
+                  tooltip="Longest side of the image the live run works on (the photo is downscaled; "
+                          "128 px keeps every iteration fast)"),
+            Param("method", "Method", "choice", "multinomial", choices=METHODS,
+                  tooltip="What describes a pixel (its colour, or the histogram of its neighbourhood) and how "
+                          "the pixels are clustered"),
+            Param("K", "Clusters K", "int", 4, minimum=1, maximum=MAX_K, tooltip="Number of segments"),
+            Param("window", "Window", "int", 15, minimum=1, maximum=63, step=2, suffix=" px",
+                  tooltip="Side l of the l × l window around each pixel whose grey levels form its histogram (odd)",
+                  visible_when=_for(*HIST_METHODS)),
+            Param("bins", "Bins", "int", 16, minimum=2, maximum=64,
+                  tooltip="Number of grey-level bins of the local histograms", visible_when=_for(*HIST_METHODS)),
+            Param("features", "Features", "choice", "lab", choices=FEATURE_CHOICES,
+                  tooltip="Colour space of the pixel features (+ position: segments also prefer to be compact)",
+                  visible_when=_for(*COLOUR_METHODS)),
+            Param("position_weight", "Position w.", "float", 0.5, minimum=0.0, maximum=5.0, step=0.1,
+                  decimals=2, tooltip="Weight of the (x, y) position columns relative to colour",
+                  visible_when=lambda v: v["method"] in COLOUR_METHODS and v["features"].endswith("+xy")),
+            Param("init", "Init", "choice", "k-means++", choices=INITS,
+                  tooltip="random: K distinct pixels; k-means++: D² sampling; clicked seeds: click K pixels on "
+                          "the photo (right click removes the last)"),
+            Param("pseudocount", "Prior α", "float", 0.01, minimum=0.0, maximum=10.0, step=0.01, decimals=3,
+                  tooltip="Added to every bin count in the M-step, t_kj = (Σ a_ik H_ij + α)/(…+ dα), so no "
+                          "t_kj becomes 0 (pseudo-count; default 0.01)", visible_when=_for("multinomial")),
+            Param("max_iter", "Max iter.", "int", 200, minimum=1, maximum=2000,
+                  tooltip="Stop after this many iterations if the run has not converged"),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        row = QtWidgets.QVBoxLayout()
+        self.open_button = QtWidgets.QPushButton("Open image…")
+        self.open_button.setToolTip("Segment your own PNG or JPEG (read on a worker; large images are downscaled)")
+        self.open_button.clicked.connect(self._open_dialog)
+        row.addWidget(self.open_button)
+        self.clear_seeds_button = QtWidgets.QPushButton("Clear seeds")
+        self.clear_seeds_button.setToolTip("Forget the clicked seed pixels")
+        self.clear_seeds_button.clicked.connect(self.clear_seeds)
+        row.addWidget(self.clear_seeds_button)
+        layout.addLayout(row)
+        self.image_label = QtWidgets.QLabel()
+        self.image_label.setWordWrap(True)
+        layout.addWidget(self.image_label)
+        orow = QtWidgets.QHBoxLayout()
+        orow.addWidget(QtWidgets.QLabel("Overlay"))
+        self.opacity = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.opacity.setRange(0, 100)
+        self.opacity.setValue(45)
+        self.opacity.setToolTip("Opacity of the segmentation drawn over the photo")
+        self.opacity.valueChanged.connect(self._opacity_changed)
+        orow.addWidget(self.opacity, 1)
+        layout.addLayout(orow)
+        self.seed_hint = QtWidgets.QLabel()
+        self.seed_hint.setWordWrap(True)
+        layout.addWidget(self.seed_hint)
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        # --- tab 1: photo, segmentation, objective, clusters
+        self.photo_view = ImageView("Photo + segments")
+        self.seg_view = ImageView("Segmentation")
+        self.objective_panel = PlotPanel("Log-likelihood", "iteration", "ℓ", legend=False)
+        self.objective = self.objective_panel.curve("objective")
+        self.cluster_panel = PlotPanel("Cluster histograms", "grey-level bin", "probability", legend=False)
+        self.cluster_bars: list[pg.BarGraphItem] = []
+        for k in range(MAX_K):
+            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.1)
+            self.cluster_panel.addItem(bar)
+            self.cluster_bars.append(bar)
+        self.swatches = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.8)
+        self.cluster_panel.addItem(self.swatches)
+        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        top.addWidget(self.photo_view)
+        top.addWidget(self.seg_view)
+        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        bottom.addWidget(self.objective_panel)
+        bottom.addWidget(self.cluster_panel)
+        main = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        main.addWidget(top)
+        main.addWidget(bottom)
+        main.setStretchFactor(0, 3)
+        main.setStretchFactor(1, 2)
+        main.setSizes([430, 280])
+
+        # --- tab 2: where EM is unsure, the clicked pixel
+        self.unc_view = ImageView("Where EM is unsure", colormap="cividis")
+        self.pixel_panel = PlotPanel("Pixel (grey) vs t<sub>k</sub>", "grey-level bin", "fraction", legend=False)
+        self.pixel_bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.9)
+        self.pixel_panel.addItem(self.pixel_bars)
+        self.profile_curves = [self.pixel_panel.plot_item.plot([], [], stepMode="center") for _ in range(MAX_K)]
+        self.terms_panel = PlotPanel("Terms per cluster", "cluster k", "value", legend=False)
+        self.terms_bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.7)
+        self.terms_panel.addItem(self.terms_bars)
+        self.pixel_label = QtWidgets.QLabel()
+        self.pixel_label.setWordWrap(True)
+        self.pixel_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        right.addWidget(self.pixel_panel)
+        right.addWidget(self.terms_panel)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.pixel_label)
+        scroll.setMinimumHeight(60)
+        right.addWidget(scroll)
+        right.setSizes([260, 200, 110])
+        pixel_tab = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        pixel_tab.addWidget(self.unc_view)
+        pixel_tab.addWidget(right)
+
+        # --- tab 3: model order
+        self.order_button = QtWidgets.QPushButton("Compute (K = 2…8)")
+        self.order_button.setToolTip("BIC of the mixture fitted to all pixels and split-half stability of the "
+                                     "method, for K = 2 … 8 (on a worker thread)")
+        self.order_button.clicked.connect(self.run_model_order)
+        self.order_label = QtWidgets.QLabel("BIC (lower is better) and instability (lower is more stable).")
+        self.order_label.setWordWrap(True)
+        self.bic_panel = PlotPanel("BIC", "K", "BIC", legend=False)
+        self.bic = self.bic_panel.curve("BIC")
+        self.stab_panel = PlotPanel("Instability", "K", "disagreement", legend=False)
+        self.stab = self.stab_panel.curve("instability")
+        self.bic_best = pg.ScatterPlotItem()
+        self.stab_best = pg.ScatterPlotItem()
+        self.bic_panel.addItem(self.bic_best)
+        self.stab_panel.addItem(self.stab_best)
+        self.thumbs = ImageView("Segmentation per K")
+        self.thumb_texts: list[pg.TextItem] = []
+        order_tab = QtWidgets.QWidget()
+        ol = QtWidgets.QVBoxLayout(order_tab)
+        ol.setContentsMargins(0, 0, 0, 0)
+        orow = QtWidgets.QHBoxLayout()
+        orow.addWidget(self.order_button)
+        orow.addWidget(self.order_label, 1)
+        ol.addLayout(orow)
+        plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        plots.addWidget(self.bic_panel)
+        plots.addWidget(self.stab_panel)
+        vs = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        vs.addWidget(plots)
+        vs.addWidget(self.thumbs)
+        vs.setSizes([320, 200])
+        ol.addWidget(vs, 1)
+
+        # --- tab 4: restarts and k-means++
+        self.restarts_button = QtWidgets.QPushButton("Run 20 restarts")
+        self.restarts_button.setToolTip("20 seeded k-means restarts on the run's features (on a worker thread): "
+                                        "how much do the final objectives differ?")
+        self.restarts_button.clicked.connect(self.run_restarts)
+        self.restarts_label = QtWidgets.QLabel("k-means finds a local minimum that depends on the start.")
+        self.restarts_label.setWordWrap(True)
+        self.restarts_panel = PlotPanel("Final objective per restart", "restart", "J", legend=False)
+        self.restarts_points = pg.ScatterPlotItem()
+        self.restarts_panel.addItem(self.restarts_points)
+        self.d2_view = ImageView("k-means++: P(next centre)", colormap="viridis")
+        self.d2_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.d2_slider.setRange(1, 1)
+        self.d2_slider.setToolTip("Centres chosen so far: the map shows P(next centre = pixel) ∝ D(x)²")
+        self.d2_slider.valueChanged.connect(self._draw_d2)
+        self.d2_caption = QtWidgets.QLabel()
+        d2_box = QtWidgets.QWidget()
+        dl = QtWidgets.QVBoxLayout(d2_box)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.addWidget(self.d2_view, 1)
+        srow = QtWidgets.QHBoxLayout()
+        srow.addWidget(self.d2_caption)
+        srow.addWidget(self.d2_slider, 1)
+        dl.addLayout(srow)
+        restarts_tab = QtWidgets.QWidget()
+        rl = QtWidgets.QVBoxLayout(restarts_tab)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rrow = QtWidgets.QHBoxLayout()
+        rrow.addWidget(self.restarts_button)
+        rrow.addWidget(self.restarts_label, 1)
+        rl.addLayout(rrow)
+        rs = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        rs.addWidget(self.restarts_panel)
+        rs.addWidget(d2_box)
+        rl.addWidget(rs, 1)
+
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(main, "Segmentation")
+        self.tabs.addTab(pixel_tab, "Unsure && pixel")
+        self.tabs.addTab(order_tab, "Choose K")
+        self.tabs.addTab(restarts_tab, "Restarts")
+        self.tabs.setTabToolTip(1, "Where EM is unsure, and what decides the cluster of a clicked pixel")
+
+        for view in (self.photo_view, self.seg_view, self.unc_view):
+            view.pixelClicked.connect(lambda r, c, b, v=view: self._pixel_clicked(v, r, c, b))
+        self._update_method_widgets()
+        return self.tabs
+
+    def after_build(self) -> None:
+        policy = QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        for name in ("image", "method", "features", "init"):
+            box = self.form.widgets[name]
+            box.setSizeAdjustPolicy(policy)
+            box.setMinimumContentsLength(6)
+            box.setMinimumWidth(70)  # the long choice labels must not widen the panel
+        self._update_seed_hint()
+        self._opacity_changed(self.opacity.value())
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def method(self) -> str:
+        return self.form.value("method")
+
+    def source(self) -> tuple:
+        return ("file", self.image_path) if self.image_path else ("photo", self.form.value("image"))
+
+    def _update_method_widgets(self) -> None:
+        m = self.method
+        names = {"multinomial": ("Log-likelihood", "ℓ (penalised)"), "gmm": ("Log-likelihood", "ℓ")}
+        title, ylab = names.get(m, ("Objective J", "J"))
+        self.objective_panel._title, self.objective_panel._y_label = title, ylab
+        self.objective_panel.apply_style()
+        if m in HIST_METHODS:
+            t = "Histograms t<sub>k</sub>" if m == "multinomial" else "Centres μ<sub>k</sub>"
+            self.cluster_panel._title, self.cluster_panel._x_label, self.cluster_panel._y_label = (
+                t, "grey-level bin", "probability")
+        else:
+            t = "Means μ<sub>k</sub>" if m == "gmm" else "Centres μ<sub>k</sub>"
+            self.cluster_panel._title, self.cluster_panel._x_label, self.cluster_panel._y_label = (
+                t, "cluster k", "share of pixels")
+        self.cluster_panel.apply_style()
+        self.unc_view.set_title("Doubt: 1 − max a<sub>ik</sub>" if m in EM_METHODS
+                                else "Distance to own centre")
+        if m == "multinomial":
+            self.terms_panel._title, self.terms_panel._y_label = "Log-terms", "log c<sub>k</sub> + Σ H<sub>j</sub> log t<sub>kj</sub>"
+        elif m == "gmm":
+            self.terms_panel._title, self.terms_panel._y_label = "Log-terms", "log c<sub>k</sub> g(x | μ<sub>k</sub>, Σ<sub>k</sub>)"
+        else:
+            self.terms_panel._title, self.terms_panel._y_label = "Squared distances", "‖x − μ<sub>k</sub>‖²"
+        self.terms_panel.apply_style()
+        self.pixel_panel.setVisible(m in HIST_METHODS)
+
+    def _update_seed_hint(self) -> None:
+        k = self.form.value("K")
+        clicked = self.form.value("init") == "clicked"
+        self.clear_seeds_button.setEnabled(bool(self.seeds))
+        if clicked:
+            self.seed_hint.setText(f"Click {k} seed pixels on the photo ({min(len(self.seeds), k)} of {k} placed); "
+                                   "right click removes the last.")
+        else:
+            self.seed_hint.setText("Click a pixel to see what decides its cluster (tab “Unsure & pixel”).")
+
+    def _opacity_changed(self, value: int) -> None:
+        self.photo_view.overlay.setOpacity(value / 100.0)
+
+    # ------------------------------------------------------------------ parameters
+    def on_param_changed(self, name: str) -> None:
+        if name == "image":
+            self.image_path = ""
+            self.seeds = []
+            self.selected = None
+        if name == "method":
+            self._update_method_widgets()
+        if name in ("image", "resolution"):
+            self.selected = None
+        self._update_seed_hint()
+        self.reset()
+
+    def after_params_restored(self) -> None:
+        self._update_method_widgets()
+        self._update_seed_hint()
+
+    # ------------------------------------------------------------------ files and clicks
+    def _open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open image", "",
+                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All files (*)")
+        if path:
+            self.open_image_file(path)
+
+    def open_image_file(self, path: str) -> None:
+        """Read ``path`` on a worker; on success it becomes the image, otherwise a banner (nothing lost)."""
+        path = str(path)
+        self.image_label.setText(f"Reading {html.escape(os.path.basename(path)[:60])} …")
+        task = self.task("open", on_done=lambda _img, p=path: self._opened(p),
+                         on_error=lambda msg, p=path: self._open_failed(p, msg))
+        task.start(run.open_image, path, int(self.form.value("resolution")))
+
+    def _opened(self, path: str) -> None:
+        self.image_path = path
+        self.seeds = []
+        self.selected = None
+        self._update_seed_hint()
+        self.reset()
+
+    def _open_failed(self, path: str, message: str) -> None:
+        self.show_error(f"Could not open the image: {message}")
+        self._update_image_label(self._ctx)
+
+    def clear_seeds(self) -> None:
+        self.seeds = []
+        self._update_seed_hint()
+        if self.form.value("init") == "clicked":
+            self.reset()
+        else:
+            self._draw_seeds()
+
+    def add_seed(self, row: int, col: int) -> None:
+        """Add a seed at pixel (row, col) of the run's image (kept as fractions of the size)."""
+        h, w = self._ctx.shape if self._ctx is not None else (1, 1)
+        self.seeds.append([(row + 0.5) / h, (col + 0.5) / w])
+        del self.seeds[:-MAX_SEEDS]
+        self._update_seed_hint()
+        self.reset()
+
+    def _pixel_clicked(self, view, row: int, col: int, button: int) -> None:
+        if view is self.photo_view and self.form.value("init") == "clicked":
+            if button == 2:
+                if self.seeds:
+                    self.seeds.pop()
+                    self._update_seed_hint()
+                    self.reset()
+            else:
+                self.add_seed(row, col)
+            return
+        self.inspect_pixel(row, col)
+
+    def inspect_pixel(self, row: int, col: int) -> None:
+        self.selected = (int(row), int(col))
+        snap = self.runner.current
+        if snap is not None:
+            self._draw_pixel(snap)
+
+    # ------------------------------------------------------------------ running
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        method = params["method"]
+        k = int(params["K"])
+        if params["init"] == "clicked" and len(self.seeds) < k:
+            raise ValueError(f"Click {k} seed pixels on the photo for K = {k} ({len(self.seeds)} placed), "
+                             "or choose another initialisation.")
+        if method in HIST_METHODS and int(params["window"]) % 2 == 0:
+            raise ValueError(f"The window must be odd so it is centred on the pixel, got {params['window']}.")
+        source = self.source()
+        seeds = [tuple(s) for s in self.seeds]
+        p = dict(params)
+        return lambda: run.run_steps(method, p, seed, source, seeds)
+
+    def show_idle(self) -> None:
+        self.objective.clear()
+        for v in (self.photo_view, self.seg_view, self.unc_view):
+            v.forget()
+
+    def render(self, snapshot, prepared, history) -> None:
+        ctx, eng = snapshot.ctx, snapshot.engine
+        if ctx is not self._ctx:
+            self._ctx = ctx
+            self._update_image_label(ctx)
+            self._draw_seeds()
+        key = id(eng.labels)
+        self.photo_view.set_image(ctx.image, key=id(ctx.image))
+        rgb = run.label_colours(eng.labels, ctx.shape, PALETTE)
+        self.seg_view.set_image(rgb, key=key)
+        self.photo_view.set_overlay(rgb, key=key)
+        self.seg_view.set_title(f"Segmentation, K = {ctx.n_clusters}")
+        if history.rewound:
+            self.objective.clear()
+        added = history.added
+        if added:
+            self.objective.extend([h.step for h in added], [h.objective for h in added])
+        unc = run.uncertainty(ctx, eng)
+        top = max(float(unc.max()), 1e-6)  # EM is mostly sure: stretch the scale to the largest doubt
+        self.unc_view.set_image(unc, key=key, levels=(0.0, top))
+        self._draw_clusters(ctx, eng)
+        self._draw_pixel(snapshot)
+
+    def _update_image_label(self, ctx) -> None:
+        if ctx is None:
+            self.image_label.setText("")
+            return
+        h, w = ctx.shape
+        fh, fw = ctx.full_shape
+        text = f"<b>{html.escape(ctx.label)}</b>: {w} × {h} px"
+        if (fh, fw) != (h, w):
+            text += f" (downscaled from {fw} × {fh})"
+        if ctx.note:
+            text += f"<br><i>{html.escape(ctx.note)}</i>"
+        self.image_label.setText(text)
+
+    def _draw_seeds(self) -> None:
+        if self._ctx is None or self.form.value("init") != "clicked" or not self.seeds:
+            self.photo_view.set_markers([])
+            return
+        h, w = self._ctx.shape
+        k = self.form.value("K")
+        rc = [(min(int(fy * h), h - 1), min(int(fx * w), w - 1)) for fy, fx in self.seeds]
+        used = len(rc) - min(len(rc), k)
+        colors = ["#FFFFFF"] * used + [st.CATEGORICAL[j % len(st.CATEGORICAL)] for j in range(len(rc) - used)]
+        self.photo_view.set_markers(rc, colors)
+
+    def _draw_clusters(self, ctx, eng) -> None:
+        s = st.current()
+        k = ctx.n_clusters
+        profiles = run.cluster_profiles(ctx, eng)
+        if profiles is not None:
+            self.swatches.setOpts(x=np.zeros(0), height=np.zeros(0))
+            d = profiles.shape[1]
+            width = 0.9 / k
+            for j, bar in enumerate(self.cluster_bars):
+                if j < k:
+                    bar.setOpts(x=np.arange(d) + (j - (k - 1) / 2) * width, height=profiles[j], width=width,
+                                brush=pg.mkBrush(st.CATEGORICAL[j % len(st.CATEGORICAL)]), pen=pg.mkPen(None))
+                else:
+                    bar.setOpts(x=np.zeros(0), height=np.zeros(0))
+            return
+        for bar in self.cluster_bars:
+            bar.setOpts(x=np.zeros(0), height=np.zeros(0))
+        colours = run.centre_colours(ctx, eng)
+        share = (np.asarray(eng.weights) if hasattr(eng, "weights")
+                 else np.asarray(eng.counts, dtype=float) / max(1, int(np.sum(eng.counts))))
+        brushes = [pg.mkBrush(*(255 * c).astype(int)) for c in colours]
+        pens = [pg.mkPen(st.CATEGORICAL[j % len(st.CATEGORICAL)], width=4 * s.scale) for j in range(k)]
+        self.swatches.setOpts(x=np.arange(1, k + 1), height=share, width=0.8, brushes=brushes, pens=pens)
+
+    def _draw_pixel(self, snapshot) -> None:
+        ctx, eng = snapshot.ctx, snapshot.engine
+        sel = self.selected
+        for v in (self.photo_view, self.seg_view, self.unc_view):
+            v.set_cursor(*(sel if sel else (None, None)))
+        if sel is None or sel[0] >= ctx.shape[0] or sel[1] >= ctx.shape[1]:
+            self.terms_bars.setOpts(x=np.zeros(0), height=np.zeros(0))
+            self.pixel_bars.setOpts(x=np.zeros(0), height=np.zeros(0))
+            for c in self.profile_curves:
+                c.setData([], [])
+            self.pixel_label.setText(maths.pixel_html(None, ctx.method))
+            self.pixel_info = None
+            return
+        info = run.pixel_terms(ctx, eng, sel[0] * ctx.shape[1] + sel[1])
+        self.pixel_info = info
+        s = st.current()
+        k = len(info["terms"])
+        terms = np.where(np.isfinite(info["terms"]), info["terms"], np.nan)
+        pens = [pg.mkPen(s.foreground, width=3 * s.scale) if j == info["label"] else pg.mkPen(None) for j in range(k)]
+        self.terms_bars.setOpts(x=np.arange(1, k + 1), height=np.nan_to_num(terms), width=0.7, pens=pens,
+                                brushes=[pg.mkBrush(st.CATEGORICAL[j % len(st.CATEGORICAL)]) for j in range(k)])
+        profiles = run.cluster_profiles(ctx, eng)
+        if profiles is not None:
+            if ctx.H is not None:
+                h = ctx.H.reshape(-1, ctx.H.shape[2])[info["index"]].astype(float)
+                h = h / h.sum()
+            else:
+                h = info["x"]
+            d = len(h)
+            self.pixel_bars.setOpts(x=np.arange(d), height=h, width=0.9, brush=pg.mkBrush(s.foreground + "40"),
+                                    pen=pg.mkPen(s.foreground + "90"))
+            edges = np.arange(d + 1) - 0.5
+            for j, c in enumerate(self.profile_curves):
+                if j < k:
+                    c.setData(edges, profiles[j], stepMode="center",
+                              pen=pg.mkPen(st.CATEGORICAL[j % len(st.CATEGORICAL)], width=s.line_width))
+                else:
+                    c.setData([], [])
+        self.pixel_label.setText(maths.pixel_html(info, ctx.method))
+
+    # ------------------------------------------------------------------ maths
+    def maths_html(self, snapshot) -> str:
+        idx = self.runner.current_index
+        previous = self.runner.timeline[idx - 1] if idx > 0 and self.runner.current is snapshot else None
+        return maths.maths_html(snapshot, previous)
+
+    # ------------------------------------------------------------------ model order
+    def run_model_order(self) -> None:
+        params = self.params()
+        self._order_items = {}
+        self._order_stab = None
+        self.bic.clear()
+        self.stab.clear()
+        self.bic_best.setData([], [])
+        self.stab_best.setData([], [])
+        self.thumbs.set_image(np.zeros((1, 1, 3), np.uint8), key="empty")
+        for t in self.thumb_texts:
+            self.thumbs.removeItem(t)
+        self.thumb_texts = []
+        task = self.task("order", on_item=self._order_item, on_done=self._order_done,
+                         on_error=self._order_failed, on_progress=self._order_progress)
+        task.start(run.model_order, params["method"], dict(params), int(self.seed), self.source())
+        self.order_label.setText("Computing …")
+        self.order_button.setEnabled(False)
+        self._order_method = params["method"]
+
+    def _order_progress(self, fraction: float, text: str) -> None:
+        self.order_label.setText(f"{text} ({100 * fraction:.0f}%)")
+
+    def _order_item(self, item) -> None:
+        if isinstance(item, run.ModelOrderItem):
+            self._order_items[item.k] = item
+            ks = sorted(self._order_items)
+            self.bic.set(ks, [self._order_items[k].bic for k in ks])
+            self._draw_thumbs()
+        else:
+            self._order_stab = item
+            scores = np.asarray(item.scores)
+            ks = np.asarray(sorted(self._order_items), dtype=float)
+            done = ~np.all(np.isnan(scores), axis=1)
+            if ks.size == scores.shape[0] and done.any():
+                with np.errstate(all="ignore"):
+                    mean = np.nanmean(scores[done], axis=1)
+                self.stab.set(ks[done], mean)
+
+    def _draw_thumbs(self) -> None:
+        ks = sorted(self._order_items)
+        if not ks:
+            return
+        tiles = [run.label_colours(self._order_items[k].labels.ravel(), self._order_items[k].labels.shape, PALETTE)
+                 for k in ks]
+        h, w = tiles[0].shape[:2]
+        gap = max(2, w // 16)
+        mosaic = np.full((h, len(tiles) * (w + gap) - gap, 3), 255, np.uint8)
+        for i, t in enumerate(tiles):
+            mosaic[:, i * (w + gap): i * (w + gap) + w] = t
+        self.thumbs.set_image(mosaic, key=("thumbs", tuple(ks)))
+        s = st.current()
+        while len(self.thumb_texts) < len(ks):
+            t = pg.TextItem(anchor=(0.5, 0.0), fill=pg.mkBrush("#FFFFFFB0"))
+            self.thumbs.addItem(t)
+            self.thumb_texts.append(t)
+        for i, (k, t) in enumerate(zip(ks, self.thumb_texts)):
+            t.setHtml(f"<span style='font-size:{s.font_pt:.0f}pt; color:#000'>K = {k}</span>")
+            t.setPos(i * (w + gap) + w / 2, 0)
+
+    def _order_done(self, _result) -> None:
+        self.order_button.setEnabled(True)
+        s = st.current()
+        parts = []
+        if self._order_items:
+            ks = sorted(self._order_items)
+            bics = [self._order_items[k].bic for k in ks]
+            kb = ks[int(np.argmin(bics))]
+            self.bic_best.setData([kb], [min(bics)], symbol="star", size=s.marker_size * 2.4,
+                                  brush=pg.mkBrush(st.OKABE_ITO["vermillion"]), pen=pg.mkPen(s.foreground))
+            parts.append(f"BIC chooses <b>K = {kb}</b>")
+            self.chosen_k_bic = kb
+        stab = self._order_stab
+        if stab is not None and stab.result is not None:
+            res = stab.result
+            i = int(np.argmin(res.instability))
+            ks_ = np.asarray(res.ks)
+            self.stab_best.setData([int(ks_[i])], [float(res.instability[i])], symbol="star",
+                                   size=s.marker_size * 2.4, brush=pg.mkBrush(st.OKABE_ITO["vermillion"]),
+                                   pen=pg.mkPen(s.foreground))
+            parts.append(f"stability chooses <b>K = {int(ks_[i])}</b>")
+            self.chosen_k_stability = int(ks_[i])
+        note = "" if self._order_method in EM_METHODS else " (BIC of the matching mixture)"
+        self.order_label.setText(", ".join(parts) + note + " — ★ marks the choice.")
+
+    def _order_failed(self, message: str) -> None:
+        self.order_button.setEnabled(True)
+        self.order_label.setText(f"⚠ {html.escape(message)}")
+
+    # ------------------------------------------------------------------ restarts
+    def run_restarts(self) -> None:
+        params = self.params()
+        self._restarts = None
+        self.restarts_points.setData([], [])
+        task = self.task("restarts", on_item=self._restarts_item, on_error=self._restarts_failed,
+                         on_done=lambda _r: self.restarts_button.setEnabled(True))
+        task.start(run.restarts, params["method"], dict(params), int(self.seed), self.source(), 20)
+        self.restarts_button.setEnabled(False)
+        self.restarts_label.setText("Running restarts …")
+
+    def _restarts_item(self, res) -> None:
+        self._restarts = res
+        s = st.current()
+        x = np.arange(1, len(res.inertias) + 1)
+        brushes = [pg.mkBrush(st.CATEGORICAL[int(i) % len(st.CATEGORICAL)]) for i in res.solution_ids]
+        self.restarts_points.setData(x=x, y=res.inertias, brush=brushes, size=s.marker_size * 1.4,
+                                     pen=pg.mkPen(s.foreground, width=s.scale))
+        if len(res.inertias):
+            lo, hi = float(np.min(res.inertias)), float(np.max(res.inertias))
+            text = (f"{len(res.inertias)} restarts ({res.init}): <b>{res.n_distinct} distinct solution"
+                    f"{'s' if res.n_distinct != 1 else ''}</b> (colours); best J = {lo:.5g}, worst {hi:.5g} "
+                    f"(+{100 * (hi - lo) / max(lo, 1e-300):.2f}%)")
+            self.restarts_label.setText(text)
+        k = len(res.maps) + 1
+        self.d2_slider.setRange(1, max(1, k - 1))
+        self._draw_d2()
+
+    def _restarts_failed(self, message: str) -> None:
+        self.restarts_button.setEnabled(True)
+        self.restarts_label.setText(f"⚠ {html.escape(message)}")
+
+    def _draw_d2(self, *_args) -> None:
+        res = self._restarts
+        if res is None or not res.maps:
+            self.d2_caption.setText("")
+            return
+        j = min(self.d2_slider.value(), len(res.maps))
+        p = res.maps[j - 1]
+        self.d2_view.set_image(p.astype(np.float32), key=(id(res.maps), j), levels=(0.0, float(p.max()) or 1.0))
+        w = res.shape[1]
+        rc = [(int(i) // w, int(i) % w) for i in res.chosen[:j]]
+        self.d2_view.set_markers(rc, [st.CATEGORICAL[i % len(st.CATEGORICAL)] for i in range(j)])
+        nxt = int(res.chosen[j])
+        self.d2_view.set_cursor(nxt // w, nxt % w)
+        self.d2_caption.setText(f"{j} centre{'s' if j > 1 else ''} chosen")
+
+    # ------------------------------------------------------------------ style, sessions, export
+    def apply_style(self, s: st.Style) -> None:
+        for v in (self.photo_view, self.seg_view, self.unc_view, self.thumbs, self.d2_view):
+            v.apply_style(s)
+        self._draw_seeds()
+
+    def main_plot(self):
+        return self.seg_view
+
+    def user_data(self) -> dict:
+        return {"path": self.image_path, "seeds": [list(map(float, s)) for s in self.seeds]}
+
+    def set_user_data(self, data: dict) -> None:
+        path = data.get("path", "")
+        if not isinstance(path, str) or len(path) > 4096:
+            raise ValueError("the saved image path is malformed")
+        seeds = data.get("seeds", [])
+        if not isinstance(seeds, list) or len(seeds) > MAX_SEEDS:
+            raise ValueError("the saved seeds are malformed")
+        clean = []
+        for s in seeds:
+            if (not isinstance(s, (list, tuple)) or len(s) != 2
+                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 1.0 for v in s)):
+                raise ValueError("the saved seeds must be (row, column) fractions between 0 and 1")
+            clean.append([float(s[0]), float(s[1])])
+        self.image_path = path
+        self.seeds = clean
+        self.selected = None
+        self._update_seed_hint()
+
+    def export_rows(self):
+        snap = self.runner.current
+        if snap is None:
+            return [], []
+        ctx, eng = snap.ctx, snap.engine
+        h, w = ctx.shape
+        rows_, cols = np.divmod(np.arange(h * w), w)
+        conf = getattr(eng, "confidence", None)
+        header = ["row", "column", "cluster"] + (["confidence"] if conf is not None else [])
+        out = []
+        for i in range(h * w):
+            r = [int(rows_[i]), int(cols[i]), int(eng.labels[i]) + 1]
+            if conf is not None:
+                r.append(float(conf[i]))
+            out.append(r)
+        return header, out

@@ -1,0 +1,142 @@
+"""The segmentation lab's maths panel: pure functions from a snapshot to HTML (no Qt)."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+
+from .run import SegmentationSnapshot
+
+
+def _num(x: float, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, float) and math.isinf(x):
+        return "∞"
+    return f"{x:.{digits}g}"
+
+
+def maths_html(snapshot: SegmentationSnapshot, previous: SegmentationSnapshot | None = None) -> str:
+    """The update rules of the snapshot's method with its current numbers."""
+    method = snapshot.ctx.method
+    if method == "multinomial":
+        body = multinomial_html(snapshot)
+    elif method == "gmm":
+        body = gmm_html(snapshot)
+    else:
+        body = kmeans_html(snapshot, previous)
+    return body + data_html(snapshot)
+
+
+def data_html(snapshot) -> str:
+    ctx = snapshot.ctx
+    h, w = ctx.shape
+    n = h * w
+    if ctx.H is not None:
+        l = int(ctx.params["window"])
+        what = (f"x<sub>i</sub> = local histogram H<sub>i</sub> of the {l} × {l} window around pixel i "
+                f"({ctx.H.shape[2]} grey-level bins, Σ<sub>j</sub> H<sub>ij</sub> = {l * l})")
+    else:
+        what = f"x<sub>i</sub> = {html.escape(ctx.params['features'])} colour of pixel i ({ctx.X.shape[1]} numbers)"
+    return (f"<h3>Data</h3><p>{n:,} pixels ({w} × {h}); {what}. "
+            f"Segmentation: pixel i gets the colour of its cluster m<sub>i</sub>.</p>")
+
+
+def kmeans_html(snapshot, previous=None) -> str:
+    eng = snapshot.engine
+    k = len(eng.counts)
+    rows = [
+        "<h3>k-means (Lloyd)</h3>",
+        "<p>Objective (never increases):</p>",
+        "<p class='eq'>J = Σ<sub>i</sub> ‖x<sub>i</sub> − μ<sub>m<sub>i</sub></sub>‖²</p>",
+        "<p>1. Assignment: <span class='eq'>m<sub>i</sub> = argmin<sub>k</sub> ‖x<sub>i</sub> − μ<sub>k</sub>‖²</span></p>",
+        "<p>2. Update: <span class='eq'>μ<sub>k</sub> = (1/n<sub>k</sub>) Σ<sub>i: m<sub>i</sub>=k</sub> x<sub>i</sub></span></p>",
+        "<p>Stop when Σ<sub>k</sub>‖Δμ<sub>k</sub>‖ &lt; τ or no label changes.</p>",
+        "<h3>Now</h3><p class='num'>",
+        f"step {snapshot.step}<br>J = {_num(eng.inertia, 7)}",
+    ]
+    if previous is not None and previous.ctx is snapshot.ctx and previous.step == snapshot.step - 1:
+        rows.append(f" (ΔJ = {_num(eng.inertia - previous.engine.inertia, 3)})")
+    rows.append(f"<br>labels changed: {eng.n_changed:,}<br>Σ‖Δμ‖ = {_num(eng.center_shift, 3)}<br>")
+    rows.append("n<sub>k</sub> = " + ", ".join(f"{int(c):,}" for c in eng.counts[:8]) + ("…" if k > 8 else ""))
+    if eng.relocated:
+        rows.append(f"<br>empty cluster(s) {', '.join(str(r) for r in eng.relocated)} moved to the worst-served pixel")
+    rows.append("</p>")
+    if eng.converged:
+        rows.append("<p><b>Converged.</b></p>")
+    return "".join(rows)
+
+
+def multinomial_html(snapshot) -> str:
+    eng, ctx = snapshot.engine, snapshot.ctx
+    alpha = float(ctx.params["pseudocount"])
+    T = np.asarray(eng.probabilities)
+    k, d = T.shape
+    rows = [
+        "<h3>EM for the multinomial mixture</h3>",
+        "<p class='eq'>π(H) = Σ<sub>k</sub> c<sub>k</sub> Π<sub>j</sub> t<sub>kj</sub><sup>H<sub>j</sub></sup> · N!/Π<sub>j</sub>H<sub>j</sub>!</p>",
+        "<p><b>E-step</b> (responsibilities):</p>",
+        "<p class='eq'>a<sub>ik</sub> = c<sub>k</sub> Π<sub>j</sub> t<sub>kj</sub><sup>H<sub>ij</sub></sup> / "
+        "Σ<sub>l</sub> c<sub>l</sub> Π<sub>j</sub> t<sub>lj</sub><sup>H<sub>ij</sub></sup></p>",
+        "<p><b>M-step</b>:</p>",
+        "<p class='eq'>c<sub>k</sub> = (1/n) Σ<sub>i</sub> a<sub>ik</sub></p>",
+        "<p class='eq'>t<sub>kj</sub> = (Σ<sub>i</sub> a<sub>ik</sub> H<sub>ij</sub> + α) / "
+        "(Σ<sub>i</sub> a<sub>ik</sub> Σ<sub>j</sub> H<sub>ij</sub> + dα)</p>",
+        f"<p>Pseudo-count α = {alpha:g} keeps every t<sub>kj</sub> &gt; 0 (a MAP step under a Dirichlet prior); "
+        "EM never decreases the penalised log-likelihood ℓ = Σ<sub>i</sub> log π(H<sub>i</sub>) + α Σ<sub>k,j</sub> log t<sub>kj</sub>.</p>",
+        "<h3>Now</h3><p class='num'>",
+        f"step {snapshot.step}<br>ℓ = {_num(eng.log_likelihood, 8)}<br>",
+        f"(log-prior part {_num(eng.log_prior, 4)})<br>",
+        f"relative change {_num(eng.relative_change, 3)}<br>",
+        "c<sub>k</sub> = " + ", ".join(f"{c:.3f}" for c in eng.weights[:8]) + ("…" if k > 8 else "") + "<br>",
+    ]
+    top = np.argsort(T[0])[::-1][:3]
+    rows.append("t<sub>1j</sub>, largest: " + ", ".join(f"t<sub>1,{j + 1}</sub> = {T[0, j]:.3f}" for j in sorted(top)))
+    rows.append("</p>")
+    if eng.converged:
+        rows.append("<p><b>Converged</b> (relative change below the tolerance).</p>")
+    return "".join(rows)
+
+
+def gmm_html(snapshot) -> str:
+    eng = snapshot.engine
+    k = len(eng.weights)
+    mu = np.asarray(eng.means)
+    rows = [
+        "<h3>EM for the Gaussian mixture</h3>",
+        "<p class='eq'>π(x) = Σ<sub>k</sub> c<sub>k</sub> g(x | μ<sub>k</sub>, Σ<sub>k</sub>)</p>",
+        "<p><b>E-step</b>: <span class='eq'>a<sub>ik</sub> = c<sub>k</sub> g(x<sub>i</sub> | μ<sub>k</sub>, Σ<sub>k</sub>) / "
+        "Σ<sub>l</sub> c<sub>l</sub> g(x<sub>i</sub> | μ<sub>l</sub>, Σ<sub>l</sub>)</span></p>",
+        "<p><b>M-step</b>: n<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub>, "
+        "<span class='eq'>c<sub>k</sub> = n<sub>k</sub>/n, μ<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub> x<sub>i</sub> / n<sub>k</sub>, "
+        "Σ<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub>(x<sub>i</sub> − μ<sub>k</sub>)(x<sub>i</sub> − μ<sub>k</sub>)ᵀ / n<sub>k</sub></span></p>",
+        "<p>The log-likelihood ℓ = Σ<sub>i</sub> log π(x<sub>i</sub>) never decreases.</p>",
+        "<h3>Now</h3><p class='num'>",
+        f"step {snapshot.step}<br>ℓ = {_num(eng.log_likelihood, 8)}<br>relative change {_num(eng.relative_change, 3)}<br>",
+        "c<sub>k</sub> = " + ", ".join(f"{c:.3f}" for c in eng.weights[:8]) + ("…" if k > 8 else "") + "<br>",
+        "μ<sub>1</sub> = (" + ", ".join(f"{v:.3f}" for v in mu[0]) + ")",
+        "</p>",
+    ]
+    if eng.converged:
+        rows.append("<p><b>Converged</b> (relative change below the tolerance).</p>")
+    return "".join(rows)
+
+
+def pixel_html(info: dict | None, method: str) -> str:
+    """The clicked pixel's numbers: what decides its cluster."""
+    if not info:
+        return "Click a pixel of the segmentation (or of the photo) to see what decides its cluster."
+    k_lab = info["label"] + 1
+    head = f"<b>Pixel (row {info['row']}, column {info['col']})</b> → cluster {k_lab}<br>"
+    terms = info["terms"]
+    if info["kind"] == "distance":
+        body = "‖x − μ<sub>k</sub>‖² = " + ", ".join(f"<b>{t:.4g}</b>" if i == info["label"] else f"{t:.4g}"
+                                                    for i, t in enumerate(terms))
+        return head + body + "<br>(the nearest centre wins)"
+    what = ("log c<sub>k</sub> + Σ<sub>j</sub> H<sub>j</sub> log t<sub>kj</sub>" if method == "multinomial"
+            else "log c<sub>k</sub> + log g(x | μ<sub>k</sub>, Σ<sub>k</sub>)")
+    body = what + " = " + ", ".join(f"<b>{t:.5g}</b>" if i == info["label"] else f"{t:.5g}" for i, t in enumerate(terms))
+    body += "<br>a<sub>ik</sub> = " + ", ".join(f"{r:.3f}" for r in info["resp"])
+    return head + body + "<br>(the largest term wins)"

@@ -1,0 +1,474 @@
+"""The segmentation lab's run (Qt-free): image loading and downscaling, per-pixel features,
+the lab's snapshot type, initial centres (random, k-means++, clicked seeds), and the side
+tasks (model order by BIC and stability, k-means restarts with the D² probabilities).
+
+Everything here runs on worker threads (the run's generator and the side tasks); nothing
+touches a widget. Loaded images and features are cached (:class:`smlengine.cache.LRUCache`)
+so restarting with another K or method does not read or recompute them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+
+from smlengine import Snapshot
+from smlengine.cache import LRUCache
+from smlengine.cluster import (
+    GaussianMixture,
+    KMeans,
+    MultinomialMixture,
+    kmeans_plusplus_probabilities,
+    kmeans_restarts,
+    stability_steps,
+)
+from smlengine.datasets import load_photo, read_image_file
+from smlengine.features import local_histograms, pixel_features
+
+METHODS = [
+    ("kmeans_colour", "k-means · colour"),
+    ("kmeans_hist", "k-means · histograms"),
+    ("multinomial", "EM multinomial · histograms"),
+    ("gmm", "EM Gaussian · colour"),
+]
+HIST_METHODS = ("kmeans_hist", "multinomial")
+COLOUR_METHODS = ("kmeans_colour", "gmm")
+EM_METHODS = ("multinomial", "gmm")
+INITS = [("random", "random"), ("k-means++", "k-means++"), ("clicked", "clicked seeds")]
+FEATURE_CHOICES = [("rgb", "RGB"), ("lab", "CIE-Lab"), ("rgb+xy", "RGB + position"), ("lab+xy", "Lab + position")]
+
+#: largest image a user file is decoded to (the live run downscales further to "Resolution")
+FILE_MAX_PIXELS = 1024 * 1024
+MODEL_ORDER_KS = tuple(range(2, 9))
+STABILITY_MAX_POINTS = 4000
+
+_IMAGES = LRUCache(6)
+_FEATURES = LRUCache(6)
+
+
+# ----------------------------------------------------------------------------- images
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedImage:
+    """An image ready for the run: ``image`` downscaled to the resolution, float in [0, 1]."""
+
+    image: np.ndarray
+    full_shape: tuple
+    note: str  # "" or a sentence (downscaled, alpha dropped, ...)
+    label: str  # photo name or file name
+    key: tuple = ()  # cache key (source, resolution)
+
+
+def source_key(source: tuple) -> tuple:
+    """Cache key of an image source: ("photo", name) or ("file", path, mtime, size)."""
+    if source[0] == "file":
+        try:
+            st = os.stat(source[1])
+            return ("file", source[1], st.st_mtime_ns, st.st_size)
+        except OSError:
+            return ("file", source[1], 0, 0)
+    return tuple(source)
+
+
+def _read_source(source: tuple) -> tuple[np.ndarray, str, str]:
+    if source[0] == "file":
+        image, note = read_image_file(source[1], max_pixels=FILE_MAX_PIXELS)
+        return image, note or "", os.path.basename(source[1])[:60]
+    return load_photo(source[1]), "", source[1]
+
+
+def downscale(image: np.ndarray, max_side: int) -> np.ndarray:
+    """The image with its longer side at most ``max_side`` pixels (area-averaged, aspect kept)."""
+    h, w = image.shape[:2]
+    if max(h, w) <= max_side:
+        return np.ascontiguousarray(image)
+    from skimage.transform import resize
+
+    s = max_side / max(h, w)
+    shape = (max(1, round(h * s)), max(1, round(w * s))) + image.shape[2:]
+    return np.clip(resize(image, shape, anti_aliasing=True, preserve_range=True), 0.0, 1.0)
+
+
+def load_image(source: tuple, max_side: int) -> LoadedImage:
+    """Read (cached) and downscale an image source; ValueError with a short message if unusable."""
+    key = (source_key(source), int(max_side))
+
+    def compute():
+        full = _FULL.get_or_compute(source_key(source), lambda: _read_source(source))
+        image, note, label = full
+        small = downscale(image, int(max_side))
+        small.setflags(write=False)
+        return LoadedImage(small, image.shape[:2], note, label, key)
+
+    return _IMAGES.get_or_compute(key, compute)
+
+
+_FULL = LRUCache(4)
+
+
+# ----------------------------------------------------------------------------- features
+
+
+def features(loaded: LoadedImage, method: str, params: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    """(X, H): the data the method clusters, and the integer local histograms (h, w, bins) or None.
+
+    Colour methods: X = :func:`pixel_features` of the chosen kind. Histogram methods: the
+    counts of :func:`local_histograms`; k-means clusters them as fractions (H / l²) so the
+    distances do not grow with the window, the multinomial mixture uses the counts.
+    """
+    if method in HIST_METHODS:
+        key = (loaded.key, "hist", int(params["window"]), int(params["bins"]))
+
+        def compute():
+            H = local_histograms(loaded.image, window=int(params["window"]), bins=int(params["bins"]))
+            H.setflags(write=False)
+            return H
+
+        H = _FEATURES.get_or_compute(key, compute)
+        flat = H.reshape(-1, H.shape[2]).astype(np.float64)
+        if method == "kmeans_hist":
+            flat /= float(params["window"]) ** 2
+        flat.setflags(write=False)
+        return flat, H
+    key = (loaded.key, "colour", params["features"], float(params["position_weight"]))
+
+    def compute():
+        X = pixel_features(loaded.image, kind=params["features"], position_weight=float(params["position_weight"]))
+        X.setflags(write=False)
+        return X
+
+    return _FEATURES.get_or_compute(key, compute), None
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+@dataclass(eq=False)
+class RunContext:
+    """Everything one run needs and draws besides the engine's numbers (constant over the run)."""
+
+    method: str
+    params: dict
+    seed: int
+    image: np.ndarray  # (h, w) or (h, w, 3), float in [0, 1]
+    full_shape: tuple
+    note: str
+    label: str
+    X: np.ndarray  # (n, f) the clustered data
+    H: np.ndarray | None  # (h, w, bins) integer local histograms (histogram methods)
+    seeds: np.ndarray  # pixel indices of the clicked seeds used (clicked init), else empty
+    init_centres: np.ndarray = field(default=None)  # the initial centres / t_k / means
+
+    @property
+    def shape(self) -> tuple:
+        return self.image.shape[:2]
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.params["K"])
+
+    @property
+    def is_em(self) -> bool:
+        return self.method in EM_METHODS
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class SegmentationSnapshot(Snapshot):
+    """One step of the lab: the engine snapshot (``engine``), the run's context and the curve value.
+
+    ``objective`` is the k-means objective J (never increases) or the EM log-likelihood ℓ
+    (never decreases; for the multinomial mixture the penalised one the engine monitors).
+    """
+
+    engine: Any
+    ctx: RunContext
+    objective: float
+
+
+def seed_pixels(seeds, shape: tuple) -> np.ndarray:
+    """Pixel indices (row-major) of seeds given as (row, column) fractions of the image size."""
+    h, w = shape
+    out = []
+    for fy, fx in seeds:
+        r = min(max(int(fy * h), 0), h - 1)
+        c = min(max(int(fx * w), 0), w - 1)
+        out.append(r * w + c)
+    return np.asarray(out, dtype=np.int64)
+
+
+def kmeanspp_seeding(X: np.ndarray, k: int, rng: np.random.Generator):
+    """k-means++ seeding by D² sampling: the chosen rows and the probability map before each choice.
+
+    Returns (indices (k,), maps list of (n,) arrays: maps[j] are the probabilities of choosing
+    centre j+1 given the first j+1 centres).
+    """
+    n = X.shape[0]
+    idx = [int(rng.integers(n))]
+    maps = []
+    for _ in range(1, k):
+        p = kmeans_plusplus_probabilities(X, X[idx])
+        if not p.sum() > 0:
+            raise ValueError(f"K={k} is larger than the number of distinct pixels ({len(idx)}); choose K <= {len(idx)}")
+        maps.append(p)
+        idx.append(int(rng.choice(n, p=p)))
+    return np.asarray(idx, dtype=np.int64), maps
+
+
+def _initial_rows(ctx: RunContext, rng: np.random.Generator) -> np.ndarray | None:
+    """Pixel rows of the initial centres for k-means++ or clicked seeds; None for random."""
+    init, k = ctx.params["init"], ctx.n_clusters
+    if init == "clicked":
+        if ctx.seeds.size < k:
+            raise ValueError(f"Click {k} seed pixels on the photo for K = {k} "
+                             f"({ctx.seeds.size} placed), or choose another initialisation.")
+        rows = ctx.seeds[-k:]
+        if np.unique(ctx.X[rows], axis=0).shape[0] < k:
+            raise ValueError("Two clicked seeds have identical features: click pixels that differ.")
+        return rows
+    if init == "k-means++":
+        return kmeanspp_seeding(ctx.X, k, rng)[0]
+    return None
+
+
+def make_context(method: str, params: dict, seed: int, source: tuple, seeds) -> RunContext:
+    """Load the image and its features (worker thread) and check the parameters against them."""
+    loaded = load_image(source, int(params["resolution"]))
+    if method in HIST_METHODS:
+        h, w = loaded.image.shape[:2]
+        if int(params["window"]) > min(h, w):
+            raise ValueError(f"The window ({params['window']} px) is larger than the image at this resolution "
+                             f"({w} × {h} px): choose a smaller window or a higher resolution.")
+    X, H = features(loaded, method, params)
+    return RunContext(method=method, params=dict(params), seed=int(seed), image=loaded.image,
+                      full_shape=loaded.full_shape, note=loaded.note, label=loaded.label, X=X, H=H,
+                      seeds=seed_pixels(seeds, loaded.image.shape[:2]))
+
+
+def _smoothed(rows: np.ndarray) -> np.ndarray:
+    return (rows + 1.0) / (rows.sum(axis=1, keepdims=True) + rows.shape[1])
+
+
+def make_model(ctx: RunContext, rng: np.random.Generator):
+    """The engine estimator of the run with its initialisation."""
+    p, k = ctx.params, ctx.n_clusters
+    rows = _initial_rows(ctx, rng)
+    seed = int(rng.integers(2**31 - 1))
+    if ctx.method in ("kmeans_colour", "kmeans_hist"):
+        init = p["init"] if rows is None else ctx.X[rows]
+        ctx.init_centres = None if rows is None else np.array(ctx.X[rows])
+        return KMeans(k, init=init, max_iter=int(p["max_iter"]), tol=1e-6, random_state=seed)
+    if ctx.method == "multinomial":
+        T = None if rows is None else _smoothed(ctx.X[rows])
+        ctx.init_centres = T
+        return MultinomialMixture(k, pseudocount=float(p["pseudocount"]), max_iter=int(p["max_iter"]), tol=1e-7,
+                                  probabilities_init=T, random_state=seed)
+    means = None if rows is None else np.array(ctx.X[rows])
+    ctx.init_centres = means
+    return GaussianMixture(k, init_params="random", means_init=means, max_iter=int(p["max_iter"]), tol=1e-7,
+                           reg_covar=1e-5, random_state=seed)
+
+
+def run_steps(method: str, params: dict, seed: int, source: tuple, seeds) -> Iterator[SegmentationSnapshot]:
+    """The run: load, build features, then one snapshot per k-means or EM iteration."""
+    ctx = make_context(method, params, seed, source, seeds)
+    rng = np.random.default_rng([int(seed), 4242])
+    model = make_model(ctx, rng)
+    kmeans = ctx.method.startswith("kmeans")
+    for snap in model.fit_steps(ctx.X):
+        objective = snap.inertia if kmeans else snap.log_likelihood
+        yield SegmentationSnapshot(step=snap.step, phase=snap.phase, engine=snap, ctx=ctx, objective=float(objective))
+
+
+# ----------------------------------------------------------------------------- drawing helpers (pure)
+
+
+def label_colours(labels: np.ndarray, shape: tuple, palette: np.ndarray) -> np.ndarray:
+    """(h, w, 3) uint8 image of the segmentation, cluster k in ``palette[k % len]``."""
+    lut = palette[np.arange(256) % len(palette)]
+    return lut[labels.reshape(shape)]
+
+
+def uncertainty(ctx: RunContext, eng) -> np.ndarray:
+    """(h, w) float32: 1 − max_k a_ik for EM; for k-means the distance to the own centre."""
+    if hasattr(eng, "confidence"):
+        return (1.0 - eng.confidence).reshape(ctx.shape)
+    d = ctx.X - eng.centers[eng.labels]
+    return np.sqrt(np.einsum("ij,ij->i", d, d)).astype(np.float32).reshape(ctx.shape)
+
+
+def centre_colours(ctx: RunContext, eng) -> np.ndarray | None:
+    """RGB in [0, 1] of the colour part of the centres / means (colour methods), else None."""
+    if ctx.method not in COLOUR_METHODS:
+        return None
+    C = np.asarray(eng.centers if hasattr(eng, "centers") else eng.means)
+    kind = ctx.params["features"]
+    grey = ctx.image.ndim == 2
+    col = C[:, :1] if grey else C[:, :3]
+    if kind.startswith("lab"):
+        from skimage.color import lab2rgb
+
+        if grey:
+            col = np.column_stack([col[:, 0] * 100.0, np.zeros(len(col)), np.zeros(len(col))])
+        else:
+            col = col * 100.0
+        rgb = lab2rgb(col[None, :, :])[0]
+    else:
+        rgb = np.repeat(col, 3, axis=1) if grey else col
+    return np.clip(rgb, 0.0, 1.0)
+
+
+def cluster_profiles(ctx: RunContext, eng) -> np.ndarray | None:
+    """Histogram methods: (K, bins) bin probabilities t_k (EM) or centre fractions (k-means)."""
+    if ctx.method == "multinomial":
+        return np.asarray(eng.probabilities)
+    if ctx.method == "kmeans_hist":
+        return np.asarray(eng.centers)
+    return None
+
+
+def pixel_terms(ctx: RunContext, eng, index: int) -> dict:
+    """What decides the cluster of pixel ``index`` in this snapshot.
+
+    multinomial: ``terms[k] = log c_k + Σ_j H_ij log t_kj`` (the log-likelihood terms, up to
+    the multinomial coefficient shared by all k) and the responsibilities a_ik = softmax(terms);
+    Gaussian: ``terms[k] = log c_k + log g(x_i | μ_k, Σ_k)``; k-means: squared distances
+    ``‖x_i − μ_k‖²``. ``label`` is the cluster the snapshot assigned.
+    """
+    x = np.asarray(ctx.X[index], dtype=np.float64)
+    out: dict = {"index": int(index), "row": int(index // ctx.shape[1]), "col": int(index % ctx.shape[1]),
+                 "label": int(eng.labels[index]), "x": x}
+    if ctx.method.startswith("kmeans"):
+        d = np.asarray(eng.centers) - x
+        out["kind"] = "distance"
+        out["terms"] = np.einsum("ij,ij->i", d, d)
+        return out
+    if ctx.method == "multinomial":
+        h = ctx.H.reshape(-1, ctx.H.shape[2])[index].astype(np.float64)
+        with np.errstate(divide="ignore"):
+            logT = np.log(np.maximum(np.asarray(eng.probabilities), np.finfo(float).tiny))
+            logc = np.log(np.asarray(eng.weights))
+        out["counts"] = h
+        out["data_terms"] = logT @ h
+        terms = logc + out["data_terms"]
+    else:
+        mu, cov, c = np.asarray(eng.means), np.asarray(eng.covariances), np.asarray(eng.weights)
+        f = mu.shape[1]
+        terms = np.empty(len(c))
+        for k in range(len(c)):
+            L = np.linalg.cholesky(cov[k])
+            z = np.linalg.solve(L, x - mu[k])
+            with np.errstate(divide="ignore"):
+                terms[k] = (math.log(c[k]) if c[k] > 0 else -math.inf) - 0.5 * z @ z \
+                    - np.log(np.diagonal(L)).sum() - 0.5 * f * math.log(2 * math.pi)
+    out["kind"] = "log"
+    out["terms"] = terms
+    m = np.max(terms[np.isfinite(terms)]) if np.isfinite(terms).any() else 0.0
+    e = np.exp(terms - m)
+    out["resp"] = e / e.sum()
+    return out
+
+
+# ----------------------------------------------------------------------------- side tasks
+
+
+@dataclass(frozen=True)
+class ModelOrderItem:
+    """One K of the model-order task: BIC (lower is better) and the segmentation thumbnail."""
+
+    k: int
+    bic: float
+    labels: np.ndarray  # (h, w) uint8
+
+
+def _bic_model(method: str, k: int, seed: int, params: dict):
+    if method in HIST_METHODS:
+        return MultinomialMixture(k, pseudocount=float(params["pseudocount"]), max_iter=100, tol=1e-5,
+                                  random_state=seed)
+    return GaussianMixture(k, max_iter=100, tol=1e-5, reg_covar=1e-5, random_state=seed)
+
+
+def _stability_factory(method: str, params: dict):
+    if method.startswith("kmeans"):
+        return lambda k, s: KMeans(k, init="k-means++", max_iter=100, random_state=s)
+    return lambda k, s: _bic_model(method, k, s, params)
+
+
+def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *, state=None):
+    """Side task: BIC of the mixture and split-half stability of the method for K = 2..8.
+
+    Yields ``ModelOrderItem`` for every K (BIC on all pixels; for k-means the matching mixture:
+    the Gaussian mixture on colour, the multinomial one on histograms), then the
+    :class:`~smlengine.cluster.StabilitySnapshot` of every (split, K) on a subsample.
+    """
+    ctx = make_context(method, params, seed, source, ())
+    X = ctx.X if method != "kmeans_hist" else ctx.H.reshape(-1, ctx.H.shape[2]).astype(np.float64)
+    ks = [k for k in MODEL_ORDER_KS if k <= X.shape[0] // 2]
+    for i, k in enumerate(ks):
+        if state is not None:
+            if state.cancelled:
+                return
+            state.set_progress(i / (2 * len(ks)), f"BIC for K = {k}")
+        model = _bic_model(method, k, seed + k, params).fit(X)
+        yield ModelOrderItem(k=k, bic=float(model.bic(X)), labels=model.labels_.astype(np.uint8).reshape(ctx.shape))
+    rng = np.random.default_rng([int(seed), 77])
+    Xs = ctx.X
+    if Xs.shape[0] > STABILITY_MAX_POINTS:
+        Xs = Xs[np.sort(rng.choice(Xs.shape[0], STABILITY_MAX_POINTS, replace=False))]
+    for snap in stability_steps(_stability_factory(method, params), Xs, ks, n_splits=3, random_state=int(seed)):
+        if state is not None:
+            if state.cancelled:
+                return
+            state.set_progress(0.5 + 0.5 * snap.progress, f"stability, K = {snap.k}")
+        yield snap
+
+
+@dataclass(frozen=True)
+class RestartsResult:
+    """The restarts task: final objectives, distinct solutions, and k-means++ D² maps."""
+
+    inertias: np.ndarray
+    solution_ids: np.ndarray
+    n_distinct: int
+    best_index: int
+    init: str
+    maps: list  # (h, w) probability maps, maps[j] before choosing centre j + 2
+    chosen: np.ndarray  # pixel indices of the k-means++ centres
+    shape: tuple
+    done: bool
+
+
+def restarts(method: str, params: dict, seed: int, source: tuple, n_restarts: int = 20, *, state=None):
+    """Side task: ``n_restarts`` seeded k-means restarts on the run's features, and the D² maps.
+
+    For the EM methods the restarts are k-means on the same data (histogram fractions or
+    colours). Yields a :class:`RestartsResult` after every finished restart (``done`` on the last).
+    """
+    ctx = make_context(method, params, seed, source, ())
+    X = ctx.X if method != "multinomial" else ctx.X / ctx.X.sum(axis=1, keepdims=True)
+    k = ctx.n_clusters
+    init = "random" if params["init"] == "random" else "k-means++"
+    idx, maps = kmeanspp_seeding(X, k, np.random.default_rng([int(seed), 4242]))
+    maps = [m.reshape(ctx.shape) for m in maps]
+    seen = 0
+    for snap in kmeans_restarts(X, k, n_restarts=n_restarts, init=init, random_state=int(seed), max_iter=100,
+                                steps=True):
+        if state is not None:
+            if state.cancelled:
+                return
+            state.set_progress(snap.progress, f"restart {min(snap.current_restart + 1, n_restarts)}/{n_restarts}")
+        done = snap.current_restart == n_restarts
+        if len(snap.inertias) > seen or done:
+            seen = len(snap.inertias)
+            yield RestartsResult(inertias=np.array(snap.inertias), solution_ids=np.array(snap.solution_ids),
+                                 n_distinct=snap.n_distinct, best_index=snap.best_index, init=init, maps=maps,
+                                 chosen=idx, shape=ctx.shape, done=done)
+
+
+def open_image(path: str, max_side: int) -> LoadedImage:
+    """Side task of File ▸ Open: read and cache the file (ValueError when it is not an image)."""
+    return load_image(("file", str(path)), int(max_side))
