@@ -26,7 +26,21 @@ __all__ = [
     "check_choice",
     "check_random_state",
     "NotFittedError",
+    "MAX_ABS_VALUE",
+    "quote_text",
+    "display_path",
+    "LineErrors",
 ]
+
+# Largest |x| the estimators accept. Kernels and Gram-type sums square the data and then
+# multiply by hyper-parameters (C, learning rate, iteration counts); with |x| <= 1e100 the
+# squares stay below 1e200, which leaves a factor 1e100 of headroom before float64
+# overflows (about 1.8e308) and a silent NaN appears.
+MAX_ABS_VALUE = 1e100
+
+# How much user data an error message may quote: per item and number of items.
+QUOTE_LIMIT = 80
+MAX_QUOTED_ERRORS = 3
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -59,6 +73,62 @@ def frozen_array(a: Any, dtype=None) -> np.ndarray:
     return out
 
 
+def quote_text(text: Any, limit: int = QUOTE_LIMIT) -> str:
+    """``repr`` of user data for an error message, at most about ``limit`` characters.
+
+    A malformed line may be megabytes long (a file without line breaks); quoting all of it
+    makes a message nobody can read and a dialog that freezes, so long text is cut and the
+    full length is stated instead.
+    """
+    text = str(text)
+    n = min(len(text), limit)
+    shown = repr(text[:n])
+    while len(shown) > limit + 2 and n > 0:  # escapes such as \x00 make repr longer
+        n //= 2
+        shown = repr(text[:n])
+    if n < len(text):
+        return f"{shown}... ({len(text):,} characters)"
+    return shown
+
+
+def display_path(path: Any, limit: int = QUOTE_LIMIT) -> str:
+    """A file path for a message: its end (the file name) when the whole path is too long."""
+    text = str(path)
+    return text if len(text) <= limit else "..." + text[-(limit - 3):]
+
+
+class LineErrors:
+    """Problems found while reading a file, for one short error message.
+
+    Loaders report every malformed line instead of stopping at the first, but a broken
+    file can have millions of them: only the first ``keep`` are kept for the message
+    (each quoting at most :data:`QUOTE_LIMIT` characters of the line), the rest are counted.
+    """
+
+    def __init__(self, keep: int = MAX_QUOTED_ERRORS):
+        self.keep = keep
+        self.shown: list[str] = []
+        self.count = 0
+
+    def add(self, message: str) -> None:
+        self.count += 1
+        if len(self.shown) < self.keep:
+            self.shown.append(message)
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def message(self, label: str, what: str = "malformed line(s)") -> str:
+        """``label: N what:`` then the kept problems, one per line, then ``... and M more``."""
+        lines = list(self.shown)
+        if self.count > len(self.shown):
+            lines.append(f"... and {self.count - len(self.shown):,} more")
+        return f"{label}: {self.count:,} {what}:\n  " + "\n  ".join(lines)
+
+
 def check_random_state(seed) -> np.random.Generator:
     """Turn ``None``, an int or a Generator into a :class:`numpy.random.Generator`."""
     if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
@@ -68,6 +138,18 @@ def check_random_state(seed) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
     raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(seed).__name__}")
+
+
+def _short_repr(value: Any) -> str:
+    """``repr`` of a parameter value for a message, cut short (a value may be a huge string or int)."""
+    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 64:
+        # str() of an int with thousands of digits is slow or refused by Python itself
+        return f"an integer of about {int(abs(int(value)).bit_length() * 0.30103) + 1} digits"
+    try:
+        text = str(value) if isinstance(value, numbers.Number) else repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real problem
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 3] + "..."
 
 
 def check_scalar(
@@ -87,19 +169,21 @@ def check_scalar(
     if isinstance(value, bool) or not isinstance(value, kind):
         kinds = kind if isinstance(kind, tuple) else (kind,)
         names = " or ".join(getattr(k, "__name__", str(k)).replace("Integral", "integer").replace("Real", "number") for k in kinds)
-        raise TypeError(f"{name} must be a {names}, got {value!r}")
-    if isinstance(value, numbers.Real) and not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
+        raise TypeError(f"{name} must be a {names}, got {_short_repr(value)}")
+    # Integers are always finite (and Python ints beyond 2**64 do not fit a numpy float
+    # check), so only real non-integers are tested for NaN/inf.
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) and not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {_short_repr(value)}")
     if min_value is not None:
         if include_min and value < min_value:
-            raise ValueError(f"{name} must be >= {min_value}, got {value}")
+            raise ValueError(f"{name} must be >= {min_value}, got {_short_repr(value)}")
         if not include_min and value <= min_value:
-            raise ValueError(f"{name} must be > {min_value}, got {value}")
+            raise ValueError(f"{name} must be > {min_value}, got {_short_repr(value)}")
     if max_value is not None:
         if include_max and value > max_value:
-            raise ValueError(f"{name} must be <= {max_value}, got {value}")
+            raise ValueError(f"{name} must be <= {max_value}, got {_short_repr(value)}")
         if not include_max and value >= max_value:
-            raise ValueError(f"{name} must be < {max_value}, got {value}")
+            raise ValueError(f"{name} must be < {max_value}, got {_short_repr(value)}")
     return value
 
 
@@ -108,19 +192,32 @@ def check_choice(name: str, value: Any, options: Iterable[Any]):
     options = tuple(options)
     if value not in options:
         listed = ", ".join(repr(o) for o in options)
-        raise ValueError(f"{name} must be one of {listed}, got {value!r}")
+        raise ValueError(f"{name} must be one of {listed}, got {_short_repr(value)}")
     return value
 
 
-def check_array(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, n_features: int | None = None) -> np.ndarray:
+def check_array(
+    X,
+    *,
+    name: str = "X",
+    ndim: int = 2,
+    min_samples: int = 1,
+    n_features: int | None = None,
+    max_abs: float | None = None,
+) -> np.ndarray:
     """Convert to a finite float64 array of the expected dimension.
 
-    ``n_features``, when given, is the width the estimator was fitted with.
+    ``n_features``, when given, is the width the estimator was fitted with. ``max_abs``,
+    when given (estimators pass :data:`MAX_ABS_VALUE`), is the largest |x| accepted: huge
+    but finite values overflow once squared inside the algorithm and would come back as
+    a silent NaN, so they are refused with a request to rescale.
     """
     try:
         arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must contain numbers only ({exc})") from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        detail = str(exc)
+        detail = detail if len(detail) <= QUOTE_LIMIT else detail[: QUOTE_LIMIT - 3] + "..."
+        raise ValueError(f"{name} must contain numbers only ({detail})") from None
     if ndim == 2 and arr.ndim == 1:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got a 1-D array of shape {arr.shape}")
     if arr.ndim != ndim:
@@ -132,14 +229,18 @@ def check_array(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, n_fe
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s); remove or impute them first")
+    if max_abs is not None and arr.size:
+        largest = float(np.max(np.abs(arr)))
+        if largest > max_abs:
+            raise ValueError(f"{name} has values up to {largest:.3g}; rescale the data (|x| <= {max_abs:.0e})")
     if n_features is not None and ndim == 2 and arr.shape[1] != n_features:
         raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}")
     return arr
 
 
-def check_X_y(X, y, *, min_samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a design matrix and its labels together."""
-    X = check_array(X, name="X", min_samples=min_samples)
+def check_X_y(X, y, *, min_samples: int = 1, max_abs: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a design matrix and its labels together (``max_abs`` as in :func:`check_array`)."""
+    X = check_array(X, name="X", min_samples=min_samples, max_abs=max_abs)
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y.shape}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import (
+    MAX_ABS_VALUE,
     BaseEstimator,
     IterativeMixin,
     Snapshot,
@@ -91,7 +92,8 @@ class Perceptron(IterativeMixin, BaseEstimator):
     max_epochs : int, default=100
         Maximum number of passes over the training data.
     learning_rate : float, default=1.0
-        Step size alpha (> 0). In batch mode alpha(k) = learning_rate for every k.
+        Step size alpha (0 < alpha <= 1e6). In batch mode alpha(k) = learning_rate for every k.
+        Since z starts at 0, alpha only scales z; the predictions do not depend on it.
     mode : {'single', 'batch'}, default='single'
     random_state : int, Generator or None
         Seeds the visiting order in single-sample mode.
@@ -114,7 +116,10 @@ class Perceptron(IterativeMixin, BaseEstimator):
 
     def _validate(self):
         check_scalar("max_epochs", self.max_epochs, numbers.Integral, min_value=1, max_value=1_000_000)
-        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0.0, include_min=False)
+        # The perceptron only looks at signs and starts at z = 0, so every z is alpha times
+        # an integer combination of the x~_i: alpha changes the scale of z, never a decision.
+        # The upper bound keeps alpha * (number of updates) * |x|^2 far from overflow.
+        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0.0, include_min=False, max_value=1e6)
         check_choice("mode", self.mode, ("single", "batch"))
 
     def fit_steps(self, X, y):
@@ -127,7 +132,7 @@ class Perceptron(IterativeMixin, BaseEstimator):
             snapshot equals the fitted state.
         """
         self._validate()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, max_abs=MAX_ABS_VALUE)
         self.classes_, y_pm = check_binary_labels(y)
         rng = check_random_state(self.random_state)
         n, d = X.shape
@@ -198,7 +203,7 @@ class Perceptron(IterativeMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """f(x) = <v, x> - c for each row of X."""
         self._check_fitted("coef_")
-        X = check_array(X, n_features=self.coef_.shape[0])
+        X = check_array(X, n_features=self.coef_.shape[0], max_abs=MAX_ABS_VALUE)
         return X @ self.coef_ + self.intercept_
 
     def predict(self, X) -> np.ndarray:

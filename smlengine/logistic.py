@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import (
+    MAX_ABS_VALUE,
     BaseEstimator,
     IterativeMixin,
     Snapshot,
@@ -24,6 +25,11 @@ from ._base import (
 )
 
 __all__ = ["LogisticRegression", "LogisticSnapshot"]
+
+# Largest trial step of gradient descent. Doubling the last accepted step must stay
+# finite: an infinite t would make every trial w + t d non-finite and halving inf
+# never gets back to a finite step.
+_MAX_STEP = 1e100
 
 
 def _sigmoid(t):
@@ -90,13 +96,17 @@ class LogisticRegression(IterativeMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
-        Inverse regularisation strength (> 0).
+        Inverse regularisation strength (> 0, at least 1e-100).
     solver : {'newton', 'gd'}, default='newton'
     max_iter : int, default=100
     tol : float, default=1e-6
         Tolerance on the gradient norm.
     learning_rate : float, default=1.0
-        First trial step of gradient descent.
+        First trial step of gradient descent (0 < learning_rate <= 1e6). Later trial steps
+        double the last accepted one, up to 1e100.
+
+    X may hold values up to 1e100 in absolute value (see :data:`smlengine._base.MAX_ABS_VALUE`);
+    larger ones are refused with a request to rescale.
 
     Attributes
     ----------
@@ -117,10 +127,12 @@ class LogisticRegression(IterativeMixin, BaseEstimator):
 
     def _validate(self):
         check_scalar("C", self.C, numbers.Real, min_value=0, include_min=False)
+        if self.C < 1e-100:  # 1/C multiplies ||v||^2: a tinier C overflows the penalty to inf
+            raise ValueError(f"C must be >= 1e-100, got {self.C}")
         check_choice("solver", self.solver, ("newton", "gd"))
         check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1, max_value=10_000_000)
         check_scalar("tol", self.tol, numbers.Real, min_value=0, include_min=False)
-        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0, include_min=False)
+        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0, include_min=False, max_value=1e6)
 
     def fit_steps(self, X, y):
         """Train iteration by iteration.
@@ -132,7 +144,7 @@ class LogisticRegression(IterativeMixin, BaseEstimator):
             The last snapshot equals the fitted state.
         """
         self._validate()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, max_abs=MAX_ABS_VALUE)
         self.classes_, y_pm = check_binary_labels(y)
         n, d = X.shape
         Xt = np.hstack([np.ones((n, 1)), X])
@@ -176,15 +188,17 @@ class LogisticRegression(IterativeMixin, BaseEstimator):
                 t = 1.0
             else:
                 direction = -g
-                t = 2.0 * t_prev
+                t = min(2.0 * t_prev, _MAX_STEP)
             slope = float(g @ direction)
             while True:
-                w_new = w + t * direction
-                loss_new = loss_of(w_new)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    w_new = w + t * direction
+                    # a step so long that w overflows counts as a failed trial (loss inf)
+                    loss_new = loss_of(w_new) if np.all(np.isfinite(w_new)) else np.inf
                 if loss_new <= loss + 1e-4 * t * slope or t < 1e-20:
                     break
                 t *= 0.5
-            if loss_new > loss:  # no descent possible in floating point: stop here
+            if not loss_new <= loss:  # no descent possible in floating point (or NaN): stop here
                 break
             w, loss, t_prev = w_new, loss_new, t
             g = grad_of(w)
@@ -202,7 +216,7 @@ class LogisticRegression(IterativeMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """f(x) = <v, x> + w_0 (the log-odds of classes_[1])."""
         self._check_fitted("coef_")
-        X = check_array(X, n_features=self.coef_.shape[0])
+        X = check_array(X, n_features=self.coef_.shape[0], max_abs=MAX_ABS_VALUE)
         return X @ self.coef_ + self.intercept_
 
     def predict_proba(self, X) -> np.ndarray:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import (
+    MAX_ABS_VALUE,
     BaseEstimator,
     IterativeMixin,
     NotFittedError,
@@ -124,6 +125,30 @@ class _KernelColumns:
         return col
 
 
+# Largest kernel value k(x, x) accepted. SMO adds up C * K_ij over many pairs and squares
+# gradient differences; kernel values up to 1e200 leave room for that in float64.
+_MAX_KERNEL = 1e200
+
+
+def _check_kernel_scale(X, kernel: str, degree, coef0) -> None:
+    """Refuse data on which the kernel overflows (SMO would then produce NaN silently).
+
+    |k(x_i, x_j)| <= max_i k(x_i, x_i) = max |x|^2 for the linear kernel (Cauchy-Schwarz),
+    and <= (max |x|^2 + |coef0|)^degree for the polynomial one; RBF values lie in (0, 1].
+    """
+    if kernel == "rbf":
+        return
+    sq = float(np.einsum("ij,ij->i", X, X).max())  # finite: |x| <= MAX_ABS_VALUE
+    with np.errstate(over="ignore"):
+        bound = float(np.float64(sq + abs(float(coef0))) ** int(degree)) if kernel == "poly" else sq
+    if not bound <= _MAX_KERNEL:
+        hint = " or lower degree / coef0" if kernel == "poly" else ""
+        raise ValueError(
+            f"the {kernel} kernel takes values up to {bound:.3g} on this data, too large to "
+            f"train reliably (limit {_MAX_KERNEL:.0e}); rescale the data{hint}"
+        )
+
+
 class SVM(IterativeMixin, BaseEstimator):
     """Soft-margin kernel SVM solved in the dual by SMO.
 
@@ -160,6 +185,10 @@ class SVM(IterativeMixin, BaseEstimator):
         Accepted for API symmetry; SMO with this selection rule is deterministic.
     cache_size : float, default=200
         Kernel column cache in MB.
+
+    Data with |x| > 1e100 (:data:`smlengine._base.MAX_ABS_VALUE`), or on which the linear /
+    polynomial kernel exceeds 1e200, is refused with a request to rescale: SMO would
+    otherwise overflow to NaN without a word.
 
     Attributes
     ----------
@@ -243,12 +272,13 @@ class SVM(IterativeMixin, BaseEstimator):
         """
         self._validate()
         check_scalar("snapshot_every", snapshot_every, numbers.Integral, min_value=0)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, max_abs=MAX_ABS_VALUE)
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"an SVM needs at least two classes, got {classes.size} ({classes.tolist()})")
         for name in ("estimators_", "last_snapshot_"):
             self.__dict__.pop(name, None)
+        _check_kernel_scale(X, self.kernel, self.degree, self.coef0)
         kernel = self._kernel_func()
         cols = _KernelColumns(X, kernel, float(self.cache_size) * 2**20)
         self._fit_X = X
@@ -409,7 +439,7 @@ class SVM(IterativeMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """f(x) = sum_i alpha_i y_i k(x_i, x) + b; shape (n,) or (n, K) for one-vs-rest."""
         self._check_fitted("alpha_")
-        X = check_array(X, n_features=self._fit_X.shape[1])
+        X = check_array(X, n_features=self._fit_X.shape[1], max_abs=MAX_ABS_VALUE)
         if hasattr(self, "estimators_"):
             return np.column_stack([e.decision_function(X) for e in self.estimators_])
         if self.support_.size == 0:
@@ -425,7 +455,7 @@ class SVM(IterativeMixin, BaseEstimator):
         """
         if not hasattr(self, "_y_pm"):
             raise NotFittedError("call fit_steps or fit before evaluating a snapshot")
-        X = check_array(X)
+        X = check_array(X, max_abs=MAX_ABS_VALUE)
         sv = np.flatnonzero(snapshot.alpha > 0)
         if sv.size == 0:
             return np.full(X.shape[0], snapshot.b)

@@ -21,14 +21,13 @@ import os
 import posixpath
 import re
 from collections import deque
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import check_random_state, check_scalar
+from .._base import LineErrors, check_random_state, check_scalar, display_path, quote_text
 from .._resources import resource_path
 
 __all__ = [
@@ -101,7 +100,7 @@ def _read_graph_file(path):
                 src.append(int(parts[1]))
                 dst.append(int(parts[2]))
             else:
-                raise ValueError(f"{path}: line {lineno}: not a 'page' or 'link' record: {line!r}")
+                raise ValueError(f"{display_path(path)}: line {lineno}: not a 'page' or 'link' record: {quote_text(line)}")
     return _csr(src, dst, len(names)), names, titles
 
 
@@ -141,6 +140,50 @@ _SEP = re.compile(r"[\t,]")
 _INT = re.compile(r"^[0-9]+$")
 
 
+def _read_user_text(path: Path, what: str) -> str:
+    """Text of a file the user picked, or a ValueError a student understands.
+
+    A folder, binary data (NUL bytes) and non-UTF-8 text get their own messages instead
+    of an ``IsADirectoryError`` or a ``UnicodeDecodeError`` quoting raw bytes.
+    """
+    shown = display_path(path)
+    if path.is_dir():
+        raise ValueError(f"{shown} is a folder, not {what}")
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} not found: {shown}")
+    data = path.read_bytes()
+    if b"\x00" in data:
+        raise ValueError(f"{shown} is not a text file (binary data)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{shown} is not UTF-8 text (bad byte at offset {exc.start}); save it as UTF-8 first") from None
+
+
+def _integer_nodes(flat: list[str]):
+    """Node numbers for integer names: ``(names, index of every name in flat)``.
+
+    Only the ids that occur are looked at (``np.unique`` with ``return_inverse``), so the
+    cost is O(E log E) whatever the ids' size. Ids are node numbers: when the gaps between
+    them are at most as many as the ids themselves (``max + 1 <= 2 * distinct``), the graph
+    has nodes ``0 .. max`` and a missing number is an isolated page, so a graph numbered
+    0..n-1 keeps its isolated pages; sparser ids (``17``, ``1000000000``) give only the
+    nodes that occur, in numeric order.
+    """
+    canon = [v.lstrip("0") or "0" for v in flat]  # "007" means node 7
+    if max(len(v) for v in canon) <= 18:  # fits int64
+        ids = np.array(canon, dtype=np.int64)
+        uniq, inverse = np.unique(ids, return_inverse=True)
+        if int(uniq[-1]) + 1 <= 2 * uniq.size:
+            return [str(i) for i in range(int(uniq[-1]) + 1)], ids
+        return [str(int(i)) for i in uniq], inverse
+    # Ids beyond int64 (a 31-digit id): numeric order of canonical decimal strings is the
+    # order of (length, text); such ids are always sparse.
+    uniq = sorted(set(canon), key=lambda v: (len(v), v))
+    index = {v: i for i, v in enumerate(uniq)}
+    return uniq, np.fromiter((index[v] for v in canon), dtype=np.int64, count=len(canon))
+
+
 def read_edge_list(source, *, nodes=None):
     """Read a directed graph from an edge list.
 
@@ -148,16 +191,19 @@ def read_edge_list(source, *, nodes=None):
     starting with ``#`` are skipped (a ``#`` inside a line is part of a name). Fields are
     stripped of surrounding spaces.
 
-    * If every name is a non-negative integer, node ``k`` is integer ``k`` and the graph
-      has ``max + 1`` nodes (gaps become isolated pages); otherwise nodes are the distinct
-      names in order of first appearance.
+    * If every name is a non-negative integer, names are node numbers (``"007"`` is node
+      7), sorted numerically. While the numbers are dense (largest + 1 at most twice the
+      number of distinct ids) the graph has nodes ``0 .. largest`` and gaps become isolated
+      pages; sparser ids (``0`` and ``1000000000``) give only the nodes that occur.
+      Otherwise nodes are the distinct names in order of first appearance.
     * Duplicate links collapse to one link; self-loops are kept (a page linking to itself
       is allowed; it makes the chain aperiodic).
     * ``nodes``: an optional list of allowed names (fixes the node order too); a name not in
       it is an error naming the line.
 
-    Malformed lines (not exactly two non-empty fields) are never dropped silently: all of
-    them are reported, with their line numbers, in one ``ValueError``.
+    Malformed lines (not exactly two non-empty fields) are never dropped silently: they
+    are all counted in one ``ValueError`` that shows the first three with their line
+    numbers (each quoted to at most 80 characters).
 
     Parameters
     ----------
@@ -168,27 +214,37 @@ def read_edge_list(source, *, nodes=None):
     -------
     adjacency : scipy.sparse.csr_matrix of shape (n, n)
     names : list of str
+
+    Raises
+    ------
+    FileNotFoundError
+        If the path does not exist.
+    ValueError
+        If the path is a folder, the file is binary or not UTF-8, has malformed lines,
+        unknown names (with ``nodes``) or no link at all.
     """
     if hasattr(source, "read"):
         text = source.read()
-        label = getattr(source, "name", "edge list")
+        label = display_path(getattr(source, "name", "edge list"))
+        if isinstance(text, bytes):
+            raise TypeError("read_edge_list needs a text file object (open the file with 'r', not 'rb')")
     else:
         path = Path(os.fspath(source))
-        if not path.is_file():
-            raise FileNotFoundError(f"edge list not found: {path}")
-        text = path.read_text(encoding="utf-8-sig")
-        label = str(path)
-    pairs, where, errors = [], [], []
+        text = _read_user_text(path, "an edge list file")
+        label = display_path(path)
+    pairs, where = [], []
+    errors = LineErrors()
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        fields = [f.strip() for f in _SEP.split(line)]
+        fields = [f.strip() for f in _SEP.split(line, maxsplit=2)]
         if len(fields) != 2 or not fields[0] or not fields[1]:
-            errors.append(f"line {lineno}: expected 'source<TAB>target' or 'source,target', got {raw!r}")
+            errors.add(f"line {lineno}: expected 'source<TAB>target' or 'source,target', got {quote_text(raw)}")
             continue
         pairs.append((fields[0], fields[1]))
         where.append(lineno)
+    del text
     if nodes is not None:
         names = [str(n) for n in nodes]
         index = {n: i for i, n in enumerate(names)}
@@ -197,65 +253,101 @@ def read_edge_list(source, *, nodes=None):
         for (s, t), lineno in zip(pairs, where):
             for v in (s, t):
                 if v not in index:
-                    errors.append(f"line {lineno}: unknown node {v!r}")
+                    errors.add(f"line {lineno}: unknown node {quote_text(v)}")
     if errors:
-        shown = errors[:20] + ([f"... and {len(errors) - 20} more"] if len(errors) > 20 else [])
-        raise ValueError(f"{label}: {len(errors)} malformed line(s):\n  " + "\n  ".join(shown))
+        raise ValueError(errors.message(label))
     if not pairs:
         raise ValueError(f"{label}: no links found")
-    if nodes is None:
-        flat = [v for pair in pairs for v in pair]
-        if all(_INT.match(v) for v in flat):
-            n = max(int(v) for v in flat) + 1
-            names = [str(i) for i in range(n)]
-            index = {v: i for i, v in enumerate(names)}
-            index.update({v: int(v) for v in flat})  # "007" means node 7
-        else:
+    flat = [v for pair in pairs for v in pair]
+    if nodes is None and all(_INT.match(v) for v in flat):
+        names, codes = _integer_nodes(flat)
+    else:
+        if nodes is None:
             index = {}
             for v in flat:
                 index.setdefault(v, len(index))
             names = list(index)
-    src = [index[s] for s, _ in pairs]
-    dst = [index[t] for _, t in pairs]
-    return _csr(src, dst, len(names)), names
+        codes = np.fromiter((index[v] for v in flat), dtype=np.int64, count=len(flat))
+    return _csr(codes[0::2], codes[1::2], len(names)), names
 
 
 # ----------------------------------------------------------------------------- HTML crawl
 
+# Bounds of a crawl, so any folder gives an answer in bounded time and memory: pages
+# beyond MAX_PAGES (in path order) are left out, and of each page only the first
+# MAX_PAGE_BYTES are read. Both are reported in the crawl notes.
+MAX_PAGES = 20_000
+MAX_PAGE_BYTES = 2 * 2**20
 
-class _LinkParser(HTMLParser):
-    """Collect ``<a href>`` targets (in document order) and the ``<title>`` text."""
+# Link extraction with regular expressions that run in linear time on any input, even
+# broken markup (html.parser is quadratic on '<a <a <a ...'). Each pattern either
+# matches at the position where it starts or fails after a bounded look, and every
+# unbounded part (an attribute list, a quoted value) also ends at the end of the text
+# without backtracking, so consecutive matches never rescan the same characters.
+_HIDDEN_OPEN = re.compile(r"<!--|<(script|style)(?=[\s/>])", re.IGNORECASE)
+_HIDDEN_CLOSE = {
+    "": re.compile(r"-->"),
+    "script": re.compile(r"</script\s*>", re.IGNORECASE),
+    "style": re.compile(r"</style\s*>", re.IGNORECASE),
+}
+# <a ...> start tag: attributes are runs of plain characters or quoted strings (a quote
+# that never closes runs to the end of the text); '>' inside quotes does not end the tag.
+_A_TAG = re.compile(r"""<a(?=[\s/>])((?:[^>"']+|"[^"]*"?|'[^']*'?)*)""", re.IGNORECASE)
+_HREF = re.compile(
+    r"""(?<![\w:.-])href\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s"'>]+))""", re.IGNORECASE
+)
+_TITLE_OPEN = re.compile(r"<title(?=[\s/>])[^>]*>?", re.IGNORECASE)
+_TITLE_CLOSE = re.compile(r"</title\s*>", re.IGNORECASE)
 
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.hrefs: list[str] = []
-        self._title: list[str] = []
-        self._in_title = False
 
-    def handle_starttag(self, tag, attrs):
-        if tag == "a":
-            href = dict(attrs).get("href")
+def _visible_markup(text: str) -> str:
+    """``text`` without comments, scripts and styles (a link there is no link of the page).
+
+    One pass: each hidden block is found from where the previous one ended, and a block
+    that is never closed hides the rest of the page (as in a browser).
+    """
+    parts, pos = [], 0
+    while True:
+        m = _HIDDEN_OPEN.search(text, pos)
+        if m is None:
+            parts.append(text[pos:])
+            break
+        parts.append(text[pos : m.start()])
+        end = _HIDDEN_CLOSE[(m.group(1) or "").lower()].search(text, m.end())
+        if end is None:
+            break
+        pos = end.end()
+    return "".join(parts)
+
+
+def _page_links(text: str) -> tuple[list[str], str]:
+    """``<a href>`` targets in document order and the ``<title>`` text of one page.
+
+    Time linear in the page's length on any input (see the patterns above).
+    """
+    text = _visible_markup(text)
+    hrefs = []
+    for tag in _A_TAG.finditer(text):
+        m = _HREF.search(tag.group(1))
+        if m is not None:
+            href = next(g for g in m.groups() if g is not None)
             if href:
-                self.hrefs.append(href)
-        elif tag == "title":
-            self._in_title = True
-
-    def handle_endtag(self, tag):
-        if tag == "title":
-            self._in_title = False
-
-    def handle_data(self, data):
-        if self._in_title:
-            self._title.append(data)
-
-    @property
-    def title(self) -> str:
-        return " ".join("".join(self._title).split())
+                hrefs.append(href)
+    title = ""
+    m = _TITLE_OPEN.search(text)
+    if m is not None:
+        end = _TITLE_CLOSE.search(text, m.end())
+        raw = text[m.end() : end.start() if end is not None else len(text)]
+        title = " ".join(html.unescape(raw[:10_000]).split())
+    return hrefs, title
 
 
 def _resolve(page: str, href: str, pages: set[str]):
     """Folder-relative path of the HTML page ``href`` points to, or a reason to drop it."""
-    parts = urlsplit(html.unescape(href))
+    try:
+        parts = urlsplit(html.unescape(href))
+    except ValueError:  # e.g. 'http://[::1' (an unclosed IPv6 host): skip this link only
+        return None, "malformed"
     if parts.scheme or parts.netloc:
         return None, "external"
     if not parts.path:
@@ -275,27 +367,78 @@ def _resolve(page: str, href: str, pages: set[str]):
     return target, None
 
 
-def _crawl(folder, start: str | None = None):
+def _html_files(root: Path, limit: int) -> tuple[list[str], bool]:
+    """Folder-relative paths of the .html/.htm files under ``root``, at most ``limit``.
+
+    An explicit stack instead of recursion (``Path.rglob`` and ``os.walk`` recurse once per
+    folder level, so a folder 1,000 levels deep raised RecursionError); symbolic links to
+    folders are not followed (they can form cycles). Folders are visited in name order, so
+    the pages kept under the limit do not depend on the file system. Returns the sorted
+    paths and whether the limit cut the list.
+    """
+    found: list[str] = []
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue  # unreadable folder: its pages are not part of the crawl
+        subfolders = []
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subfolders.append((Path(entry.path), rel + "/"))
+                elif entry.name.lower().endswith((".html", ".htm")) and entry.is_file():
+                    found.append(rel)
+                    if len(found) > limit:  # one more than allowed: the list is cut
+                        return sorted(found[:limit]), True
+            except OSError:
+                continue
+        stack.extend(reversed(subfolders))  # pop() then visits them in name order
+    return sorted(found), False
+
+
+def _read_page(path: Path, notes: list[str], name: str) -> str:
+    """The first MAX_PAGE_BYTES of a page as text (bad bytes replaced, never an error)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_PAGE_BYTES + 1)
+    except OSError as exc:
+        notes.append(f"{quote_text(name)} could not be read ({type(exc).__name__}); it has no links")
+        return ""
+    if len(data) > MAX_PAGE_BYTES:
+        notes.append(f"{quote_text(name)} is larger than {MAX_PAGE_BYTES // 2**20} MB; only its beginning was read")
+        data = data[:MAX_PAGE_BYTES]
+    return data.decode("utf-8", errors="replace")
+
+
+def _crawl(folder, start: str | None = None, notes: list[str] | None = None):
     """Breadth-first crawl of every HTML page under ``folder``.
 
     Returns ``(names, titles, sources, targets, dropped)`` where ``dropped`` counts the
-    discarded ``<a href>`` by reason.
+    discarded ``<a href>`` by reason. Anything left out on purpose (pages beyond
+    :data:`MAX_PAGES`, the part of a page beyond :data:`MAX_PAGE_BYTES`, unreadable files)
+    is described in ``notes`` when a list is given.
     """
+    notes = [] if notes is None else notes
     root = Path(os.fspath(folder))
+    if not root.exists():
+        raise FileNotFoundError(f"folder not found: {display_path(root)}")
     if not root.is_dir():
-        raise FileNotFoundError(f"not a folder: {root}")
-    files = sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*")
-        if p.is_file() and p.suffix.lower() in (".html", ".htm")
-    )
+        raise ValueError(f"{display_path(root)} is a file, not a folder of HTML pages")
+    files, cut = _html_files(root, MAX_PAGES)
     if not files:
-        raise ValueError(f"no .html files in {root}")
+        raise ValueError(f"no .html files in {display_path(root)}")
+    if cut:
+        notes.append(f"the folder has more than {MAX_PAGES:,} HTML pages; only the first {MAX_PAGES:,} were crawled")
     pages = set(files)
     if start is None:
         start = "index.html" if "index.html" in pages else files[0]
     elif start not in pages:
-        raise ValueError(f"start page {start!r} is not an HTML file in {root}")
+        raise ValueError(f"start page {quote_text(start)} is not an HTML file in {display_path(root)}")
     order: dict[str, int] = {}
     titles: list[str] = []
     src: list[int] = []
@@ -321,12 +464,10 @@ def _crawl(folder, start: str | None = None):
             enqueue(nxt)
         page = queue.popleft()
         order[page] = len(order)
-        parser = _LinkParser()
-        parser.feed((root / page).read_text(encoding="utf-8", errors="replace"))
-        parser.close()
-        titles.append(parser.title or page)
+        hrefs, title = _page_links(_read_page(root / page, notes, page))
+        titles.append(title or page)
         targets_here: set[str] = set()
-        for href in parser.hrefs:
+        for href in hrefs:
             target, reason = _resolve(page, href, pages)
             if reason is not None:
                 dropped[reason] = dropped.get(reason, 0) + 1
@@ -357,7 +498,7 @@ def _common_suffix(titles):
     return str(values[best]) if counts[best] * 2 > len(titles) else ""
 
 
-def crawl_html_folder(folder, *, start: str | None = None):
+def crawl_html_folder(folder, *, start: str | None = None, return_notes: bool = False):
     """Link graph of a folder of HTML pages.
 
     Pages are visited breadth first from ``start`` (default ``index.html``) following the
@@ -377,9 +518,29 @@ def crawl_html_folder(folder, *, start: str | None = None):
     titles : list of str
         ``<title>`` texts (a suffix common to all pages, e.g. " — Python 3.11 documentation",
         removed).
+    notes : list of str
+        Only with ``return_notes=True``: what the crawl left out on purpose (see Limits).
+
+    Limits
+    ------
+    Any folder gives an answer in bounded time and memory: at most ``MAX_PAGES`` (20,000)
+    pages are crawled (the first in path order), and only the first ``MAX_PAGE_BYTES``
+    (2 MB) of each page are read. Links are found by a scan that takes time linear in the
+    page length even on broken markup; ``<a>`` tags inside comments, scripts and styles
+    do not count. A link that is not a valid URL (``http://[::1``) is skipped; an
+    unreadable page becomes a page without links. Each of these is described in ``notes``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``folder`` does not exist.
+    ValueError
+        If it is a file, contains no ``.html``/``.htm`` file, or ``start`` is not one of them.
     """
-    names, titles, src, dst, _ = _crawl(folder, start)
-    return _csr(src, dst, len(names)), names, titles
+    notes: list[str] = []
+    names, titles, src, dst, _ = _crawl(folder, start, notes)
+    result = (_csr(src, dst, len(names)), names, titles)
+    return (*result, notes) if return_notes else result
 
 
 # ----------------------------------------------------------------------------- small chains
@@ -489,7 +650,8 @@ def scale_free_digraph(
     Each link's target is drawn with probability proportional to a power-law "fitness"
     w_j ~ j^(-1/(in_exponent - 1)), which gives in-degrees P(k) ~ k^-in_exponent like the
     web. Self-loops and duplicate links are removed afterwards, so the edge count is a bit
-    below ``n * mean_degree * (1 - dangling)``. Cost O(E log n) time, O(E) memory.
+    below ``n * mean_degree * (1 - dangling)``. Cost O(E log n) time, O(E) memory;
+    ``n`` is at most 50,000,000.
 
     Returns
     -------
@@ -497,7 +659,7 @@ def scale_free_digraph(
     names : list of str
         ``'0'`` ... ``str(n - 1)``.
     """
-    check_scalar("n", n, numbers.Integral, min_value=2)
+    check_scalar("n", n, numbers.Integral, min_value=2, max_value=50_000_000)
     check_scalar("mean_degree", mean_degree, numbers.Real, min_value=0.0, include_min=False)
     check_scalar("dangling", dangling, numbers.Real, min_value=0.0, max_value=1.0, include_max=False)
     check_scalar("in_exponent", in_exponent, numbers.Real, min_value=1.0, include_min=False)

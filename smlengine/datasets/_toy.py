@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._base import check_random_state, check_scalar
+from .._base import LineErrors, check_random_state, check_scalar, display_path, quote_text
 
 __all__ = [
     "make_blobs",
@@ -168,46 +168,100 @@ def _label_text(label) -> str:
     return str(label)
 
 
-def load_points(path) -> tuple[np.ndarray, np.ndarray]:
-    """Read a CSV written by :func:`save_points`.
+# Most bytes a points file may have: the labs draw every point, so a file this large is
+# a mistake (or a different kind of file) rather than a data set.
+MAX_POINTS_FILE_BYTES = 50 * 2**20
 
-    Returns ``(X, y)``; numeric labels come back as float64. Raises ``ValueError``
-    naming the first malformed line.
+
+def load_points(path) -> tuple[np.ndarray, np.ndarray]:
+    """Read points from a CSV file such as the ones :func:`save_points` writes.
+
+    The first line is a header naming the columns. The column named ``label`` holds the
+    class; the columns before it are the coordinates (``x1, x2, ...``); columns after it are
+    ignored, so a table exported by the app (``x1,x2,label,f(x),predicted[,test]``) loads
+    too. Blank lines and lines starting with ``#`` are skipped. Numeric labels come back as
+    float64 (NaN or infinite labels are refused, they would not form a class), other labels
+    as strings.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        If the file is a folder, larger than 50 MB, binary or not UTF-8, has no such header
+        or no points, or has malformed lines: all of them are counted and the first three
+        are shown with their line numbers (each quoted to at most 80 characters).
     """
     path = Path(path)
+    name = display_path(path.name)
+    if path.is_dir():
+        raise ValueError(f"{name} is a folder, not a points file")
+    size = path.stat().st_size  # FileNotFoundError for a missing file
+    if size > MAX_POINTS_FILE_BYTES:
+        raise ValueError(
+            f"{name} is {size / 2**20:.0f} MB; points files are limited to {MAX_POINTS_FILE_BYTES // 2**20} MB"
+        )
+    data = path.read_bytes()
+    if b"\x00" in data:
+        raise ValueError(f"{name} is not a text file (binary data); points files are UTF-8 CSV text")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ValueError(f"{path.name}: not a UTF-8 text file") from None
+        raise ValueError(f"{name}: not a UTF-8 text file") from None
+    del data
     lines = text.splitlines()
     if not lines or not lines[0].strip():
-        raise ValueError(f"{path.name}: the file is empty; expected a header such as 'x1,x2,label'")
-    header = [h.strip() for h in lines[0].split(",")]
-    if len(header) < 2 or header[-1].lower() != "label":
-        raise ValueError(f"{path.name}, line 1: expected a header ending in 'label', got {lines[0]!r}")
-    n_features = len(header) - 1
+        raise ValueError(f"{name}: the file is empty; expected a header such as 'x1,x2,label'")
+    header = [h.strip().lower() for h in lines[0].split(",")]
+    if "label" not in header or header.index("label") == 0:
+        raise ValueError(
+            f"{name}, line 1: expected a header such as 'x1,x2,label' "
+            f"(coordinates, then 'label'), got {quote_text(lines[0])}"
+        )
+    n_fields = len(header)
+    n_features = header.index("label")
     rows, labels = [], []
+    errors = LineErrors()
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.split(",")]
-        if len(fields) != n_features + 1:
-            raise ValueError(f"{path.name}, line {number}: expected {n_features + 1} fields, got {len(fields)}: {line!r}")
+        if len(fields) != n_fields:
+            errors.add(f"line {number}: expected {n_fields} fields, got {len(fields)}: {quote_text(line)}")
+            continue
         try:
-            values = [float(f) for f in fields[:-1]]
+            values = [float(f) for f in fields[:n_features]]
         except ValueError:
-            raise ValueError(f"{path.name}, line {number}: coordinates must be numbers: {line!r}") from None
+            errors.add(f"line {number}: coordinates must be numbers: {quote_text(line)}")
+            continue
         if not all(np.isfinite(values)):
-            raise ValueError(f"{path.name}, line {number}: coordinates must be finite: {line!r}")
-        if not fields[-1]:
-            raise ValueError(f"{path.name}, line {number}: missing label: {line!r}")
+            errors.add(f"line {number}: coordinates must be finite: {quote_text(line)}")
+            continue
+        label = fields[n_features]
+        if not label:
+            errors.add(f"line {number}: missing label: {quote_text(line)}")
+            continue
+        if not _finite_or_name(label):
+            errors.add(f"line {number}: the label must be a finite number or a name, got {quote_text(label)}")
+            continue
         rows.append(values)
-        labels.append(fields[-1])
+        labels.append(label)
+    if errors:
+        raise ValueError(errors.message(name))
     if not rows:
-        raise ValueError(f"{path.name}: no points after the header")
+        raise ValueError(f"{name}: no points after the header")
     X = np.array(rows, dtype=np.float64)
     try:
         y = np.array([float(v) for v in labels])
     except ValueError:
         y = np.array(labels)
     return X, y
+
+
+def _finite_or_name(label: str) -> bool:
+    """False for 'nan', 'inf', '-Infinity', ...: float() accepts them, but NaN != NaN, so
+    such a label never forms a class (and an infinite one is no class name either)."""
+    try:
+        return bool(np.isfinite(float(label)))
+    except ValueError:
+        return True  # a name such as 'cat'

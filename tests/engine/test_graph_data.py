@@ -1,6 +1,8 @@
 """Graph data: shipped Python-docs graph, edge lists, HTML crawl, small chains, karate."""
 
+import inspect
 import io
+import sys
 
 import numpy as np
 import pytest
@@ -138,3 +140,146 @@ def test_scale_free_validation():
         scale_free_digraph(100, dangling=1.5)
     with pytest.raises(TypeError):
         scale_free_digraph(10.5)
+
+
+# ----------------------------------------------------------------------------- hardening
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("0\t1000000000\n", ["0", "1000000000"]),  # was a MemoryError (a name per integer)
+        ("0\t10000000\n", ["0", "10000000"]),  # was 8 s and 1 GB
+        ("5\t" + "9" * 31 + "\n" + "0042\t5\n", ["5", "42", "9" * 31]),  # beyond int64; never returned
+        ("10\t2\n2\t10\n", ["2", "10"]),  # sparse ids: numeric, not text, order
+    ],
+)
+def test_sparse_integer_ids_map_only_the_ids_that_occur(text, names):
+    a, got = read_edge_list(io.StringIO(text))
+    assert got == names and a.shape == (len(names), len(names))
+
+
+def test_dense_integer_ids_keep_their_numbers():
+    a, names = read_edge_list(io.StringIO("1,2\n2,3\n3,1\n"))  # 1-based ids: 0 is an isolated page
+    assert names == ["0", "1", "2", "3"]
+    assert a.toarray()[1, 2] == 1 and a.toarray()[3, 1] == 1 and a.getnnz(axis=1)[0] == 0
+
+
+def test_edge_list_messages_are_short(tmp_path):
+    path = tmp_path / "bad.tsv"
+    path.write_text("a\tb\n" + "x" * 2_000_000 + "\n" + "a,b,c\n" * 500, encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        read_edge_list(path)
+    msg = str(err.value)
+    assert "501 malformed" in msg and "line 2:" in msg and "2,000,000 characters" in msg
+    assert "and 498 more" in msg and len(msg) < 600
+
+
+def test_edge_list_folder_binary_and_latin1(tmp_path):
+    with pytest.raises(ValueError, match="is a folder, not an edge list file"):
+        read_edge_list(tmp_path)
+    binary = tmp_path / "graph.bin"
+    binary.write_bytes(b"\x00\x01\x02\xff\xfe0\t1\n")
+    with pytest.raises(ValueError, match=r"is not a text file \(binary data\)"):
+        read_edge_list(binary)
+    latin = tmp_path / "latin.tsv"
+    latin.write_bytes("caf\xe9\tcr\xe8me\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="is not UTF-8 text"):
+        read_edge_list(latin)
+
+
+def _page(path, body):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body, encoding="utf-8")
+
+
+@pytest.mark.timeout(20)
+def test_crawl_survives_broken_tags(tmp_path):
+    # '<a ' * 20000 (59 KiB) took 45 s with html.parser (quadratic); the scan is linear.
+    _page(tmp_path / "index.html", "<a " * 20000)
+    _page(tmp_path / "b.html", '<a title="x>y" href=index.html>' + "<a href='" * 20000 + '<!-- <a href="b.html">')
+    a, names, _ = crawl_html_folder(tmp_path)
+    assert names == ["index.html", "b.html"]
+    assert {(names[i], names[j]) for i, j in zip(*a.nonzero())} == {("b.html", "index.html")}
+
+
+def test_crawl_skips_a_malformed_link_only(tmp_path):
+    # urllib raises ValueError on 'http://[::1'; it used to abort the whole crawl.
+    _page(tmp_path / "index.html", '<a href="http://[::1">bad</a><a href="b.html">b</a>')
+    _page(tmp_path / "b.html", "<title>B</title>")
+    a, names, titles = crawl_html_folder(tmp_path)
+    assert names == ["index.html", "b.html"] and a.toarray()[0, 1] == 1 and titles[1] == "B"
+
+
+def test_crawl_ignores_links_in_comments_scripts_and_styles(tmp_path):
+    _page(
+        tmp_path / "index.html",
+        '<!-- <a href="c.html"> --><script>s = \'<a href="c.html">\'</script><style>a{}</style>'
+        '<A HREF="b.html">b</A><a data-href="c.html" href=\'d.html\'>d</a><abbr href="c.html">',
+    )
+    for p in ("b.html", "c.html", "d.html"):
+        _page(tmp_path / p, "")
+    a, names, _ = crawl_html_folder(tmp_path)
+    assert {names[j] for j in a[0].indices} == {"b.html", "d.html"}
+
+
+def test_crawl_reads_only_the_beginning_of_huge_pages(tmp_path, monkeypatch):
+    from smlengine.datasets import _graph
+
+    monkeypatch.setattr(_graph, "MAX_PAGE_BYTES", 1000)
+    _page(tmp_path / "index.html", '<a href="b.html">b</a>' + "x" * 5000 + '<a href="c.html">c</a>')
+    _page(tmp_path / "b.html", "")
+    _page(tmp_path / "c.html", "")
+    a, names, _, notes = crawl_html_folder(tmp_path, return_notes=True)
+    assert {names[j] for j in a[0].indices} == {"b.html"}
+    assert len(notes) == 1 and "'index.html' is larger than" in notes[0]
+    assert crawl_html_folder(tmp_path)[1] == names  # without notes: the three-tuple
+
+
+def test_crawl_caps_the_number_of_pages(tmp_path, monkeypatch):
+    from smlengine.datasets import _graph
+
+    monkeypatch.setattr(_graph, "MAX_PAGES", 5)
+    for k in range(8):
+        _page(tmp_path / f"p{k}.html", f'<a href="p{(k + 1) % 8}.html">next</a>')
+    a, names, _, notes = crawl_html_folder(tmp_path, return_notes=True)
+    assert names == [f"p{k}.html" for k in range(5)]  # the first five in path order
+    assert a.nnz == 4  # p4 -> p5 points outside the crawl
+    assert notes == ["the folder has more than 5 HTML pages; only the first 5 were crawled"]
+
+
+def test_crawl_of_a_very_deep_folder(tmp_path):
+    # Path.rglob recursed once per folder level: 1,100 levels raised RecursionError. The
+    # same happens with 300 levels under a lowered recursion limit, which keeps the tree
+    # shallow enough for pytest's own (recursive) clean-up of tmp_path.
+    deep = tmp_path
+    for _ in range(300):
+        deep = deep / "d"
+        deep.mkdir()
+    _page(deep / "leaf.html", '<a href="/index.html">home</a>')
+    _page(tmp_path / "index.html", "<title>Home</title>")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 150)
+    try:
+        a, names, _ = crawl_html_folder(tmp_path)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert names[0] == "index.html" and names[1] == "d/" * 300 + "leaf.html"
+    assert a.toarray()[1, 0] == 1
+
+
+def test_crawl_of_a_file_or_an_empty_folder(tmp_path):
+    _page(tmp_path / "index.html", "")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        crawl_html_folder(tmp_path / "index.html")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="no .html files"):
+        crawl_html_folder(tmp_path / "empty")
+    with pytest.raises(ValueError, match="start page 'x' is not an HTML file"):
+        crawl_html_folder(tmp_path, start="x")
+
+
+def test_scale_free_size_limit():
+    with pytest.raises(ValueError, match="n must be <= 50000000"):
+        scale_free_digraph(2**40)

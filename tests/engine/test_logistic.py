@@ -1,5 +1,7 @@
 """Logistic regression: agreement with scikit-learn, Newton == GD optimum, monotone loss."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,29 @@ def test_bad_input():
     model = LogisticRegression().fit(X, y)
     with pytest.raises(ValueError, match="features"):
         model.predict(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("solver", ["newton", "gd"])
+def test_huge_finite_values_are_refused(solver):
+    X, y = _data(0, n=20, d=2)
+    with pytest.raises(ValueError, match=r"X has values up to 1e\+308; rescale the data"):
+        LogisticRegression(solver=solver).fit(np.sign(X) * 1e308, y)
+
+
+def test_absurd_learning_rate_and_C_are_refused():
+    X, y = _data(0, n=20, d=2)
+    with pytest.raises(ValueError, match="learning_rate must be <= 1000000.0"):
+        LogisticRegression(solver="gd", learning_rate=1e308).fit(X, y)
+    with pytest.raises(ValueError, match="C must be >= 1e-100"):
+        LogisticRegression(C=1e-320).fit(X, y)
+
+
+def test_gradient_descent_on_the_largest_data_stays_finite_and_monotone():
+    # The largest accepted data and learning rate: every accepted iterate is finite and
+    # the loss never increases (overflowing trial steps count as failed trials).
+    X, y = _data(1, n=40, d=2)
+    X = X * 1e99 / np.abs(X).max()
+    snaps = list(LogisticRegression(solver="gd", learning_rate=1e6, max_iter=300).fit_steps(X, y))
+    assert all(np.isfinite(s.loss) and np.all(np.isfinite(s.w)) for s in snaps)
+    losses = [s.loss for s in snaps]
+    assert all(b <= a for a, b in itertools.pairwise(losses))

@@ -221,3 +221,34 @@ def test_bad_input():
         m.predict(np.zeros((3, 5)))
     with pytest.raises(ValueError, match="not fitted"):
         SVM().predict(X)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+@pytest.mark.parametrize("scale", [1e200, 1e308])
+def test_huge_finite_values_are_refused_not_nan(kernel, scale):
+    # +-1e200 made b and the dual objective NaN without a word (x^2 overflows).
+    X, y = _moons(20, 0.3, 0)
+    X = np.sign(X) * scale
+    with pytest.raises(ValueError, match=r"rescale the data \(\|x\| <= 1e\+100\)"):
+        SVM(kernel=kernel).fit(X, y)
+
+
+def test_kernel_overflow_is_refused():
+    X, y = _moons(20, 0.3, 0)
+    with pytest.raises(ValueError, match="poly kernel takes values up to inf"):
+        SVM(kernel="poly", degree=20).fit(X * 1e20, y)
+    with pytest.raises(ValueError, match="linear kernel takes values up to"):
+        SVM(kernel="linear").fit(X * 1e100 / np.abs(X).max(), y)
+
+
+def test_large_but_safe_values_stay_finite():
+    X, y = _moons(30, 0.2, 1)
+    m = SVM(kernel="rbf").fit(X * 1e99 / np.abs(X).max(), y)
+    assert np.isfinite(m.intercept_) and np.all(np.isfinite(m.alpha_)) and np.isfinite(m.dual_objective_)
+
+
+def test_predict_refuses_huge_values():
+    X, y = _moons(20, 0.3, 0)
+    m = SVM().fit(X, y)
+    with pytest.raises(ValueError, match="rescale"):
+        m.predict(np.full((2, 2), 1e300))

@@ -76,3 +76,47 @@ def test_read_text_file_rejects_bad_files(tmp_path, content, message):
     path.write_bytes(content)
     with pytest.raises(ValueError, match=message):
         read_text_file(path)
+
+
+def test_read_text_file_size_limit(tmp_path):
+    # A 60 MB text used to be read (and tokenised) whole: 252 s and 4.2 GB.
+    from smlengine.datasets._text import MAX_TEXT_BYTES
+
+    assert MAX_TEXT_BYTES == 20 * 2**20
+    path = tmp_path / "huge.txt"
+    with open(path, "wb") as fh:  # sparse file: no disk space used
+        fh.truncate(60 * 2**20)
+    with pytest.raises(ValueError, match="larger than the 20 MB limit") as err:
+        read_text_file(path)
+    assert "60 MB" in str(err.value)
+
+
+def test_read_text_file_just_below_the_limit_reads_in_chunks(tmp_path, monkeypatch):
+    from smlengine.datasets import _text
+
+    monkeypatch.setattr(_text, "_CHUNK", 7)  # many chunks, multi-byte characters split
+    monkeypatch.setattr(_text, "MAX_TEXT_BYTES", 64)
+    path = tmp_path / "t.txt"
+    text = "é" * 32  # 64 bytes: exactly at the limit
+    path.write_text(text, encoding="utf-8")
+    assert read_text_file(path) == text
+    path.write_text(text + "x", encoding="utf-8")
+    with pytest.raises(ValueError, match="limit"):
+        read_text_file(path)
+
+
+def test_read_text_file_binary_folder_and_missing(tmp_path):
+    path = tmp_path / "pic.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00")
+    with pytest.raises(ValueError, match=r"pic.png is not a text file \(binary data\)"):
+        read_text_file(path)
+    with pytest.raises(ValueError, match="is a folder, not a text file"):
+        read_text_file(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        read_text_file(tmp_path / "missing.txt")
+
+
+def test_read_text_file_without_line_breaks(tmp_path):
+    path = tmp_path / "one-line.txt"
+    path.write_text("word " * 300_000, encoding="utf-8")  # 1.5 MB, no newline
+    assert read_text_file(path) == "word " * 300_000

@@ -1,0 +1,206 @@
+"""Fuzz tests of every loader a user can point at a file: points CSV, text, edge list, HTML folder.
+
+Each loader may only raise its documented exceptions (ValueError and subclasses) with a
+message of at most 1,000 characters, and must answer in bounded time (the timeout marks
+are guards, not measurements). Also the shared quoting helpers those messages use.
+"""
+
+import io
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from smlengine import _base
+from smlengine.datasets import crawl_html_folder, load_points, read_edge_list, read_text_file
+
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MAX_MESSAGE = 1000
+
+
+def _check_message(exc: BaseException) -> None:
+    assert isinstance(exc, ValueError), f"undocumented exception {type(exc).__name__}: {exc}"
+    assert 0 < len(str(exc)) <= MAX_MESSAGE, f"message of {len(str(exc))} characters"
+
+
+def _lines(pieces, max_size=40):
+    """Text assembled from loader-relevant pieces, plus arbitrary characters."""
+    return st.lists(st.one_of(st.sampled_from(pieces), st.text(max_size=6)), max_size=max_size).map("".join)
+
+
+# Either structured-looking text (the interesting paths) or raw bytes (binary, bad UTF-8).
+def _contents(pieces):
+    return st.one_of(
+        _lines(pieces).map(lambda s: s.encode("utf-8")),
+        st.binary(max_size=200),
+        st.tuples(st.sampled_from([b"", b"\xef\xbb\xbf", b"\xff\xfe"]), _lines(pieces)).map(
+            lambda t: t[0] + t[1].encode("utf-8")
+        ),
+    )
+
+
+def _write(folder: str, name: str, data: bytes) -> Path:
+    path = Path(folder) / name
+    path.write_bytes(data)
+    return path
+
+
+# ----------------------------------------------------------------------------- quoting
+
+
+@given(st.text(max_size=3000), st.integers(min_value=2, max_value=200))
+@FUZZ
+def test_quote_text_is_bounded(text, limit):
+    quoted = _base.quote_text(text, limit)
+    assert len(quoted) <= limit + 2 + len("... (100,000 characters)")
+    if len(text) <= limit and len(repr(text)) <= limit + 2:
+        assert quoted == repr(text)
+
+
+def test_quote_text_of_escapes_and_long_paths():
+    quote_text, display_path = _base.quote_text, _base.display_path
+    assert len(quote_text("\x00" * 10_000)) < 120
+    assert quote_text("abc") == "'abc'"
+    assert display_path("/" + "d/" * 1000 + "file.csv").endswith("d/d/file.csv")
+    assert len(display_path("/" + "d/" * 1000 + "file.csv")) == 80
+
+
+def test_line_errors_keep_three_and_count_the_rest():
+    errors = _base.LineErrors()
+    assert not errors
+    for k in range(10):
+        errors.add(f"line {k}: bad")
+    msg = errors.message("f.csv")
+    assert msg.startswith("f.csv: 10 malformed line(s):") and msg.endswith("... and 7 more")
+    assert "line 2:" in msg and "line 3:" not in msg and len(errors) == 10
+
+
+# ----------------------------------------------------------------------------- points CSV
+
+_POINT_PIECES = [
+    "x1,x2,label\n", "x1,x2,label,f(x),predicted\n", "label\n", "\n", "\r\n", ",", " ", "#",
+    "1", "-2.5", "1e308", "1e999", "nan", "inf", "-1", "cat", "0x1", "1_0", "\ufeff", "\x00",
+]
+
+
+@pytest.mark.timeout(60)
+@given(_contents(_POINT_PIECES))
+@FUZZ
+def test_load_points_fuzz(data):
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(folder, "points.csv", data)
+        try:
+            X, y = load_points(path)
+        except Exception as exc:  # noqa: BLE001 - the point of the test
+            _check_message(exc)
+            return
+    assert X.ndim == 2 and X.shape[0] == y.shape[0] >= 1 and X.shape[1] >= 1
+    assert np.all(np.isfinite(X))
+    if y.dtype.kind == "f":
+        assert np.all(np.isfinite(y))
+
+
+@pytest.mark.timeout(60)
+@given(st.lists(st.tuples(st.floats(allow_nan=False, allow_infinity=False), st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([-1, 1])), min_size=1, max_size=20))
+@FUZZ
+def test_save_then_load_points_round_trip(rows):
+    X = np.array([[a, b] for a, b, _ in rows])
+    y = np.array([float(c) for _, _, c in rows])
+    from smlengine.datasets import save_points
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "p.csv"
+        save_points(path, X, y)
+        X2, y2 = load_points(path)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+
+
+# ----------------------------------------------------------------------------- text files
+
+_TEXT_PIECES = ["To be, or not to be", "\n", "\r\n", " ", "é", "’", "\x01", "\x07", "\t", "\ufeff", "\x00", "日本"]
+
+
+@pytest.mark.timeout(60)
+@given(_contents(_TEXT_PIECES))
+@FUZZ
+def test_read_text_file_fuzz(data):
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(folder, "some text.txt", data)
+        try:
+            text = read_text_file(path)
+        except Exception as exc:  # noqa: BLE001
+            _check_message(exc)
+            return
+    assert text == data.decode("utf-8-sig") and text.strip()
+
+
+# ----------------------------------------------------------------------------- edge lists
+
+_EDGE_PIECES = ["0", "1", "17", "007", "9" * 25, "a", "home", "\t", ",", " ", "\n", "\r\n", "#", "\x00", "é"]
+
+
+@pytest.mark.timeout(60)
+@given(_contents(_EDGE_PIECES))
+@FUZZ
+def test_read_edge_list_fuzz(data):
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(folder, "edges.tsv", data)
+        try:
+            a, names = read_edge_list(path)
+        except Exception as exc:  # noqa: BLE001
+            _check_message(exc)
+            return
+    n = len(names)
+    assert a.shape == (n, n) and len(set(names)) == n >= 1
+    assert 1 <= a.nnz <= data.count(b"\n") + data.count(b"\r") + 1
+    assert set(np.unique(a.data)) <= {1.0}
+
+
+@pytest.mark.timeout(60)
+@given(st.lists(st.tuples(st.integers(0, 10**40), st.integers(0, 10**40)), min_size=1, max_size=30))
+@FUZZ
+def test_integer_edge_lists_keep_every_link(edges):
+    text = "".join(f"{s}\t{t}\n" for s, t in edges)
+    a, names = read_edge_list(io.StringIO(text))
+    ids = [int(v) for v in names]
+    assert ids == sorted(ids) and len(names) <= max(2 * len(edges), max(max(e) for e in edges) + 1)
+    index = {v: i for i, v in enumerate(ids)}
+    got = {(ids[i], ids[j]) for i, j in zip(*a.nonzero())}
+    assert got == set(edges) and all(s in index and t in index for s, t in edges)
+
+
+# ----------------------------------------------------------------------------- HTML folders
+
+_HTML_PIECES = [
+    "<a ", "<a href=", "<A HREF='", "href=", '"', "'", ">", "<", "/>", "a.html", "sub/b.html", "../", "/",
+    "#x", "?q=1", "http://[::1", "https://example.org/", "<!--", "-->", "<script>", "</script>", "<style>",
+    "<title>", "</title>", "&amp;", "&#", "\x00", "é", " ", "\n", "index.html", "%2e%2e/",
+]
+
+_PAGE_NAMES = ["index.html", "a.html", "sub/b.html", "sub/deeper/c.htm", "notes.txt"]
+
+
+@pytest.mark.timeout(120)
+@given(st.dictionaries(st.sampled_from(_PAGE_NAMES), _contents(_HTML_PIECES), min_size=1, max_size=4))
+@FUZZ
+def test_crawl_html_folder_fuzz(pages):
+    with tempfile.TemporaryDirectory() as folder:
+        for name, data in pages.items():
+            path = Path(folder) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        html_pages = {n for n in pages if n.endswith((".html", ".htm"))}
+        try:
+            a, names, titles, notes = crawl_html_folder(folder, return_notes=True)
+        except Exception as exc:  # noqa: BLE001
+            _check_message(exc)
+            assert not html_pages  # the only documented failure for an existing folder
+            return
+    n = len(names)
+    assert set(names) == html_pages and a.shape == (n, n) and len(titles) == n
+    assert a.diagonal().sum() == 0 and notes == []
+    assert all(isinstance(t, str) and t for t in titles)
