@@ -1,0 +1,735 @@
+"""The PCA lab: eigen-digits found live by the power method with deflation, the mean digit and
+the top eigen-digits, compression with d components (reconstructions, storage, error, scree
+plot), the scores of the first two components, a canvas to draw a digit (novelty by the
+residual) and a race of PCA solvers."""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from typing import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from ... import style as st
+from ...lab import Lab
+from ...widgets.params import Param
+from ...widgets.plots import PlotPanel
+from . import maths, run
+from .views import DIVERGING, GREYS, DrawCanvas, ImagePanel
+
+N_GALLERY = 8  # eigen-digits in the gallery (2 rows of 4)
+SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "h", "p", "t1"]
+TAB_POWER, TAB_COMPRESSION, TAB_SCORES, TAB_DRAW, TAB_RACE = range(5)
+
+
+def _hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
+    lay = QtWidgets.QHBoxLayout()
+    lay.setContentsMargins(0, 0, 0, 0)
+    for w in widgets:
+        lay.addWidget(w)
+    if not stretch_last:
+        lay.addStretch(1)
+    return lay
+
+
+class PCALab(Lab):
+    id = "pca"
+    title = "PCA digit compression"
+    order = 40
+    description = ("Eigen-digits by the power method with deflation; compression with d components, "
+                   "scree plot, scores, novelty of a drawn digit and a race of PCA solvers.")
+    screenshot_steps = 20
+    self_test_steps = 5
+    screenshot_tab = TAB_COMPRESSION
+
+    # ------------------------------------------------------------------ building
+    def init_state(self) -> None:
+        self.open_path = ""          # the user's image folder / .npy / .npz ("" = shipped digits)
+        self.d = 5                   # components of the reconstruction
+        self.selected = -1           # index of the digit clicked in the scores plot (-1: none)
+        self.drawn: np.ndarray | None = None  # the drawing (h × w), or None (blank)
+        self.race_rows: list[dict] = []
+        self._data: run.PCAData | None = None
+        self._found_key = None
+        self._lines_key = None
+        self._lambda_lines: list[pg.InfiniteLine] = []
+        self._scatter_items: list[pg.ScatterPlotItem] = []
+        self._curve_component = -1
+
+    def parameter_specs(self):
+        return [
+            Param("digit", "Digits", "choice", "3", choices=run.DIGIT_CHOICES,
+                  tooltip="Which of the 1,797 shipped 8×8 digits to analyse (the course uses the 3s)"),
+            Param("n_power", "Power comps.", "int", 6, minimum=1, maximum=256,
+                  tooltip="How many eigen-digits the power method finds, one after the other by deflation"),
+            Param("tol_exp", "log₁₀ tol.", "int", -8, minimum=-14, maximum=-1,
+                  tooltip="Tolerance 10^this: stop a component when ‖v_new − v_old‖ ≤ tolerance"),
+            Param("max_iter", "Max iterations", "int", 500, minimum=1, maximum=100000,
+                  tooltip="At most this many power iterations per component"),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        self.open_button = QtWidgets.QPushButton("Open…")
+        self.open_button.setToolTip("Analyse your own images: a folder of equally sized grey images, "
+                                    "or a .npy/.npz array of shape (n, height, width)")
+        self.open_button.clicked.connect(self._open_dialog)
+        self.digits_button = QtWidgets.QPushButton("Digits")
+        self.digits_button.setToolTip("Back to the shipped 8×8 digits")
+        self.digits_button.clicked.connect(self.use_digits)
+        row = QtWidgets.QWidget()
+        row.setLayout(_hbox(self.open_button, self.digits_button, stretch_last=True))
+        layout.addWidget(row)
+        self.data_label = QtWidgets.QLabel()
+        self.data_label.setWordWrap(True)
+        layout.addWidget(self.data_label)
+        self._update_data_label()
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self._build_power_tab(), "Power method")
+        self.tabs.addTab(self._build_compression_tab(), "Compression")
+        self.tabs.addTab(self._build_scores_tab(), "Scores")
+        self.tabs.addTab(self._build_draw_tab(), "Draw")
+        self.tabs.addTab(self._build_race_tab(), "Race")
+        self.tabs.setCurrentIndex(self.screenshot_tab)
+        return self.tabs
+
+    def _build_power_tab(self) -> QtWidgets.QWidget:
+        self.iterate_view = ImagePanel("Iterate v")
+        self.found_view = ImagePanel("Found ξⱼ")
+        images = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        images.addWidget(self.iterate_view)
+        images.addWidget(self.found_view)
+        images.setSizes([300, 200])
+        self.rayleigh_panel = PlotPanel("Rayleigh quotient", "step", "ρ = vᵀBv", legend_corner="bottom-right")
+        self.rayleigh_curve = self.rayleigh_panel.curve("ρ")
+        self.rayleigh_exact_item = pg.PlotDataItem([], [], name="exact λⱼ")
+        self.rayleigh_exact_item.setPen(pg.mkPen(st.OKABE_ITO["bluish_green"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
+        self.rayleigh_panel.plot_item.addItem(self.rayleigh_exact_item)
+        self.angle_panel = PlotPanel("Convergence", "step", "radians / norm", log_y=True, legend_corner="bottom-left")
+        self.angle_curve = self.angle_panel.curve("∠(v, ξⱼ)")
+        self.change_curve = self.angle_panel.curve("‖Δv‖")
+        self.predicted_curve = self.angle_panel.curve("θ₀·rateᵗ", color=st.OKABE_ITO["black"], dash=2)
+        curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        curves.addWidget(self.rayleigh_panel)
+        curves.addWidget(self.angle_panel)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(images)
+        split.addWidget(curves)
+        split.setSizes([300, 600])
+        return split
+
+    def _build_compression_tab(self) -> QtWidgets.QWidget:
+        self.gallery = ImagePanel("Mean and eigen-digits")
+        self.scree_panel = PlotPanel("Scree", "component j", "% of variance", legend_corner="bottom-right")
+        self.scree_curve = self.scree_panel.curve("λⱼ / Σλ")
+        self.cumulative_curve = self.scree_panel.curve("cumulative")
+        self.scree_curve.item.setSymbol("o")
+        self.scree_curve.item.setSymbolSize(6)
+        # the middle of the right side stays free: the cumulative curve is high, the scree low
+        self.scree_panel.legend.anchor(itemPos=(1, 0.5), parentPos=(1, 0.5), offset=(-10, 0))
+        self.gap_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=2,
+                                                               style=QtCore.Qt.PenStyle.DashLine),
+                                        label="gap", labelOpts={"position": 0.92, "color": st.OKABE_ITO["vermillion"]})
+        self.scree_panel.plot_item.addItem(self.gap_line)
+        self.scree_d_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=2))
+        self.scree_panel.plot_item.addItem(self.scree_d_line)
+
+        self.recon_view = ImagePanel("Reconstructions")
+        self.d_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.d_slider.setRange(1, 64)
+        self.d_slider.setToolTip("Number d of components used to reconstruct the images")
+        self.d_box = QtWidgets.QSpinBox()
+        self.d_box.setRange(1, 64)
+        self.d_box.setToolTip("Number d of components used to reconstruct the images")
+        self.d_slider.valueChanged.connect(self.set_d)
+        self.d_box.valueChanged.connect(self.set_d)
+        self.compression_label = QtWidgets.QLabel()
+        self.compression_label.setWordWrap(True)
+        recon = QtWidgets.QWidget()
+        rl = QtWidgets.QVBoxLayout(recon)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.setSpacing(2)
+        rl.addWidget(self.recon_view, 1)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("d"))
+        row.addWidget(self.d_slider, 1)
+        row.addWidget(self.d_box)
+        rl.addLayout(row)
+        rl.addWidget(self.compression_label)
+
+        self.error_panel = PlotPanel("Error vs d", "d", "mean ‖x − x⁽ᵈ⁾‖²", legend=False)
+        self.error_curve = self.error_panel.curve("error")
+        self.error_d_marker = pg.ScatterPlotItem()
+        self.error_d_marker.setZValue(10)
+        self.error_panel.plot_item.addItem(self.error_d_marker)
+
+        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        top.addWidget(self.gallery)
+        top.addWidget(self.scree_panel)
+        top.setSizes([520, 400])
+        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        bottom.addWidget(recon)
+        bottom.addWidget(self.error_panel)
+        bottom.setSizes([560, 360])
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setSizes([400, 400])
+        return split
+
+    def _build_scores_tab(self) -> QtWidgets.QWidget:
+        self.scores_panel = PlotPanel("First two PC scores", "c₁", "c₂", legend_corner="top-right")
+        if self.scores_panel.legend is not None:
+            self.scores_panel.legend.setColumnCount(2)
+        self.selected_marker = pg.ScatterPlotItem()
+        self.selected_marker.setZValue(20)
+        self.scores_panel.plot_item.addItem(self.selected_marker)
+        self.selected_view = ImagePanel("Clicked digit")
+        self.selected_label = QtWidgets.QLabel("Click a point to see its image and reconstruction.")
+        self.selected_label.setWordWrap(True)
+        side = QtWidgets.QWidget()
+        sl = QtWidgets.QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.selected_view, 1)
+        sl.addWidget(self.selected_label)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(self.scores_panel)
+        split.addWidget(side)
+        split.setSizes([620, 300])
+        return split
+
+    def _build_draw_tab(self) -> QtWidgets.QWidget:
+        self.canvas = DrawCanvas("Draw here")
+        self.canvas.setToolTip("Left button: ink; right button: erase")
+        self.canvas.changed.connect(self._drawing_changed)
+        self.clear_button = QtWidgets.QPushButton("Clear")
+        self.clear_button.setToolTip("Erase the drawing")
+        self.clear_button.clicked.connect(self.canvas.clear)
+        self.copy_button = QtWidgets.QPushButton("Copy digit")
+        self.copy_button.setToolTip("Start from the digit clicked in the scores plot (or the first one shown)")
+        self.copy_button.clicked.connect(self.copy_selected_to_canvas)
+        left = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.canvas, 1)
+        ll.addLayout(_hbox(self.clear_button, self.copy_button))
+        self.draw_view = ImagePanel("Reconstruction, residual")
+        self.coeff_panel = PlotPanel("Projection", "j", "cⱼ", legend=False)
+        self.coeff_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=st.OKABE_ITO["blue"])
+        self.coeff_panel.plot_item.addItem(self.coeff_bars)
+        self.novelty_label = QtWidgets.QLabel()
+        self.novelty_label.setWordWrap(True)
+        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        right.addWidget(self.draw_view)
+        right.addWidget(self.coeff_panel)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([420, 480])
+        page = QtWidgets.QWidget()
+        pl = QtWidgets.QVBoxLayout(page)
+        pl.setContentsMargins(0, 0, 0, 0)
+        pl.addWidget(split, 1)
+        pl.addWidget(self.novelty_label)
+        return page
+
+    def _build_race_tab(self) -> QtWidgets.QWidget:
+        self.race_q = QtWidgets.QSpinBox()
+        self.race_q.setRange(0, 20)
+        self.race_q.setValue(2)
+        self.race_q.setToolTip("Power iterations q of the randomized SVD (sketch (X_c X_cᵀ)^q X_c Ω)")
+        self.race_button = QtWidgets.QPushButton("Race")
+        self.race_button.setToolTip("Time full SVD, covariance eigh, randomized SVD and the power method on "
+                                    "the current data (k = power comps.) and measure the angle of each "
+                                    "subspace to the exact one")
+        self.race_button.clicked.connect(self.start_race)
+        self.race_status = QtWidgets.QLabel("")
+        self.race_status.setWordWrap(True)
+        self.race_table = QtWidgets.QTableWidget(len(run.RACE_SOLVERS), 3)
+        self.race_table.setHorizontalHeaderLabels(["time (ms)", "angle (rad)", "iterations"])
+        self.race_table.setVerticalHeaderLabels([label for _, label in run.RACE_SOLVERS])
+        self.race_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.race_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.race_panel = PlotPanel("Time per solver", "solver", "time (ms)", legend=False)
+        self.race_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=st.OKABE_ITO["orange"])
+        self.race_panel.plot_item.addItem(self.race_bars)
+        ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(run.RACE_SOLVERS)]]
+        self.race_panel.plot_item.getAxis("bottom").setTicks(ticks)
+        page = QtWidgets.QWidget()
+        pl = QtWidgets.QVBoxLayout(page)
+        pl.setContentsMargins(2, 2, 2, 2)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("randomized q"))
+        row.addWidget(self.race_q)
+        row.addWidget(self.race_button)
+        row.addWidget(self.race_status, 1)
+        pl.addLayout(row)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.race_table)
+        split.addWidget(self.race_panel)
+        split.setSizes([200, 400])
+        pl.addWidget(split, 1)
+        return page
+
+    # ------------------------------------------------------------------ data source
+    def _update_data_label(self) -> None:
+        if self.open_path:
+            self.data_label.setText(f"Data: <b>{html.escape(run.short_name(self.open_path))}</b>")
+            self.data_label.setToolTip(self.open_path)
+        else:
+            self.data_label.setText("Data: shipped 8×8 digits")
+            self.data_label.setToolTip("")
+        self.digits_button.setEnabled(bool(self.open_path))
+
+    def _open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Open an image stack (Cancel to choose a folder)", "", "Image stacks (*.npy *.npz);;Images (*.png *.jpg *.bmp *.pgm);;All files (*)")
+        if not path:
+            path = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a folder of equally sized grey images")
+        if path:
+            self.open_images(path)
+
+    def open_images(self, path: str) -> None:
+        """Load a folder / .npy / .npz on a worker; on success it becomes the data, on error
+        the banner says why and the current data and run stay as they are."""
+        path = str(path)
+        name = run.short_name(path)
+        self.data_label.setText(f"Opening <b>{html.escape(name)}</b> …")
+        task = self.task("open", on_done=lambda _data, p=path: self._opened(p),
+                         on_error=lambda msg, n=name: self._open_failed(n, msg))
+        task.start(run.load_data, "3", path)
+
+    def _opened(self, path: str) -> None:
+        self.open_path = path
+        self.selected = -1
+        self._update_data_label()
+        self.reset()
+
+    def _open_failed(self, name: str, message: str) -> None:
+        self._update_data_label()
+        self.show_error(f"Could not open {name}: {message}")
+
+    def use_digits(self) -> None:
+        if self.open_path:
+            self.open_path = ""
+            self.selected = -1
+            self._update_data_label()
+            self.reset()
+
+    def on_param_changed(self, name: str) -> None:
+        if name == "digit":
+            self.open_path = ""
+            self.selected = -1
+            self._update_data_label()
+        self.reset()
+
+    # ------------------------------------------------------------------ running
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        digit, path = str(params["digit"]), str(self.open_path)
+        n_power, tol, max_iter = int(params["n_power"]), 10.0 ** int(params["tol_exp"]), int(params["max_iter"])
+        return lambda: run.run_steps(digit, path, n_power, tol, max_iter, seed)
+
+    def show_idle(self) -> None:
+        for s in (self.rayleigh_curve, self.angle_curve, self.change_curve, self.predicted_curve):
+            s.clear()
+        self._curve_component = -1
+
+    def render(self, snapshot, prepared, history) -> None:
+        data = snapshot.data
+        if data is not self._data:
+            self._data = data
+            self._draw_static(data)
+        self._render_power(snapshot, history)
+
+    def _render_power(self, snap, history) -> None:
+        data, p = snap.data, snap.power
+        h, w = data.shape
+        v = run.sign_fixed(np.asarray(p.vector))
+        m = float(np.max(np.abs(v))) or 1.0
+        self.iterate_view.draw("v", v.reshape(h, w), (-m, m), lut=DIVERGING)
+        self.iterate_view.fit(w, h)
+        self.iterate_view.set_title(f"v → ξ{p.component + 1}, t = {p.n_iter}")
+        key = (id(p.components), id(data))
+        if key != self._found_key:
+            self._found_key = key
+            k = len(p.components)
+            if k:
+                cols = min(k, 4)
+                tiles = run.normalised(np.asarray(p.components).reshape(k, h, w))
+                img = run.mosaic(tiles, cols)
+                self.found_view.draw("found", img, (-1, 1), lut=DIVERGING)
+                self.found_view.fit(img.shape[1], img.shape[0])
+                self.found_view.set_title(f"Found ξ₁…ξ{k}")
+            else:
+                self.found_view.hide_image("found")
+                self.found_view.set_title("Found: none yet")
+        lines_key = (id(data), snap.k)
+        if lines_key != self._lines_key:
+            self._lines_key = lines_key
+            lam = data.eigenvalues[: snap.k]
+            self._exact_lambdas = lam
+        if history.rewound:
+            self.show_idle()
+        added = history.added
+        if added:
+            steps = np.fromiter((a.step for a in added), float, len(added))
+            self.rayleigh_curve.extend(steps, [a.power.rayleigh for a in added])
+            self.angle_curve.extend(steps, [a.angle for a in added])
+            self.change_curve.extend(steps, [a.power.change for a in added])
+            self.predicted_curve.extend(steps, [a.predicted if a.phase != "deflate" else math.nan for a in added])
+            lam = self._exact_lambdas
+            x1 = max(float(steps[-1]), 1.0)
+            xs = np.repeat([[0.0, x1]], len(lam), axis=0).ravel()
+            ys = np.repeat(lam, 2)
+            self.rayleigh_exact_item.setData(xs, ys, connect="pairs")
+
+    # ------------------------------------------------------------------ static views
+    def _draw_static(self, data: run.PCAData) -> None:
+        K = data.K
+        for wdg in (self.d_slider, self.d_box):
+            wdg.blockSignals(True)
+            wdg.setRange(1, K)
+            wdg.setValue(int(min(max(self.d, 1), K)))
+            wdg.blockSignals(False)
+        self.d = int(min(max(self.d, 1), K))
+        self._draw_gallery(data)
+        self._draw_scree(data)
+        self._draw_scores(data)
+        if not (0 <= self.selected < data.n):
+            self.selected = -1
+        drawn = self.drawn if self.drawn is not None and self.drawn.shape == data.shape else None
+        self.canvas.set_canvas(data.shape, data.lo, data.hi, drawn)
+        self.drawn = None if drawn is None else self.canvas.pixels.copy()
+        self.race_rows = []
+        self._show_race([])
+        self.race_status.setText("")
+        self._update_d_views()
+
+    def _draw_gallery(self, data: run.PCAData) -> None:
+        h, w = data.shape
+        g = self.gallery
+        k = min(N_GALLERY, data.K)
+        tiles = run.normalised(data.components[:k].reshape(k, h, w))
+        cols = min(4, k)
+        pad = max(1, round(max(h, w) / 4))
+        gap = max(pad, round(0.45 * h))  # rows leave room for the labels
+        rows = -(-k // cols)
+        img = np.full((rows * (h + gap) - gap, cols * (w + pad) - pad), np.nan)
+        for i in range(k):
+            r, c = divmod(i, cols)
+            img[r * (h + gap): r * (h + gap) + h, c * (w + pad): c * (w + pad) + w] = tiles[i]
+        x0 = w + 2 * pad
+        y_mean = (img.shape[0] - h) / 2
+        g.draw("mean", data.mean.reshape(h, w), (data.lo, data.hi), x=0, y=y_mean)
+        g.draw("eigen", img, (-1, 1), x=x0, y=0, lut=DIVERGING)
+        labels = [(w / 2, y_mean, "mean")]
+        for i in range(k):
+            r, c = divmod(i, cols)
+            labels.append((x0 + c * (w + pad) + w / 2, r * (h + gap), f"ξ{i + 1}"))
+        g.set_labels(labels)
+        g.fit(x0 + img.shape[1], img.shape[0], top=-0.4 * h)
+
+    def _draw_scree(self, data: run.PCAData) -> None:
+        K = data.K
+        js = np.arange(1, K + 1)
+        self.scree_curve.set(js, 100 * data.ratio)
+        self.cumulative_curve.set(js, 100 * data.cumulative)
+        self.gap_line.setPos(data.gap + 0.5)
+        self.gap_line.setVisible(K >= 2)
+        self.scree_panel.plot_item.setXRange(0, min(K, 40) + 0.5, padding=0)
+        self.scree_panel.plot_item.setYRange(0, 100, padding=0.03)
+        ds = np.arange(K + 1)
+        self.error_curve.set(ds, data.errors / data.n)
+        self.error_panel.plot_item.setXRange(0, min(K, 40), padding=0.02)
+
+    def _draw_scores(self, data: run.PCAData) -> None:
+        pi = self.scores_panel.plot_item
+        legend = self.scores_panel.legend
+        for item in self._scatter_items:
+            pi.removeItem(item)
+            if legend is not None:
+                legend.removeItem(item)
+        self._scatter_items = []
+        s = st.current()
+        c1 = data.scores[:, 0]
+        c2 = data.scores[:, 1] if data.K > 1 else np.zeros(data.n)
+        classes = np.unique(data.labels)
+        for i, cls in enumerate(classes):
+            idx = np.flatnonzero(data.labels == cls)
+            color = st.CATEGORICAL[int(cls) % len(st.CATEGORICAL)] if cls >= 0 else st.OKABE_ITO["blue"]
+            symbol = SYMBOLS[int(cls) % len(SYMBOLS)] if cls >= 0 else "o"
+            name = f"digit {cls}" if cls >= 0 else "image"
+            item = pg.ScatterPlotItem(x=c1[idx], y=c2[idx], data=idx, symbol=symbol, size=s.marker_size * 0.8,
+                                      pen=pg.mkPen(color, width=1.2), brush=pg.mkBrush(color + "90"),
+                                      name=name if len(classes) > 1 else None,
+                                      hoverable=True, tip=None)
+            item.sigClicked.connect(self._scatter_clicked)
+            pi.addItem(item)
+            self._scatter_items.append(item)
+        if legend is not None:
+            legend.setVisible(len(classes) > 1)
+            st.style_plot(self.scores_panel, s)
+        self.scores_panel.plot_item.autoRange()
+
+    def _scatter_clicked(self, item, points, *args) -> None:
+        if len(points):
+            self.select(int(points[0].data()))
+
+    def select(self, index: int) -> None:
+        """Show digit ``index`` and its reconstruction (the scores plot's click)."""
+        data = self._data
+        if data is None or not (0 <= index < data.n):
+            return
+        self.selected = int(index)
+        self._update_selected()
+        self._update_maths()
+
+    # ------------------------------------------------------------------ d and everything that depends on it
+    def set_d(self, d: int) -> None:
+        d = int(d)
+        if self._data is not None:
+            d = min(max(d, 1), self._data.K)
+        for wdg in (self.d_slider, self.d_box):
+            if wdg.value() != d:
+                wdg.blockSignals(True)
+                wdg.setValue(d)
+                wdg.blockSignals(False)
+        if d == self.d and self._data is not None and self.recon_view.images:
+            return
+        self.d = d
+        self._update_d_views()
+
+    def _update_d_views(self) -> None:
+        data = self._data
+        if data is None:
+            return
+        d = self.d
+        h, w = data.shape
+        idx = data.sample
+        originals = data.X[idx].reshape(-1, h, w)
+        recon = run.reconstruct(data, idx, d).reshape(-1, h, w)
+        pad = max(1, round(max(h, w) / 4))
+        cols = min(5, len(idx))
+        groups = -(-len(idx) // cols)
+        # originals above their reconstructions, in groups of `cols`
+        tiles, labels = [], []
+        for g in range(groups):
+            part = slice(g * cols, (g + 1) * cols)
+            for block in (originals[part], recon[part]):
+                row = np.full((cols, h, w), np.nan)
+                row[: len(block)] = block
+                tiles.append(row)
+            y0 = 2 * g * (h + pad)
+            labels += [(-pad, y0 + h / 2, "x", (1.0, 0.5)), (-pad, y0 + h + pad + h / 2, f"x⁽{d}⁾", (1.0, 0.5))]
+        img = run.mosaic(np.concatenate(tiles), cols, pad=pad)
+        self.recon_view.draw("strip", img, (data.lo, data.hi))
+        self.recon_view.set_labels(labels)
+        self.recon_view.fit(img.shape[1], img.shape[0], left=-2.2 * w)
+        self.recon_view.set_title(f"Reconstructions, d = {d}")
+        num = run.compression_numbers(data, d)
+        self.compression_label.setText(
+            f"d = {d}: store {num['stored']:,} numbers instead of {num['raw']:,} "
+            f"(ratio {num['ratio']:.2f}×); error {num['mse']:.3g} per image, "
+            f"{100 * (1 - num['explained']):.1f}% of the variance")
+        self.scree_d_line.setPos(d)
+        self.error_d_marker.setData([d], [num["mse"]], size=st.current().marker_size * 1.3,
+                                    brush=pg.mkBrush(st.OKABE_ITO["bluish_green"]), pen=pg.mkPen(None))
+        self._update_selected()
+        self._update_drawing()
+        self._update_maths()
+
+    def _selected_index(self) -> int:
+        data = self._data
+        if data is None:
+            return -1
+        return self.selected if 0 <= self.selected < data.n else int(data.sample[0])
+
+    def _update_selected(self) -> None:
+        data = self._data
+        i = self._selected_index()
+        if data is None or i < 0:
+            return
+        h, w = data.shape
+        pad = max(1, round(max(h, w) / 4))
+        x = data.X[i].reshape(h, w)
+        rec = run.reconstruct(data, [i], self.d).reshape(h, w)
+        img = run.mosaic(np.stack([x, rec]), 2, pad=pad)
+        self.selected_view.draw("pair", img, (data.lo, data.hi))
+        self.selected_view.set_labels([(w / 2, 0, "x"), (w + pad + w / 2, 0, f"x⁽{self.d}⁾")])
+        self.selected_view.fit(img.shape[1], img.shape[0], top=-0.3 * h)
+        c1 = data.scores[i, 0]
+        c2 = data.scores[i, 1] if data.K > 1 else 0.0
+        s = st.current()
+        self.selected_marker.setData([c1], [c2], symbol="o", size=s.marker_size * 2.2, brush=pg.mkBrush(None),
+                                     pen=pg.mkPen(s.foreground, width=2.5 * s.scale))
+        what = f"digit {data.labels[i]}" if data.labels[i] >= 0 else "image"
+        err = float(np.linalg.norm(data.X[i] - rec.ravel()))
+        self.selected_label.setText(f"#{i} ({what}): c₁ = {c1:.3g}, c₂ = {c2:.3g}; ‖x − x⁽{self.d}⁾‖ = {err:.3g}")
+
+    # ------------------------------------------------------------------ drawing
+    def _drawing_changed(self) -> None:
+        self.drawn = self.canvas.pixels.copy()
+        self._update_drawing()
+
+    def copy_selected_to_canvas(self) -> None:
+        data = self._data
+        i = self._selected_index()
+        if data is None or i < 0:
+            return
+        self.canvas.set_pixels(data.X[i].reshape(data.shape))
+
+    def drawing_result(self) -> dict | None:
+        """Projection of the drawing: coefficients, reconstruction, residual norm, threshold, novelty."""
+        data = self._data
+        if data is None or self.canvas.pixels.shape != data.shape:
+            return None
+        c, rec, res = run.project(data, self.canvas.pixels, self.d)
+        thr = run.novelty_threshold(data, self.d)
+        return {"coeffs": c, "reconstruction": rec.reshape(data.shape), "residual": res, "threshold": thr,
+                "novelty": res > thr}
+
+    def _update_drawing(self) -> None:
+        r = self.drawing_result()
+        if r is None:
+            return
+        data = self._data
+        h, w = data.shape
+        pad = max(1, round(max(h, w) / 4))
+        resid = self.canvas.pixels - r["reconstruction"]
+        m = max(float(np.max(np.abs(resid))), 1e-12, 0.25 * (data.hi - data.lo))
+        self.draw_view.draw("rec", r["reconstruction"], (data.lo, data.hi))
+        self.draw_view.draw("res", resid, (-m, m), x=w + pad, lut=DIVERGING)
+        self.draw_view.set_labels([(w / 2, 0, f"x⁽{self.d}⁾"), (w + pad + w / 2, 0, "x − x⁽ᵈ⁾")])
+        self.draw_view.fit(2 * w + pad, h, top=-0.3 * h)
+        c = r["coeffs"][:30]
+        self.coeff_bars.setOpts(x=np.arange(1, len(c) + 1), height=c, width=0.7)
+        if len(c):
+            self.coeff_panel.plot_item.setXRange(0.4, len(c) + 0.6, padding=0)
+        if r["novelty"]:
+            verdict = f"&gt; {r['threshold']:.3g} (99th percentile of training): <b style='color:#D55E00'>novelty</b>"
+        else:
+            verdict = f"≤ {r['threshold']:.3g} (99th percentile of training): like the training images"
+        self.novelty_label.setText(f"‖x − x⁽{self.d}⁾‖ = {r['residual']:.3g} {verdict}")
+
+    # ------------------------------------------------------------------ solver race
+    def start_race(self) -> None:
+        data = self._data
+        if data is None:
+            self.show_error("No data yet: wait for the run to start.")
+            return
+        k = min(int(self.form.value("n_power")), data.K)
+        task = self.task("race", on_done=self._race_done, on_error=self._race_failed,
+                         on_progress=lambda f, text: self.race_status.setText(f"Running {text} …"))
+        task.start(run.race, data, k, int(self.race_q.value()), int(self.seed))
+        self.race_button.setEnabled(False)
+        self.race_status.setText(f"Racing for k = {k} components …")
+
+    def _race_done(self, rows) -> None:
+        self.race_button.setEnabled(True)
+        self.race_rows = list(rows or [])
+        self._show_race(self.race_rows)
+        if self.race_rows:
+            fastest = min(self.race_rows, key=lambda r: r["seconds"])
+            self.race_status.setText(f"Fastest: {fastest['label']}. Angles are to the exact (eigh) subspace.")
+
+    def _race_failed(self, message: str) -> None:
+        self.race_button.setEnabled(True)
+        self.race_status.setText(f"⚠ race failed: {html.escape(message)}")
+
+    def _show_race(self, rows) -> None:
+        by = {r["method"]: r for r in rows}
+        for i, (method, _label) in enumerate(run.RACE_SOLVERS):
+            r = by.get(method)
+            texts = ["", "", ""] if r is None else [f"{1e3 * r['seconds']:.3g}", f"{r['angle']:.2e}",
+                                                     str(r["iterations"]) if method == "power" else "–"]
+            for col, text in enumerate(texts):
+                self.race_table.setItem(i, col, QtWidgets.QTableWidgetItem(text))
+        xs = [i for i, (m, _) in enumerate(run.RACE_SOLVERS) if m in by]
+        hs = [1e3 * by[m]["seconds"] for m, _ in run.RACE_SOLVERS if m in by]
+        self.race_bars.setOpts(x=xs, height=hs, width=0.6)
+        self.race_panel.plot_item.setXRange(-0.6, len(run.RACE_SOLVERS) - 0.4, padding=0)
+        if hs:
+            self.race_panel.plot_item.setYRange(0, max(hs) * 1.1, padding=0)
+
+    # ------------------------------------------------------------------ maths
+    def _maths_numbers(self):
+        data = self._data
+        i = self._selected_index()
+        if data is None or i < 0:
+            return None, ""
+        what = f"#{i}" + (f" (a {data.labels[i]})" if data.labels[i] >= 0 else "")
+        return data.scores[i, : self.d], what
+
+    def maths_html(self, snapshot) -> str:
+        if self._data is None or snapshot.data is not self._data:
+            return maths.power_html(snapshot)
+        coeffs, what = self._maths_numbers()
+        return maths.maths_html(snapshot, self.d, coeffs, what)
+
+    def _update_maths(self) -> None:
+        snap = self.runner.current
+        if snap is not None and snap.data is self._data:
+            self.maths.set_html(self.maths_html(snap))
+
+    # ------------------------------------------------------------------ style, sessions, export
+    def apply_style(self, s: st.Style) -> None:
+        for view in (self.iterate_view, self.found_view, self.gallery, self.recon_view, self.selected_view,
+                     self.canvas, self.draw_view):
+            view.apply_style(s)
+        if self._data is not None:
+            self._draw_scores(self._data)
+            self._update_d_views()
+
+    def main_plot(self):
+        return self.scree_panel
+
+    def user_data(self) -> dict:
+        return {"path": self.open_path, "d": int(self.d), "selected": int(self.selected),
+                "drawing": None if self.drawn is None else self.drawn.tolist()}
+
+    def set_user_data(self, data: dict) -> None:
+        path = data.get("path", "") or ""
+        if not isinstance(path, str):
+            raise ValueError("the saved image path must be text")
+        if path and not os.path.exists(path):
+            raise ValueError(f"the saved images {run.short_name(path)!r} no longer exist")
+        d = data.get("d", 5)
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d != int(d) or d < 1:
+            raise ValueError("the saved number of components d must be a whole number >= 1")
+        selected = data.get("selected", -1)
+        if isinstance(selected, bool) or not isinstance(selected, int):
+            raise ValueError("the saved selected digit must be a whole number")
+        drawing = data.get("drawing")
+        if drawing is not None:
+            try:
+                arr = np.asarray(drawing, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError("the saved drawing is malformed") from None
+            if arr.ndim != 2 or arr.size == 0 or arr.size > 4096 * 4096 or not np.all(np.isfinite(arr)):
+                raise ValueError("the saved drawing is malformed")
+            drawing = arr
+        self.open_path = path
+        self.d = int(d)
+        self.selected = int(selected)
+        self.drawn = drawing
+        self._data = None  # redraw the static views (and apply d, the drawing) with the next run
+        self._update_data_label()
+
+    def export_rows(self):
+        data = self._data
+        if data is None:
+            return [], []
+        header = ["d", "stored numbers", "compression ratio", "training error", "explained variance"]
+        rows = []
+        for d in range(0, data.K + 1):
+            num = run.compression_numbers(data, d)
+            rows.append([d, num["stored"], num["ratio"], num["error"], num["explained"]])
+        return header, rows
+
+    def shutdown(self) -> None:
+        super().shutdown()

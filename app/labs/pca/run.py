@@ -1,0 +1,328 @@
+"""The PCA lab's run (Qt-free): the data with its exact (eigh) PCA, the live power method,
+the solver race and the small pure helpers the views use (mosaics, reconstructions,
+residuals).
+
+The run is: load the images (shipped digits or the user's stack) and fit the exact PCA
+once (``eigh``, cached per data source); then the power method finds ξ_1, ξ_2, ... by
+deflation, one snapshot per iteration. Every snapshot carries the same read-only
+:class:`PCAData`, so the static views (mean, eigen-digits, scree, reconstructions,
+scores) are drawn from the run's first snapshot and only redrawn when the data changes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from smlengine import Snapshot
+from smlengine.cache import LRUCache
+from smlengine.datasets import load_digits, load_image_stack
+from smlengine.pca import PCA, PCASnapshot, compression_ratio, storage_cost, subspace_angle
+
+DIGIT_CHOICES = [("all", "all digits"), *[(str(i), f"{i}s") for i in range(10)]]
+#: eigenpairs kept for the static views (the whole spectrum of 8 × 8 digits: D = 64)
+MAX_COMPONENTS = 256
+#: images shown originals-beside-reconstructions
+N_SAMPLES = 10
+NOVELTY_PERCENTILE = 99.0
+
+_DATA_CACHE = LRUCache(maxsize=6)
+
+
+# ----------------------------------------------------------------------------- data
+@dataclass(frozen=True, eq=False)
+class PCAData:
+    """The images of a run and their exact PCA (read-only arrays, shared by all snapshots).
+
+    ``components`` (K, D) and ``eigenvalues`` (K,) are the top K = min(n, D, 256) eigenpairs
+    of the 1/n covariance; ``scores`` (n, K) the coefficients c_ij = ⟨x_i − μ̂, ξ_j⟩;
+    ``errors[d]`` = Σ_i ‖x_i − x_i^(d)‖² for d = 0..K; ``sq_norms`` = ‖x_i − μ̂‖²;
+    ``labels`` the digit classes (−1 for a user's images); ``sample`` the indices shown
+    in the reconstruction strip; ``gap`` the j of the largest gap λ_j − λ_{j+1} (1-based).
+    """
+
+    source: str
+    key: tuple
+    images: np.ndarray
+    X: np.ndarray
+    labels: np.ndarray
+    shape: tuple
+    mean: np.ndarray
+    components: np.ndarray
+    eigenvalues: np.ndarray
+    total_variance: float
+    ratio: np.ndarray
+    cumulative: np.ndarray
+    errors: np.ndarray
+    scores: np.ndarray
+    sq_norms: np.ndarray
+    sample: np.ndarray
+    gap: int
+    lo: float
+    hi: float
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def D(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def K(self) -> int:
+        return int(self.components.shape[0])
+
+
+def _ro(a) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+def _sample_indices(labels: np.ndarray, n: int) -> np.ndarray:
+    """One image of each class when several classes are present, else evenly spaced images."""
+    classes = np.unique(labels[labels >= 0])
+    if classes.size > 1:
+        firsts = [int(np.flatnonzero(labels == c)[0]) for c in classes[:N_SAMPLES]]
+        return np.array(firsts, dtype=np.int64)
+    m = min(N_SAMPLES, n)
+    return np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))
+
+
+def build_data(images: np.ndarray, labels: np.ndarray, source: str, key: tuple = ()) -> PCAData:
+    """Validate an (n, h, w) stack and fit its exact PCA (``eigh``).
+
+    Raises ValueError with a short message for fewer than 2 images or identical images.
+    """
+    images = np.asarray(images, dtype=np.float64)
+    if images.ndim != 3:
+        raise ValueError(f"expected images of shape (n, height, width), got shape {images.shape}")
+    n, h, w = images.shape
+    if n < 2:
+        raise ValueError(f"PCA needs at least 2 images, {source} has {n}")
+    if not np.all(np.isfinite(images)):
+        raise ValueError(f"{source} has pixel values that are not finite numbers")
+    X = images.reshape(n, h * w)
+    if not np.any(X != X[0]):
+        raise ValueError(f"all {n} images of {source} are identical (zero variance): there are no principal directions")
+    D = h * w
+    K = min(n, D, MAX_COMPONENTS)
+    pca = PCA(n_components=K, method="eigh").fit(X)
+    W = np.asarray(pca.components_)
+    lam = np.asarray(pca.eigenvalues_)
+    total = float(pca.total_variance_)
+    Xc = X - pca.mean_
+    scores = Xc @ W.T
+    sq = np.einsum("ij,ij->i", Xc, Xc)
+    errors = pca.reconstruction_errors()
+    if K >= 2:
+        gap = int(np.argmax(lam[:-1] - lam[1:])) + 1
+    else:
+        gap = 1
+    labels = np.asarray(labels, dtype=np.int64).reshape(-1)
+    if labels.shape != (n,):
+        labels = np.full(n, -1, dtype=np.int64)
+    return PCAData(
+        source=source, key=tuple(key), images=_ro(images), X=_ro(X), labels=_ro(labels), shape=(int(h), int(w)),
+        mean=_ro(np.array(pca.mean_)), components=_ro(W), eigenvalues=_ro(lam), total_variance=total,
+        ratio=_ro(lam / total), cumulative=_ro(np.cumsum(lam) / total), errors=_ro(np.asarray(errors, float)),
+        scores=_ro(scores), sq_norms=_ro(sq), sample=_ro(_sample_indices(labels, n)), gap=gap,
+        lo=float(X.min()), hi=float(X.max()),
+    )
+
+
+def file_key(path: str) -> tuple:
+    """Cache key of a user's file or folder: its absolute path and modification time."""
+    p = os.path.abspath(os.fspath(path))
+    try:
+        st = os.stat(p)
+        return ("file", p, st.st_mtime_ns, st.st_size)
+    except OSError:
+        return ("file", p, 0, 0)
+
+
+def short_name(path: str) -> str:
+    name = os.path.basename(os.path.normpath(str(path))) or str(path)
+    return name if len(name) <= 40 else name[:18] + "…" + name[-18:]
+
+
+def load_data(digit: str = "3", path: str = "") -> PCAData:
+    """The data of a run, from the cache when the same source was prepared before.
+
+    ``path`` (a folder of images or a .npy/.npz stack) wins over ``digit`` when given.
+    """
+    if path:
+        key = file_key(path)
+
+        def compute():
+            images = load_image_stack(path)
+            return build_data(images, np.full(len(images), -1), short_name(path), key)
+    else:
+        if digit not in [c for c, _ in DIGIT_CHOICES]:
+            raise ValueError(f"digit must be 'all' or 0..9, got {str(digit)[:20]!r}")
+        key = ("digits", digit)
+
+        def compute():
+            images, labels = load_digits(None if digit == "all" else int(digit))
+            name = "all digits" if digit == "all" else f"the {digit}s"
+            return build_data(images, labels, name, key)
+    return _DATA_CACHE.get_or_compute(key, compute)
+
+
+# ----------------------------------------------------------------------------- the run
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PCALabSnapshot(Snapshot):
+    """One power-method step plus the data and the exact answer it is compared with.
+
+    ``power`` is the engine's :class:`~smlengine.pca.PCASnapshot`; ``k`` the number of
+    components the power method finds; ``exact_lambda`` the exact λ_{j+1} of the
+    component j being found; ``rate`` = λ_{j+2}/λ_{j+1}, the convergence factor per
+    iteration; ``angle`` the angle (rad) of the iterate to the exact ξ_{j+1};
+    ``predicted`` = θ_0 · rate^t, the angle the rate predicts after t iterations.
+    """
+
+    data: PCAData
+    power: PCASnapshot
+    k: int
+    exact_lambda: float
+    rate: float
+    angle: float
+    predicted: float
+
+
+def _angle(v: np.ndarray, xi: np.ndarray) -> float:
+    c = abs(float(xi @ v))
+    s = float(np.linalg.norm(v - (xi @ v) * xi))
+    return math.atan2(s, c)
+
+
+def run_steps(digit: str, path: str, n_power: int, tol: float, max_iter: int, seed: int):
+    """The lab's run: data + exact PCA, then the power method with deflation, live."""
+    data = load_data(digit, path)
+    k = max(1, min(int(n_power), data.K))
+    lam = data.eigenvalues
+    model = PCA(n_components=k, method="power", tol=tol, max_iter=max_iter, random_state=seed)
+    theta0 = math.nan
+    for snap in model.fit_steps(data.X):
+        j = snap.component
+        exact = float(lam[j]) if j < data.K else math.nan
+        rate = float(lam[j + 1] / lam[j]) if j + 1 < data.K and lam[j] > 0 else math.nan
+        angle = snap.angle
+        if snap.phase in ("init", "iterate") and not math.isfinite(angle) and j < data.K:
+            angle = _angle(snap.vector, data.components[j])
+        elif snap.phase == "deflate" and j < data.K:
+            angle = _angle(snap.vector, data.components[j])
+        if snap.phase == "init":
+            theta0 = angle
+        predicted = theta0 * rate ** snap.n_iter if math.isfinite(theta0) and math.isfinite(rate) else math.nan
+        yield PCALabSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, data=data, power=snap, k=k,
+                             exact_lambda=exact, rate=rate, angle=float(angle), predicted=float(predicted))
+
+
+# ----------------------------------------------------------------------------- views' helpers
+def reconstruct(data: PCAData, indices, d: int) -> np.ndarray:
+    """x^(d) = μ̂ + Σ_{j ≤ d} c_j ξ_j of the training images ``indices``, shape (m, D)."""
+    idx = np.asarray(indices, dtype=np.int64)
+    d = int(min(max(d, 0), data.K))
+    return data.mean + data.scores[idx, :d] @ data.components[:d]
+
+
+def project(data: PCAData, x: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Coefficients c (d,), reconstruction x^(d) (D,) and residual norm ‖x − x^(d)‖ of any image."""
+    d = int(min(max(d, 0), data.K))
+    x = np.asarray(x, dtype=float).reshape(-1)
+    W = data.components[:d]
+    c = W @ (x - data.mean)
+    rec = data.mean + c @ W
+    return c, rec, float(np.linalg.norm(x - rec))
+
+
+def residual_norms(data: PCAData, d: int) -> np.ndarray:
+    """‖x_i − x_i^(d)‖ of every training image: ‖x_i − μ̂‖² − Σ_{j≤d} c_ij² (ξ orthonormal)."""
+    d = int(min(max(d, 0), data.K))
+    r2 = data.sq_norms - np.einsum("ij,ij->i", data.scores[:, :d], data.scores[:, :d])
+    return np.sqrt(np.maximum(r2, 0.0))
+
+
+def novelty_threshold(data: PCAData, d: int, percentile: float = NOVELTY_PERCENTILE) -> float:
+    """The residual norm above which an image is called a novelty (a percentile of the training residuals)."""
+    return float(np.percentile(residual_norms(data, d), percentile))
+
+
+def mosaic(tiles: np.ndarray, cols: int, pad: int = 1, fill: float = math.nan) -> np.ndarray:
+    """Tiles (m, h, w) laid out row by row in ``cols`` columns with ``pad`` pixels of ``fill``."""
+    tiles = np.asarray(tiles, dtype=float)
+    m, h, w = tiles.shape
+    cols = max(1, min(int(cols), max(m, 1)))
+    rows = max(1, -(-m // cols))
+    out = np.full((rows * (h + pad) - pad, cols * (w + pad) - pad), fill)
+    for i in range(m):
+        r, c = divmod(i, cols)
+        out[r * (h + pad): r * (h + pad) + h, c * (w + pad): c * (w + pad) + w] = tiles[i]
+    return out
+
+
+def normalised(tiles: np.ndarray) -> np.ndarray:
+    """Each row scaled to max |value| = 1 (eigenvectors drawn with one symmetric colour scale)."""
+    tiles = np.asarray(tiles, dtype=float)
+    scale = np.max(np.abs(tiles.reshape(len(tiles), -1)), axis=1) if len(tiles) else np.zeros(0)
+    scale[scale == 0] = 1.0
+    return tiles / scale.reshape((-1,) + (1,) * (tiles.ndim - 1))
+
+
+def sign_fixed(v: np.ndarray) -> np.ndarray:
+    """v with its largest-magnitude entry positive (the engine's sign convention)."""
+    i = int(np.argmax(np.abs(v)))
+    return -v if v[i] < 0 else v
+
+
+def compression_numbers(data: PCAData, d: int) -> dict:
+    """Storage, compression ratio and error for d components (the text under the slider)."""
+    d = int(min(max(d, 0), data.K))
+    n, D = data.n, data.D
+    err = float(data.errors[d])
+    return {"d": d, "n": n, "D": D, "raw": n * D, "stored": storage_cost(n, D, d),
+            "ratio": compression_ratio(n, D, d), "error": err, "mse": err / n,
+            "explained": float(data.cumulative[d - 1]) if d >= 1 else 0.0}
+
+
+# ----------------------------------------------------------------------------- solver race
+RACE_SOLVERS = [("svd", "full SVD"), ("eigh", "covariance eigh"), ("randomized", "randomized SVD"),
+                ("power", "power method")]
+
+
+def race(data: PCAData, k: int, n_iter: int = 2, seed: int = 0, state=None) -> list[dict]:
+    """Time every solver on the same data for k components and measure the largest
+    principal angle of its subspace to the exact one (``data.components[:k]``).
+
+    Every solver runs at least twice (the first call pays for imports and caches) and fast ones
+    up to 5 times within ~0.3 s; the best time counts, so the times are not
+    timer noise. Returns one row per solver: name, label, seconds, angle (rad), repeats.
+    """
+    k = max(1, min(int(k), data.K))
+    exact = data.components[:k]
+    rows = []
+    for i, (method, label) in enumerate(RACE_SOLVERS):
+        if state is not None:
+            if state.cancelled:
+                return rows
+            state.set_progress(i / len(RACE_SOLVERS), label)
+        kw = {"n_iter": int(n_iter), "random_state": seed} if method == "randomized" else {}
+        if method == "power":
+            kw = {"tol": 1e-10, "max_iter": 2000, "random_state": seed}
+        best, reps, spent = math.inf, 0, 0.0
+        model = None
+        while reps < 5 and (reps < 2 or spent < 0.3):
+            t0 = time.perf_counter()
+            model = PCA(n_components=k, method=method, **kw).fit(data.X)
+            dt = time.perf_counter() - t0
+            best, spent, reps = min(best, dt), spent + dt, reps + 1
+        angle = subspace_angle(model.components_, exact)
+        rows.append({"method": method, "label": label, "seconds": best, "angle": angle, "repeats": reps,
+                     "iterations": int(np.sum(model.n_iter_))})
+    return rows
