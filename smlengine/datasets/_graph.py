@@ -130,7 +130,7 @@ def load_graph(name: str = "python-docs", *, return_titles: bool = False):
     elif name in _GRAPH_FILES:
         adjacency, names, titles = _read_graph_file(resource_path(*_GRAPH_FILES[name]))
     else:
-        raise ValueError(f"unknown graph {name!r}; available: {', '.join(GRAPHS)}")
+        raise ValueError(f"unknown graph {quote_text(name)}; available: {', '.join(GRAPHS)}")
     return (adjacency, names, titles) if return_titles else (adjacency, names)
 
 
@@ -578,7 +578,7 @@ def textbook_chain(name: str = "two-state"):
         "periodic-self-loops": ([[0.1, 0.9], [0.9, 0.1]], ["1", "2"]),
     }
     if name not in chains:
-        raise ValueError(f"unknown chain {name!r}; available: {', '.join(TEXTBOOK_CHAINS)}")
+        raise ValueError(f"unknown chain {quote_text(name)}; available: {', '.join(TEXTBOOK_CHAINS)}")
     p, names = chains[name]
     return np.array(p, dtype=np.float64), list(names)
 

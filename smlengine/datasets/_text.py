@@ -14,7 +14,7 @@ import zipfile
 from functools import lru_cache
 from typing import Callable
 
-from .._base import display_path
+from .._base import display_path, quote_text
 from .._resources import resource_path
 
 __all__ = ["load_corpus", "list_plays", "load_play", "read_text_file"]
@@ -46,7 +46,7 @@ def _slug(title: str) -> str:
     for slug, name in _index():
         if wanted in (slug, name.casefold()):
             return slug
-    raise ValueError(f"unknown play {title!r}; choose one of list_plays(), e.g. 'Hamlet'")
+    raise ValueError(f"unknown play {quote_text(title)}; choose one of list_plays(), e.g. 'Hamlet'")
 
 
 def load_play(title: str) -> str:
@@ -64,7 +64,7 @@ def load_corpus(name: str = "shakespeare") -> str:
     About 4.4 million characters and 1.1 million word tokens.
     """
     if name not in _CORPORA:
-        raise ValueError(f"unknown corpus {name!r}; available: {', '.join(_CORPORA)}")
+        raise ValueError(f"unknown corpus {quote_text(name)}; available: {', '.join(_CORPORA)}")
     with zipfile.ZipFile(resource_path("data", "shakespeare.zip")) as zf:
         return "\n".join(zf.read(f"{slug}.txt").decode("utf-8") for slug, _ in _index())
 

@@ -141,7 +141,7 @@ def make_dataset(name: str, n_samples=200, noise=None, random_state=None, *, bal
     try:
         gen = GENERATORS[name]
     except KeyError:
-        raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(GENERATORS)}") from None
+        raise ValueError(f"unknown dataset {quote_text(name)}; choose one of {', '.join(GENERATORS)}") from None
     kwargs = {"n_samples": n_samples, "random_state": random_state, "balance": balance}
     if noise is not None:
         kwargs["noise"] = noise

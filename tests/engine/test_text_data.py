@@ -120,3 +120,12 @@ def test_read_text_file_without_line_breaks(tmp_path):
     path = tmp_path / "one-line.txt"
     path.write_text("word " * 300_000, encoding="utf-8")  # 1.5 MB, no newline
     assert read_text_file(path) == "word " * 300_000
+
+
+def test_unknown_names_are_quoted_briefly():
+    with pytest.raises(ValueError, match="unknown play") as err:
+        load_play("Hamlet" * 10_000)
+    assert len(str(err.value)) < 250
+    with pytest.raises(ValueError, match="unknown corpus") as err:
+        load_corpus("x" * 10_000)
+    assert len(str(err.value)) < 250
