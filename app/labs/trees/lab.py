@@ -1,0 +1,781 @@
+"""The trees lab: AdaBoost with stumps round by round (weighted points, the current stump,
+the boosted decision map, errors, exponential loss and bound), a decision tree growing split
+by split (partition, split scanner, tree diagram, error against depth) and bagging / random
+forests (vote map, out-of-bag error, left-out fraction, vote histogram, Condorcet)."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from smlengine.datasets import GENERATORS, load_points, make_dataset
+
+from ... import style as st
+from ...lab import Lab
+from ...widgets.decision_map import DecisionMap
+from ...widgets.params import Param
+from ...widgets.plots import PlotPanel
+from ...widgets.point_canvas import CanvasToolbar, PointCanvas
+from . import maths
+from .run import (
+    CRITERIA,
+    METHODS,
+    RunContext,
+    TreeFrame,
+    boosted_values,
+    depth_sweep,
+    node_path,
+    reference_check,
+    run_steps,
+    sklearn_available,
+    split_mask,
+    tree_predict_pm,
+)
+from .tree_view import TreeDiagram
+
+DATASET_DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.25, "circles": 0.1, "xor": 0.25, "spirals": 0.05}
+DATA_PARAMS = ("dataset", "n_samples", "noise", "balance")
+PAGES = {"adaboost": 0, "tree": 1, "bagging": 2, "forest": 2}
+AXES = ("x₁", "x₂")
+#: point sizes while boosting: marker × sqrt(n w_i), clipped (uniform weights = normal size)
+WEIGHT_SIZE_CLIP = (0.35, 4.0)
+
+
+def _for(*methods: str):
+    return lambda values: values["method"] in methods
+
+
+class TreesLab(Lab):
+    id = "trees"
+    title = "Trees and boosting"
+    order = 40
+    description = ("AdaBoost with stumps round by round, a decision tree growing split by split, "
+                   "bagging and random forests with out-of-bag error and votes.")
+    screenshot_steps = 20
+    self_test_steps = 5
+
+    # ------------------------------------------------------------------ building
+    def init_state(self) -> None:
+        self._ctx: RunContext | None = None
+        self._run_extent = (-3.0, 3.0, -3.0, 3.0)
+        self._suppress_points_signal = False
+        self._weights_key = None
+        self._alpha_n = -1
+        self._frame_key = None
+        self.inspect_point: np.ndarray | None = None
+        self.reference_result: dict | None = None
+        self.sweep_result: dict | None = None
+
+    def after_build(self) -> None:
+        # long choice labels must not widen the parameter panel (projector fonts)
+        for name in ("method", "criterion", "dataset"):
+            w = self.form.widgets.get(name)
+            if isinstance(w, QtWidgets.QComboBox):
+                w.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                w.setMinimumContentsLength(8)
+        self.regenerate(undoable=False, restart=False)
+
+    def parameter_specs(self):
+        return [
+            Param("method", "Method", "choice", "adaboost", choices=METHODS,
+                  tooltip="The learner (changing it restarts the run)"),
+            Param("n_rounds", "Rounds M", "int", 200, minimum=1, maximum=5000, step=10,
+                  tooltip="Boosting rounds: one stump per round", visible_when=_for("adaboost")),
+            Param("max_depth", "Max depth", "int", 6, minimum=0, maximum=30,
+                  tooltip="Depth limit of the tree (0: grow until every leaf is pure)", visible_when=_for("tree")),
+            Param("n_estimators", "Trees B", "int", 60, minimum=1, maximum=500, step=10,
+                  tooltip="Number of bootstrap trees", visible_when=_for("bagging", "forest")),
+            Param("forest_depth", "Tree depth", "int", 0, minimum=0, maximum=30,
+                  tooltip="Depth limit of every tree (0: grow until pure)", visible_when=_for("bagging", "forest")),
+            Param("max_features", "Axes per split", "int", 1, minimum=1, maximum=2,
+                  tooltip="Random forest: axes drawn at random for every split (of 2)", visible_when=_for("forest")),
+            Param("criterion", "Criterion", "choice", "misclassification", choices=CRITERIA,
+                  tooltip="Impurity Q of a region: misclassified fraction, Gini index or entropy"),
+            Param("p_voter", "Condorcet p", "float", 0.7, minimum=0.5, maximum=0.99, step=0.01, decimals=2,
+                  tooltip="Accuracy p of independent voters for the Condorcet curve",
+                  visible_when=_for("bagging", "forest")),
+            Param("dataset", "Data set", "choice", "circles", choices=[(k, k.capitalize()) for k in GENERATORS],
+                  tooltip="Generated toy problem (you can then edit the points with the mouse)"),
+            Param("n_samples", "Points", "int", 300, minimum=4, maximum=20000, step=10),
+            Param("noise", "Noise", "float", 0.1, minimum=0.0, maximum=5.0, step=0.05, decimals=2,
+                  tooltip="Spread of the generated points"),
+            Param("balance", "Fraction of +1", "float", 0.5, minimum=0.05, maximum=0.95, step=0.05, decimals=2),
+            Param("test_fraction", "Test fraction", "float", 0.5, minimum=0.0, maximum=0.9, step=0.05, decimals=2,
+                  tooltip="Fraction of the points held out as test points (drawn hollow, not used for training)"),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        self.new_data_button = QtWidgets.QPushButton("New data")
+        self.new_data_button.setToolTip("Draw a fresh sample of the chosen data set with the current seed")
+        self.new_data_button.clicked.connect(lambda: self.regenerate())
+        layout.addWidget(self.new_data_button)
+        self.load_button = QtWidgets.QPushButton("Load points…")
+        self.load_button.setToolTip("Read points from a CSV file with the header x1,x2,label")
+        self.load_button.clicked.connect(self._load_points_dialog)
+        layout.addWidget(self.load_button)
+        self.sweep_button = QtWidgets.QPushButton("Error vs depth")
+        self.sweep_button.setToolTip("Grow trees of depth 1..12 on the training points and plot their "
+                                     "training and test errors (the overfitting picture)")
+        self.sweep_button.clicked.connect(self.run_depth_sweep)
+        layout.addWidget(self.sweep_button)
+        self.reference_button = QtWidgets.QPushButton("Check vs scikit-learn")
+        self.reference_button.clicked.connect(self.run_reference_check)
+        layout.addWidget(self.reference_button)
+        self.reference_label = QtWidgets.QLabel()
+        self.reference_label.setWordWrap(True)
+        self.reference_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.reference_label)
+        self._controls_layout = layout
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        self.canvas = PointCanvas()
+        st.set_axis_labels(self.canvas, "x₁", "x₂")
+        pi = self.canvas.plot_item
+        self.decision = DecisionMap(pi, margins=False)
+        self.legend = pi.addLegend(offset=(10, 10))
+        self.weighted_pos = pg.ScatterPlotItem()
+        self.weighted_neg = pg.ScatterPlotItem()
+        for item in (self.weighted_neg, self.weighted_pos):
+            item.setZValue(11)
+            pi.addItem(item)
+        self.stump_line = pg.InfiniteLine(angle=90, movable=False)
+        self.stump_line.setZValue(8)
+        self.stump_line.setVisible(False)
+        pi.addItem(self.stump_line, ignoreBounds=True)
+        self._stump_sample = pg.PlotDataItem([], [])  # legend sample (an InfiniteLine cannot be one)
+        self.split_lines = pg.PlotCurveItem(connect="finite")
+        self.split_lines.setZValue(6)
+        self.region_box = pg.PlotCurveItem()
+        self.region_box.setZValue(7)
+        self.chosen_split = pg.PlotCurveItem()
+        self.chosen_split.setZValue(8)
+        self.inspect_marker = pg.ScatterPlotItem()
+        self.inspect_marker.setZValue(20)
+        for item in (self.split_lines, self.region_box, self.chosen_split, self.inspect_marker):
+            pi.addItem(item)
+        self._legend_method = None
+
+        self.toolbar = CanvasToolbar(self.canvas)
+        self.inspect_button = QtWidgets.QPushButton("Inspect")
+        self.inspect_button.setCheckable(True)
+        self.inspect_button.setToolTip("When on, clicking the plot does not add a point: it shows the trees' votes "
+                                       "there (forests) or the point's path through the tree")
+        self.inspect_button.toggled.connect(self._inspect_toggled)
+        self.canvas.scene().sigMouseClicked.connect(self._canvas_clicked)
+        left = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.canvas, 1)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.toolbar)
+        row.addWidget(self.toolbar.hint, 1)
+        ll.addLayout(row)
+        self._controls_layout.insertWidget(self._controls_layout.indexOf(self.sweep_button), self.inspect_button)
+
+        # --- AdaBoost page
+        self.boost_panel = PlotPanel("Errors and bound", "round m", "value", legend_corner="top-right")
+        for name in ("train error", "test error", "exp. loss (1/n)Σe^(−yF/2)", "bound Π2√(err(1−err))"):
+            self.boost_panel.curve(name)
+        self.boost_panel.plot_item.enableAutoRange(y=False)
+        self._boost_y_range(st.current())
+        self.alpha_panel = PlotPanel("α_m", "round m", "α_m", legend=False)
+        self.alpha_bars = pg.BarGraphItem(x=[], height=[], width=0.8)
+        self.alpha_panel.plot_item.addItem(self.alpha_bars)
+        boost_page = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        boost_page.addWidget(self.boost_panel)
+        boost_page.addWidget(self.alpha_panel)
+        boost_page.setSizes([580, 260])
+
+        # --- tree page
+        self.tree_diagram = TreeDiagram()
+        self.scan_panel = PlotPanel("Split scanner", "threshold t", "Q(R, t)", legend_corner="bottom-right")
+        self.scan_x = self.scan_panel.curve("along x₁")
+        self.scan_y = self.scan_panel.curve("along x₂")
+        self.scan_min = pg.ScatterPlotItem()
+        self.scan_min.setZValue(10)
+        self.scan_panel.plot_item.addItem(self.scan_min)
+        self.depth_panel = PlotPanel("Error vs depth", "max depth", "error", legend_corner="top-right")
+        self.depth_train = self.depth_panel.curve("training")
+        self.depth_test = self.depth_panel.curve("test")
+        self.depth_marker = pg.InfiniteLine(angle=90, movable=False)
+        self.depth_panel.plot_item.addItem(self.depth_marker, ignoreBounds=True)
+        self.tree_tabs = QtWidgets.QTabWidget()
+        self.tree_tabs.addTab(self.scan_panel, "Split scanner")
+        self.tree_tabs.addTab(self.depth_panel, "Error vs depth")
+        tree_page = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        tree_page.addWidget(self.tree_diagram)
+        tree_page.addWidget(self.tree_tabs)
+        tree_page.setSizes([450, 350])
+
+        # --- forest page
+        self.oob_panel = PlotPanel("Out of bag", "trees", "value", legend_corner="top-right")
+        for name in ("OOB error", "test error", "left-out fraction"):
+            self.oob_panel.curve(name)
+        self.e_line = pg.InfiniteLine(pos=math.exp(-1), angle=0, movable=False, label="1/e",
+                                      labelOpts={"position": 0.08})
+        self.oob_panel.plot_item.addItem(self.e_line, ignoreBounds=True)
+        self.oob_panel.plot_item.setYRange(0.0, 1.0, padding=0)  # the legend sits above the curves
+        self.oob_panel.plot_item.enableAutoRange(y=False)
+        self.condorcet_panel = PlotPanel("Condorcet", "voters m", "P(majority right)", legend_corner="bottom-right")
+        self.cond_p = self.condorcet_panel.curve("independent, p")
+        self.cond_hat = self.condorcet_panel.curve("independent, p̂ of a tree")
+        self.cond_forest = self.condorcet_panel.curve("forest (test)")
+        self.votes_panel = PlotPanel("Votes at the inspected point", "class", "trees", legend=False)
+        self.votes_bars = pg.BarGraphItem(x=[-1, 1], height=[0, 0], width=1.2,
+                                          brushes=[pg.mkBrush(st.NEG_COLOR), pg.mkBrush(st.POS_COLOR)])
+        self.votes_panel.plot_item.addItem(self.votes_bars)
+        self.votes_panel.plot_item.getAxis("bottom").setTicks([[(-1, "−1"), (1, "+1")]])
+        self.votes_panel.plot_item.setXRange(-2.0, 2.0, padding=0)
+        self.votes_panel.plot_item.enableAutoRange(x=False)
+        self.forest_tabs = QtWidgets.QTabWidget()
+        self.forest_tabs.addTab(self.condorcet_panel, "Condorcet")
+        self.forest_tabs.addTab(self.votes_panel, "Votes")
+        forest_page = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        forest_page.addWidget(self.oob_panel)
+        forest_page.addWidget(self.forest_tabs)
+        forest_page.setSizes([400, 400])
+
+        self.pages = QtWidgets.QStackedWidget()
+        for page in (boost_page, tree_page, forest_page):
+            self.pages.addWidget(page)
+        # tab bars in projector fonts must not widen the page (the stack takes its widest page)
+        for w in (self.tree_tabs, self.forest_tabs, boost_page, tree_page, forest_page, self.pages):
+            w.setMinimumSize(120, 90)
+        for tabs in (self.tree_tabs, self.forest_tabs):
+            tabs.setUsesScrollButtons(True)
+            tabs.tabBar().setExpanding(False)
+        for p in (self.boost_panel, self.alpha_panel, self.scan_panel, self.depth_panel, self.oob_panel,
+                  self.condorcet_panel, self.votes_panel, self.tree_diagram):
+            p.LEFT_AXIS_EM = 2.6  # short tick labels (errors, α, counts): room for the curves
+        self.panels = [self.boost_panel, self.alpha_panel, self.tree_diagram, self.scan_panel, self.depth_panel,
+                       self.oob_panel, self.condorcet_panel, self.votes_panel]
+
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(left)
+        split.addWidget(self.pages)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([440, 330])
+        split.setCollapsible(0, False)
+        self.central_split = split
+        self.canvas.pointsChanged.connect(self._points_changed)
+        self._update_visibility()
+        return split
+
+    # ------------------------------------------------------------------ method choice
+    @property
+    def method(self) -> str:
+        return self.form.value("method")
+
+    def _update_visibility(self) -> None:
+        m = self.method
+        self.pages.setCurrentIndex(PAGES.get(m, 0))
+        boosting = m == "adaboost"
+        for item in self.canvas.scatter_items():
+            item.setVisible(not boosting)
+        self._update_legend(m)
+        self._update_buttons(m)
+
+    def _update_legend(self, m: str) -> None:
+        if m == self._legend_method:
+            return
+        self._legend_method = m
+        self.legend.clear()
+        if m == "adaboost":
+            self.legend.addItem(self.weighted_pos, "+1 (size ∝ √w)")
+            self.legend.addItem(self.weighted_neg, "−1")
+            pen = pg.mkPen(st.OKABE_ITO["bluish_green"], width=st.current().line_width * 1.3)
+            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+            self._stump_sample.setPen(pen)
+            self.legend.addItem(self._stump_sample, "stump g_m")
+            self.legend.addItem(self.decision.boundary, "F = 0")
+        else:
+            pos, neg = self.canvas.scatter_items()
+            self.legend.addItem(pos, "+1")
+            self.legend.addItem(neg, "−1")
+            if m == "tree":
+                self.legend.addItem(self.split_lines, "splits")
+                self.legend.addItem(self.chosen_split, "new split")
+            else:
+                self.legend.addItem(self.decision.boundary, "vote boundary")
+        st.style_plot(self.canvas, st.current())
+
+    def _update_buttons(self, m: str) -> None:
+        b = self.reference_button
+        if not sklearn_available():
+            b.setEnabled(False)
+            b.setToolTip("scikit-learn is not installed, so there is nothing to compare with "
+                         "(pip install scikit-learn enables this check)")
+        elif m not in ("adaboost", "tree"):
+            b.setEnabled(False)
+            b.setToolTip("The reference check covers the decision tree and AdaBoost (forests are random)")
+        else:
+            b.setEnabled(True)
+            b.setToolTip("Fit scikit-learn's model on the same training points (on a worker thread) and "
+                         "compare the predictions on a dense grid")
+        self.sweep_button.setVisible(m == "tree")
+
+    # ------------------------------------------------------------------ data
+    def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
+        p = self.params()
+        try:
+            X, y = make_dataset(p["dataset"], p["n_samples"], p["noise"], random_state=self.seed, balance=p["balance"])
+        except (ValueError, TypeError) as exc:
+            self.show_error(str(exc))
+            return
+        self._suppress_points_signal = True
+        try:
+            self.canvas.set_points(X, y, test_mask=split_mask(len(y), p["test_fraction"], self.seed), undoable=undoable)
+        finally:
+            self._suppress_points_signal = False
+        self._fit_view()
+        self._data_changed()
+        if restart:
+            self.reset()
+
+    def _data_changed(self) -> None:
+        self.sweep_result = None
+        self.depth_train.clear()
+        self.depth_test.clear()
+        self.inspect_point = None
+
+    def _apply_split(self) -> None:
+        self.canvas.set_test_mask(split_mask(len(self.canvas.y), self.form.value("test_fraction"), self.seed))
+
+    def _fit_view(self) -> None:
+        xmin, xmax, ymin, ymax = self.canvas.data_bounds()
+        self.canvas.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
+
+    def _view_extent(self) -> tuple[float, float, float, float]:
+        xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=0.6)
+        (vx0, vx1), (vy0, vy1) = self.canvas.plot_item.viewRange()
+        return (min(xmin, vx0), max(xmax, vx1), min(ymin, vy0), max(ymax, vy1))
+
+    def _points_changed(self) -> None:
+        if self._suppress_points_signal:
+            return
+        mask = self.canvas.test_mask
+        if self.form.value("test_fraction") > 0 and len(mask) and not mask.any():
+            self._apply_split()  # undo/redo forget the split: draw it again from the seed
+        self._data_changed()
+        self.reset()
+
+    def load_points_file(self, path: str) -> bool:
+        """Replace the points by those of a CSV file; a message in the lab if it is unusable."""
+        try:
+            X, labels = load_points(path)
+            if X.shape[1] != 2:
+                raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
+            if not np.all(np.isfinite(X)):
+                raise ValueError("the file has coordinates that are not finite numbers")
+            classes = np.unique(labels)
+            if classes.size > 2:
+                raise ValueError(f"this lab needs two classes, the file has {classes.size}")
+            if classes.size == 2:
+                y = np.where(labels == classes[-1], 1.0, -1.0)
+            else:
+                positive = labels.dtype.kind == "f" and classes[0] > 0
+                y = np.full(len(labels), 1.0 if positive else -1.0)
+        except (OSError, ValueError, TypeError) as exc:
+            self.show_error(f"Could not load {path}: {exc}")
+            return False
+        self._suppress_points_signal = True
+        try:
+            self.canvas.set_points(X, y, test_mask=split_mask(len(y), self.form.value("test_fraction"), self.seed))
+        finally:
+            self._suppress_points_signal = False
+        self._fit_view()
+        self._data_changed()
+        self.reset()
+        return True
+
+    def _load_points_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
+        if path:
+            self.load_points_file(path)
+
+    def on_param_changed(self, name: str) -> None:
+        if name == "dataset":
+            self.form.set_values({"noise": DATASET_DEFAULT_NOISE.get(self.form.value("dataset"), 0.2)})
+        if name == "method":
+            self._update_visibility()
+            self.reference_label.setText("")
+        if name in DATA_PARAMS:
+            self.regenerate()
+            return
+        if name == "test_fraction":
+            self._apply_split()
+            self._data_changed()
+        if name == "criterion":
+            self.sweep_result = None
+        self.reset()
+
+    def after_params_restored(self) -> None:
+        self._update_visibility()
+
+    def on_seed_changed(self, seed: int) -> None:
+        self.regenerate()
+
+    # ------------------------------------------------------------------ running
+    def _context(self, params: dict, seed: int) -> RunContext:
+        X = self.canvas.X.copy()
+        y = self.canvas.y.copy()
+        mask = self.canvas.test_mask
+        if len(mask) != len(y):
+            mask = np.zeros(len(y), dtype=bool)
+        if len(y) == 0:
+            raise ValueError("There are no points: draw some (left click +1, right click −1) or press New data.")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("Some points have coordinates that are not finite numbers.")
+        return RunContext(params["method"], dict(params), X, y, mask.copy(), self._view_extent(), seed)
+
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        ctx = self._context(params, seed)
+        self._ctx = ctx
+        self._run_extent = ctx.extent
+        if ctx.method == "tree" and self.sweep_result is None and ctx.n_test and np.unique(ctx.y_train).size == 2:
+            self.run_depth_sweep()
+        return lambda: run_steps(ctx)
+
+    def prepare(self, snapshot):
+        from .run import prepare_frame
+
+        return prepare_frame(snapshot)
+
+    def show_idle(self) -> None:
+        self.decision.set_frame(None)
+        self._frame_key = None
+        self._weights_key = None
+        self._alpha_n = -1
+        for item in (self.weighted_pos, self.weighted_neg, self.inspect_marker, self.scan_min):
+            item.setData([], [])
+        for item in (self.split_lines, self.region_box, self.chosen_split):
+            item.setData([], [])
+        self.stump_line.setVisible(False)
+        self.alpha_bars.setOpts(x=[], height=[])
+        self.tree_diagram.clear_tree()
+        for p in (self.boost_panel, self.oob_panel):
+            p.clear_series()
+        for c in (self.scan_x, self.scan_y, self.cond_p, self.cond_hat, self.cond_forest):
+            c.clear()
+        self.votes_bars.setOpts(height=[0, 0])
+
+    def render(self, snapshot, prepared, history) -> None:
+        method = snapshot.ctx.method
+        if method == "adaboost":
+            self._render_boost(snapshot, prepared, history)
+        elif method == "tree":
+            self._render_tree(snapshot, prepared, history)
+        else:
+            self._render_forest(snapshot, prepared, history)
+
+    def _set_frame(self, frame) -> None:
+        if frame is not self._frame_key:
+            self._frame_key = frame
+            self.decision.set_frame(frame)
+
+    # --- AdaBoost
+    def _render_boost(self, snap, prepared, history) -> None:
+        ctx, e = snap.ctx, snap.engine
+        s = st.current()
+        if prepared is not None or e.n_learners == 0:
+            self._set_frame(prepared)
+        # weighted training points: positions once per run and style, sizes every frame
+        key = (id(ctx), s)
+        pos = ctx.y_train > 0
+        if key != self._weights_key:
+            self._weights_key = key
+            edge = pg.mkPen(s.foreground, width=max(1.0, s.scale))
+            self.weighted_pos.setData(pos=ctx.X_train[pos], symbol="o", brush=pg.mkBrush(st.POS_COLOR), pen=edge,
+                                      size=s.marker_size)
+            self.weighted_neg.setData(pos=ctx.X_train[~pos], symbol="s", brush=pg.mkBrush(st.NEG_COLOR), pen=edge,
+                                      size=s.marker_size * 0.9)
+        sizes = self.weight_sizes(e.weights, s.marker_size)
+        self.weighted_pos.setSize(sizes[pos])
+        self.weighted_neg.setSize(sizes[~pos] * 0.9)
+        # the current stump
+        if e.axis is not None and e.axis >= 0:
+            pen = pg.mkPen(st.OKABE_ITO["bluish_green"], width=s.line_width * 1.3)
+            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+            self.stump_line.setPen(pen)
+            self.stump_line.setAngle(90 if e.axis == 0 else 0)
+            self.stump_line.setPos(e.threshold)
+            self.stump_line.setVisible(True)
+        else:
+            self.stump_line.setVisible(False)
+        if history.rewound:
+            self.boost_panel.clear_series()
+        added = history.added
+        if added:
+            r = np.fromiter((h.engine.round for h in added), float, len(added))
+            c = self.boost_panel.series
+            names = list(c)
+            c[names[0]].extend(r, [h.train_error for h in added])
+            if ctx.n_test:
+                c[names[1]].extend(r, [h.test_error for h in added])
+            c[names[2]].extend(r, [h.engine.exp_loss_half for h in added])
+            c[names[3]].extend(r, [h.engine.bound for h in added])
+        n = len(snap.stumps)
+        if n != self._alpha_n:
+            self._alpha_n = n
+            self.alpha_bars.setOpts(x=np.arange(1, n + 1), height=snap.stumps[:, 4], width=0.8,
+                                    brush=pg.mkBrush(st.OKABE_ITO["bluish_green"]), pen=pg.mkPen(None))
+
+    @staticmethod
+    def weight_sizes(w: np.ndarray, base: float) -> np.ndarray:
+        """Marker sizes ∝ √(n w_i), clipped and rounded to half pixels (few distinct sizes
+        keep pyqtgraph's symbol atlas small)."""
+        f = np.clip(np.sqrt(len(w) * np.asarray(w)), *WEIGHT_SIZE_CLIP)
+        return np.round(2.0 * base * f) / 2.0
+
+    # --- tree
+    def _render_tree(self, snap, prepared, history) -> None:
+        e = snap.engine
+        s = st.current()
+        if isinstance(prepared, TreeFrame):
+            if prepared is not self._frame_key:
+                self._frame_key = prepared
+                self.decision.set_frame(prepared.frame)
+                self.split_lines.setData(prepared.split_x, prepared.split_y,
+                                         pen=pg.mkPen(s.foreground, width=max(1.0, s.line_width * 0.6)))
+        xmin, xmax, ymin, ymax = snap.ctx.extent
+        if e.lower is not None and e.node is not None and not e.done:
+            lo = np.clip(e.lower, [xmin, ymin], [xmax, ymax])
+            hi = np.clip(e.upper, [xmin, ymin], [xmax, ymax])
+            self.region_box.setData([lo[0], hi[0], hi[0], lo[0], lo[0]], [lo[1], lo[1], hi[1], hi[1], lo[1]],
+                                    pen=pg.mkPen(st.OKABE_ITO["orange"], width=s.line_width))
+        else:
+            self.region_box.setData([], [])
+        if e.axis is not None:
+            t = e.threshold
+            lo = np.clip(e.lower, [xmin, ymin], [xmax, ymax])
+            hi = np.clip(e.upper, [xmin, ymin], [xmax, ymax])
+            if e.axis == 0:
+                xs, ys = [t, t], [lo[1], hi[1]]
+            else:
+                xs, ys = [lo[0], hi[0]], [t, t]
+            self.chosen_split.setData(xs, ys, pen=pg.mkPen(st.OKABE_ITO["orange"], width=s.line_width * 1.8))
+        else:
+            self.chosen_split.setData([], [])
+        # split scanner
+        if e.curve_thresholds is not None:
+            self.scan_x.set(e.curve_thresholds[0], e.curve_costs[0])
+            self.scan_y.set(e.curve_thresholds[1], e.curve_costs[1])
+            self.scan_min.setData([e.threshold], [e.cost], symbol="o", size=s.marker_size * 1.6,
+                                  brush=pg.mkBrush(st.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground))
+            self.scan_panel.set_title(f"Split scanner: region {e.node}, best {AXES[e.axis]} ≤ {e.threshold:.2f}")
+        elif e.step == 0:
+            self.scan_x.clear()
+            self.scan_y.clear()
+            self.scan_min.setData([], [])
+            self.scan_panel.set_title("Split scanner")
+        self.tree_diagram.set_tree(e.tree, current=e.node if not e.done else None)
+        self.depth_marker.setPos(e.tree_depth)
+        self.depth_marker.setPen(pg.mkPen(s.foreground, width=1, style=QtCore.Qt.PenStyle.DotLine))
+        self._update_inspect(snap)
+
+    # --- forests
+    def _render_forest(self, snap, prepared, history) -> None:
+        e = snap.engine
+        s = st.current()
+        frame = prepared.frame if prepared is not None and hasattr(prepared, "frame") else prepared
+        if prepared is not None or e.n_trees == 0:
+            self._set_frame(frame)
+        if history.rewound:
+            self.oob_panel.clear_series()
+            self.cond_forest.clear()
+        added = [h for h in history.added if h.engine.n_trees > 0]
+        if added:
+            k = np.fromiter((h.engine.n_trees for h in added), float, len(added))
+            c = self.oob_panel.series
+            names = list(c)
+            c[names[0]].extend(k, [np.nan if h.engine.oob_error is None else h.engine.oob_error for h in added])
+            if snap.ctx.n_test:
+                c[names[1]].extend(k, [h.test_error for h in added])
+                self.cond_forest.extend(k, [1.0 - h.test_error for h in added])
+            c[names[2]].extend(k, [h.engine.oob_fraction for h in added])
+        self.e_line.setPen(pg.mkPen(s.foreground, width=1, style=QtCore.Qt.PenStyle.DotLine))
+        if history.rewound or not self.cond_p.n:
+            from .run import condorcet_curve
+
+            B = int(snap.ctx.params["n_estimators"])
+            m, pm = condorcet_curve(B, float(snap.ctx.params["p_voter"]))
+            self.cond_p.set(m, pm)
+            self.condorcet_panel.set_title(f"Condorcet (p = {float(snap.ctx.params['p_voter']):.2f})")
+        if prepared is not None and getattr(prepared, "condorcet_hat", None) is not None:
+            self.cond_hat.set(*prepared.condorcet_hat)
+        elif e.n_trees == 0:
+            self.cond_hat.clear()
+        self._update_inspect(snap)
+
+    # ------------------------------------------------------------------ inspecting a point
+    def _inspect_toggled(self, on: bool) -> None:
+        self.canvas.editable = not on
+        if not on:
+            self.inspect_point = None
+            self.inspect_marker.setData([], [])
+            self.tree_diagram.set_path([])
+
+    def _canvas_clicked(self, ev) -> None:
+        if not self.inspect_button.isChecked():
+            return
+        vb = self.canvas.plot_item.getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        p = vb.mapSceneToView(ev.scenePos())
+        self.inspect_at(p.x(), p.y())
+        ev.accept()
+
+    def inspect_at(self, x: float, y: float) -> None:
+        """Show the trees' votes (forests) or the path through the tree at (x, y)."""
+        self.inspect_point = np.array([x, y], float)
+        if self.runner.current is not None:
+            self._update_inspect(self.runner.current)
+        if self.method in ("bagging", "forest"):
+            self.forest_tabs.setCurrentWidget(self.votes_panel)
+
+    def point_votes(self, snap, point) -> tuple[int, int]:
+        """(votes for −1, votes for +1) of the trees of ``snap`` at ``point``."""
+        trees = snap.trees or ()
+        p = np.asarray(point, float).reshape(1, 2)
+        pos = sum(int(tree_predict_pm(t.tree_, p)[0] > 0) for t in trees)
+        return len(trees) - pos, pos
+
+    def _update_inspect(self, snap) -> None:
+        if self.inspect_point is None:
+            self.inspect_marker.setData([], [])
+            return
+        s = st.current()
+        self.inspect_marker.setData([self.inspect_point[0]], [self.inspect_point[1]], symbol="+",
+                                    size=s.marker_size * 2.4, pen=pg.mkPen(s.foreground, width=2.5 * s.scale),
+                                    brush=pg.mkBrush(s.foreground))
+        method = snap.ctx.method
+        if method == "tree":
+            self.tree_diagram.set_path(node_path(snap.engine.tree, self.inspect_point))
+        elif method in ("bagging", "forest"):
+            neg, pos = self.point_votes(snap, self.inspect_point)
+            self.votes_bars.setOpts(height=[neg, pos])
+            self.votes_panel.set_title(f"Votes −1 : +1 = {neg} : {pos}")
+
+    # ------------------------------------------------------------------ maths
+    def maths_html(self, snapshot) -> str:
+        return maths.maths_html(snapshot)
+
+    # ------------------------------------------------------------------ side tasks
+    def _train_test(self):
+        X, y = self.canvas.X, np.where(self.canvas.y > 0, 1.0, -1.0)
+        mask = self.canvas.test_mask if len(self.canvas.test_mask) == len(y) else np.zeros(len(y), bool)
+        return X[~mask], y[~mask], X[mask], y[mask]
+
+    def run_depth_sweep(self) -> None:
+        Xtr, ytr, Xte, yte = self._train_test()
+        if np.unique(ytr).size < 2:
+            self.show_error("The depth sweep needs training points of both classes.")
+            return
+        task = self.task("depth", on_done=self._sweep_done, on_error=self.show_error)
+        task.start(depth_sweep, Xtr.copy(), ytr.copy(), Xte.copy(), yte.copy(), self.form.value("criterion"))
+        self.depth_panel.set_title("Error vs depth (computing …)")
+
+    def _sweep_done(self, result: dict) -> None:
+        self.sweep_result = result
+        self.depth_train.set(result["depth"], result["train"])
+        self.depth_test.set(result["depth"], result["test"])
+        title = "Error vs depth"
+        if np.isfinite(result["test"]).any():
+            best = int(result["depth"][np.nanargmin(result["test"])])
+            title += f" (best test: depth {best})"
+        self.depth_panel.set_title(title)
+
+    def run_reference_check(self) -> None:
+        method = self.method
+        if not sklearn_available() or method not in ("adaboost", "tree"):
+            return
+        Xtr, ytr, _, _ = self._train_test()
+        task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
+        task.start(reference_check, method, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
+        self.reference_result = None
+        self.reference_label.setText("Fitting scikit-learn's model …")
+        self.reference_button.setEnabled(False)
+
+    def _reference_done(self, r: dict) -> None:
+        self._update_buttons(self.method)
+        self.reference_result = r
+        self.reference_label.setText(
+            f"<b>vs scikit-learn {html.escape(r['name'])}</b> on {r['n_points']} training points:<br>"
+            f"equal predictions on a {r['grid']}×{r['grid']} grid: <b>{100 * r['agreement']:.2f}%</b>, "
+            f"on the training points: {100 * r['train_agreement']:.1f}%")
+
+    def _reference_failed(self, message: str) -> None:
+        self._update_buttons(self.method)
+        self.reference_label.setText(f"⚠ reference check failed: {html.escape(message)}")
+
+    # ------------------------------------------------------------------ style, sessions, export
+    def apply_style(self, s: st.Style) -> None:
+        self.canvas.apply_style(s)
+        st.set_axis_labels(self.canvas, "x₁", "x₂", s)
+        st.style_plot(self.canvas, s)
+        self.decision.apply_style(s)
+        for p in self.panels:
+            p.apply_style(s)
+        self._boost_y_range(s)
+        self._weights_key = None
+        self._alpha_n = -1
+        self._frame_key = None
+
+    def _boost_y_range(self, s: st.Style) -> None:
+        # the curves stay in [0, 1]; the band above is the legend's, so it never hides them
+        self.boost_panel.plot_item.setYRange(0.0, 2.2 if s.projector else 1.6, padding=0)
+
+    def main_plot(self):
+        return self.canvas
+
+    def user_data(self) -> dict:
+        return {"points": self.canvas.X.tolist(), "labels": self.canvas.y.tolist(),
+                "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)]}
+
+    def set_user_data(self, data: dict) -> None:
+        if "points" not in data:
+            return
+        X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)
+        y = np.asarray(data.get("labels", []), dtype=float).reshape(-1)
+        if len(X) != len(y) or not np.all(np.isfinite(X)):
+            raise ValueError("the saved points are malformed")
+        mask = np.zeros(len(y), dtype=bool)
+        test = np.asarray(data.get("test", []), dtype=int).reshape(-1)
+        if test.size and (test.min() < 0 or test.max() >= len(y)):
+            raise ValueError("the saved test points are malformed")
+        mask[test] = True
+        self._suppress_points_signal = True
+        try:
+            self.canvas.set_points(X, y, test_mask=mask, undoable=False)
+        finally:
+            self._suppress_points_signal = False
+        self._fit_view()
+        self._data_changed()
+
+    def export_rows(self):
+        snap = self.runner.current
+        X, y = self.canvas.X, self.canvas.y
+        header = ["x1", "x2", "label", "test"]
+        rows = [[x[0], x[1], int(l), int(t)] for x, l, t in zip(X, y, self.canvas.test_mask)]
+        if snap is None or len(snap.ctx.y) != len(y):
+            return header, rows
+        method = snap.ctx.method
+        if method == "adaboost":
+            f = boosted_values(snap.stumps, X)
+            header.append("F(x)")
+        elif method == "tree":
+            f = tree_predict_pm(snap.engine.tree, X)
+            header.append("leaf vote")
+        else:
+            votes = np.array([self.point_votes(snap, x)[1] for x in X]) if snap.trees else np.zeros(len(X))
+            f = votes
+            header.append("trees voting +1")
+        for row, v in zip(rows, f):
+            row.append(float(v))
+        return header, rows

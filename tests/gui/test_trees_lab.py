@@ -1,0 +1,239 @@
+"""The trees lab: plots follow AdaBoost, the tree and the forests; Qt-free helpers; sessions;
+errors; side tasks (depth sweep, reference check)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from app.labs.trees import maths as tmaths
+from app.labs.trees import run as trun
+from smlengine.ensemble import AdaBoost
+from smlengine.grid import grid_points
+from smlengine.trees import DecisionTree
+
+
+def _lab(qtbot, make_window):
+    window = make_window(lab_ids=["trees"])
+    lab = window.show_lab("trees")
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=20_000)
+    return window, lab
+
+
+def _run_to(qtbot, lab, n):
+    lab.run_to(n)
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.finished or (r.timeline.last is not None and r.timeline.last.step >= n), timeout=20_000)
+    r.flush()
+    qtbot.waitUntil(lambda: r.current.step == 0 or r.prepared_for(r.current) is not None, timeout=10_000)
+    r.flush()
+
+
+def _method(qtbot, lab, method, **extra):
+    lab.form.set_values({"method": method, **extra})
+    lab.after_params_restored()
+    lab.start()
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.method == method, timeout=20_000)
+
+
+# ---------------------------------------------------------------------- Qt-free helpers
+def test_boosted_grid_equals_the_engine_decision_function():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    ctx = trun.RunContext("adaboost", {"n_rounds": 15, "criterion": "misclassification"}, X, y,
+                          np.zeros(80, bool), (-3, 3, -3, 3), 0)
+    last = list(trun.run_steps(ctx))[-1]
+    model = AdaBoost(n_rounds=15).fit(X, y)
+    xs, ys, pts = grid_points((-3, 3, -3, 3), 41)
+    F = trun.boosted_grid(last.stumps, xs, ys).ravel()
+    np.testing.assert_allclose(F, model.decision_function(pts), atol=1e-9)
+    np.testing.assert_allclose(trun.boosted_values(last.stumps, X), model.decision_function(X), atol=1e-9)
+
+
+def test_tree_layout_and_path():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(200, 2))
+    y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.2, 1.0, -1.0)
+    tree = DecisionTree(max_depth=5, criterion="gini").fit(X, y).tree_
+    x, yy = trun.tree_layout(tree)
+    leaves = tree.children_left < 0
+    assert sorted(x[leaves]) == list(range(int(leaves.sum())))  # leaves at 0, 1, 2, ...
+    inner = np.flatnonzero(~leaves)
+    np.testing.assert_allclose(x[inner], 0.5 * (x[tree.children_left[inner]] + x[tree.children_right[inner]]))
+    np.testing.assert_array_equal(yy, -tree.depth)
+    path = trun.node_path(tree, X[3])
+    assert path[0] == 0 and path[-1] == tree.apply(X[3:4])[0]
+
+
+def test_split_segments_lie_on_the_thresholds():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, size=(100, 2))
+    y = np.where(X[:, 0] > 0.1, 1.0, -1.0)
+    tree = DecisionTree(max_depth=3).fit(X, y).tree_
+    sx, sy = trun.split_segments(tree, (-2, 2, -2, 2))
+    inner = np.flatnonzero(tree.feature >= 0)
+    assert len(sx) == 3 * inner.size
+    seg = np.column_stack([sx, sy]).reshape(-1, 3, 2)[:, :2]
+    for (a, b), node in zip(seg, inner):
+        j = tree.feature[node]
+        assert a[j] == b[j] == tree.threshold[node]
+
+
+def test_forest_steps_vote_map_and_condorcet():
+    from smlengine.datasets import make_dataset
+
+    X, y = make_dataset("moons", 120, 0.2, random_state=0)
+    mask = trun.split_mask(120, 0.3, 0)
+    params = {"n_estimators": 5, "forest_depth": 0, "max_features": 1, "criterion": "gini", "p_voter": 0.7}
+    ctx = trun.RunContext("forest", params, X, y, mask, (-2, 3, -2, 2), 0)
+    steps = list(trun.run_steps(ctx))
+    assert [s.step for s in steps] == list(range(6))
+    last = steps[-1]
+    assert int(last.grid_votes.max()) <= 5 and len(last.trees) == 5
+    votes = sum((trun.tree_predict_pm(t.tree_, ctx.X_test) > 0).astype(int) for t in last.trees)
+    np.testing.assert_array_equal(votes, last.test_votes)
+    frame = trun.prepare_frame(last)
+    assert frame.frame.values.shape == (trun.FOREST_RES, trun.FOREST_RES)
+    m, p = trun.condorcet_curve(5, 0.7)
+    assert p[0] == pytest.approx(0.7) and p[2] == pytest.approx(0.7**3 + 3 * 0.7**2 * 0.3)
+
+
+def test_maths_html_has_the_numbers():
+    from smlengine.datasets import make_dataset
+
+    X, y = make_dataset("circles", 100, 0.1, random_state=0)
+    ctx = trun.RunContext("adaboost", {"n_rounds": 3, "criterion": "misclassification", "dataset": "circles"},
+                          X, y, np.zeros(100, bool), (-2, 2, -2, 2), 0)
+    s1 = list(trun.run_steps(ctx))[1]
+    html = tmaths.maths_html(s1)
+    err = s1.engine.error
+    assert f"{math.log((1 - err) / err):.4f}" in html and f"{err:.4f}" in html
+    ctx = trun.RunContext("tree", {"max_depth": 2, "criterion": "gini"}, X, y, np.zeros(100, bool), (-2, 2, -2, 2), 0)
+    s1 = list(trun.run_steps(ctx))[1]
+    assert f"{s1.engine.cost:.4f}" in tmaths.maths_html(s1)
+
+
+# ---------------------------------------------------------------------- the lab
+def test_boosting_plots_follow_the_run(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    assert lab.method == "adaboost"
+    _run_to(qtbot, lab, 12)
+    snap = lab.runner.current
+    assert snap.step == 12
+    x, y = lab.boost_panel.series["train error"].item.getData()
+    np.testing.assert_array_equal(x, np.arange(13))
+    assert y[-1] == pytest.approx(snap.train_error)
+    _, b = lab.boost_panel.series["bound Π2√(err(1−err))"].item.getData()
+    _, el = lab.boost_panel.series["exp. loss (1/n)Σe^(−yF/2)"].item.getData()
+    np.testing.assert_allclose(b, el, rtol=1e-9)  # the bound equals the half-exponent loss
+    # point sizes follow the weights; the stump line is at the threshold; α bars
+    pos = snap.ctx.y_train > 0
+    from app import style as st
+
+    expected = lab.weight_sizes(snap.engine.weights, st.current().marker_size)[pos]
+    np.testing.assert_allclose(lab.weighted_pos.data["size"], expected)
+    assert lab.stump_line.isVisible() and lab.stump_line.value() == pytest.approx(snap.engine.threshold)
+    assert len(lab.alpha_bars.opts["height"]) == len(snap.stumps) == 12
+    # the boundary drawn is the zero set of F
+    bx, by = lab.decision.boundary.getData()
+    ok = np.isfinite(bx)
+    assert ok.sum() > 10 and lab.decision.image.isVisible()
+    assert f"round m = {snap.engine.round}" in lab.maths.toPlainText()
+    # the curves restart with the run
+    lab.reset()
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.step == 0, timeout=10_000)
+    lab.runner.flush()
+    assert len(lab.boost_panel.series["train error"].x) <= 1
+
+
+def test_tree_mode_scanner_diagram_and_depth_sweep(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    _method(qtbot, lab, "tree", criterion="gini", max_depth=4)
+    _run_to(qtbot, lab, 2)
+    snap = lab.runner.current
+    e = snap.engine
+    assert e.axis is not None
+    tx, cy = lab.scan_x.item.getData() if e.axis == 0 else lab.scan_y.item.getData()
+    assert np.min(cy) == pytest.approx(e.cost)
+    assert lab.tree_diagram.nodes.data.size == e.tree.node_count
+    sx, sy = lab.split_lines.getData()
+    assert np.isfinite(sx).sum() == 2 * int((e.tree.feature >= 0).sum())
+    # the depth sweep starts by itself in tree mode (test points exist)
+    qtbot.waitUntil(lambda: lab.sweep_result is not None, timeout=20_000)
+    d, tr = lab.depth_train.item.getData()
+    np.testing.assert_array_equal(d, np.arange(1, 13))
+    assert np.all(np.diff(tr) <= 1e-12)  # deeper trees never fit the training data worse
+    lab.inspect_button.setChecked(True)
+    lab.inspect_at(0.1, 0.1)
+    assert lab.tree_diagram.path[0] == 0
+    window.close()
+
+
+def test_forest_mode_oob_votes_condorcet(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    _method(qtbot, lab, "forest", n_estimators=10)
+    _run_to(qtbot, lab, 6)
+    snap = lab.runner.current
+    x, oob = lab.oob_panel.series["OOB error"].item.getData()
+    assert x[-1] == 6
+    _, left = lab.oob_panel.series["left-out fraction"].item.getData()
+    assert abs(left[-1] - math.exp(-1)) < 0.1
+    m, p = lab.cond_p.item.getData()
+    assert len(m) == 10 and p[0] == pytest.approx(0.7)
+    lab.inspect_at(0.0, 0.0)
+    h = list(lab.votes_bars.opts["height"])
+    assert sum(h) == 6 == snap.engine.n_trees
+    window.close()
+
+
+def test_bad_input_gives_a_banner_and_keeps_points(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]])
+    lab.canvas.set_points(X, np.array([1.0, 1.0, 1.0]))
+    qtbot.waitUntil(lambda: lab.error_text != "", timeout=10_000)
+    assert "both classes" in lab.error_text
+    assert len(lab.canvas.y) == 3
+
+
+def test_bad_file_gives_a_banner(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    n = len(lab.canvas.y)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x1,x2,x3,label\n1,2,3,0\n")
+    assert not lab.load_points_file(str(bad))
+    assert "2-D" in lab.error_text and len(lab.canvas.y) == n
+
+
+def test_session_round_trip(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    lab.form.set_values({"n_rounds": 33})
+    lab.canvas.add_point(0.25, -0.5, -1)
+    state = json.loads(json.dumps(lab.session_state()))
+    X = lab.canvas.X.copy()
+    lab.regenerate()
+    lab.restore_session(state)
+    np.testing.assert_allclose(lab.canvas.X, X)
+    assert lab.form.value("n_rounds") == 33
+    with pytest.raises(ValueError):
+        lab.restore_session({**state, "user_data": {"points": [[0, 0]], "labels": [1, 2]}})
+    np.testing.assert_allclose(lab.canvas.X, X)
+
+
+def test_reference_check_agrees(qtbot, make_window):
+    pytest.importorskip("sklearn")
+    window, lab = _lab(qtbot, make_window)
+    lab.form.set_values({"n_rounds": 20, "criterion": "gini"})
+    lab.run_reference_check()
+    qtbot.waitUntil(lambda: lab.reference_result is not None or "failed" in lab.reference_label.text(), timeout=30_000)
+    r = lab.reference_result
+    assert r is not None and r["train_agreement"] >= 0.97 and r["agreement"] >= 0.95
+    window.close()
+
+
+def test_export_rows_have_F(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    _run_to(qtbot, lab, 3)
+    header, rows = lab.export_rows()
+    assert header[-1] == "F(x)" and len(rows) == len(lab.canvas.y)
