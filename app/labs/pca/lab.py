@@ -59,6 +59,10 @@ class PCALab(Lab):
         self._lambda_lines: list[pg.InfiniteLine] = []
         self._scatter_items: list[pg.ScatterPlotItem] = []
         self._curve_component = -1
+        self._maths_timer = QtCore.QTimer(self)
+        self._maths_timer.setSingleShot(True)
+        self._maths_timer.setInterval(60)
+        self._maths_timer.timeout.connect(self._update_maths_now)
 
     def parameter_specs(self):
         return [
@@ -347,7 +351,7 @@ class PCALab(Lab):
         self._render_power(snapshot, history)
 
     def _render_power(self, snap, history) -> None:
-        data, p = snap.data, snap.power
+        data, p = snap.data, snap
         h, w = data.shape
         v = run.sign_fixed(np.asarray(p.vector))
         m = float(np.max(np.abs(v))) or 1.0
@@ -378,9 +382,9 @@ class PCALab(Lab):
         added = history.added
         if added:
             steps = np.fromiter((a.step for a in added), float, len(added))
-            self.rayleigh_curve.extend(steps, [a.power.rayleigh for a in added])
+            self.rayleigh_curve.extend(steps, [a.rayleigh for a in added])
             self.angle_curve.extend(steps, [a.angle for a in added])
-            self.change_curve.extend(steps, [a.power.change for a in added])
+            self.change_curve.extend(steps, [a.change for a in added])
             self.predicted_curve.extend(steps, [a.predicted if a.phase != "deflate" else math.nan for a in added])
             lam = self._exact_lambdas
             x1 = max(float(steps[-1]), 1.0)
@@ -672,6 +676,10 @@ class PCALab(Lab):
         return maths.maths_html(snapshot, self.d, coeffs, what)
 
     def _update_maths(self) -> None:
+        """The maths panel follows the slider a moment later (rich-text layout takes ~10 ms)."""
+        self._maths_timer.start()
+
+    def _update_maths_now(self) -> None:
         snap = self.runner.current
         if snap is not None and snap.data is self._data:
             self.maths.set_html(self.maths_html(snap))

@@ -20,7 +20,7 @@ def _f(x: float, digits: int = 4) -> str:
 
 def power_html(snap: PCALabSnapshot) -> str:
     """The power-method update with the current λ estimate, the exact λ and the rate."""
-    p = snap.power
+    p = snap
     j = p.component + 1
     phase = {"init": "random start", "iterate": "iterating", "deflate": "found, deflating"}.get(p.phase, p.phase)
     rows = [

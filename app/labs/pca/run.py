@@ -21,7 +21,7 @@ import numpy as np
 from smlengine import Snapshot
 from smlengine.cache import LRUCache
 from smlengine.datasets import load_digits, load_image_stack
-from smlengine.pca import PCA, PCASnapshot, compression_ratio, storage_cost, subspace_angle
+from smlengine.pca import PCA, compression_ratio, storage_cost, subspace_angle
 
 DIGIT_CHOICES = [("all", "all digits"), *[(str(i), f"{i}s") for i in range(10)]]
 #: eigenpairs kept for the static views (the whole spectrum of 8 × 8 digits: D = 64)
@@ -34,7 +34,6 @@ _DATA_CACHE = LRUCache(maxsize=6)
 
 
 # ----------------------------------------------------------------------------- data
-@dataclass(frozen=True, eq=False)
 class PCAData:
     """The images of a run and their exact PCA (read-only arrays, shared by all snapshots).
 
@@ -43,27 +42,32 @@ class PCAData:
     ``errors[d]`` = Σ_i ‖x_i − x_i^(d)‖² for d = 0..K; ``sq_norms`` = ‖x_i − μ̂‖²;
     ``labels`` the digit classes (−1 for a user's images); ``sample`` the indices shown
     in the reconstruction strip; ``gap`` the j of the largest gap λ_j − λ_{j+1} (1-based).
+
+    Deliberately not a dataclass: the runner walks the dataclass fields of every snapshot
+    to count its arrays, and this constant object is shared by thousands of snapshots
+    (the power method makes ~3,000 steps a second). Two objects are equal when they were
+    made from the same source (``key``: the digit class, or the file with its mtime).
     """
 
-    source: str
-    key: tuple
-    images: np.ndarray
-    X: np.ndarray
-    labels: np.ndarray
-    shape: tuple
-    mean: np.ndarray
-    components: np.ndarray
-    eigenvalues: np.ndarray
-    total_variance: float
-    ratio: np.ndarray
-    cumulative: np.ndarray
-    errors: np.ndarray
-    scores: np.ndarray
-    sq_norms: np.ndarray
-    sample: np.ndarray
-    gap: int
-    lo: float
-    hi: float
+    FIELDS = ("source", "key", "images", "X", "labels", "shape", "mean", "components", "eigenvalues",
+              "total_variance", "ratio", "cumulative", "errors", "scores", "sq_norms", "sample", "gap", "lo", "hi")
+    __slots__ = FIELDS
+
+    def __init__(self, **values):
+        missing = set(self.FIELDS) - set(values)
+        if missing:
+            raise TypeError(f"PCAData is missing {sorted(missing)}")
+        for name in self.FIELDS:
+            object.__setattr__(self, name, values[name])
+
+    def __setattr__(self, name, value):
+        raise AttributeError("PCAData is read-only")
+
+    def __eq__(self, other):
+        return isinstance(other, PCAData) and self.key == other.key and self.source == other.source
+
+    def __hash__(self):
+        return hash((self.key, self.source))
 
     @property
     def n(self) -> int:
@@ -179,15 +183,25 @@ def load_data(digit: str = "3", path: str = "") -> PCAData:
 class PCALabSnapshot(Snapshot):
     """One power-method step plus the data and the exact answer it is compared with.
 
-    ``power`` is the engine's :class:`~smlengine.pca.PCASnapshot`; ``k`` the number of
-    components the power method finds; ``exact_lambda`` the exact λ_{j+1} of the
-    component j being found; ``rate`` = λ_{j+2}/λ_{j+1}, the convergence factor per
-    iteration; ``angle`` the angle (rad) of the iterate to the exact ξ_{j+1};
-    ``predicted`` = θ_0 · rate^t, the angle the rate predicts after t iterations.
+    The engine's :class:`~smlengine.pca.PCASnapshot` fields are copied in flat (the
+    runner counts every snapshot's arrays, so no nested dataclass: ~5,000 steps a second
+    arrive when playing flat out): ``component`` (j, 0-based), ``vector`` (the iterate v),
+    ``rayleigh`` (ρ = vᵀBv), ``change`` (‖Δv‖), ``n_iter`` (t), ``converged``,
+    ``components``/``eigenvalues`` (found so far, shared between steps of a component).
+    Added: ``data`` (shared :class:`PCAData`), ``k`` (components the power method finds),
+    ``exact_lambda`` (exact λ_{j+1}), ``rate`` = λ_{j+2}/λ_{j+1} (the convergence factor per
+    iteration), ``angle`` (rad, iterate to the exact ξ_{j+1}) and ``predicted`` = θ_0·rate^t.
     """
 
     data: PCAData
-    power: PCASnapshot
+    component: int
+    vector: np.ndarray
+    rayleigh: float
+    change: float
+    n_iter: int
+    converged: bool
+    components: np.ndarray
+    eigenvalues: np.ndarray
     k: int
     exact_lambda: float
     rate: float
@@ -220,8 +234,11 @@ def run_steps(digit: str, path: str, n_power: int, tol: float, max_iter: int, se
         if snap.phase == "init":
             theta0 = angle
         predicted = theta0 * rate ** snap.n_iter if math.isfinite(theta0) and math.isfinite(rate) else math.nan
-        yield PCALabSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, data=data, power=snap, k=k,
-                             exact_lambda=exact, rate=rate, angle=float(angle), predicted=float(predicted))
+        yield PCALabSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, data=data,
+                             component=j, vector=snap.vector, rayleigh=snap.rayleigh, change=snap.change,
+                             n_iter=snap.n_iter, converged=snap.converged, components=snap.components,
+                             eigenvalues=snap.eigenvalues, k=k, exact_lambda=exact, rate=rate, angle=float(angle),
+                             predicted=float(predicted))
 
 
 # ----------------------------------------------------------------------------- views' helpers

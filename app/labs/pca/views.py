@@ -98,8 +98,12 @@ class ImagePanel(pg.PlotWidget):
             self.plot_item.getViewBox().setRange(xRange=(left, width), yRange=(top, height), padding=0.02)
 
     def set_title(self, title: str) -> None:
+        """Change the title text (cheap: the fonts are set by ``apply_style``)."""
+        if title == self._title:
+            return
         self._title = title
-        st.style_plot(self, st.current(), title=title)
+        s = st.current()
+        self.plot_item.setTitle(title, color=s.foreground, size=f"{s.font_pt * 1.1:.0f}pt")
 
     def apply_style(self, s: st.Style | None = None) -> None:
         s = s or st.current()
