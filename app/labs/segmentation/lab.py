@@ -169,8 +169,10 @@ class SegmentationLab(Lab):
         self.order_button.setToolTip("BIC of the mixture fitted to all pixels and split-half stability of the "
                                      "method, for K = 2 … 8 (on a worker thread)")
         self.order_button.clicked.connect(self.run_model_order)
-        self.order_label = QtWidgets.QLabel("BIC (lower is better) and instability (lower is more stable).")
-        self.order_label.setWordWrap(True)
+        # No word wrap in the pages (a height-for-width label makes the page's scroll area
+        # give the page its full size hint): lines are broken with <br> instead.
+        self.order_label = QtWidgets.QLabel("BIC (lower is better) and instability<br>(lower is more stable).")
+        self.order_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.bic_panel = PlotPanel("BIC", "K", "BIC", legend=False)
         self.bic = self.bic_panel.curve("BIC")
         self.stab_panel = PlotPanel("Instability", "K", "disagreement", legend=False)
@@ -179,7 +181,7 @@ class SegmentationLab(Lab):
         self.stab_best = pg.ScatterPlotItem()
         self.bic_panel.addItem(self.bic_best)
         self.stab_panel.addItem(self.stab_best)
-        self.thumbs = ImageView("Segmentation per K")
+        self.thumbs = ImageView("Segments per K")
         self.thumb_texts: list[pg.TextItem] = []
         order_tab = QtWidgets.QWidget()
         ol = QtWidgets.QVBoxLayout(order_tab)
@@ -191,23 +193,20 @@ class SegmentationLab(Lab):
         plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         plots.addWidget(self.bic_panel)
         plots.addWidget(self.stab_panel)
-        vs = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        vs.addWidget(plots)
-        vs.addWidget(self.thumbs)
-        vs.setSizes([320, 200])
-        ol.addWidget(vs, 1)
+        ol.addWidget(plots, 3)
+        ol.addWidget(self.thumbs, 2)
 
         # --- tab 4: restarts and k-means++
         self.restarts_button = QtWidgets.QPushButton("Run 20 restarts")
         self.restarts_button.setToolTip("20 seeded k-means restarts on the run's features (on a worker thread): "
                                         "how much do the final objectives differ?")
         self.restarts_button.clicked.connect(self.run_restarts)
-        self.restarts_label = QtWidgets.QLabel("k-means finds a local minimum that depends on the start.")
-        self.restarts_label.setWordWrap(True)
-        self.restarts_panel = PlotPanel("Final objective per restart", "restart", "J", legend=False)
+        self.restarts_label = QtWidgets.QLabel("k-means finds a local minimum<br>that depends on the start.")
+        self.restarts_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.restarts_panel = PlotPanel("Final J", "restart", "J", legend=False)
         self.restarts_points = pg.ScatterPlotItem()
         self.restarts_panel.addItem(self.restarts_points)
-        self.d2_view = ImageView("k-means++: P(next centre)", colormap="viridis")
+        self.d2_view = ImageView("k-means++ D²", colormap="viridis")
         self.d2_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.d2_slider.setRange(1, 1)
         self.d2_slider.setToolTip("Centres chosen so far: the map shows P(next centre = pixel) ∝ D(x)²")
@@ -231,6 +230,9 @@ class SegmentationLab(Lab):
         rs = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         rs.addWidget(self.restarts_panel)
         rs.addWidget(d2_box)
+        rs.setCollapsible(0, False)
+        rs.setCollapsible(1, False)
+        rs.setSizes([400, 400])
         rl.addWidget(rs, 1)
 
         self.tabs = QtWidgets.QTabWidget()
@@ -409,7 +411,9 @@ class SegmentationLab(Lab):
         rgb = run.label_colours(eng.labels, ctx.shape, PALETTE)
         self.seg_view.set_image(rgb, key=key)
         self.photo_view.set_overlay(rgb, key=key)
-        self.seg_view.set_title(f"Segmentation, K = {ctx.n_clusters}")
+        title = f"Segmentation, K = {ctx.n_clusters}"
+        if title != self.seg_view._title:  # restyling a title is slow: only when it changes
+            self.seg_view.set_title(title)
         if history.rewound:
             self.objective.clear()
         added = history.added
@@ -598,7 +602,7 @@ class SegmentationLab(Lab):
             parts.append(f"stability chooses <b>K = {int(ks_[i])}</b>")
             self.chosen_k_stability = int(ks_[i])
         note = "" if self._order_method in EM_METHODS else " (BIC of the matching mixture)"
-        self.order_label.setText(", ".join(parts) + note + " — ★ marks the choice.")
+        self.order_label.setText(", ".join(parts) + note + "<br>★ marks the choice.")
 
     def _order_failed(self, message: str) -> None:
         self.order_button.setEnabled(True)
@@ -625,7 +629,7 @@ class SegmentationLab(Lab):
         if len(res.inertias):
             lo, hi = float(np.min(res.inertias)), float(np.max(res.inertias))
             text = (f"{len(res.inertias)} restarts ({res.init}): <b>{res.n_distinct} distinct solution"
-                    f"{'s' if res.n_distinct != 1 else ''}</b> (colours); best J = {lo:.5g}, worst {hi:.5g} "
+                    f"{'s' if res.n_distinct != 1 else ''}</b> (colours)<br>best J = {lo:.5g}, worst {hi:.5g} "
                     f"(+{100 * (hi - lo) / max(lo, 1e-300):.2f}%)")
             self.restarts_label.setText(text)
         k = len(res.maps) + 1
