@@ -341,6 +341,34 @@ def _window_stats(flat, flat2, bases, stride, window):
     return mean, np.sqrt(np.maximum(var, _SIGMA_FLOOR**2))
 
 
+def _grid_reader(ii, n_rows, n_cols, step):
+    """``read(r, c)``: the integral-image value at offset (r, c) of every window, as a strided view.
+
+    Window (i, j) of a level has its top-left corner at (i * step, j * step); the reads of one
+    corner for all windows form a regular sub-grid of the integral image, so a whole-array slice
+    replaces a gather (no index arrays, memory read in order).
+    """
+    def read(r, c):
+        return ii[r : r + (n_rows - 1) * step + 1 : step, c : c + (n_cols - 1) * step + 1 : step]
+    return read
+
+
+def _dense_stage_scores(st, read, mean, sigma):
+    """f_j of every window of a level from slices (same arithmetic as :meth:`_Stage.scores`)."""
+    score = np.full(mean.shape, -st.alpha_sum)
+    rows, cols, coef, starts = st.rows, st.cols, st.coef, st.starts
+    ends = np.append(starts[1:], rows.size)
+    for t in range(st.theta.size):
+        a, b = int(starts[t]), int(ends[t])
+        x = read(rows[a], cols[a]) * coef[a]
+        for k in range(a + 1, b):
+            x = x + read(rows[k], cols[k]) * coef[k]
+        x -= mean * st.area[t]
+        x -= sigma * st.theta[t]
+        score += np.where(x * st.polarity[t] > 0, st.two_alpha[t], 0.0)
+    return score
+
+
 class Cascade(IterativeMixin, BaseEstimator):
     """Attentional cascade of boosted Haar-feature stumps (Viola-Jones).
 
@@ -475,6 +503,62 @@ class Cascade(IterativeMixin, BaseEstimator):
                 break
         return passed, last
 
+    def _eval_level(self, lv, step, n_stages=None, dense_fraction=0.25):
+        """Stages passed and last score of every window of one pyramid level (maps (rows, cols)).
+
+        While more than ``dense_fraction`` of the windows are still alive, a stage is evaluated
+        on the whole level with strided slices of the integral image (cheap per window); the
+        few survivors of the first stages are then gathered and evaluated window by window.
+        """
+        W = self.window
+        ii, ii2 = integral_image(lv), integral_image(lv * lv)
+        n_rows = (lv.shape[0] - W) // step + 1
+        n_cols = (lv.shape[1] - W) // step + 1
+        passed = np.zeros((n_rows, n_cols), dtype=np.int32)
+        last = np.zeros((n_rows, n_cols))
+        stages = self._stage_objs[: self.n_stages_ if n_stages is None else n_stages]
+        if n_rows <= 0 or n_cols <= 0:
+            return passed[:0, :0], last[:0, :0]
+        if not stages:
+            return passed, last
+        read, read2 = _grid_reader(ii, n_rows, n_cols, step), _grid_reader(ii2, n_rows, n_cols, step)
+        n = float(W * W)
+        s1 = read(W, W) - read(0, W) - read(W, 0) + read(0, 0)
+        s2 = read2(W, W) - read2(0, W) - read2(W, 0) + read2(0, 0)
+        mean = s1 / n
+        sigma = np.sqrt(np.maximum(s2 / n - mean * mean, _SIGMA_FLOOR**2))
+        alive = np.ones((n_rows, n_cols), dtype=bool)
+        m = alive.size
+        j = 0
+        while j < len(stages) and alive.sum() > dense_fraction * m:
+            st = stages[j]
+            s = _dense_stage_scores(st, read, mean, sigma)
+            margin = (s - st.threshold) / (2.0 * st.alpha_sum + 1e-300)
+            last[alive] = margin[alive]
+            alive &= s >= st.threshold
+            passed[alive] = j + 1
+            j += 1
+            if not alive.any():
+                return passed, last
+        if j < len(stages):
+            idx = np.flatnonzero(alive)
+            r, c = np.divmod(idx, n_cols)
+            stride = ii.shape[1]
+            bases = (r * step) * stride + c * step
+            flat, flat2 = ii.ravel(), ii2.ravel()
+            mu, sg = mean.ravel()[idx], sigma.ravel()[idx]
+            p_flat, l_flat = passed.ravel(), last.ravel()
+            for jj in range(j, len(stages)):
+                st = stages[jj]
+                s = st.scores(flat, bases, mu, sg, stride)
+                l_flat[idx] = (s - st.threshold) / (2.0 * st.alpha_sum + 1e-300)
+                ok = s >= st.threshold
+                idx, bases, mu, sg = idx[ok], bases[ok], mu[ok], sg[ok]
+                p_flat[idx] = jj + 1
+                if idx.size == 0:
+                    break
+        return passed, last
+
     def _eval_patches(self, patches, n_stages=None):
         W = self.window
         ii = integral_image(patches)
@@ -506,7 +590,7 @@ class Cascade(IterativeMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ detection
 
-    def _scan_levels(self, image, scale_factor, step, min_size, max_size, n_stages, keep_all):
+    def _levels(self, image, scale_factor, step, min_size, max_size, n_stages):
         self._check_ready()
         check_scalar("scale_factor", scale_factor, numbers.Real, min_value=1.0, max_value=4.0, include_min=False)
         check_scalar("step", step, numbers.Integral, min_value=1, allow_none=True)
@@ -517,40 +601,48 @@ class Cascade(IterativeMixin, BaseEstimator):
                     check_scalar("max_size", max_size, numbers.Real, min_value=min_size))
         if n_stages is not None:
             check_scalar("n_stages", n_stages, numbers.Integral, min_value=0, max_value=self.n_stages_)
-        levels = _pyramid_levels(grey, W, float(scale_factor), float(min_size), float(max_size))
-        if not levels:
-            return np.zeros((0, 4)), np.zeros(0, dtype=np.int32), np.zeros(0)
-        # stack every level's integral image in one buffer with a common row length, so one
-        # pass per stage evaluates the windows of all scales at once
-        stride = max(lv[2].shape[1] for lv in levels) + 1
-        heights = [lv[2].shape[0] + 1 for lv in levels]
-        flat = np.zeros(sum(heights) * stride)
-        flat2 = np.zeros_like(flat)
-        bases, boxes = [], []
-        row0 = 0
-        for (sy, sx, lv), hh in zip(levels, heights):
-            ii = integral_image(lv)
-            ii2 = integral_image(lv * lv)
-            view = flat[row0 * stride : (row0 + hh) * stride].reshape(hh, stride)
-            view[:, : ii.shape[1]] = ii
-            view2 = flat2[row0 * stride : (row0 + hh) * stride].reshape(hh, stride)
-            view2[:, : ii.shape[1]] = ii2
+        return grey, _level_scales(grey.shape, W, float(scale_factor), float(min_size), float(max_size))
+
+    def scan_levels(self, image, scale_factor=1.25, step=None, min_size=None, max_size=None, n_stages=None):
+        """Generator over the image pyramid, smallest window first: one level at a time.
+
+        Yields, per level, a dict with 'scale' (window side / W), 'scale_y', 'scale_x' (image
+        pixels per level pixel), 'step' (stride in level pixels), 'passed' (int map (rows,
+        cols): stages passed by the window whose top-left corner is at image pixel
+        (i * step * scale_y, j * step * scale_x)) and 'window' (its side (h, w) in image
+        pixels). The same windows and results as :meth:`scan` (which concatenates them).
+        """
+        grey, scales = self._levels(image, scale_factor, step, min_size, max_size, n_stages)
+        W = self.window
+        h, w = grey.shape
+        ii = integral_image(grey)
+        for s in scales:
+            out_h, out_w = int(round(h / s)), int(round(w / s))
+            lv = _area_resize(ii, out_h, out_w)
+            sy, sx = h / out_h, w / out_w
             st = step if step is not None else (2 if sy * 1.0 <= 2.0 else 1)
-            rr = np.arange(0, lv.shape[0] - W + 1, st)
-            cc = np.arange(0, lv.shape[1] - W + 1, st)
-            R, C = np.meshgrid(rr, cc, indexing="ij")
-            R, C = R.ravel(), C.ravel()
-            bases.append((row0 + R) * stride + C)
-            boxes.append(np.column_stack([R * sy, C * sx, np.full(R.size, W * sy), np.full(R.size, W * sx)]))
-            row0 += hh
-        bases = np.concatenate(bases)
-        boxes = np.concatenate(boxes)
-        passed, last = self._eval_windows(flat, flat2, bases, stride, n_stages)
-        if keep_all:
-            return boxes, passed, last
+            passed, last = self._eval_level(lv, st, n_stages)
+            yield {"scale": s, "scale_y": sy, "scale_x": sx, "step": st, "passed": passed, "last": last,
+                   "window": (W * sy, W * sx)}
+
+    def _scan_levels(self, image, scale_factor, step, min_size, max_size, n_stages, keep_all):
         K = self.n_stages_ if n_stages is None else n_stages
-        ok = passed >= K
-        return boxes[ok], passed[ok], last[ok]
+        boxes, passed, last = [], [], []
+        for lv in self.scan_levels(image, scale_factor, step, min_size, max_size, n_stages):
+            p = lv["passed"]
+            R, C = np.indices(p.shape)
+            R, C, p, l_ = R.ravel() * lv["step"], C.ravel() * lv["step"], p.ravel(), lv["last"].ravel()
+            if not keep_all:
+                ok = p >= K
+                R, C, p, l_ = R[ok], C[ok], p[ok], l_[ok]
+            sy, sx = lv["scale_y"], lv["scale_x"]
+            W = self.window
+            boxes.append(np.column_stack([R * sy, C * sx, np.full(R.size, W * sy), np.full(R.size, W * sx)]))
+            passed.append(p.astype(np.int32))
+            last.append(l_)
+        if not boxes:
+            return np.zeros((0, 4)), np.zeros(0, dtype=np.int32), np.zeros(0)
+        return np.concatenate(boxes), np.concatenate(passed), np.concatenate(last)
 
     def scan(self, image, scale_factor=1.25, step=None, min_size=None, max_size=None, n_stages=None,
              keep_all=False):
@@ -608,13 +700,9 @@ class Cascade(IterativeMixin, BaseEstimator):
         if out_h < W or out_w < W:
             return np.zeros((0, 0), dtype=np.int32)
         lv = _area_resize(integral_image(grey), out_h, out_w)
-        ii, ii2 = integral_image(lv), integral_image(lv * lv)
-        stride = ii.shape[1]
-        rr = np.arange(0, out_h - W + 1, step)
-        cc = np.arange(0, out_w - W + 1, step)
-        bases = (rr[:, None] * stride + cc[None, :]).ravel()
-        passed, _ = self._eval_windows(ii.ravel(), ii2.ravel(), bases, stride, n_stages)
-        return passed.reshape(rr.size, cc.size)
+        if n_stages is not None:
+            check_scalar("n_stages", n_stages, numbers.Integral, min_value=0, max_value=self.n_stages_)
+        return self._eval_level(lv, int(step), n_stages)[0]
 
     # ------------------------------------------------------------------ training
 
