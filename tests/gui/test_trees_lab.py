@@ -135,7 +135,10 @@ def test_boosting_plots_follow_the_run(qtbot, make_window):
     expected = lab.weight_sizes(snap.engine.weights, st.current().marker_size)[pos]
     np.testing.assert_allclose(lab.weighted_pos.data["size"], expected)
     assert lab.stump_line.isVisible() and lab.stump_line.value() == pytest.approx(snap.engine.threshold)
-    assert len(lab.alpha_bars.opts["height"]) == len(snap.stumps) == 12
+    ax, ay = lab.alpha_bars.getData()
+    assert len(snap.stumps) == 12
+    np.testing.assert_allclose(ay[1::2], snap.stumps[:, 4])
+    np.testing.assert_array_equal(ax[1::2], np.arange(1, 13))
     # the boundary drawn is the zero set of F
     bx, by = lab.decision.boundary.getData()
     ok = np.isfinite(bx)

@@ -184,7 +184,8 @@ class TreesLab(Lab):
         self.boost_panel.plot_item.enableAutoRange(y=False)
         self._boost_y_range(st.current())
         self.alpha_panel = PlotPanel("α_m", "round m", "α_m", legend=False)
-        self.alpha_bars = pg.BarGraphItem(x=[], height=[], width=0.8)
+        # one vertical segment per round (a curve with connect="pairs": cheap for thousands of rounds)
+        self.alpha_bars = pg.PlotCurveItem(connect="pairs")
         self.alpha_panel.plot_item.addItem(self.alpha_bars)
         boost_page = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         boost_page.addWidget(self.boost_panel)
@@ -457,7 +458,7 @@ class TreesLab(Lab):
         for item in (self.split_lines, self.region_box, self.chosen_split):
             item.setData([], [])
         self.stump_line.setVisible(False)
-        self.alpha_bars.setOpts(x=[], height=[])
+        self.alpha_bars.setData([], [])
         self.tree_diagram.clear_tree()
         for p in (self.boost_panel, self.oob_panel):
             p.clear_series()
@@ -523,8 +524,13 @@ class TreesLab(Lab):
         n = len(snap.stumps)
         if n != self._alpha_n:
             self._alpha_n = n
-            self.alpha_bars.setOpts(x=np.arange(1, n + 1), height=snap.stumps[:, 4], width=0.8,
-                                    brush=pg.mkBrush(st.OKABE_ITO["bluish_green"]), pen=pg.mkPen(None))
+            xs = np.repeat(np.arange(1.0, n + 1), 2)
+            ys = np.zeros(2 * n)
+            ys[1::2] = snap.stumps[:, 4]
+            # bars as thick as the rounds allow (thin lines once there are hundreds)
+            view_px = self.alpha_panel.plot_item.getViewBox().width()
+            width = max(1.0, min(6.0 * s.scale, 0.5 * view_px / max(n, 1)))
+            self.alpha_bars.setData(xs, ys, pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=width))
 
     @staticmethod
     def weight_sizes(w: np.ndarray, base: float) -> np.ndarray:
@@ -729,7 +735,7 @@ class TreesLab(Lab):
 
     def _boost_y_range(self, s: st.Style) -> None:
         # the curves stay in [0, 1]; the band above is the legend's, so it never hides them
-        self.boost_panel.plot_item.setYRange(0.0, 2.2 if s.projector else 1.6, padding=0)
+        self.boost_panel.plot_item.setYRange(0.0, 2.6 if s.projector else 1.6, padding=0)
 
     def main_plot(self):
         return self.canvas
