@@ -32,10 +32,10 @@ def sh(*cmd, env=None) -> None:
     subprocess.run([str(c) for c in cmd], cwd=ROOT, check=True, env=env)
 
 
-def system_deps() -> None:
+def system_deps(*args: str) -> None:
     script = ROOT / "build" / "system-deps.sh"
     if sys.platform.startswith("linux") and script.exists():
-        subprocess.run(["sh", str(script)], cwd=ROOT, check=False)
+        subprocess.run(["sh", str(script), *args], cwd=ROOT, check=False)
 
 
 def _stamp(extras: str) -> Path:
@@ -73,6 +73,7 @@ def main(argv: list[str]) -> int:
         ensure_venv("", also_fine=("test", "test,build"))
         sh(PY, "-m", "app", *rest)
     elif command == "test":
+        system_deps("test")
         ensure_venv("test", also_fine=("test,build",))
         sh(PY, "-m", "pytest", "-q", *rest, env=offscreen_env())
         sh(BIN / "lint-imports", env=offscreen_env())

@@ -94,6 +94,10 @@ def wait_for(predicate, timeout: float) -> bool:
 def run_lab_headless(window, lab_id: str, steps: int, seed: int | None = None, timeout: float = 120.0):
     """Show a lab, compute ``steps`` steps, draw the result; returns the lab."""
     lab = window.show_lab(lab_id)
+    from PySide6 import QtWidgets
+
+    if isinstance(lab.plots, QtWidgets.QTabWidget):
+        lab.plots.setCurrentIndex(lab.screenshot_tab)
     if seed is not None and seed != lab.seed:
         lab.runbar.seed.setValue(seed)  # goes through the lab's own seed handling
     lab.start()
@@ -203,7 +207,7 @@ def cmd_screenshots(args) -> int:
 
 
 def cls_default_steps(cls) -> int:
-    return int(getattr(cls, "screenshot_steps", 30))
+    return int(cls.screenshot_steps)
 
 
 def cmd_self_test(args) -> int:
@@ -219,7 +223,7 @@ def cmd_self_test(args) -> int:
         window = _new_window(args, lab_ids=[cls.id])
         window.show()
         try:
-            lab = run_lab_headless(window, cls.id, int(getattr(cls, "self_test_steps", 5)), args.seed, args.timeout)
+            lab = run_lab_headless(window, cls.id, int(cls.self_test_steps), args.seed, args.timeout)
             problems = []
             if lab.runner.error:
                 problems.append(f"run error: {lab.runner.error}")
@@ -250,9 +254,24 @@ def cmd_self_test(args) -> int:
     return 0 if not failures else 1
 
 
+def _no_display() -> bool:
+    """True on Linux/BSD when no X11 or Wayland display is reachable and no platform is forced."""
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd")) or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def cmd_run(args) -> int:
+    if _no_display():
+        print("SML Lab found no display to open its window on (DISPLAY and WAYLAND_DISPLAY are not set).\n"
+              "Start it from a desktop session, or work headless, for example:\n"
+              "  python -m app --lab classifiers --steps 30 --screenshot out.png\n"
+              "  python -m app --self-test", file=sys.stderr)
+        return 1
     app = _make_app(False)
     window = _new_window(args)
+    if not window.restored_geometry:
+        window.fit_to_screen()
     if args.lab:
         try:
             window.show_lab(args.lab)

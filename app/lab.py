@@ -119,7 +119,7 @@ class Lab(QtWidgets.QWidget):
     screenshot_steps: ClassVar[int] = 30
     #: steps each lab runs in ``--self-test``
     self_test_steps: ClassVar[int] = 5
-    #: the default tab of the lab's central widget for screenshots, if it has tabs
+    #: the tab shown in headless screenshots and the self-test, if the central widget is a QTabWidget
     screenshot_tab: ClassVar[int] = 0
 
     #: emitted when run state, step or progress changes (the main window's status bar)
@@ -171,6 +171,8 @@ class Lab(QtWidgets.QWidget):
         self.controls_scroll = scroll
 
         self.plots = self.build_plots()
+        if isinstance(self.plots, QtWidgets.QTabWidget):
+            _scroll_pages(self.plots)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         self.splitter.addWidget(scroll)
         self.splitter.addWidget(self.plots)
@@ -284,23 +286,40 @@ class Lab(QtWidgets.QWidget):
         if not self._restyled_once:
             self._restyled_once = True
             self.apply_style(st.current())
-            if st.current().projector:
-                QtCore.QTimer.singleShot(0, lambda: self._size_panels(st.current()))
+            QtCore.QTimer.singleShot(0, self.fit_panels)
 
     def _restyle(self, s: st.Style) -> None:
-        self._size_panels(s)
+        self.fit_panels(s)
         self.maths.apply_style(s)
         self.apply_style(s)
         if self.runner.current is not None:
             self.runner.request_rewind()
             self.runner.flush()
 
-    def _size_panels(self, s: st.Style) -> None:
-        """Side panels grow with the fonts but never take more than ~45 % of the width."""
-        total = max(self.splitter.width(), 800)
-        controls = int(min(290 * s.scale, 0.24 * total))
-        maths = int(min(280 * s.scale, 0.21 * total)) if self.maths.isVisible() else 0
-        self.splitter.setSizes([controls, max(total - controls - maths, 300), maths])
+    def fit_panels(self, s: st.Style | None = None) -> None:
+        """Give the side panels the room their contents need (never clipped: the form wraps
+        its rows when narrow) and the plots the rest; the maths panel yields first."""
+        s = s or st.current()
+        total = max(self.splitter.width(), 600)
+        contents = self.controls_scroll.widget()
+        bar = self.controls_scroll.verticalScrollBar().sizeHint().width() + 6
+        least = contents.minimumSizeHint().width() + bar
+        self.controls_scroll.setMinimumWidth(min(least, int(0.45 * total)))
+        controls = 0
+        if self.controls_scroll.isVisible() or not self.isVisible():
+            controls = int(max(least, min(contents.sizeHint().width() + bar, 0.30 * total)))
+        maths = 0
+        if self.maths.isVisible() or (not self.isVisible() and not self.maths.isHidden()):
+            # a projector on a small screen: the plots come first, the maths panel is folded
+            # away (drag the splitter's right edge, or F1 twice, to open it)
+            if not (s.projector and total < 1250):
+                maths = int(min(280 * s.scale, max(0.20 * total, 160)))
+        self.splitter.setSizes([controls, max(total - controls - maths, 200), maths])
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.fit_panels()
 
     def params(self) -> dict:
         return self.form.values()
@@ -503,6 +522,25 @@ class Lab(QtWidgets.QWidget):
             if header:
                 writer.writerow(header)
             writer.writerows(rows)
+
+
+def _scroll_pages(tabs: QtWidgets.QTabWidget) -> None:
+    """Put each tab page in a frameless scroll area: a page that needs more room than a small
+    screen offers scrolls, instead of making the whole window wider than the screen (a tab
+    widget is as wide as its widest page, shown or not)."""
+    for i in range(tabs.count()):
+        page = tabs.widget(i)
+        if isinstance(page, QtWidgets.QScrollArea):
+            continue
+        label, tip = tabs.tabText(i), tabs.tabToolTip(i)
+        area = QtWidgets.QScrollArea()
+        area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        area.setWidgetResizable(True)
+        tabs.removeTab(i)
+        area.setWidget(page)
+        tabs.insertTab(i, area, label)
+        tabs.setTabToolTip(i, tip)
+    tabs.setCurrentIndex(0)
 
 
 def _session_int(value, name: str, lo: int, hi: int) -> int:

@@ -77,6 +77,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._session_paths: dict[str, str] = {}
         self._build_menus()
         self._build_status()
+        QtWidgets.QApplication.instance().installEventFilter(self)
         self.tabs.currentChanged.connect(self._tab_changed)
         self._status_timer = QtCore.QTimer(self)
         self._status_timer.setInterval(250)
@@ -87,8 +88,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._autosave_timer.timeout.connect(self.autosave_all)
         if autosave:
             self._autosave_timer.start()
-        if restore:
-            self._restore_window_settings()
+        self.restored_geometry = self._restore_window_settings() if restore else False
         try:
             clean_temporaries(autosave_path("any").parent)
         except OSError:
@@ -120,6 +120,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build_lab(self, host: _LabHost) -> Lab:
         lab = host.build()
         lab.maths.setVisible(self.maths_action.isChecked())
+        lab.controls_scroll.setVisible(self.controls_action.isChecked())
         restored = False
         problem = ""
         path = autosave_path(lab.id)
@@ -197,6 +198,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.dark_action = self._action(v, "&Dark theme", self.set_dark, checkable=True)
         self.maths_action = self._action(v, "Show the &maths", self.set_maths_visible, "F1", checkable=True)
         self.maths_action.setChecked(True)
+        self.controls_action = self._action(v, "Show the p&arameters", self.set_controls_visible, "F2",
+                                            checkable=True, tip="Hide the side panels and the plots take the room")
+        self.controls_action.setChecked(True)
 
         h = bar.addMenu("&Help")
         h.addAction(self.maths_action)
@@ -260,6 +264,28 @@ class MainWindow(QtWidgets.QMainWindow):
         self.maths_action.setChecked(bool(on))
         for lab in self.built_labs():
             lab.maths.setVisible(bool(on))
+            lab.fit_panels()
+
+    def set_controls_visible(self, on: bool) -> None:
+        self.controls_action.setChecked(bool(on))
+        for lab in self.built_labs():
+            lab.controls_scroll.setVisible(bool(on))
+            lab.fit_panels()
+
+    def eventFilter(self, obj, event) -> bool:
+        """Enter in a number or text field ends the edit: the keyboard goes back to the
+        run bar, so Space plays instead of blanking the field."""
+        if event.type() == QtCore.QEvent.Type.KeyPress and event.key() in (QtCore.Qt.Key.Key_Return,
+                                                                           QtCore.Qt.Key.Key_Enter):
+            if isinstance(obj, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)):
+                QtCore.QTimer.singleShot(0, self._release_focus)
+        return super().eventFilter(obj, event)
+
+    def _release_focus(self) -> None:
+        focus = QtWidgets.QApplication.focusWidget()
+        if isinstance(focus, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)):
+            focus.clearFocus()
+        self.tabs.setFocus()
 
     def show_about(self) -> None:
         labs = "".join(f"<li><b>{c.title}</b> — {c.description}</li>" for c in registry.discover())
@@ -340,24 +366,54 @@ class MainWindow(QtWidgets.QMainWindow):
     def _settings(self) -> QtCore.QSettings:
         return QtCore.QSettings(str(config_dir() / "window.ini"), QtCore.QSettings.Format.IniFormat)
 
-    def _restore_window_settings(self) -> None:
+    def fit_to_screen(self, screen=None) -> None:
+        """First start: use the screen. Small screens (classroom projectors, up to 1366 px
+        wide) get a maximised window; larger ones 90 % of the available area, centred."""
+        screen = screen or self.screen() or QtGui.QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        if area.width() <= 1366:
+            self.resize(area.width(), area.height())
+            self.setWindowState(self.windowState() | QtCore.Qt.WindowState.WindowMaximized)
+            return
+        w, h = int(area.width() * 0.9), int(area.height() * 0.9)
+        self.resize(w, h)
+        self.move(area.x() + (area.width() - w) // 2, area.y() + (area.height() - h) // 2)
+
+    def _restore_window_settings(self) -> bool:
+        """Restore the last window state; False if there was none (first start)."""
         s = self._settings()
         geometry = s.value("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+            self._fit_inside_screen()
         state = s.value("state")
         if state is not None:
             self.restoreState(state)
         self.set_projector(str(s.value("projector", "false")).lower() == "true")
         self.set_dark(str(s.value("theme", "light")) == "dark")
         self.set_maths_visible(str(s.value("maths", "true")).lower() == "true")
+        self.set_controls_visible(str(s.value("controls", "true")).lower() == "true")
         tab = str(s.value("tab", ""))
         if tab in self.hosts:
             self.tabs.setCurrentWidget(self.hosts[tab])
+        return geometry is not None
+
+    def _fit_inside_screen(self) -> None:
+        """A geometry saved on a bigger screen never makes the window larger than this one."""
+        screen = self.screen() or QtGui.QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        if self.width() > area.width() or self.height() > area.height():
+            self.resize(min(self.width(), area.width()), min(self.height(), area.height()))
+            self.move(area.topLeft())
 
     def _save_window_settings(self) -> None:
         s = self._settings()
         s.setValue("geometry", self.saveGeometry())
+        s.setValue("controls", "true" if self.controls_action.isChecked() else "false")
         s.setValue("state", self.saveState())
         s.setValue("projector", "true" if st.current().projector else "false")
         s.setValue("theme", st.current().theme)
@@ -398,27 +454,30 @@ class MainWindow(QtWidgets.QMainWindow):
         else:
             lab.grab().save(path)
 
-    def export_plot_dialog(self) -> None:
+    def _ask_path(self, title: str, suffix: str, filters: str) -> tuple[Lab | None, str]:
+        """The current lab and a file name chosen in a save dialog ("" if cancelled)."""
         lab = self.lab()
         if lab is None:
-            return
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export plot", str(Path.home() / f"{lab.id}.png"), "PNG image (*.png);;SVG drawing (*.svg)")
+            return None, ""
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, title, str(Path.home() / f"{lab.id}{suffix}"), filters)
+        self.activateWindow()  # the keyboard shortcuts work again at once
+        return lab, path
+
+    def _export(self, what: str, action) -> None:
+        try:
+            action()
+        except (OSError, ValueError) as exc:
+            self._error(f"Could not export the {what}", str(exc))
+
+    def export_plot_dialog(self) -> None:
+        lab, path = self._ask_path("Export plot", ".png", "PNG image (*.png);;SVG drawing (*.svg)")
         if path:
-            try:
-                self.export_plot(path, lab)
-            except (OSError, ValueError) as exc:
-                self._error("Could not export the plot", str(exc))
+            self._export("plot", lambda: self.export_plot(path, lab))
 
     def export_data_dialog(self) -> None:
-        lab = self.lab()
-        if lab is None:
-            return
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export data", str(Path.home() / f"{lab.id}.csv"), "CSV (*.csv)")
+        lab, path = self._ask_path("Export data", ".csv", "CSV (*.csv)")
         if path:
-            try:
-                lab.export_csv(path)
-            except (OSError, ValueError) as exc:
-                self._error("Could not export the data", str(exc))
+            self._export("data", lambda: lab.export_csv(path))
 
     def export_gif(self, path: str, lab: Lab | None = None, max_frames: int = 60, fps: float = 8.0, progress=None) -> int:
         """Animate the run so far: up to ``max_frames`` snapshots of the timeline, drawn
@@ -454,10 +513,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return len(frames)
 
     def export_gif_dialog(self) -> None:
-        lab = self.lab()
-        if lab is None:
-            return
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export run as GIF", str(Path.home() / f"{lab.id}.gif"), "Animated GIF (*.gif)")
+        lab, path = self._ask_path("Export run as GIF", ".gif", "Animated GIF (*.gif)")
         if not path:
             return
         lab.pause()
@@ -466,10 +522,12 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
         dialog.show()
         started = time.perf_counter()
-        try:
+
+        def write():
             n = self.export_gif(path, lab, progress=lambda k, total: dialog.setValue(int(100 * k / total)))
             self.statusBar().showMessage(f"Wrote {n} frames to {path} in {time.perf_counter() - started:.1f} s", 5000)
-        except (OSError, ValueError) as exc:
-            self._error("Could not export the animation", str(exc))
+
+        try:
+            self._export("animation", write)
         finally:
             dialog.close()

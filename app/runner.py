@@ -159,6 +159,11 @@ class Batch:
     snapshots: list
     prepared: Any = None
     finished: bool = False
+    buffers: list | None = None  # per snapshot, the array buffers it holds (counted by the worker)
+
+    def __post_init__(self):
+        if self.buffers is None:
+            self.buffers = [snapshot_buffers(s) for s in self.snapshots]
 
 
 def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Callable[[Any], Any] | None,
@@ -197,6 +202,7 @@ def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Ca
                 prepared = _safe_prepare(prepare, pending[-1]) if pending else None
                 state.put(Batch(pending, prepared, finished))
                 pending = []
+                time.sleep(0.001)  # hand the interpreter to the GUI thread: it draws what it got
                 last_sent = time.perf_counter()
             if finished:
                 return
@@ -261,6 +267,17 @@ def snapshot_arrays(snapshot, depth: int = 2):
             yield from snapshot_arrays(v, depth - 1)
 
 
+def snapshot_buffers(snapshot) -> tuple:
+    """The distinct objects owning the memory of a snapshot's arrays (computed on the worker)."""
+    if not _field_names(type(snapshot)):
+        return ()
+    seen = {}
+    for arr in snapshot_arrays(snapshot):
+        buf = _buffer(arr)
+        seen[id(buf)] = buf
+    return tuple(seen.values())
+
+
 def _buffer(arr):
     """The object owning an array's memory, so views of one buffer are counted once."""
     while getattr(arr, "base", None) is not None and hasattr(arr.base, "nbytes"):
@@ -313,6 +330,7 @@ class Timeline:
         self.capacity = capacity
         self._items: list = []
         self._serials: list[int] = []
+        self._held: list[tuple] = []  # per snapshot, the buffers it holds
         self._next_serial = 0
         self._buffers: dict[int, list] = {}  # id(buffer) -> [count, nbytes, buffer]
         self.nbytes = 0
@@ -322,14 +340,12 @@ class Timeline:
     def clear(self) -> None:
         self._items.clear()
         self._serials.clear()
+        self._held.clear()
         self._buffers.clear()
         self.nbytes = 0
 
-    def _count(self, snap, sign: int) -> None:
-        if not _field_names(type(snap)):
-            return
-        for arr in snapshot_arrays(snap):
-            buf = _buffer(arr)
+    def _count(self, buffers: tuple, sign: int) -> None:
+        for buf in buffers:
             key = id(buf)
             entry = self._buffers.get(key)
             if sign > 0:
@@ -344,12 +360,17 @@ class Timeline:
                     del self._buffers[key]
                     self.nbytes -= entry[1]
 
-    def extend(self, snapshots) -> None:
-        for snap in snapshots:
+    def extend(self, snapshots, buffers: list | None = None) -> None:
+        """Append snapshots; ``buffers`` (per snapshot, from :func:`snapshot_buffers`) may be
+        computed beforehand on the worker thread."""
+        if buffers is None:
+            buffers = [snapshot_buffers(s) for s in snapshots]
+        for snap, bufs in zip(snapshots, buffers):
             self._items.append(snap)
             self._serials.append(self._next_serial)
+            self._held.append(bufs)
             self._next_serial += 1
-            self._count(snap, +1)
+            self._count(bufs, +1)
         while len(self._items) > self.capacity:
             self._thin()
         self._budget.enforce()
@@ -360,11 +381,11 @@ class Timeline:
             return
         half = n // 2
         keep = [0, *range(2, half, 2), *range(half, n)]
-        dropped = set(range(n)).difference(keep)
-        for i in dropped:
-            self._count(self._items[i], -1)
+        for i in range(1, half, 2):  # the dropped ones: odd indices of the older half
+            self._count(self._held[i], -1)
         self._items = [self._items[i] for i in keep]
         self._serials = [self._serials[i] for i in keep]
+        self._held = [self._held[i] for i in keep]
 
     def __len__(self) -> int:
         return len(self._items)
@@ -696,7 +717,7 @@ class Runner(QtCore.QObject):
             self._play_started = self._requested_at or time.perf_counter()
         self._requested_at = None
         if batch.snapshots:
-            self.timeline.extend(batch.snapshots)
+            self.timeline.extend(batch.snapshots, batch.buffers)
             if batch.prepared is not None:
                 self._remember(batch.snapshots[-1], batch.prepared)
             self._dirty = True

@@ -153,6 +153,9 @@ def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *,
         axis.setTextPen(pg.mkPen(style.foreground))
         axis.setTickFont(font)
         axis.setStyle(tickTextOffset=int(4 * style.scale))
+        # larger fonts get fewer ticks, so labels never run together
+        axis.setTickDensity(1.0 / style.scale)
+        axis.enableAutoSIPrefix(False)
         label = axis.labelText
         if label:
             axis.setLabel(label, units=axis.labelUnits or None, **{"font-size": f"{style.font_pt:.0f}pt", "color": style.foreground})
@@ -168,6 +171,9 @@ def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *,
         legend.setPen(pg.mkPen(style.foreground + "60"))
         for _sample, label in legend.items:
             label.setText(label.text, color=style.foreground, size=f"{style.font_pt:.0f}pt")
+        fit = getattr(legend, "_sml_fit", None)
+        if fit is not None:
+            fit()
 
 
 def set_axis_labels(plot: pg.PlotItem | pg.PlotWidget, bottom: str, left: str, style: Style | None = None) -> None:

@@ -18,6 +18,7 @@ __all__ = [
     "Snapshot",
     "BaseEstimator",
     "IterativeMixin",
+    "LinearClassifierMixin",
     "frozen_array",
     "check_array",
     "check_X_y",
@@ -296,6 +297,25 @@ class BaseEstimator:
     def _check_fitted(self, attribute: str) -> None:
         if not hasattr(self, attribute):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+
+class LinearClassifierMixin:
+    """``decision_function`` and ``predict`` of a fitted two-class linear model.
+
+    The model sets ``coef_`` (v), ``intercept_`` (b) and ``classes_``;
+    f(x) = <v, x> + b and the prediction is ``classes_[1]`` where f(x) > 0, else
+    ``classes_[0]`` (points exactly on the hyperplane included).
+    """
+
+    def decision_function(self, X) -> np.ndarray:
+        """f(x) = <coef_, x> + intercept_ for every row of X."""
+        self._check_fitted("coef_")
+        X = check_array(X, n_features=self.coef_.shape[0], max_abs=MAX_ABS_VALUE)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        """The class of sign(f(x)); points exactly on the hyperplane go to classes_[0]."""
+        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
 
 
 class IterativeMixin:

@@ -17,8 +17,8 @@ from ._base import (
     MAX_ABS_VALUE,
     BaseEstimator,
     IterativeMixin,
+    LinearClassifierMixin,
     Snapshot,
-    check_array,
     check_binary_labels,
     check_choice,
     check_random_state,
@@ -69,7 +69,7 @@ class PerceptronSnapshot(Snapshot):
         return np.asarray(X, dtype=np.float64) @ self.v - self.c
 
 
-class Perceptron(IterativeMixin, BaseEstimator):
+class Perceptron(LinearClassifierMixin, IterativeMixin, BaseEstimator):
     """The course's perceptron, trained by gradient descent on the perceptron cost.
 
     With z = (-c, v) and x~ = (1, x), the perceptron cost is
@@ -199,16 +199,6 @@ class Perceptron(IterativeMixin, BaseEstimator):
         self.n_iter_ = epoch
         self.n_updates_ = updates
         self.converged_ = bool(converged)
-
-    def decision_function(self, X) -> np.ndarray:
-        """f(x) = <v, x> - c for each row of X."""
-        self._check_fitted("coef_")
-        X = check_array(X, n_features=self.coef_.shape[0], max_abs=MAX_ABS_VALUE)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X) -> np.ndarray:
-        """The class of sign(f(x)); points exactly on the hyperplane go to classes_[0]."""
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
 
 
 from .logistic import LogisticRegression, LogisticSnapshot  # noqa: E402  (re-export)

@@ -15,8 +15,8 @@ from ._base import (
     MAX_ABS_VALUE,
     BaseEstimator,
     IterativeMixin,
+    LinearClassifierMixin,
     Snapshot,
-    check_array,
     check_binary_labels,
     check_choice,
     check_scalar,
@@ -73,7 +73,7 @@ class LogisticSnapshot(Snapshot):
         return np.asarray(X, dtype=np.float64) @ self.w[1:] + self.w[0]
 
 
-class LogisticRegression(IterativeMixin, BaseEstimator):
+class LogisticRegression(LinearClassifierMixin, IterativeMixin, BaseEstimator):
     """L2-regularised logistic regression (the intercept w_0 is not penalised).
 
     Minimises
@@ -213,16 +213,8 @@ class LogisticRegression(IterativeMixin, BaseEstimator):
         self.n_iter_ = int(it)
         self.converged_ = bool(converged)
 
-    def decision_function(self, X) -> np.ndarray:
-        """f(x) = <v, x> + w_0 (the log-odds of classes_[1])."""
-        self._check_fitted("coef_")
-        X = check_array(X, n_features=self.coef_.shape[0], max_abs=MAX_ABS_VALUE)
-        return X @ self.coef_ + self.intercept_
-
     def predict_proba(self, X) -> np.ndarray:
         """Columns P(classes_[0] | x), P(classes_[1] | x) = sigma(f(x))."""
         p = _sigmoid(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 
-    def predict(self, X) -> np.ndarray:
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])

@@ -53,6 +53,7 @@ from ._base import (
 __all__ = [
     "BOS",
     "EOS",
+    "split_sentences",
     "UNK",
     "tokenize",
     "detokenize",
@@ -210,12 +211,9 @@ def zipf(tokens: Iterable) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(1, freq.size + 1), freq
 
 
-def split_lines(tokens, test_fraction: float = 0.1, random_state=None) -> tuple[list[str], list[str]]:
-    """Random train/test split of whole lines (sentences ending in ``'</s>'``)."""
-    tokens = _check_tokens(tokens)
-    check_scalar("test_fraction", test_fraction, numbers.Real, min_value=0.0, max_value=1.0,
-                 include_min=False, include_max=False)
-    rng = check_random_state(random_state)
+def split_sentences(tokens) -> list[list[str]]:
+    """The token stream cut after every ``'</s>'``: one list per sentence (line), each ending
+    in ``'</s>'`` except possibly the last. This is how every model here sees sentences."""
     lines, cur = [], []
     for t in tokens:
         cur.append(t)
@@ -224,6 +222,16 @@ def split_lines(tokens, test_fraction: float = 0.1, random_state=None) -> tuple[
             cur = []
     if cur:
         lines.append(cur)
+    return lines
+
+
+def split_lines(tokens, test_fraction: float = 0.1, random_state=None) -> tuple[list[str], list[str]]:
+    """Random train/test split of whole lines (sentences ending in ``'</s>'``)."""
+    tokens = _check_tokens(tokens)
+    check_scalar("test_fraction", test_fraction, numbers.Real, min_value=0.0, max_value=1.0,
+                 include_min=False, include_max=False)
+    rng = check_random_state(random_state)
+    lines = split_sentences(tokens)
     if len(lines) < 2:
         raise ValueError("need at least two lines to split into train and test")
     n_test = min(len(lines) - 1, max(1, round(test_fraction * len(lines))))

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,26 @@ class Param:
         return [c if isinstance(c, tuple) else (c, str(c)) for c in self.choices]
 
 
+class _SciSpinBox(QtWidgets.QDoubleSpinBox):
+    """A spin box that shows small and large values readably (1e-10, not 0.0000)."""
+
+    def textFromValue(self, value: float) -> str:
+        return f"{value:.3g}"
+
+    def valueFromText(self, text: str) -> float:
+        try:
+            return float(text.replace(",", "."))
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int):
+        try:
+            float(text.replace(",", "."))
+            return QtGui.QValidator.State.Acceptable, text, pos
+        except ValueError:
+            return QtGui.QValidator.State.Intermediate, text, pos
+
+
 class LogSlider(QtWidgets.QWidget):
     """A slider over a logarithmic range with an editable value box."""
 
@@ -53,8 +73,9 @@ class LogSlider(QtWidgets.QWidget):
         self._lo, self._hi = math.log10(minimum), math.log10(maximum)
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.slider.setRange(0, self.STEPS)
-        self.box = QtWidgets.QDoubleSpinBox()
-        self.box.setDecimals(max(decimals, 4))
+        self.slider.setMinimumWidth(60)
+        self.box = _SciSpinBox()
+        self.box.setDecimals(max(decimals, 4, int(-math.floor(math.log10(minimum))) + 3))
         self.box.setRange(minimum, maximum)
         self.box.setStepType(QtWidgets.QAbstractSpinBox.StepType.AdaptiveDecimalStepType)
         self.box.setKeyboardTracking(False)
@@ -108,6 +129,8 @@ class ParamForm(QtWidgets.QWidget):
         self.labels: dict[str, QtWidgets.QLabel] = {}
         self.layout_ = QtWidgets.QFormLayout(self)
         self.layout_.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # a narrow panel puts the field under its label instead of cutting either
+        self.layout_.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapLongRows)
         for p in params:
             w = self._make_widget(p)
             if p.tooltip:
@@ -160,6 +183,10 @@ class ParamForm(QtWidgets.QWidget):
             for value, label in p.choice_pairs():
                 w.addItem(label, value)
             w.setCurrentIndex(max(0, w.findData(p.default)))
+            w.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            w.setMinimumContentsLength(min(max(len(lbl) for _v, lbl in p.choice_pairs()), 16) if p.choices else 8)
+            for i in range(w.count()):
+                w.setItemData(i, w.itemText(i), QtCore.Qt.ItemDataRole.ToolTipRole)
             w.currentIndexChanged.connect(lambda _i: self._edited(name))
         elif p.kind == "bool":
             w = QtWidgets.QCheckBox()

@@ -74,18 +74,67 @@ class Series:
         return self._y[: self.n].copy()
 
 
+def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3) -> pg.LegendItem:
+    """A legend that takes its own room next to the data area, so it never covers data.
+
+    ``where="top"``: a row (``columns`` entries wide) between the title and the data;
+    ``where="right"``: a column to the right of the plot. It is the plot's ``legend``, so
+    :func:`app.style.style_plot` restyles it with the rest.
+    """
+    legend = _FlowLegend(offset=None, colCount=columns if where == "top" else 1)
+    if where == "top":
+        # the (unused) top axis holds that cell of the plot's grid: the legend takes it
+        top = plot_item.getAxis("top")
+        plot_item.layout.removeItem(top)
+        top.hide()
+        plot_item.layout.addItem(legend, 1, 1)
+    else:
+        plot_item.layout.addItem(legend, 2, 3)
+    plot_item.legend = legend
+    if where == "top":
+        legend._sml_fit = lambda: _fit_columns(plot_item, legend, columns)
+        plot_item.geometryChanged.connect(legend._sml_fit)
+    return legend
+
+
+class _FlowLegend(pg.LegendItem):
+    """A legend that re-flows its columns whenever an entry is added."""
+
+    _sml_fit = None
+
+    def addItem(self, item, name):
+        super().addItem(item, name)
+        if self._sml_fit is not None:
+            self._sml_fit()
+
+
+def _fit_columns(plot_item: pg.PlotItem, legend: pg.LegendItem, most: int) -> None:
+    """As many legend entries side by side as the plot's width allows (at most ``most``)."""
+    if not legend.items:
+        return
+    widest = max(sample.boundingRect().width() + label.boundingRect().width() + 12 for sample, label in legend.items)
+    room = plot_item.width() - plot_item.getAxis("left").width() - 10
+    if room <= 50:
+        return  # not laid out yet
+    cols = int(max(1, min(most, len(legend.items), room // max(widest, 1))))
+    if cols != legend.columnCount:
+        legend.setColumnCount(cols)
+
+
 class PlotPanel(pg.PlotWidget):
     """A plot with a title, axis labels and named curves, restyled on every style change.
 
     Curves get the Okabe–Ito colours in order and their own dash pattern, so they stay
-    distinguishable in grey scale. The legend sits in a corner (``legend_corner``) and can be
-    hidden (``show_legend``); its font follows the style both ways.
+    distinguishable in grey scale. The legend sits outside the data area (``legend_corner``
+    "top" or "right"; or a corner inside, "top-left" ...), appears only once there are two
+    curves (one curve is named by the axis label), can be hidden (``show_legend``) and
+    follows the style both ways.
     """
 
     LEFT_AXIS_EM = 4.2  # width of the left axis in units of the tick font
 
     def __init__(self, title: str = "", x_label: str = "", y_label: str = "", parent=None, *,
-                 log_y: bool = False, legend: bool = True, legend_corner: str = "top-right"):
+                 log_y: bool = False, legend: bool = True, legend_corner: str = "top"):
         super().__init__(parent)
         self.plot_item = self.getPlotItem()
         self.plot_item.setDownsampling(auto=True, mode="peak")
@@ -96,10 +145,15 @@ class PlotPanel(pg.PlotWidget):
         for name in ("left", "bottom"):
             self.plot_item.getAxis(name).enableAutoSIPrefix(False)
         self.legend = None
+        self._legend_wanted = legend
         if legend:
             offsets = {"top-right": (-10, 10), "top-left": (10, 10), "bottom-right": (-10, -10),
                        "bottom-left": (10, -10)}
-            self.legend = self.plot_item.addLegend(offset=offsets[legend_corner])
+            if legend_corner in ("top", "right"):
+                self.legend = outside_legend(self.plot_item, legend_corner)
+            else:
+                self.legend = self.plot_item.addLegend(offset=offsets[legend_corner])
+            self.legend.setVisible(False)
         self.series: dict[str, Series] = {}
         self.setMinimumSize(120, 90)
         self.apply_style(st.current())
@@ -110,7 +164,10 @@ class PlotPanel(pg.PlotWidget):
         """The named curve, created on first use."""
         if name not in self.series:
             i = len(self.series)
-            item = self.plot_item.plot([], [], name=name)
+            item = self.plot_item.plot([], [])
+            if self.legend is not None:
+                self.legend.addItem(item, name)
+                self.legend.setVisible(self._legend_wanted and len(self.series) >= 1)
             item._sml_style = (color or st.CATEGORICAL[i % len(st.CATEGORICAL)], DASHES[(dash if dash is not None else i) % 4])
             self.series[name] = Series(item, log_y=self.log_y)
             self._style_curve(item, st.current())
@@ -121,8 +178,9 @@ class PlotPanel(pg.PlotWidget):
             s.clear()
 
     def show_legend(self, visible: bool) -> None:
+        self._legend_wanted = visible
         if self.legend is not None:
-            self.legend.setVisible(visible)
+            self.legend.setVisible(visible and len(self.series) >= 2)
 
     def set_title(self, title: str) -> None:
         self._title = title
@@ -141,5 +199,7 @@ class PlotPanel(pg.PlotWidget):
         st.style_plot(self, s, title=self._title)
         left = self.plot_item.getAxis("left")
         left.setWidth(int(self.LEFT_AXIS_EM * s.font_pt * 1.4 + 18 * s.scale))
+        # title + axis + at least three tick labels' worth of data area
+        self.setMinimumHeight(int(s.font_pt * 1.33 * 8))
         for series in self.series.values():
             self._style_curve(series.item, s)

@@ -93,10 +93,16 @@ class PointCanvas(pg.PlotWidget):
         self.apply_style(st.current())
 
     # --- editing ----------------------------------------------------------------------
+    #: undo history: at most this many states and this many bytes (oldest dropped first)
+    UNDO_STATES = 200
+    UNDO_BYTES = 64 * 2**20
+
     def _push_undo(self) -> None:
         self._undo.append((self.X.copy(), self.y.copy()))
-        if len(self._undo) > 200:
-            self._undo.pop(0)
+        used = sum(X.nbytes + y.nbytes for X, y in self._undo)
+        while len(self._undo) > 1 and (len(self._undo) > self.UNDO_STATES or used > self.UNDO_BYTES):
+            X, y = self._undo.pop(0)
+            used -= X.nbytes + y.nbytes
         self._redo.clear()
 
     def set_points(self, X, y, *, test_mask=None, undoable: bool = True) -> None:

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from smlengine.datasets import load_corpus
-from smlengine.ngram import BOS, EOS, NGramModel, tokenize
+from smlengine.ngram import BOS, NGramModel, split_sentences, tokenize
 
 pytestmark = pytest.mark.benchmark
 
@@ -52,16 +52,7 @@ def test_fit_all_orders_and_generate(tokens):
     print(f"[evaluate] N=5 KN, 100,000 tokens: {dt:.2f} s, perplexity {ev.perplexity:.1f}")
 
 
-def _sentences(tokens):
-    out, cur = [], []
-    for t in tokens:
-        cur.append(t)
-        if t == EOS:
-            out.append(cur)
-            cur = []
-    if cur:
-        out.append(cur)
-    return out
+_sentences = split_sentences  # the engine's own sentence cutting
 
 
 @pytest.mark.parametrize("smoothing", ["mle", "laplace"])

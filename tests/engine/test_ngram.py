@@ -7,6 +7,7 @@ import pytest
 
 from smlengine.datasets import load_play
 from smlengine.ngram import (
+    split_sentences,
     BOS,
     EOS,
     UNK,
@@ -33,16 +34,7 @@ def plays_split():
     return split_lines(tokenize(text), test_fraction=0.1, random_state=0)
 
 
-def sentences(tokens):
-    out, cur = [], []
-    for t in tokens:
-        cur.append(t)
-        if t == EOS:
-            out.append(cur)
-            cur = []
-    if cur:
-        out.append(cur)
-    return out
+sentences = split_sentences  # the engine's own sentence cutting
 
 
 # ----------------------------------------------------------------- tokenize

@@ -238,11 +238,11 @@ def test_bad_input_is_a_message(qtbot, make_window, tmp_path):
     assert "two classes" in lab.error_text
     bad = tmp_path / "nan.csv"
     bad.write_text("x1,x2,label\n0,0,1\nnan,1,-1\n")
-    assert not lab.load_points_file(str(bad))
+    assert not lab.load_points_file(str(bad), wait=True)
     assert "finite" in lab.error_text and len(lab.canvas.y) == 3
     good = tmp_path / "ok.csv"
     good.write_text("x1,x2,label\n0,0,a\n1,1,b\n0,1,a\n1,0,b\n")
-    assert lab.load_points_file(str(good))
+    assert lab.load_points_file(str(good), wait=True)
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.error is None, timeout=10_000)
     assert lab.error_text == "" and sorted(lab.canvas.y) == [-1, -1, 1, 1]
     lab.form.set_value("C", -1.0)  # the slider clamps: C <= 0 is not reachable
@@ -263,3 +263,18 @@ def test_fast_decision_maps_equal_the_engine():
         for snap in (snaps[1], snaps[-1]):
             want = ctx.model.snapshot_decision_function(snap, np.column_stack([gx.ravel(), gy.ravel()]))
             np.testing.assert_allclose(svm_grid_values(ctx, snap, xs, ys).ravel(), want, atol=1e-9, rtol=1e-9)
+
+
+def test_points_files_are_read_off_the_gui_thread_and_bounded(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    before = lab.canvas.X.copy()
+    big = tmp_path / "big.csv"
+    rows = np.random.default_rng(0).normal(size=(20_001, 2))
+    big.write_text("x1,x2,label\n" + "\n".join(f"{a},{b},{1 if a > 0 else -1}" for a, b in rows))
+    assert lab.load_points_file(str(big)) is None  # returns at once: read on a worker
+    qtbot.waitUntil(lambda: "at most 20,000" in lab.error_text, timeout=30_000)
+    np.testing.assert_array_equal(lab.canvas.X, before)  # nothing lost
+    exported = tmp_path / "exported.csv"
+    lab.export_csv(str(exported))  # x1,x2,label,f(x),predicted: the app reads its own export
+    assert lab.load_points_file(str(exported), wait=True)
+    np.testing.assert_allclose(lab.canvas.X, before)

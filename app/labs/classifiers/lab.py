@@ -6,13 +6,14 @@ tab and a reference check against scikit-learn."""
 from __future__ import annotations
 
 import html
+import os
 from typing import Callable, Iterator
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import GENERATORS, load_points, make_dataset
+from smlengine.datasets import GENERATORS, make_dataset
 
 from ... import style as st
 from ...lab import Lab
@@ -20,6 +21,7 @@ from ...widgets.decision_map import DecisionMap
 from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
+from ...widgets.plots import outside_legend
 from ...widgets.point_canvas import CanvasToolbar, PointCanvas
 from . import maths, reference
 from .cv_view import CrossValidationView
@@ -27,6 +29,7 @@ from .run import (
     CLASSIFIERS,
     RunContext,
     is_svm,
+    points_from_file,
     prepare_frame,
     run_steps,
     split_mask,
@@ -128,7 +131,7 @@ class ClassifiersLab(Lab):
     def build_plots(self) -> QtWidgets.QWidget:
         self.canvas = PointCanvas()
         st.set_axis_labels(self.canvas, "x₁", "x₂")
-        self.legend = self.canvas.plot_item.addLegend(offset=(10, 10))
+        self.legend = outside_legend(self.canvas.plot_item, "top", columns=2)
         self.decision = DecisionMap(self.canvas.plot_item, margins=False)
         pi = self.canvas.plot_item
         self.current_marker = pg.ScatterPlotItem()
@@ -146,7 +149,7 @@ class ClassifiersLab(Lab):
         self._legend_kind = None
 
         # curves: one page per family of classifiers
-        self.mistakes_panel = MetricPanel("Mistakes", "step", "misclassified points")
+        self.mistakes_panel = MetricPanel("Mistakes", "step", "mistakes |M|")
         self.cost_panel = MetricPanel("Perceptron cost", "step", "C_P(z)")
         self.loss_panel = MetricPanel("Loss L(w)", "step", "L(w)")
         self.grad_panel = MetricPanel("Gradient norm", "step", "‖∇L(w)‖", log_y=True)
@@ -283,34 +286,34 @@ class ClassifiersLab(Lab):
         self.cv_view.mark_stale()
         self.reset()
 
-    def load_points_file(self, path: str) -> bool:
-        """Replace the points by those of a CSV file; a message in the lab if it is unusable."""
-        try:
-            X, labels = load_points(path)
-            if X.shape[1] != 2:
-                raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
-            if not np.all(np.isfinite(X)):
-                raise ValueError("the file has coordinates that are not finite numbers")
-            classes = np.unique(labels)
-            if classes.size > 2:
-                raise ValueError(f"this lab needs two classes, the file has {classes.size}")
-            if classes.size == 2:  # the larger label is class +1
-                y = np.where(labels == classes[-1], 1.0, -1.0)
-            else:  # a single class (the run will say it needs two)
-                positive = labels.dtype.kind == "f" and classes[0] > 0
-                y = np.full(len(labels), 1.0 if positive else -1.0)
-        except (OSError, ValueError, TypeError) as exc:
-            self.show_error(f"Could not load {path}: {exc}")
-            return False
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, y, test_mask=split_mask(len(y), self.form.value("test_fraction"), self.seed))
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
-        self.cv_view.mark_stale()
-        self.reset()
-        return True
+    def load_points_file(self, path: str, wait: bool = False) -> bool | None:
+        """Replace the points by those of a CSV file, read on a worker thread; a message in
+        the lab if it is unusable (the current points stay). ``wait=True`` blocks until it is
+        read and returns whether it was used (scripts and tests)."""
+        outcome: list[bool] = []
+
+        def done(result):
+            X, y = result
+            self._suppress_points_signal = True
+            try:
+                self.canvas.set_points(X, y, test_mask=split_mask(len(y), self.form.value("test_fraction"), self.seed))
+            finally:
+                self._suppress_points_signal = False
+            self._fit_view()
+            self.cv_view.mark_stale()
+            self.reset()
+            outcome.append(True)
+
+        def failed(message):
+            self.show_error(f"Could not load {os.path.basename(path)}: {message}")
+            outcome.append(False)
+
+        task = self.task("load points", on_done=done, on_error=failed)
+        task.start(points_from_file, str(path))
+        if wait:
+            task.wait(120.0)
+            return bool(outcome and outcome[0])
+        return None
 
     def _load_points_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")

@@ -18,6 +18,7 @@ from smlengine.datasets import list_plays
 from ... import style as st
 from ...lab import Lab
 from ...widgets.params import Param
+from ...widgets.plots import outside_legend
 from . import run as ngram_run
 from .run import LEARNING_ORDERS, SMOOTHING_LABELS, SMOOTHINGS
 
@@ -117,7 +118,7 @@ class NGramsLab(Lab):
         bl = QtWidgets.QVBoxLayout(box)
         self.generate_button = QtWidgets.QPushButton("Generate text")
         self.generate_button.setToolTip("Fit the model with the settings above and write text token by token")
-        self.learning_button = QtWidgets.QPushButton("Learning Shakespeare (N = 1…4)")
+        self.learning_button = QtWidgets.QPushButton("Learning (N = 1…4)")
         self.learning_button.setToolTip("Unigram, bigram, trigram and 4-gram samples side by side, same seed")
         self.perplexity_button = QtWidgets.QPushButton("Perplexity vs N")
         self.perplexity_button.setToolTip("Held-out perplexity for N = 1…5 and every smoothing (90/10 split of the lines), "
@@ -204,7 +205,7 @@ class NGramsLab(Lab):
         pi = self.ppl_plot.getPlotItem()
         pi.setLogMode(y=True)
         pi.showGrid(x=True, y=True, alpha=0.25)
-        pi.addLegend(offset=(70, 10))
+        outside_legend(pi, "top", columns=3)
         self.ppl_curves = {}
         for i, sm in enumerate(SMOOTHINGS):
             self.ppl_curves[sm] = pi.plot([], [], name=SMOOTHING_LABELS[sm])
@@ -216,7 +217,7 @@ class NGramsLab(Lab):
         zi = self.zipf_plot.getPlotItem()
         zi.setLogMode(x=True, y=True)
         zi.showGrid(x=True, y=True, alpha=0.25)
-        zi.addLegend(offset=(10, -10))  # bottom left: the curve runs from top left to bottom right
+        outside_legend(zi, "top", columns=2)
         self.zipf_curve = zi.plot([], [], name="corpus")
         self.zipf_ref = zi.plot([], [], name="Zipf: f ∝ 1/rank")
         self.entropy_label = QtWidgets.QLabel("")

@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ... import style as st
 from ...lab import Lab
 from ...widgets.params import Param
-from ...widgets.plots import Series
+from ...widgets.plots import Series, outside_legend
 from . import run as pagerank_run
 
 GRAPH_CHOICES = [
@@ -36,27 +36,6 @@ def _viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
     cmap = pg.colormap.get("viridis")
     colors = cmap.map(np.linspace(0, 1, n), mode="qcolor")
     return [QtGui.QBrush(c) for c in colors]
-
-
-def _relax_title(plot: pg.PlotWidget) -> None:
-    """Let a long title be clipped rather than widen the plot past its pane (projector mode)."""
-    label = plot.getPlotItem().titleLabel
-    if getattr(label, "_sml_relaxed", False):
-        label.updateMin()
-        return
-    original = label.updateMin
-
-    def update_min():
-        original()
-        height = label.minimumHeight()
-        label.setMinimumWidth(0)
-        label._sizeHint[QtCore.Qt.SizeHint.MinimumSize] = (0, height)
-        label._sizeHint[QtCore.Qt.SizeHint.PreferredSize] = (0, height)
-        label.updateGeometry()
-
-    label.updateMin = update_min
-    label._sml_relaxed = True
-    update_min()
 
 
 class PageRankLab(Lab):
@@ -165,7 +144,7 @@ class PageRankLab(Lab):
         self.walker_item.setZValue(20)
         self.walker_item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         gp.addItem(self.walker_item)
-        self.legend = gp.addLegend(offset=(10, 10))
+        self.legend = outside_legend(gp, "top", columns=3)
         self.legend.addItem(self.node_item, "page (size, colour = rank)")
         self.legend.addItem(self.walker_item, "surfers")
         self.legend.addItem(self.move_item, "last move")
@@ -192,7 +171,7 @@ class PageRankLab(Lab):
         self.mc_item = pg.ScatterPlotItem()
         self.mc_item.setZValue(5)
         self.bar_plot.addItem(self.mc_item)
-        self.bar_legend = self.bar_plot.getPlotItem().addLegend(offset=(-10, 10))
+        self.bar_legend = outside_legend(self.bar_plot.getPlotItem(), "top", columns=2)
         self.bar_legend.addItem(self.bar_item, "power method")
         self.bar_legend.addItem(self.mc_item, "surfers")
 
@@ -201,7 +180,7 @@ class PageRankLab(Lab):
         cp = self.conv_plot.getPlotItem()
         cp.setLogMode(y=True)
         cp.showGrid(x=True, y=True, alpha=0.25)
-        self.conv_legend = cp.addLegend(offset=(-10, 10))
+        self.conv_legend = outside_legend(cp, "top", columns=3)
         self.change_curve = cp.plot([], [], name="power method")
         self.bound_curve = cp.plot([], [], name="2(1 − α)<sup>n</sup>")
         self.mc_curve = cp.plot([], [], name="surfers")
@@ -218,7 +197,7 @@ class PageRankLab(Lab):
         ap.addItem(self.adj_image)
         self.chain_plot = pg.PlotWidget()
         self.chain_plot.getPlotItem().showGrid(x=True, y=True, alpha=0.25)
-        self.chain_legend = self.chain_plot.getPlotItem().addLegend(offset=(-10, 10))
+        self.chain_legend = outside_legend(self.chain_plot.getPlotItem(), "top", columns=4)
         self.chain_curves: list[pg.PlotDataItem] = []
         self.lower_right = QtWidgets.QStackedWidget()
         self.lower_right.addWidget(self.adj_plot)
@@ -453,10 +432,10 @@ class PageRankLab(Lab):
         # so a few dozen levels keep a frame of 500+ nodes at a few milliseconds.
         idx = np.clip(np.round(level * 31).astype(int), 0, 31) * 8
         brushes = [self._brushes[k] for k in idx]
-        top = float(np.max(dist)) if len(dist) else 1.0
-        big = 34.0 if n <= 10 else 24.0
-        frac = np.round(np.sqrt(np.asarray(dist, float) / max(top, 1e-300)) * 24) / 24
-        size = s.scale * (5.0 + big * frac)
+        # Size by rank relative to the average page (d · P_i = 1): equal ranks give equal small
+        # discs, and fewer pixels per node on big graphs so a heap never hides the links.
+        crowd = float(np.clip(np.sqrt(300.0 / max(n, 1)), 0.45, 1.6))
+        size = s.scale * crowd * np.clip(3.0 + 5.0 * np.sqrt(np.round(rel * 4) / 4), 3.0, 34.0)
         return brushes, size
 
     def _draw_nodes(self, snapshot, positions, s) -> None:
@@ -677,11 +656,9 @@ class PageRankLab(Lab):
         st.set_axis_labels(self.conv_plot, "n (iteration / surfer move)", "L1 distance", s)
         st.style_plot(self.conv_plot, s, title="Convergence")
         st.set_axis_labels(self.adj_plot, "target page j", "source page i", s)
-        st.style_plot(self.adj_plot, s, title="Adjacency (link i → j)")
+        st.style_plot(self.adj_plot, s, title="Adjacency")
         st.set_axis_labels(self.chain_plot, "n (iterations)", "Pₙ(state)", s)
         st.style_plot(self.chain_plot, s, title="Pₙ per state")
-        for plot in (self.graph_plot, self.bar_plot, self.conv_plot, self.adj_plot, self.chain_plot):
-            _relax_title(plot)
         self.change_curve.setPen(pg.mkPen(st.POS_COLOR, width=s.line_width))
         self.bound_curve.setPen(s.pen(s.foreground, s.line_width * 0.8, QtCore.Qt.PenStyle.DashLine))
         self.mc_curve.setPen(pg.mkPen(st.NEG_COLOR, width=s.line_width))

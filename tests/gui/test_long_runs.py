@@ -1,0 +1,45 @@
+"""Long runs keep the window responsive to the end (regression: a metric panel whose axis
+width and view range chased each other froze the event loop for good)."""
+
+import time
+
+import pytest
+from PySide6 import QtCore
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+class Watchdog:
+    """Records the largest gap between ticks of a 10 ms timer on the GUI thread."""
+
+    def __init__(self):
+        self.last = time.perf_counter()
+        self.worst = 0.0
+        self.timer = QtCore.QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.worst = max(self.worst, now - self.last)
+        self.last = now
+
+
+def test_long_svm_run_never_stalls_the_event_loop(qtbot, make_window):
+    window = make_window(lab_ids=["classifiers"])
+    lab = window.show_lab("classifiers")
+    lab.form.set_values({"classifier": "svm_rbf", "dataset": "spirals", "n_samples": 3000, "C": 100.0})
+    lab.after_params_restored()
+    lab.regenerate()
+    lab.runner.set_rate(None)
+    dog = Watchdog()
+    lab.play()
+    qtbot.waitUntil(lambda: lab.runner.finished or lab.runner.error is not None, timeout=600_000)
+    qtbot.waitUntil(lambda: lab.runner.settled, timeout=10_000)
+    lab.runner.flush()
+    qtbot.wait(300)  # a few more paints of the final frame: a ping-pong would start here
+    dog.timer.stop()
+    assert lab.runner.error is None
+    assert lab.runner.timeline.last.step > 2000  # a long run indeed
+    assert dog.worst < 2.0, f"the event loop stalled for {dog.worst:.1f} s"
