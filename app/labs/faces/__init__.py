@@ -1,0 +1,5 @@
+"""Face detection lab: a Viola-Jones cascade detecting faces, trained live, with its training material."""
+
+from .lab import FacesLab as LAB
+
+__all__ = ["LAB"]

@@ -1,0 +1,515 @@
+"""The face-detection lab: a Viola-Jones cascade of boosted Haar stumps finds faces in a photo
+(window by window over an image pyramid, with a "which stage rejected this window" heat map and
+scikit-image's LBP detector for comparison), is trained live (features over the mean face,
+per-stage and cumulative rates, hard-negative mining), and shows its training material."""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+import time
+from typing import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from ... import style as st
+from ...lab import Lab
+from ...widgets.params import Param
+from ...widgets.plots import PlotPanel
+from . import maths, run
+from .views import PhotoView
+
+MAX_STAGES = 19
+
+
+def _mode(m: str):
+    return lambda v: v["mode"] == m
+
+
+class FacesLab(Lab):
+    id = "faces"
+    title = "Face detection"
+    order = 75
+    description = ("Viola-Jones: Haar features from integral images, boosted stumps in an attentional cascade; "
+                   "detect faces in a photo, or train a small cascade live.")
+    screenshot_steps = 5
+    self_test_steps = 3
+
+    # ------------------------------------------------------------------ state
+    def init_state(self) -> None:
+        self.image_path = ""  # a file the user opened ("" = the chosen sample photo)
+        self.trained = None  # the cascade trained in this session (not saved)
+        self.window_info = None
+        self._clicked = None  # (x, y) of the last clicked point on the photo
+        self._lbp_key = None
+        self._lbp_boxes = np.zeros((0, 4))
+        self._train_t0 = None
+        self._gallery_key = None
+
+    def parameter_specs(self):
+        return [
+            Param("mode", "Mode", "choice", "detect", choices=run.MODES,
+                  tooltip="Detect faces with a cascade, or train a small cascade live (about 15-60 s)"),
+            Param("image", "Photo", "choice", run.DEFAULT_PHOTO, choices=[("astronaut", "astronaut"),
+                                                                          ("camera", "camera")],
+                  tooltip="A scikit-image sample photo (Open image… reads your own PNG or JPEG)",
+                  visible_when=_mode("detect")),
+            Param("cascade", "Cascade", "choice", "shipped", choices=run.CASCADES,
+                  tooltip="The shipped 19-stage cascade, or the one trained in this session", visible_when=_mode("detect")),
+            Param("n_stages", "Stages used", "int", MAX_STAGES, minimum=1, maximum=MAX_STAGES,
+                  tooltip="Use only the first stages: fewer stages = higher detection rate AND more false positives "
+                          "(DR = Π DR_j, FPR = Π FPR_j)", visible_when=_mode("detect")),
+            Param("scale_factor", "Scale factor", "float", 1.25, minimum=1.05, maximum=2.0, step=0.05, decimals=2,
+                  tooltip="Ratio between successive window sizes of the pyramid", visible_when=_mode("detect")),
+            Param("step", "Step", "choice", 0, choices=run.STEPS,
+                  tooltip="Window stride in pixels of each pyramid level (auto: 2 for small windows, 1 beyond)",
+                  visible_when=_mode("detect")),
+            Param("min_neighbors", "Min. neighbours", "int", 3, minimum=0, maximum=30,
+                  tooltip="A detection needs more than this many overlapping accepted windows",
+                  visible_when=_mode("detect")),
+            Param("stage_dr", "Stage DR", "float", 0.999, minimum=0.9, maximum=0.9999, step=0.001, decimals=4,
+                  tooltip="Each stage's threshold is lowered until it keeps this fraction of the faces",
+                  visible_when=_mode("train")),
+            Param("stage_fpr", "Stage FPR", "float", 0.5, minimum=0.05, maximum=0.9, step=0.05, decimals=2,
+                  tooltip="Stumps are added to a stage until it accepts at most this fraction of its non-faces",
+                  visible_when=_mode("train")),
+            Param("max_stages", "Max stages", "int", 5, minimum=1, maximum=12,
+                  tooltip="Stages to train (the shipped cascade has 19)", visible_when=_mode("train")),
+            Param("max_features", "Stumps/stage", "int", 100, minimum=1, maximum=200,
+                  tooltip="Most stumps per stage", visible_when=_mode("train")),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        self.open_button = QtWidgets.QPushButton("Open image…")
+        self.open_button.setToolTip("Detect faces in your own PNG or JPEG (large images are downscaled)")
+        self.open_button.clicked.connect(self._open_dialog)
+        layout.addWidget(self.open_button)
+        self.image_label = QtWidgets.QLabel()
+        self.image_label.setWordWrap(True)
+        layout.addWidget(self.image_label)
+        self.lbp_box = QtWidgets.QCheckBox("LBP boxes (scikit-image)")
+        self.lbp_box.setChecked(True)
+        self.lbp_box.setToolTip("Also run scikit-image's LBP frontal-face cascade (OpenCV's model) on the photo, "
+                                "drawn dashed, for comparison")
+        self.lbp_box.toggled.connect(self._lbp_toggled)
+        layout.addWidget(self.lbp_box)
+        self.raw_box = QtWidgets.QCheckBox("Accepted windows")
+        self.raw_box.setChecked(True)
+        self.raw_box.setToolTip("Draw every window all stages accept, before they are merged into detections")
+        self.raw_box.toggled.connect(self._raw_toggled)
+        layout.addWidget(self.raw_box)
+        self.status = QtWidgets.QLabel()
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        s = st.current()
+        # --- detection tab
+        self.photo_view = PhotoView("Detections")
+        self.photo_view.layer("raw", st.OKABE_ITO["yellow"], 1.0, z=8)
+        self.photo_view.layer("lbp", st.OKABE_ITO["sky_blue"], 3.0, QtCore.Qt.PenStyle.DashLine, z=9)
+        self.photo_view.layer("faces", st.OKABE_ITO["vermillion"], 4.0, z=10)
+        self.photo_view.layer("clicked", st.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
+        self.photo_view.clicked.connect(self.inspect_window)
+        self.heat_view = PhotoView("Stages passed", colormap="viridis")
+        self.heat_view.layer("faces", st.OKABE_ITO["vermillion"], 2.5, z=10)
+        self.heat_view.clicked.connect(self.inspect_window)
+        self.funnel_panel = PlotPanel("Funnel", "stages ≥ j", "windows", log_y=True, legend=False)
+        self.funnel = self.funnel_panel.curve("windows")
+        self.window_label = QtWidgets.QLabel(maths.window_html(None))
+        self.window_label.setWordWrap(True)
+        self.window_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.window_label.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
+        wscroll = QtWidgets.QScrollArea()
+        wscroll.setWidgetResizable(True)
+        wscroll.setWidget(self.window_label)
+        wscroll.setMinimumSize(120, 60)
+        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        top.addWidget(self.photo_view)
+        top.addWidget(self.heat_view)
+        top.setSizes([500, 500])
+        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        bottom.addWidget(self.funnel_panel)
+        bottom.addWidget(wscroll)
+        bottom.setSizes([350, 650])
+        detect_tab = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        detect_tab.addWidget(top)
+        detect_tab.addWidget(bottom)
+        detect_tab.setStretchFactor(0, 3)
+        detect_tab.setStretchFactor(1, 1)
+        detect_tab.setSizes([520, 170])
+
+        # --- training tab
+        self.progress_label = QtWidgets.QLabel("Choose Mode → “Train a cascade” to train a 5-stage cascade live.")
+        self.progress_label.setWordWrap(True)
+        self.progress_bar = QtWidgets.QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(False)
+        self.progress_bar.setMaximumHeight(int(10 * s.scale))
+        self.feature_view = PhotoView("Stump on the mean face")
+        self.features_view = PhotoView("Stumps chosen")
+        self.dr_panel = PlotPanel("Detection rate", "stumps", "DR", legend_corner="bottom-left")
+        self.dr_stage = self.dr_panel.curve("stage")
+        self.dr_total = self.dr_panel.curve("cascade")
+        self.fpr_panel = PlotPanel("False-positive rate", "stumps", "FPR", log_y=True, legend_corner="bottom-left")
+        self.fpr_stage = self.fpr_panel.curve("stage")
+        self.fpr_total = self.fpr_panel.curve("cascade")
+        self.mining_panel = PlotPanel("Mining: accepted", "stage", "fraction", log_y=True, legend=False)
+        self.mining = self.mining_panel.curve("accepted")
+        left = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        left.addWidget(self.feature_view)
+        left.addWidget(self.features_view)
+        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        right.addWidget(self.dr_panel)
+        right.addWidget(self.fpr_panel)
+        right.addWidget(self.mining_panel)
+        body = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        body.addWidget(left)
+        body.addWidget(right)
+        body.setSizes([400, 600])
+        train_tab = QtWidgets.QWidget()
+        tl = QtWidgets.QVBoxLayout(train_tab)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(self.progress_label)
+        tl.addWidget(self.progress_bar)
+        tl.addWidget(body, 1)
+
+        # --- gallery tab
+        self.gallery_label = QtWidgets.QLabel("Faces and non-faces of the training data, and the hard negatives: "
+                                              "windows of face-free photos that pass the most stages.")
+        self.gallery_label.setWordWrap(True)
+        self.faces_view = PhotoView("Faces (LFW)")
+        self.nonfaces_view = PhotoView("Non-faces")
+        self.hard_view = PhotoView("Hard negatives")
+        grid = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        for v in (self.faces_view, self.nonfaces_view, self.hard_view):
+            grid.addWidget(v)
+        gallery_tab = QtWidgets.QWidget()
+        gl = QtWidgets.QVBoxLayout(gallery_tab)
+        gl.setContentsMargins(0, 0, 0, 0)
+        gl.addWidget(self.gallery_label)
+        gl.addWidget(grid, 1)
+
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(detect_tab, "Detection")
+        self.tabs.addTab(train_tab, "Training")
+        self.tabs.addTab(gallery_tab, "Gallery")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        return self.tabs
+
+    # ------------------------------------------------------------------ helpers
+    def source(self) -> tuple:
+        return ("file", self.image_path) if self.image_path else ("photo", self.form.value("image"))
+
+    def _tab_changed(self, index: int) -> None:
+        if index == 2:
+            self.load_gallery()
+
+    # ------------------------------------------------------------------ parameters
+    def on_param_changed(self, name: str) -> None:
+        if name == "image":
+            self.image_path = ""
+        if name == "mode":
+            self.tabs.setCurrentIndex(1 if self.form.value("mode") == "train" else 0)
+        if name in ("image", "mode"):
+            self._clear_window()
+        self.reset()
+
+    # ------------------------------------------------------------------ running
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        p = dict(params)
+        if p["mode"] == "train":
+            self._train_t0 = time.perf_counter()
+            return lambda: run.train_steps(p, int(seed))
+        if p["cascade"] == "trained" and self.trained is None:
+            raise ValueError("No cascade has been trained yet: choose Mode → “Train a cascade”, let it finish, "
+                             "then detect with it (or choose the shipped cascade).")
+        source = self.source()
+        trained = self.trained
+        self._start_lbp(source, p)
+        return lambda: run.detect_steps(source, p, trained)
+
+    def show_idle(self) -> None:
+        self.photo_view.forget()
+        self.heat_view.forget()
+
+    def render(self, snapshot, prepared, history) -> None:
+        if snapshot.mode == "detect":
+            self._render_detect(snapshot)
+        else:
+            self._render_train(snapshot, history)
+
+    def _render_detect(self, snap) -> None:
+        ctx = snap.ctx
+        grey = ctx.photo.grey
+        self.photo_view.set_image(grey, key=id(grey))
+        self._update_image_label(ctx.photo)
+        xs, ys = run.box_polyline(snap.boxes[:, :4])
+        self.photo_view.set_boxes("faces", xs, ys)
+        self.heat_view.set_boxes("faces", xs, ys)
+        raw = snap.raw[: run.MAX_RAW_DRAWN] if self.raw_box.isChecked() else np.zeros((0, 4))
+        self.photo_view.set_boxes("raw", *run.box_polyline(raw))
+        self._draw_lbp()
+        K = ctx.n_stages
+        if snap.heat is not None:
+            top, left, ch, cw, wh, ww = snap.heat_geometry
+            nr, nc = snap.heat.shape
+            rect = (left + ww / 2 - cw / 2, top + wh / 2 - ch / 2, nc * cw, nr * ch)
+            self.heat_view.set_image(snap.heat.astype(np.float32), key=(id(snap.heat), K), levels=(0.0, float(K)),
+                                     rect=rect, extent=grey.shape)
+            self.heat_view.set_under(grey, key=id(grey))
+            self.heat_view.set_title(f"Stages passed ({ww:.0f} px)")
+        else:
+            self.heat_view.image.clear()
+            self.heat_view.forget()
+            self.heat_view.set_under(grey, key=id(grey))
+            self.heat_view.set_title("Stages passed")
+        self.heat_view.shape = grey.shape
+        self.photo_view.set_title(f"Faces found: {snap.boxes.shape[0]}")
+        f = np.asarray(snap.funnel, dtype=float)
+        j = np.arange(f.size)
+        ok = f > 0
+        self.funnel.set(j[ok], f[ok])
+        self.status.setText(html.escape(snap.message))
+
+    def _update_image_label(self, photo) -> None:
+        h, w = photo.grey.shape
+        fh, fw = photo.full_shape
+        text = f"<b>{html.escape(photo.label)}</b>: {w} × {h} px"
+        if photo.note:
+            text += f"<br><i>{html.escape(photo.note)}</i>"
+        elif (fh, fw) != (h, w):
+            text += f" (from {fw} × {fh})"
+        self.image_label.setText(text)
+
+    def _render_train(self, snap, history) -> None:
+        e = snap.engine
+        ctx = snap.ctx
+        if history.rewound:
+            for series in (self.dr_stage, self.dr_total, self.fpr_stage, self.fpr_total):
+                series.clear()
+        added = [h for h in history.added if h.engine.event == "feature"]
+        if added:
+            x = [h.stumps for h in added]
+            self.dr_stage.extend(x, [h.engine.stage_detection_rate for h in added])
+            self.dr_total.extend(x, [h.engine.detection_rate for h in added])
+            self.fpr_stage.extend(x, [h.engine.stage_false_positive_rate for h in added])
+            self.fpr_total.extend(x, [h.engine.false_positive_rate for h in added])
+        rates = snap.stage_rates
+        acc = [r[2] for r in rates]
+        if e.phase == "mining" and e.mined_acceptance == e.mined_acceptance:
+            acc = acc + [e.mined_acceptance]
+        xs = np.arange(1, len(acc) + 1)
+        self.mining.set(xs, acc)
+        if snap.features:
+            stage, rects, weights = snap.features[-1]
+            self.feature_view.set_image(run.feature_image(rects, weights, ctx.mean_face), key=("f", snap.stumps))
+            self.feature_view.set_title(f"Stage {stage + 1}, stump {e.stage_n_features or snap.stumps}")
+        else:
+            self.feature_view.set_image(run.feature_image(np.zeros((0, 4), int), np.zeros(0), ctx.mean_face),
+                                        key=("mean", id(ctx.mean_face)))
+            self.feature_view.set_title("Mean face")
+        self.features_view.set_image(run.feature_gallery(snap.features, ctx.mean_face), key=("g", snap.stumps))
+        self.features_view.set_title(f"Stumps chosen: {snap.stumps}")
+        frac = self._train_fraction(snap)
+        self.progress_bar.setValue(int(1000 * frac))
+        left = ""
+        if (self._train_t0 is not None and self.runner.current_index == len(self.runner.timeline) - 1
+                and 0.02 < frac < 1 and not e.done):
+            elapsed = time.perf_counter() - self._train_t0
+            left = f" · about {max(1, round(elapsed * (1 - frac) / frac))} s left"
+        prog = f" {100 * e.progress:.0f}%" if e.progress is not None else ""
+        self.progress_label.setText(f"<b>{html.escape(e.phase)}{prog}</b>{left} — {html.escape(e.message)}")
+        self.status.setText(html.escape(e.message))
+        if e.done and ctx.cascade.n_stages_ > 0 and self.trained is not ctx.cascade:
+            self.trained = ctx.cascade
+            self.status.setText(html.escape(e.message) + "<br><b>Detect with it: Mode → Detect faces, "
+                                "Cascade → trained here.</b>")
+
+    def _train_fraction(self, snap) -> float:
+        e = snap.engine
+        K = max(1, int(snap.ctx.params.get("max_stages", 5)))
+        if e.done:
+            return 1.0
+        within = {"start": 0.0, "preparing": 0.0, "mining": 0.1, "features": 0.25, "sorting": 0.45}.get(e.phase)
+        p = e.progress if e.progress is not None else 0.0
+        if within is not None:
+            width = {"mining": 0.15, "features": 0.2, "sorting": 0.1}.get(e.phase, 0.0)
+            inside = within + width * p
+        elif e.phase == "stage":
+            inside = 1.0
+        else:  # boosting / feature: how far the stage FPR has come down towards its target
+            target = float(snap.ctx.params.get("stage_fpr", 0.5))
+            fpr = e.stage_false_positive_rate
+            done = 0.0 if fpr != fpr or fpr >= 1 else min(1.0, math.log(max(fpr, 1e-9)) / math.log(target))
+            inside = 0.55 + 0.45 * done
+        stage = e.n_stages if e.phase != "stage" else e.n_stages - 1
+        return min(1.0, (stage + inside) / K)
+
+    # ------------------------------------------------------------------ LBP comparison (side task)
+    def _start_lbp(self, source, params) -> None:
+        if not self.lbp_box.isChecked():
+            return
+        key = (run._source_key(source), float(params["scale_factor"]), int(params["min_neighbors"]))
+        if key == self._lbp_key:
+            return
+        self._lbp_key = key
+        self._lbp_boxes = np.zeros((0, 4))
+        self._draw_lbp()
+        task = self.task("lbp", on_done=self._lbp_done, on_error=self._lbp_failed)
+        task.start(_lbp_job, source, float(params["scale_factor"]), int(params["min_neighbors"]))
+
+    def _lbp_done(self, boxes) -> None:
+        self._lbp_boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+        self._draw_lbp()
+
+    def _lbp_failed(self, message: str) -> None:
+        self._lbp_boxes = np.zeros((0, 4))
+        self.lbp_box.setToolTip(f"scikit-image's LBP cascade failed: {message}")
+        self._draw_lbp()
+
+    def _draw_lbp(self) -> None:
+        b = self._lbp_boxes if self.lbp_box.isChecked() else np.zeros((0, 4))
+        self.photo_view.set_boxes("lbp", *run.box_polyline(b))
+
+    def _lbp_toggled(self, on: bool) -> None:
+        if on and self.form.value("mode") == "detect":
+            self._start_lbp(self.source(), self.params())
+        self._draw_lbp()
+
+    def _raw_toggled(self, _on: bool) -> None:
+        snap = self.runner.current
+        if snap is not None and snap.mode == "detect":
+            self._render_detect(snap)
+
+    # ------------------------------------------------------------------ gallery (side task)
+    def load_gallery(self) -> None:
+        key = id(self.trained) if (self.trained is not None and self.form.value("cascade") == "trained") else "shipped"
+        if key == self._gallery_key:
+            return
+        self._gallery_key = key
+        cascade = self.trained if key != "shipped" else None
+        self.gallery_label.setText("Mining the hard negatives …")
+        task = self.task("gallery", on_done=self._gallery_done, on_error=self._gallery_failed,
+                         on_progress=lambda f, t: self.gallery_label.setText(f"{html.escape(t)} ({100 * f:.0f}%)"))
+        task.start(run.gallery_data, cascade)
+
+    def _gallery_done(self, data) -> None:
+        self.gallery = data
+        self.faces_view.set_image(run.mosaic(data["faces"], 10), key=("faces", id(data)))
+        self.nonfaces_view.set_image(run.mosaic(data["non_faces"], 10), key=("non", id(data)))
+        self.hard_view.set_image(run.mosaic(data["hard"], 8), key=("hard", id(data)))
+        self.faces_view.set_title(f"Faces ({len(data['faces'])})")
+        self.nonfaces_view.set_title(f"Non-faces ({len(data['non_faces'])})")
+        stages = data["hard_stages"]
+        rng = f"{stages.min()}–{stages.max()}" if stages.size else "–"
+        self.hard_view.set_title(f"Hard negatives ({len(data['hard'])})")
+        self.gallery_label.setText(f"Hard negatives: windows of face-free photos (coffee, chelsea, rocket) that pass "
+                                   f"{rng} of the cascade's {data['n_stages']} stages — what mining collects.")
+
+    def _gallery_failed(self, message: str) -> None:
+        self._gallery_key = None
+        self.gallery_label.setText(f"⚠ {html.escape(message)}")
+
+    # ------------------------------------------------------------------ a clicked window
+    def inspect_window(self, x: float, y: float) -> None:
+        """Report the window centred nearest (x, y) (image pixels) at the heat map's scale."""
+        snap = self.runner.current
+        if snap is None or snap.mode != "detect":
+            return
+        geom = snap.heat_geometry
+        ctx = snap.ctx
+        if geom:
+            _, _, ch, cw, wh, ww = geom
+            i = max(0, round((y - wh / 2) / ch))
+            j = max(0, round((x - ww / 2) / cw))
+            top, left = i * ch, j * cw
+        else:
+            wh = ww = float(run.WINDOW)
+            top, left = max(0.0, y - wh / 2), max(0.0, x - ww / 2)
+        try:
+            rep = run.window_report(ctx.cascade, ctx.photo.grey, top, left, wh, ww)
+        except ValueError as exc:
+            self.window_label.setText(html.escape(str(exc)))
+            return
+        self._clicked = (x, y)
+        self.window_info = rep
+        r0, c0, h, w = rep["box"]
+        self.photo_view.set_boxes("clicked", *run.box_polyline([[r0, c0, h, w]]))
+        self.window_label.setText(maths.window_html(rep))
+
+    def _clear_window(self) -> None:
+        self.window_info = None
+        self._clicked = None
+        self.photo_view.set_boxes("clicked", [], [])
+        self.window_label.setText(maths.window_html(None))
+
+    # ------------------------------------------------------------------ files
+    def _open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open image", "",
+                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All files (*)")
+        if path:
+            self.open_image_file(path)
+
+    def open_image_file(self, path: str) -> None:
+        """Read ``path`` on a worker; on success it becomes the photo, otherwise a banner (nothing lost)."""
+        path = str(path)
+        self.image_label.setText(f"Reading {html.escape(os.path.basename(path)[:60])} …")
+        task = self.task("open", on_done=lambda _p, p=path: self._opened(p),
+                         on_error=lambda msg, p=path: self._open_failed(p, msg))
+        task.start(run.check_file, path)
+
+    def _opened(self, path: str) -> None:
+        self.image_path = path
+        self._clear_window()
+        if self.form.value("mode") != "detect":
+            self.form.set_value("mode", "detect")
+            self.tabs.setCurrentIndex(0)
+        self.reset()
+
+    def _open_failed(self, path: str, message: str) -> None:
+        self.show_error(f"Could not open the image: {message}")
+        snap = self.runner.current
+        if snap is not None and snap.mode == "detect":
+            self._update_image_label(snap.ctx.photo)
+
+    # ------------------------------------------------------------------ maths, style, sessions, export
+    def maths_html(self, snapshot) -> str:
+        if snapshot.mode == "detect":
+            return maths.detect_html(snapshot)
+        return maths.train_html(snapshot)
+
+    def apply_style(self, s: st.Style) -> None:
+        for v in (self.photo_view, self.heat_view, self.feature_view, self.features_view, self.faces_view,
+                  self.nonfaces_view, self.hard_view):
+            v.apply_style(s)
+        self.progress_bar.setMaximumHeight(int(10 * s.scale))
+
+    def main_plot(self):
+        return self.photo_view if self.tabs.currentIndex() != 1 else self.fpr_panel
+
+    def user_data(self) -> dict:
+        return {"path": self.image_path}
+
+    def set_user_data(self, data: dict) -> None:
+        path = data.get("path", "")
+        if not isinstance(path, str) or len(path) > 4096:
+            raise ValueError("the saved image path is malformed")
+        self.image_path = path
+        self.window_info = None
+        self._clicked = None
+
+    def export_rows(self):
+        snap = self.runner.current
+        if snap is None or snap.mode != "detect":
+            return [], []
+        header = ["row", "column", "height", "width", "merged windows"]
+        return header, [[float(v) for v in b] for b in snap.boxes]
+
+
+def _lbp_job(source, scale_factor, min_neighbors):
+    photo = run.load_source(source)
+    return run.lbp_reference(photo.grey, scale_factor, min_neighbors)

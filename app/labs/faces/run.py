@@ -1,0 +1,518 @@
+"""The face-detection lab's run (Qt-free): photos, the two runs and the side tasks.
+
+* **Detect faces** (default): the shipped cascade (or one trained in the lab) slides its
+  24 x 24 window over the image pyramid, the largest windows first; each step scans a few
+  pyramid levels (about :data:`WINDOWS_PER_STEP` windows), keeps the windows every stage
+  accepts, merges them into detections and keeps each level's "stages passed" map (the heat
+  map). The last step adds nothing new: it says what was found.
+* **Train a cascade**: :meth:`smlengine.cascade.Cascade.fit_steps` live, on the augmented LFW
+  faces and windows mined from the face-free scikit-image photos, with the classroom-demo
+  settings of ``resources/data/scripts/train_face_cascade.py --demo``.
+
+Side tasks: scikit-image's LBP cascade on the same photo, the galleries (faces, non-faces,
+the hard negatives the cascade nearly accepts) and the file check before a photo is opened.
+Loaded photos, data and the shipped cascade are cached (:class:`smlengine.cache.LRUCache`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from smlengine import Snapshot
+from smlengine.cache import LRUCache
+
+MODES = [("detect", "Detect faces"), ("train", "Train a cascade")]
+CASCADES = [("shipped", "shipped (19 stages)"), ("trained", "trained here")]
+STEPS = [(0, "auto"), (1, "1 px"), (2, "2 px"), (4, "4 px")]
+DEFAULT_PHOTO = "astronaut"
+WINDOW = 24
+#: windows scanned per step of the detection run (a few pyramid levels; ~20-40 ms)
+WINDOWS_PER_STEP = 40_000
+#: pixel budget of an opened photo (larger ones are area-averaged down, with a note)
+FILE_MAX_PIXELS = 640 * 640
+MAX_RAW_DRAWN = 3000
+
+#: the classroom demo of resources/data/scripts/train_face_cascade.py (--demo)
+DEMO = dict(window=24, stage_detection_rate=0.999, stage_false_positive_rate=0.5, target_false_positive_rate=1e-6,
+            max_stages=5, max_features_per_stage=200, negatives_per_stage=500, feature_min_size=1,
+            feature_step=1, n_candidate_features=2000)
+DATA = dict(window=24, test_fraction=0.2, n_augment=20, random_state=0)
+
+_IMAGES = LRUCache(4)
+_CACHE = LRUCache(8)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, eq=False)
+class Photo:
+    """A grey photo in [0, 1] ready for detection."""
+
+    grey: np.ndarray
+    label: str
+    note: str  # "" or the reader's sentence (downscaled, alpha dropped, ...)
+    full_shape: tuple
+
+
+def _source_key(source: tuple) -> tuple:
+    if source[0] == "file":
+        try:
+            s = os.stat(source[1])
+            return ("file", source[1], s.st_mtime_ns, s.st_size)
+        except OSError:
+            return ("file", source[1], 0, 0)
+    return tuple(source)
+
+
+def load_source(source: tuple) -> Photo:
+    """("photo", name) or ("file", path) -> :class:`Photo`; ValueError with a short message."""
+    from smlengine.cascade import to_grey_float
+
+    def compute():
+        if source[0] == "file":
+            from smlengine.datasets import read_image_file
+
+            image, note = read_image_file(source[1], max_pixels=FILE_MAX_PIXELS)
+            label = os.path.basename(source[1])[:60]
+        else:
+            import skimage.data
+
+            name = str(source[1])
+            if name not in ("astronaut", "camera"):
+                raise ValueError(f"unknown photo {name[:40]!r}")
+            image, note, label = getattr(skimage.data, name)(), "", name
+        grey = np.ascontiguousarray(to_grey_float(image, name="the image"))
+        if min(grey.shape) < WINDOW:
+            raise ValueError(f"the image is {grey.shape[1]} x {grey.shape[0]} pixels, smaller than the "
+                             f"{WINDOW} x {WINDOW} window")
+        grey.setflags(write=False)
+        full = image.shape[:2]
+        return Photo(grey, label, note or "", tuple(full))
+
+    return _IMAGES.get_or_compute(_source_key(source), compute)
+
+
+def check_file(path: str) -> Photo:
+    """Side task before a file becomes the photo: read it (errors -> the banner, nothing changes)."""
+    return load_source(("file", str(path)))
+
+
+def shipped_cascade():
+    from smlengine.datasets import load_cascade
+
+    return _CACHE.get_or_compute("shipped", load_cascade)
+
+
+def training_data():
+    """(augmented training faces, LFW non-faces, face-free photos) -- cached."""
+
+    def compute():
+        from smlengine.datasets import load_face_patches, negative_photos
+
+        fp = load_face_patches(**DATA)
+        return fp, list(negative_photos("train").values())
+
+    return _CACHE.get_or_compute("training-data", compute)
+
+
+def level_scales(shape, scale_factor: float, window: int = WINDOW) -> list[float]:
+    """Window sizes of the pyramid (as multiples of W), smallest first -- the engine's rule."""
+    h, w = shape
+    out, s = [], 1.0
+    while int(round(h / s)) >= window and int(round(w / s)) >= window:
+        out.append(s)
+        s *= scale_factor
+    return out
+
+
+def level_windows(shape, s: float, step: int, window: int = WINDOW) -> int:
+    h, w = shape
+    oh, ow = int(round(h / s)), int(round(w / s))
+    st = step if step else (2 if h / oh <= 2.0 else 1)
+    return ((oh - window) // st + 1) * ((ow - window) // st + 1)
+
+
+# ----------------------------------------------------------------------------- detection run
+
+
+@dataclass(frozen=True, eq=False)
+class DetectContext:
+    """What stays the same during one detection run (shared by its snapshots)."""
+
+    photo: Photo
+    cascade: Any
+    cascade_name: str
+    n_stages: int
+    scales: tuple
+    n_windows: int
+    params: dict
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class DetectSnapshot(Snapshot):
+    """One step of the sliding-window search.
+
+    Attributes
+    ----------
+    ctx : DetectContext
+    event : str  'start', 'scan' or 'done'
+    message : str
+    levels_done : int  pyramid levels scanned so far (largest windows first)
+    windows_scanned : int
+    boxes : ndarray (k, 5)  detections so far: row, col, height, width, merged windows
+    raw : ndarray (m, 4)  windows accepted by every stage used, so far
+    funnel : ndarray (K + 1,)  windows scanned that passed at least j stages, j = 0..K
+    heat : ndarray (rows, cols) or None  stages passed at the heat map's scale
+    heat_level : int  index of that level in ``ctx.scales`` (-1: none)
+    heat_geometry : tuple  (top, left, cell_h, cell_w, window_h, window_w) in image pixels
+    done : bool
+    """
+
+    ctx: DetectContext
+    event: str
+    message: str = ""
+    levels_done: int = 0
+    windows_scanned: int = 0
+    boxes: np.ndarray
+    raw: np.ndarray
+    funnel: np.ndarray
+    heat: np.ndarray | None = None
+    heat_level: int = -1
+    heat_geometry: tuple = ()
+    done: bool = False
+
+    @property
+    def mode(self) -> str:
+        return "detect"
+
+
+def _heat_choice(boxes, maps, scales):
+    """The level whose window is closest to the strongest detection (else the newest level)."""
+    if not maps:
+        return -1
+    if boxes.shape[0]:
+        side = float(boxes[0, 2])
+        return min(maps, key=lambda i: abs(np.log(WINDOW * scales[i] / side)))
+    return max(maps)  # newest = smallest window scanned so far (largest first)
+
+
+def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSnapshot]:
+    """The detection run: step 0 the photo, then a few pyramid levels per step, then 'done'."""
+    from smlengine.cascade import group_boxes
+
+    photo = load_source(source)
+    if params["cascade"] == "trained":
+        if trained is None:
+            raise ValueError("No cascade has been trained yet: choose mode “Train a cascade”, let it finish, "
+                             "then detect with it (or use the shipped cascade).")
+        cascade, name = trained, "trained here"
+    else:
+        cascade, name = shipped_cascade(), "shipped"
+    K = min(int(params["n_stages"]), cascade.n_stages_)
+    factor = float(params["scale_factor"])
+    step = int(params["step"])
+    mn = int(params["min_neighbors"])
+    grey = photo.grey
+    scales = level_scales(grey.shape, factor)
+    counts = [level_windows(grey.shape, s, step) for s in scales]
+    ctx = DetectContext(photo, cascade, name, K, tuple(scales), int(sum(counts)), dict(params))
+    order = list(range(len(scales)))[::-1]  # largest windows first: few of them, the big faces
+    empty = np.zeros((0, 5))
+    funnel = np.zeros(K + 1, dtype=np.int64)
+    yield DetectSnapshot(step=0, phase="photo", ctx=ctx, event="start", boxes=empty, raw=np.zeros((0, 4)),
+                         funnel=funnel.copy(),
+                         message=f"{photo.label}: {grey.shape[1]} × {grey.shape[0]} px, {len(scales)} window sizes, "
+                                 f"{ctx.n_windows:,} windows to scan with {K} stage(s).")
+    raw_parts: list[np.ndarray] = []
+    maps: dict[int, tuple] = {}
+    scanned = 0
+    done_levels = 0
+    n = 0
+    i = 0
+    while i < len(order):
+        batch, work = [], 0
+        while i < len(order) and (not batch or work + counts[order[i]] <= WINDOWS_PER_STEP):
+            batch.append(order[i])
+            work += counts[order[i]]
+            i += 1
+        for li in batch:
+            s = scales[li]
+            lv = next(cascade.scan_levels(grey, factor, step or None, min_size=s * WINDOW, max_size=s * WINDOW,
+                                          n_stages=K))
+            p = lv["passed"]
+            p.setflags(write=False)
+            st_ = lv["step"]
+            sy, sx = lv["scale_y"], lv["scale_x"]
+            maps[li] = (p, (0.0, 0.0, st_ * sy, st_ * sx, WINDOW * sy, WINDOW * sx))
+            funnel += np.bincount(p.ravel(), minlength=K + 1)[::-1].cumsum()[::-1][: K + 1]
+            rr, cc = np.nonzero(p >= K)
+            if rr.size:
+                raw_parts.append(np.column_stack([rr * st_ * sy, cc * st_ * sx, np.full(rr.size, WINDOW * sy),
+                                                  np.full(rr.size, WINDOW * sx)]))
+            scanned += p.size
+            done_levels += 1
+        raw = np.concatenate(raw_parts) if raw_parts else np.zeros((0, 4))
+        boxes = group_boxes(raw, min_neighbors=mn) if raw.shape[0] else empty
+        hl = _heat_choice(boxes, maps, scales)
+        n += 1
+        sizes = ", ".join(f"{WINDOW * scales[li]:.0f}" for li in batch)
+        yield DetectSnapshot(
+            step=n, phase="scanning", progress=scanned / max(ctx.n_windows, 1), ctx=ctx, event="scan",
+            levels_done=done_levels, windows_scanned=scanned, boxes=boxes, raw=raw, funnel=funnel.copy(),
+            heat=maps[hl][0], heat_level=hl, heat_geometry=maps[hl][1],
+            message=f"Windows of {sizes} px scanned: {raw.shape[0]} accepted by all {K} stages so far, "
+                    f"{boxes.shape[0]} detection(s).")
+    raw = np.concatenate(raw_parts) if raw_parts else np.zeros((0, 4))
+    boxes = group_boxes(raw, min_neighbors=mn) if raw.shape[0] else empty
+    hl = _heat_choice(boxes, maps, scales)
+    n += 1
+    yield DetectSnapshot(
+        step=n, phase="done", progress=1.0, ctx=ctx, event="done", levels_done=done_levels, windows_scanned=scanned,
+        boxes=boxes, raw=raw, funnel=funnel.copy(), heat=maps[hl][0] if hl >= 0 else None, heat_level=hl,
+        heat_geometry=maps[hl][1] if hl >= 0 else (), done=True,
+        message=f"{boxes.shape[0]} face(s) found in {scanned:,} windows ({raw.shape[0]} accepted windows merged, "
+                f"min. neighbours {mn}).")
+
+
+# ----------------------------------------------------------------------------- training run
+
+
+@dataclass(frozen=True, eq=False)
+class TrainContext:
+    mean_face: np.ndarray
+    cascade: Any
+    n_faces: int
+    params: dict
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class TrainSnapshot(Snapshot):
+    """One event of cascade training: the engine's snapshot plus the features chosen so far.
+
+    ``features`` is a tuple of (stage, rects (4, 4), weights (4,)) of every stump chosen so
+    far (arrays shared between snapshots); ``stumps`` counts them. ``stage_rates`` is a tuple of
+    (stage DR, stage FPR, mined acceptance) of the finished stages.
+    """
+
+    ctx: TrainContext
+    engine: Any
+    features: tuple = ()
+    stage_rates: tuple = ()
+
+    @property
+    def mode(self) -> str:
+        return "train"
+
+    @property
+    def stumps(self) -> int:
+        return len(self.features)
+
+
+def train_params(params: dict, seed: int) -> dict:
+    out = dict(DEMO)
+    out.update(stage_detection_rate=float(params["stage_dr"]), stage_false_positive_rate=float(params["stage_fpr"]),
+               max_stages=int(params["max_stages"]), max_features_per_stage=int(params["max_features"]),
+               random_state=int(seed))
+    return out
+
+
+def train_steps(params: dict, seed: int) -> Iterator[TrainSnapshot]:
+    from smlengine.cascade import Cascade
+
+    fp, photos = training_data()
+    faces = fp.train_faces
+    mean_face = _CACHE.get_or_compute("mean-face", lambda: _frozen(faces.mean(axis=0)))
+    cascade = Cascade(**train_params(params, seed))
+    ctx = TrainContext(mean_face, cascade, int(faces.shape[0]), dict(params))
+    feats: tuple = ()
+    rates: tuple = ()
+    last_acceptance = float("nan")
+    for snap in cascade.fit_steps(faces, [fp.non_faces, *photos]):
+        if snap.event == "feature":
+            feats = feats + ((snap.stage, snap.feature_rects, snap.feature_weights),)
+        if snap.phase == "mining":
+            last_acceptance = snap.mined_acceptance
+        if snap.event == "stage":
+            rates = rates + ((snap.stage_detection_rate, snap.stage_false_positive_rate,
+                              snap.mined_acceptance if snap.mined_acceptance == snap.mined_acceptance
+                              else last_acceptance),)
+        yield TrainSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, ctx=ctx, engine=snap,
+                            features=feats, stage_rates=rates)
+
+
+def _frozen(a):
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+# ----------------------------------------------------------------------------- drawing helpers
+
+
+def box_polyline(boxes) -> tuple[np.ndarray, np.ndarray]:
+    """x, y of all rectangles (row, col, h, w) as one polyline with NaN breaks (one plot item)."""
+    b = np.asarray(boxes, dtype=float).reshape(-1, np.shape(boxes)[-1] if np.ndim(boxes) == 2 else 4)
+    if b.shape[0] == 0:
+        return np.zeros(0), np.zeros(0)
+    r, c, h, w = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+    xs = np.column_stack([c, c + w, c + w, c, c, np.full_like(c, np.nan)]).ravel()
+    ys = np.column_stack([r, r, r + h, r + h, r, np.full_like(r, np.nan)]).ravel()
+    return xs, ys
+
+
+def feature_image(rects, weights, base=None, window: int = WINDOW) -> np.ndarray:
+    """RGB uint8 picture of a Haar feature over ``base`` (e.g. the mean face): grey blocks dark,
+    white blocks light, the face visible underneath."""
+    if base is None:
+        base = np.full((window, window), 0.5)
+    b = np.asarray(base, dtype=float)
+    lo, hi = float(b.min()), float(b.max())
+    g = (b - lo) / (hi - lo) if hi > lo else np.full_like(b, 0.5)
+    img = np.repeat((0.25 + 0.5 * g)[..., None], 3, axis=2)
+    for (r, c, h, w), wt in zip(np.asarray(rects), np.asarray(weights)):
+        if wt == 0 or h <= 0 or w <= 0:
+            continue
+        colour = np.array([0.15, 0.15, 0.15]) if wt > 0 else np.array([1.0, 1.0, 1.0])
+        img[r:r + h, c:c + w] = 0.35 * img[r:r + h, c:c + w] + 0.65 * colour
+    return (255 * np.clip(img, 0, 1)).astype(np.uint8)
+
+
+def mosaic(tiles, columns: int, gap: int = 2, fill: float = 1.0) -> np.ndarray:
+    """One big grey image of the tiles (n, h, w) in a grid: a gallery drawn with a single setImage."""
+    tiles = np.asarray(tiles, dtype=float)
+    if tiles.ndim != 3 or tiles.shape[0] == 0:
+        return np.full((1, 1), fill)
+    n, h, w = tiles.shape
+    cols = max(1, min(columns, n))
+    rows = -(-n // cols)
+    out = np.full((rows * (h + gap) - gap, cols * (w + gap) - gap), fill)
+    for k in range(n):
+        i, j = divmod(k, cols)
+        t = tiles[k]
+        lo, hi = float(t.min()), float(t.max())
+        out[i * (h + gap): i * (h + gap) + h, j * (w + gap): j * (w + gap) + w] = (t - lo) / (hi - lo) if hi > lo else 0.5
+    return out
+
+
+def feature_gallery(features, base, columns: int = 10, gap: int = 2) -> np.ndarray:
+    """RGB mosaic of the chosen stumps' features over the mean face (newest last)."""
+    n = len(features)
+    if n == 0:
+        return np.full((1, 1, 3), 255, np.uint8)
+    tiles = [feature_image(r, w, base) for _, r, w in features]
+    h, w = tiles[0].shape[:2]
+    cols = max(1, min(columns, n))
+    rows = -(-n // cols)
+    out = np.full((rows * (h + gap) - gap, cols * (w + gap) - gap, 3), 255, np.uint8)
+    for k, t in enumerate(tiles):
+        i, j = divmod(k, cols)
+        out[i * (h + gap): i * (h + gap) + h, j * (w + gap): j * (w + gap) + w] = t
+    return out
+
+
+# ----------------------------------------------------------------------------- side tasks
+
+
+def lbp_reference(grey: np.ndarray, scale_factor: float, min_neighbors: int):
+    """scikit-image's LBP frontal-face cascade (OpenCV's model) on the same photo: (k, 4) boxes."""
+    import skimage.data
+    from skimage.feature import Cascade as LBPCascade
+
+    try:
+        model = _CACHE.get_or_compute("lbp", lambda: LBPCascade(skimage.data.lbp_frontal_face_cascade_filename()))
+    except Exception as exc:  # noqa: BLE001 - a missing/odd model file is reported, not raised
+        raise ValueError(f"scikit-image's LBP face cascade could not be loaded ({type(exc).__name__})") from None
+    h, w = grey.shape
+    found = model.detect_multi_scale(img=np.asarray(grey, dtype=np.float64), scale_factor=float(scale_factor),
+                                     step_ratio=1, min_size=(WINDOW, WINDOW), max_size=(h, w),
+                                     min_neighbor_number=max(1, int(min_neighbors)))
+    return np.array([[d["r"], d["c"], d["height"], d["width"]] for d in found], dtype=float).reshape(-1, 4)
+
+
+def gallery_data(cascade=None, n_hard: int = 60, state=None) -> dict:
+    """Faces, non-faces and the hard negatives: windows of the held-out face-free photo (and two
+    training photos) that pass the most stages of the cascade, cut out at 24 x 24."""
+    from smlengine.cascade import resize_patch
+    from smlengine.datasets._faces import HELD_OUT_PHOTO, _load_photo
+
+    fp, _ = training_data()
+    if state is not None:
+        state.set_progress(0.3, "faces loaded")
+    cascade = cascade if cascade is not None else shipped_cascade()
+    cands = []
+    for k, name in enumerate((HELD_OUT_PHOTO, "chelsea", "rocket")):
+        if state is not None and state.cancelled:
+            break
+        photo = _load_photo(name)
+        boxes, passed = cascade.scan(photo, keep_all=True)
+        top = np.argsort(-passed, kind="stable")[: n_hard]
+        for i in top:
+            r, c, hh, ww = boxes[i]
+            r0, c0 = int(round(r)), int(round(c))
+            patch = photo[r0:r0 + int(round(hh)), c0:c0 + int(round(ww))]
+            if min(patch.shape) >= 4:
+                cands.append((int(passed[i]), k, resize_patch(patch, WINDOW)))
+        if state is not None:
+            state.set_progress(0.3 + 0.7 * (k + 1) / 3, f"mined {name}")
+    cands.sort(key=lambda t: (-t[0], t[1]))
+    hard = np.array([c[2] for c in cands[:n_hard]]) if cands else np.zeros((0, WINDOW, WINDOW))
+    stages = np.array([c[0] for c in cands[:n_hard]], dtype=int)
+    n_plain = fp.train_index.size
+    return {"faces": np.asarray(fp.train_faces[:n_plain]), "non_faces": np.asarray(fp.non_faces),
+            "hard": hard, "hard_stages": stages, "n_stages": cascade.n_stages_}
+
+
+# ----------------------------------------------------------------------------- a clicked window
+
+
+def window_report(cascade, grey: np.ndarray, top: float, left: float, side_h: float, side_w: float) -> dict:
+    """Everything the maths panel says about one window: its 24 x 24 patch, integral-image corner
+    reads of the first stage's stumps, every stump's vote in stage 1, and each stage's sum
+    against its threshold (until the first rejecting stage)."""
+    from smlengine.cascade import resize_patch
+    from smlengine.haar import haar_features, integral_image
+
+    h, w = grey.shape
+    r0, c0 = int(max(0, round(top))), int(max(0, round(left)))
+    r1, c1 = int(min(h, round(top + side_h))), int(min(w, round(left + side_w)))
+    if r1 - r0 < 4 or c1 - c0 < 4:
+        raise ValueError("the window lies outside the image")
+    patch = resize_patch(grey[r0:r1, c0:c1], cascade.window)
+    ii = integral_image(patch)
+    n = float(patch.size)
+    mean = float(patch.sum()) / n
+    sigma = float(np.sqrt(max((patch * patch).sum() / n - mean * mean, 1e-6)))
+    stages = []
+    first = None
+    for j, stage in enumerate(cascade.stages_):
+        fs = stage["features"]
+        x = haar_features(ii[None], fs)[0]
+        xn = (x - mean * fs.signed_area) / sigma
+        votes = np.where(stage["polarity"] * (xn - stage["theta"]) > 0, 1, -1)
+        score = float(np.sum(stage["alpha"] * votes))
+        ok = score >= stage["threshold"]
+        stages.append((j, score, float(stage["threshold"]), bool(ok)))
+        if j == 0:
+            reads = []
+            for t in range(min(len(fs), 8)):
+                rects = fs.rects[t]
+                wts = fs.weights[t]
+                blocks = []
+                for (r, c, bh, bw), wt in zip(rects, wts):
+                    if wt == 0:
+                        continue
+                    corners = (ii[r + bh, c + bw], ii[r, c + bw], ii[r + bh, c], ii[r, c])
+                    blocks.append((int(r), int(c), int(bh), int(bw), float(wt), tuple(float(v) for v in corners)))
+                reads.append({"blocks": blocks, "x": float(x[t]), "x_norm": float(xn[t]),
+                              "theta": float(stage["theta"][t]), "polarity": int(stage["polarity"][t]),
+                              "alpha": float(stage["alpha"][t]), "vote": int(votes[t])})
+            first = reads
+        if not ok:
+            break
+    return {"box": (r0, c0, r1 - r0, c1 - c0), "mean": mean, "sigma": sigma, "stages": stages, "first": first or [],
+            "n_stages": cascade.n_stages_, "patch": patch}
