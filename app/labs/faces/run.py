@@ -35,6 +35,9 @@ WINDOWS_PER_STEP = 40_000
 #: pixel budget of an opened photo (larger ones are area-averaged down, with a note)
 FILE_MAX_PIXELS = 640 * 640
 MAX_RAW_DRAWN = 3000
+#: accepted windows merged at every step / at the end (more: too few stages for a useful merge)
+GROUP_EACH_STEP = 5_000
+GROUP_AT_END = 20_000
 
 #: the classroom demo of resources/data/scripts/train_face_cascade.py (--demo)
 DEMO = dict(window=24, stage_detection_rate=0.999, stage_false_positive_rate=0.5, target_false_positive_rate=1e-6,
@@ -257,7 +260,7 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
             scanned += p.size
             done_levels += 1
         raw = np.concatenate(raw_parts) if raw_parts else np.zeros((0, 4))
-        boxes = group_boxes(raw, min_neighbors=mn) if raw.shape[0] else empty
+        boxes = group_boxes(raw, min_neighbors=mn) if 0 < raw.shape[0] <= GROUP_EACH_STEP else empty
         hl = _heat_choice(boxes, maps, scales)
         n += 1
         sizes = ", ".join(f"{WINDOW * scales[li]:.0f}" for li in batch)
@@ -268,15 +271,19 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
             message=f"Windows of {sizes} px scanned: {raw.shape[0]} accepted by all {K} stages so far, "
                     f"{boxes.shape[0]} detection(s).")
     raw = np.concatenate(raw_parts) if raw_parts else np.zeros((0, 4))
-    boxes = group_boxes(raw, min_neighbors=mn) if raw.shape[0] else empty
+    boxes = group_boxes(raw, min_neighbors=mn) if 0 < raw.shape[0] <= GROUP_AT_END else empty
     hl = _heat_choice(boxes, maps, scales)
     n += 1
+    note = ""
+    if raw.shape[0] > GROUP_AT_END:
+        note = (f" {raw.shape[0]:,} windows pass the {K} stage(s): too many to merge into detections -- "
+                "use more stages.")
     yield DetectSnapshot(
         step=n, phase="done", progress=1.0, ctx=ctx, event="done", levels_done=done_levels, windows_scanned=scanned,
         boxes=boxes, raw=raw, funnel=funnel.copy(), heat=maps[hl][0] if hl >= 0 else None, heat_level=hl,
         heat_geometry=maps[hl][1] if hl >= 0 else (), done=True,
         message=f"{boxes.shape[0]} face(s) found in {scanned:,} windows ({raw.shape[0]} accepted windows merged, "
-                f"min. neighbours {mn}).")
+                f"min. neighbours {mn}).{note}")
 
 
 # ----------------------------------------------------------------------------- training run
