@@ -39,6 +39,7 @@ from .kernels import make_kernel
 __all__ = ["SVM", "SVMSnapshot"]
 
 _TAU = 1e-12  # curvature floor for non-PD kernels / duplicate points (as in LIBSVM)
+_SHRINK_EVERY = 1000  # pair updates between shrinking steps (libsvm: min(n, 1000))
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -80,49 +81,127 @@ class SVMSnapshot(Snapshot):
     converged: bool = False
 
 
-class _KernelColumns:
-    """Kernel columns K[:, i] on demand, with an LRU cache bounded in bytes.
+class _KernelCache:
+    """Kernel columns K[:, o], LRU-cached in a byte budget (libsvm's ``cache_size``).
 
-    SMO touches a few columns over and over, so caching them is what makes it fast;
-    the full Gram matrix is never formed for large n.
+    Why: SMO asks for the same few columns again and again (the free support vectors), and a
+    column costs n kernel evaluations, so caching them is most of SMO's speed. The cache is one
+    block of ``capacity`` rows of n floats with capacity * n * 8 <= budget (at least two rows,
+    the pair being updated), allocated when first used, so the full Gram matrix is held only
+    when it fits.
+
+    Rows are stored in the original order of the points. While the solver shrinks, a column is
+    evaluated only on the active points (libsvm does the same) and scattered into its row; such
+    a partial row stays valid as long as the active set only shrinks, i.e. until the next
+    gradient reconstruction (a new ``epoch``), after which it is evaluated again when asked for.
+    The solver reads rows gathered in its own (shrinking) order: O(A) per column instead of
+    reordering every cached row at each shrinking step.
     """
 
-    def __init__(self, X, kernel, cache_bytes):
-        self.X = X
-        self.kernel = kernel
-        self.name = kernel.__name__
+    def __init__(self, X, kind, gamma, degree, coef0, cache_bytes):
         n = X.shape[0]
-        self.capacity = max(2, int(cache_bytes // (8 * n)))
-        self.cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self.n = n
+        self.kind, self.gamma, self.degree, self.coef0 = kind, float(gamma), int(degree), float(coef0)
+        self.X = X
         self.sq = np.einsum("ij,ij->i", X, X)
-        params = kernel.params
-        if self.name.startswith("rbf"):
-            self.kind, self.gamma = "rbf", float(params.get("gamma", 1.0))
+        if kind == "rbf":
             self.diag = np.ones(n)
-        elif self.name.startswith("linear"):
-            self.kind = "linear"
-            self.diag = self.sq.copy()
+        elif kind == "linear":
+            self.diag = self.sq
         else:
-            self.kind = "poly"
-            self.degree, self.coef0 = int(params.get("degree", 3)), float(params.get("coef0", 1.0))
             self.diag = (self.sq + self.coef0) ** self.degree
+        self.capacity = int(min(n, max(2, cache_bytes // (8 * n))))
+        self.buf = None  # np.empty((capacity, n)), allocated at the first column
+        self.slot_of = [-1] * n  # original index -> cache slot
+        self.owner = [-1] * self.capacity  # slot -> original index
+        self.full = [False] * self.capacity  # slot holds K[:, o] on all n points
+        self.epoch_of = [-1] * self.capacity  # else: valid on the active set of that epoch
+        self.lru: OrderedDict[int, None] = OrderedDict()  # slots, least recently used first
+        self.epoch = 0
+        self.rows_computed = 0  # kernel columns evaluated (for tests and profiling)
+        self.max_rows_used = 0
+        self.set_active(None, X, self.sq)
 
-    def column(self, i):
-        col = self.cache.get(i)
-        if col is not None:
-            self.cache.move_to_end(i)
-            return col
-        dot = self.X @ self.X[i]
-        if self.kind == "rbf":
-            col = np.exp(-self.gamma * np.maximum(self.sq + self.sq[i] - 2.0 * dot, 0.0))
-        elif self.kind == "linear":
-            col = dot
+    def set_active(self, act, Xa, sqa):
+        """The solver's active points: original indices ``act`` (None: all, in original
+        order), their coordinates ``Xa`` and squared norms ``sqa`` in that order."""
+        self.act, self.Xa, self.sqa = act, Xa, sqa
+
+    def new_epoch(self):
+        """The active set grows again: partial rows are no longer valid."""
+        self.epoch += 1
+
+    def column(self, o, out):
+        """K[act, o] in the solver's order (``out`` is used when a gather or evaluation is
+        needed; otherwise a view into the cache is returned, valid until evicted)."""
+        s = self.slot_of[o]
+        act = self.act
+        if s >= 0:
+            self.lru.move_to_end(s)
+            if self.full[s] or self.epoch_of[s] == self.epoch:
+                row = self.buf[s]
+                return row if act is None else row.take(act, out=out, mode="clip")
         else:
-            col = (dot + self.coef0) ** self.degree
-        self.cache[i] = col
-        if len(self.cache) > self.capacity:
-            self.cache.popitem(last=False)
-        return col
+            if self.buf is None:
+                self.buf = np.empty((self.capacity, self.n))
+            used = len(self.lru)
+            if used < self.capacity:
+                s = used
+                self.max_rows_used = used + 1
+            else:
+                s, _ = self.lru.popitem(last=False)
+                self.slot_of[self.owner[s]] = -1
+            self.lru[s] = None
+            self.slot_of[o] = s
+            self.owner[s] = o
+        self.rows_computed += 1
+        if act is None:
+            self._eval(self.X, self.sq, o, self.buf[s])
+            self.full[s] = True
+            return self.buf[s]
+        self._eval(self.Xa, self.sqa, o, out)
+        self.buf[s, act] = out
+        self.full[s] = out.shape[0] == self.n
+        self.epoch_of[s] = self.epoch
+        return out
+
+    def _eval(self, Xa, sqa, o, out):
+        x = self.X[o]
+        np.matmul(Xa, x, out=out)
+        if self.kind == "rbf":  # exp(-gamma (|x|^2 + |x_o|^2 - 2 <x, x_o>))
+            out *= -2.0
+            out += sqa
+            out += self.sq[o]
+            np.maximum(out, 0.0, out=out)
+            out *= -self.gamma
+            np.exp(out, out=out)
+        elif self.kind == "poly":
+            out += self.coef0
+            np.power(out, self.degree, out=out)
+
+    def block_dot(self, R, S, coef):
+        """K[R, S] @ coef for original indices R and S, in row chunks of bounded size."""
+        XS = self.X[S]
+        if self.kind == "linear":  # sum_s c_s <x_r, x_s> = <x_r, sum_s c_s x_s>
+            return self.X[R] @ (coef @ XS)
+        sqS = self.sq[S]
+        out = np.empty(R.size)
+        step = max(1, (1 << 21) // max(1, S.size))  # about 16 MB of temporaries per chunk
+        for a in range(0, R.size, step):
+            r = R[a:a + step]
+            blk = self.X[r] @ XS.T
+            if self.kind == "rbf":
+                blk *= -2.0
+                blk += self.sq[r][:, None]
+                blk += sqS[None, :]
+                np.maximum(blk, 0.0, out=blk)
+                blk *= -self.gamma
+                np.exp(blk, out=blk)
+            else:
+                blk += self.coef0
+                np.power(blk, self.degree, out=blk)
+            out[a:a + step] = blk @ coef
+        return out
 
 
 # Largest kernel value k(x, x) accepted. SMO adds up C * K_ij over many pairs and squares
@@ -184,7 +263,11 @@ class SVM(IterativeMixin, BaseEstimator):
     random_state : None, int or Generator
         Accepted for API symmetry; SMO with this selection rule is deterministic.
     cache_size : float, default=200
-        Kernel column cache in MB.
+        Kernel column cache in MB (least recently used columns are dropped beyond it).
+    shrinking : bool, default=True
+        Drop bounded multipliers that are unlikely to move from the working set for a while
+        (libsvm's heuristic); the gradient is reconstructed and optimality re-checked on all
+        points before stopping, so the result meets the same tolerance.
 
     Data with |x| > 1e100 (:data:`smlengine._base.MAX_ABS_VALUE`), or on which the linear /
     polynomial kernel exceeds 1e200, is refused with a request to rescale: SMO would
@@ -216,6 +299,7 @@ class SVM(IterativeMixin, BaseEstimator):
         max_iter=None,
         random_state=None,
         cache_size=200.0,
+        shrinking=True,
     ):
         self.C = C
         self.kernel = kernel
@@ -226,6 +310,7 @@ class SVM(IterativeMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.cache_size = cache_size
+        self.shrinking = shrinking
 
     # ------------------------------------------------------------------ validation
     def _validate(self):
@@ -237,6 +322,8 @@ class SVM(IterativeMixin, BaseEstimator):
         check_scalar("tol", self.tol, numbers.Real, min_value=0, include_min=False)
         check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1, allow_none=True)
         check_scalar("cache_size", self.cache_size, numbers.Real, min_value=0, include_min=False)
+        if not isinstance(self.shrinking, (bool, np.bool_)):
+            raise TypeError(f"shrinking must be True or False, got {type(self.shrinking).__name__}")
         check_random_state(self.random_state)
 
     def _kernel_func(self):
@@ -279,8 +366,10 @@ class SVM(IterativeMixin, BaseEstimator):
         for name in ("estimators_", "last_snapshot_"):
             self.__dict__.pop(name, None)
         _check_kernel_scale(X, self.kernel, self.degree, self.coef0)
-        kernel = self._kernel_func()
-        cols = _KernelColumns(X, kernel, float(self.cache_size) * 2**20)
+        self._kernel_func()  # validates the kernel parameters
+        cols = _KernelCache(X, self.kernel, self.gamma, self.degree, self.coef0,
+                            float(self.cache_size) * 2**20)
+        self._cache = cols
         self._fit_X = X
         self._y_pm = {}  # class_index -> labels +-1 of that binary problem (for snapshots)
         if classes.size == 2:
@@ -312,41 +401,131 @@ class SVM(IterativeMixin, BaseEstimator):
         self.dual_objective_ = np.array([e.dual_objective_ for e in estimators])
         self.n_iter_ = np.array([e.n_iter_ for e in estimators])
 
-    def _smo(self, cols, y, every, class_index, step0, target):
-        n = y.shape[0]
+    def _smo(self, cache, y0, every, class_index, step0, target):
+        """One binary SMO problem (generator of snapshots).
+
+        Shrinking (Joachims 1999; Fan, Chen & Lin 2005, as in libsvm): every min(n, _SHRINK_EVERY)
+        pair updates, a multiplier at a bound whose F_t cannot be part of a violating pair
+        while m and M stay put (only in I_up with F_t < M, or only in I_low with F_t > m) is
+        moved behind the active prefix [0, A) of the solver's ordering of the points; the
+        selection and the gradient update then cost O(A) instead of O(n), and its F_t is not
+        updated while it is out. When the active problem reaches m - M <= tol (and once at
+        m - M <= 10 tol) the full gradient is reconstructed,
+        F_t -= sum_s (alpha_s - alpha_s^then) y_s k(x_t, x_s) over the multipliers that moved
+        since t left, and the optimality check is repeated on all n points, so the result
+        meets the same stopping rule as without shrinking.
+
+        A live run (every > 0) also keeps a display copy of the gradient of the shrunk points
+        for its snapshots; the solver never reads it, so live and batch runs take the same
+        iterates.
+        """
+        n = y0.shape[0]
         C = float(self.C)
         tol = float(self.tol)
         max_iter = self.max_iter if self.max_iter is not None else max(100_000, 100 * n)
-        diag = cols.diag
+        shrinking = bool(self.shrinking)
+        inf = np.inf
+        rbf = cache.kind == "rbf"
+        column = cache.column
+        s_m, s_t, s_d = np.empty(1), np.empty(1), np.empty(1)  # scalar operands (see below)
+        s_m2, s_2tau = np.array([-2.0]), np.array([2.0 + _TAU])
+        perm = np.arange(n)  # position -> original index
+        plist = perm.tolist()
+        y = y0.copy()
+        diag = cache.diag.copy()
+        Xp, sqp = cache.X, cache.sq  # the points in the solver's order (copied when shrinking)
+        cache.new_epoch()  # rows evaluated on another problem's active set are not valid here
         alpha = np.zeros(n)
         F = y.copy()  # F = -y * G with G = Q alpha - 1; at alpha = 0, F = y
-        pos = y > 0
-        # I_up / I_low membership changes only at the two updated indices, so keep masks.
-        up = pos.copy()  # at alpha = 0: I_up = {y = +1}, I_low = {y = -1}
-        low = ~pos
-        a = np.empty(n)
+        # I_up / I_low as additive offsets (0 inside the set, -inf / +inf outside): one add
+        # per iteration instead of a masked copy; only the entries i, j ever change.
+        off_up = np.where(y > 0, 0.0, -inf)
+        off_low = np.where(y > 0, inf, 0.0)
+        ylist = y.tolist()
+        work = np.empty((7, n))
+        A = n
+        events = []  # shrinking steps since the last reconstruction: (lo, hi, alpha then)
+        unshrunk = False
+        live = every > 0
+        F_disp = F.copy() if live else None
+        disp_ref = np.zeros(n)  # alpha (original order) at which F_disp is exact
         it = 0
         step = step0
 
+        def views(A):
+            """Views of the working vectors on the active prefix (rebuilt when A changes)."""
+            act = None if A == n and not shrunk_ever else perm[:A]
+            cache.set_active(act, Xp[:A], sqp[:A])
+            return (F[:A], off_up[:A], off_low[:A], diag[:A], act,
+                    work[0, :A], work[1, :A], work[2, :A], work[3, :A], work[4, :A], work[5, :A],
+                    work[6, :A])
+
+        def alpha_original():
+            out = np.empty(n)
+            out[perm] = alpha
+            return out
+
+        def reconstruct():
+            """Bring F of the shrunk points up to date; the active set becomes everything."""
+            a_now = alpha_original()
+            for lo, hi, a_then in events:
+                d = a_now - a_then
+                S = np.flatnonzero(d)
+                if S.size:
+                    F[lo:hi] -= cache.block_dot(perm[lo:hi], S, d[S] * y0[S])
+            events.clear()
+            cache.new_epoch()
+            return n
+
+        def sync_display():
+            """F_disp = exact F on all points (live runs only; never read by the solver)."""
+            nonlocal disp_ref
+            a_now = alpha_original()
+            if A < n:
+                d = a_now - disp_ref
+                S = np.flatnonzero(d)
+                if S.size:
+                    F_disp[A:] -= cache.block_dot(perm[A:], S, d[S] * y0[S])
+                F_disp[:A] = F[:A]
+            else:
+                F_disp[:] = F
+            disp_ref = a_now
+            return a_now
+
+        def extremes(A):
+            Fa = F[:A]
+            up = work[0, :A]
+            np.add(Fa, off_up[:A], out=up)
+            i = int(up.argmax())
+            low = work[1, :A]
+            np.add(Fa, off_low[:A], out=low)
+            return i, float(up[i]), float(low[low.argmin()])
+
         def state(pair, converged, m, M):
+            if A == n:
+                Fs, a_orig = F, alpha_original()
+            else:
+                a_orig = sync_display()
+                Fs = F_disp
+                m = float((F_disp + off_up).max())
+                M = float((F_disp + off_low).min())
             free = (alpha > 0) & (alpha < C)
-            b = float(F[free].mean()) if free.any() else 0.5 * (m + M)
-            asum = alpha.sum()
+            b = float(Fs[free].mean()) if free.any() else 0.5 * (m + M)
             # dual = sum alpha - 1/2 alpha^T Q alpha = 1/2 sum alpha - 1/2 alpha^T G, G = -y F
-            dual = 0.5 * asum + 0.5 * float(alpha @ (y * F))
-            f = y - F + b  # f(x_t) on training points from the maintained gradient
+            dual = 0.5 * float(alpha.sum()) + 0.5 * float(alpha @ (y * Fs))
+            f = y - Fs + b  # f(x_t) on training points from the maintained gradient
             err = float(np.mean(np.where(f > 0, 1.0, -1.0) != y))
-            target._set_state(cols.X, y, alpha, b, dual, it, C)
+            target._set_state(cache.X, y0, a_orig, b, dual, it, C)
             target.kkt_gap_ = float(m - M)
             return SVMSnapshot(
                 step=step,
                 pair=pair,
-                alpha=frozen_array(alpha),
+                alpha=frozen_array(a_orig),
                 b=b,
                 dual_objective=dual,
                 kkt_gap=float(m - M),
-                n_support=int(np.count_nonzero(alpha > 0)),
-                n_bounded=int(np.count_nonzero(alpha >= C)),
+                n_support=int(np.count_nonzero(a_orig > 0)),
+                n_bounded=int(np.count_nonzero(a_orig >= C)),
                 train_error=err,
                 class_index=class_index,
                 converged=converged,
@@ -354,76 +533,127 @@ class SVM(IterativeMixin, BaseEstimator):
                 progress=1.0 if converged else None,
             )
 
-        # Masks as additive offsets (0 inside the set, -inf / +inf outside): one add per
-        # iteration instead of copy + masked assignment; only entries i, j ever change.
-        off_up = np.where(up, 0.0, -np.inf)
-        off_low = np.where(low, 0.0, np.inf)
-        Fup = np.empty(n)
-        Flow = np.empty(n)
-        tmp = np.empty(n)
-
-        def extremes():
-            np.add(F, off_up, out=Fup)
-            np.add(F, off_low, out=Flow)
-            return Fup.argmax(), Flow.min()
-
-        i, M = extremes()
-        m = Fup[i]
+        shrunk_ever = False
+        i, m, M = extremes(A)
+        yield state(None, m - M <= tol, m, M)
         if m - M <= tol:
-            yield state(None, True, float(m), float(M))
             return
-        yield state(None, False, float(m), float(M))
+        Fa, upa, lowa, diaga, act, Fup, Flow, nv, av, tv, kbi, kbj = views(A)
+        counter = min(n, _SHRINK_EVERY)
         since = 0
         pair = None
-        while True:
-            if m - M <= tol or it >= max_iter:
-                break
-            i = int(i)
-            Ki = cols.column(i)
-            # second-order choice of j in I_low with F_j < F_i: maximise (F_i - F_j)^2 / a_ij;
-            # entries outside I_low are +inf in Flow, so m - Flow = -inf clips to gain 0.
-            np.subtract(m, Flow, out=tmp)
-            np.maximum(tmp, 0.0, out=tmp)
-            tmp *= tmp
-            np.multiply(Ki, -2.0, out=a)
-            a += diag
-            a += diag[i]
-            np.maximum(a, _TAU, out=a)
-            tmp /= a
-            j = int(tmp.argmax())
-            Kj = cols.column(j)
-            aij = max(diag[i] + diag[j] - 2.0 * Ki[j], _TAU)
-            t = (m - F[j]) / aij
-            ai, aj = alpha[i], alpha[j]
-            t = min(t, C - ai if pos[i] else ai, aj if pos[j] else C - aj)
-            alpha[i] = ai + t if pos[i] else ai - t
-            alpha[j] = aj - t if pos[j] else aj + t
+        while it < max_iter:
+            counter -= 1
+            if counter == 0:
+                counter = min(n, _SHRINK_EVERY)
+                if shrinking:
+                    if not unshrunk and m - M <= 10.0 * tol:
+                        unshrunk = True
+                        if A < n:
+                            A = reconstruct()
+                            i, m, M = extremes(A)
+                    Fa = F[:A]
+                    mask = (off_low[:A] == inf) & (Fa < M)
+                    mask |= (off_up[:A] == -inf) & (Fa > m)
+                    k = int(np.count_nonzero(mask))
+                    if k:
+                        if live:
+                            sync_display()
+                        order = np.concatenate([np.flatnonzero(~mask), np.flatnonzero(mask)])
+                        events.append((A - k, A, alpha_original()))
+                        if not shrunk_ever:
+                            Xp, sqp = Xp.copy(), sqp.copy()
+                        for arr in (F, alpha, y, off_up, off_low, diag, perm, Xp, sqp) + ((F_disp,) if live else ()):
+                            arr[:A] = arr[order]
+                        ylist = y.tolist()
+                        plist = perm.tolist()
+                        A -= k
+                        shrunk_ever = True
+                    i, m, M = extremes(A)
+                    Fa, upa, lowa, diaga, act, Fup, Flow, nv, av, tv, kbi, kbj = views(A)
+            Ki = column(plist[i], kbi)
+            # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij,
+            # a_ij = K_ii + K_jj - 2 K_ij (+ tau against a zero curvature). The gain is
+            # computed as x |x| / a_ij with x = m - F_j, which keeps the sign: entries with
+            # F_j >= m get a gain <= 0 and those outside I_low (F = +inf there) -inf.
+            # (Scalars go through one-element arrays: numpy converts a Python float on
+            # every call, which costs as much as the operation itself on a small active set.)
+            s_m[0] = m
+            np.subtract(s_m, Flow, nv)
+            np.absolute(nv, tv)
+            np.multiply(nv, tv, nv)
+            np.multiply(Ki, s_m2, av)
+            if rbf:  # k(x, x) = 1 and K_ij <= 1 exactly, so a_ij >= 0
+                np.add(av, s_2tau, av)
+            else:
+                np.add(av, diaga, av)
+                s_d[0] = diaga[i] + _TAU
+                np.add(av, s_d, av)
+            np.divide(nv, av, nv)
+            j = int(nv.argmax())
+            aij = float(av[j])
+            Fj = float(Flow[j])
+            if not (Fj < m and aij > 0.0):  # rounding made some a_ij <= 0: clip as LIBSVM does
+                np.subtract(s_m, Flow, nv)
+                np.maximum(nv, 0.0, out=nv)
+                np.multiply(nv, nv, nv)
+                np.multiply(Ki, s_m2, av)
+                np.add(av, diaga, av)
+                av += diaga[i]
+                np.maximum(av, _TAU, out=av)
+                np.divide(nv, av, nv)
+                j = int(nv.argmax())
+                aij, Fj = float(av[j]), float(Flow[j])
+            t = (m - Fj) / aij
+            ai, aj = float(alpha[i]), float(alpha[j])
+            pi, pj = ylist[i] > 0, ylist[j] > 0
+            t = min(t, C - ai if pi else ai, aj if pj else C - aj)
+            ai = ai + t if pi else ai - t
+            aj = aj - t if pj else aj + t
             # snap to the bounds exactly so the free / bounded sets are clean
-            for k in (i, j):
-                ak = alpha[k]
-                if ak < 1e-12 * C:
-                    alpha[k] = ak = 0.0
-                elif ak > C * (1 - 1e-12):
-                    alpha[k] = ak = C
-                in_up = ak < C if pos[k] else ak > 0
-                in_low = ak > 0 if pos[k] else ak < C
-                off_up[k] = 0.0 if in_up else -np.inf
-                off_low[k] = 0.0 if in_low else np.inf
-            np.subtract(Ki, Kj, out=tmp)
-            tmp *= t
-            F -= tmp
+            if ai < 1e-12 * C:
+                ai = 0.0
+            elif ai > C * (1 - 1e-12):
+                ai = C
+            if aj < 1e-12 * C:
+                aj = 0.0
+            elif aj > C * (1 - 1e-12):
+                aj = C
+            alpha[i] = ai
+            alpha[j] = aj
+            upa[i] = 0.0 if (ai < C if pi else ai > 0) else -inf
+            lowa[i] = 0.0 if (ai > 0 if pi else ai < C) else inf
+            upa[j] = 0.0 if (aj < C if pj else aj > 0) else -inf
+            lowa[j] = 0.0 if (aj > 0 if pj else aj < C) else inf
+            # F <- F - t (K[:, i] - K[:, j]) on the active points
+            Kj = column(plist[j], kbj)
+            np.subtract(Ki, Kj, tv)
+            s_t[0] = t
+            np.multiply(tv, s_t, tv)
+            np.subtract(Fa, tv, Fa)
             it += 1
             since += 1
-            pair = (i, j)
-            i, M = extremes()
-            m = Fup[i]
+            pair = (plist[i], plist[j])
+            np.add(Fa, upa, Fup)
+            i = int(Fup.argmax())
+            m = float(Fup[i])
+            np.add(Fa, lowa, Flow)
+            M = float(Flow[Flow.argmin()])
+            if A < n and (m - M <= tol or it >= max_iter):
+                A = reconstruct()  # optimal on the active set: check all points
+                i, m, M = extremes(A)
+                Fa, upa, lowa, diaga, act, Fup, Flow, nv, av, tv, kbi, kbj = views(A)
+                counter = 1  # if not optimal after all, shrink again at the next step
+            done = m - M <= tol
             if every and since >= every:
                 since = 0
                 step += 1
-                yield state(pair, bool(m - M <= tol), float(m), float(M))
+                yield state(pair, done, m, M)
+            if done:
+                break
         if since:  # otherwise the state was just yielded, with the right converged flag
             step += 1
-            yield state(pair, bool(m - M <= tol), float(m), float(M))
+            yield state(pair, m - M <= tol, m, M)
 
     def _set_state(self, X, y, alpha, b, dual, it, C):
         self.alpha_ = alpha.copy()
