@@ -475,6 +475,7 @@ class SVM(IterativeMixin, BaseEstimator):
                     F[lo:hi] -= cache.block_dot(perm[lo:hi], S, d[S] * y0[S])
             events.clear()
             cache.new_epoch()
+            stats["reconstructions"] += 1
             return n
 
         def sync_display():
@@ -534,6 +535,8 @@ class SVM(IterativeMixin, BaseEstimator):
             )
 
         shrunk_ever = False
+        stats = {"shrinks": 0, "reconstructions": 0}  # for tests and profiling
+        target._shrink_stats = stats
         i, m, M = extremes(A)
         yield state(None, m - M <= tol, m, M)
         if m - M <= tol:
@@ -569,6 +572,7 @@ class SVM(IterativeMixin, BaseEstimator):
                         plist = perm.tolist()
                         A -= k
                         shrunk_ever = True
+                        stats["shrinks"] += 1
                     i, m, M = extremes(A)
                     Fa, upa, lowa, diaga, act, Fup, Flow, nv, av, tv, kbi, kbj = views(A)
             Ki = column(plist[i], kbi)

@@ -252,3 +252,131 @@ def test_predict_refuses_huge_values():
     m = SVM().fit(X, y)
     with pytest.raises(ValueError, match="rescale"):
         m.predict(np.full((2, 2), 1e300))
+
+
+# ---------------------------------------------------------------- shrinking, cache, snapshots
+import smlengine.svm as svm_module  # noqa: E402
+
+SHRINK_CASES = [
+    ("linear", {}, ("blobs", 1.5), 1.0, 600),
+    ("rbf", {"gamma": 2.0}, ("moons", 0.3), 10.0, 600),
+    ("poly", {"degree": 3, "coef0": 1.0}, ("moons", 0.3), 5.0, 400),
+]
+
+
+def _data(data, n, seed=0):
+    kind, scale = data
+    return (_moons if kind == "moons" else _blobs)(n, scale, seed)
+
+
+@pytest.mark.parametrize("every", [None, 50])
+@pytest.mark.parametrize("kernel, params, data, C, n", SHRINK_CASES)
+def test_shrinking_on_and_off_give_the_same_solution(kernel, params, data, C, n, every, monkeypatch):
+    if every is not None:  # shrink often, so that reconstruction and re-shrinking are exercised
+        monkeypatch.setattr(svm_module, "_SHRINK_EVERY", every)
+    X, y = _data(data, n)
+    on = SVM(C=C, kernel=kernel, **params).fit(X, y)
+    off = SVM(C=C, kernel=kernel, shrinking=False, **params).fit(X, y)
+    assert on._shrink_stats["shrinks"] >= 1 and on._shrink_stats["reconstructions"] >= 1
+    assert off._shrink_stats == {"shrinks": 0, "reconstructions": 0}
+    y_pm = np.where(y == on.classes_[1], 1.0, -1.0)
+    for m in (on, off):  # both meet the stopping rule on all points, from a fresh gradient
+        assert m.last_snapshot_.converged
+        assert _kkt_gap(m, X, y_pm) <= m.tol * (1 + 1e-6)
+        assert m.kkt_violation() == pytest.approx(_kkt_gap(m, X, y_pm), abs=1e-9)
+        assert abs(m.alpha_ @ y_pm) <= 1e-9 * C * n
+    kern = make_kernel(kernel, **params)
+    exact = _dual_objective(on.dual_coef_, on.support_vectors_, kern)
+    assert on.dual_objective_ == pytest.approx(exact, rel=1e-9)  # b and dual from the rebuilt gradient
+    assert abs(on.dual_objective_ - off.dual_objective_) <= 1e-3 * abs(off.dual_objective_)
+    assert abs(on.intercept_ - off.intercept_) <= 2 * on.tol
+    assert np.mean(on.predict(X) == off.predict(X)) >= 0.99
+    f_on, f_off = on.decision_function(X), off.decision_function(X)
+    assert np.max(np.abs(f_on - f_off)) <= 0.05
+
+
+@pytest.mark.parametrize("cache_mb", [0.02, 0.1])
+def test_kernel_cache_never_exceeds_its_budget(cache_mb):
+    X, y = _moons(500, 0.3, 1)
+    m = SVM(C=10.0, gamma=2.0, cache_size=cache_mb).fit(X, y)
+    cache = m._cache
+    budget = cache_mb * 2**20
+    assert cache.capacity == int(budget // (8 * 500))  # rows of n floats that fit
+    assert cache.max_rows_used <= cache.capacity
+    assert cache.buf.nbytes <= budget
+    assert cache.rows_computed > cache.capacity  # columns were dropped and evaluated again
+    ref = SVM(C=10.0, gamma=2.0).fit(X, y)  # 200 MB: every column fits
+    assert ref._cache.rows_computed <= ref._cache.capacity
+    y_pm = np.where(y == m.classes_[1], 1.0, -1.0)
+    assert _kkt_gap(m, X, y_pm) <= m.tol * (1 + 1e-6)
+    assert m.dual_objective_ == pytest.approx(ref.dual_objective_, rel=1e-6)
+
+
+def test_kernel_cache_keeps_two_columns_at_least():
+    X, y = _moons(300, 0.3, 2)
+    m = SVM(gamma=2.0, cache_size=1e-6).fit(X, y)
+    assert m._cache.capacity == 2 and m._cache.max_rows_used == 2
+    assert m.last_snapshot_.converged
+
+
+@pytest.mark.parametrize("kernel, params, data, C, n", SHRINK_CASES)
+def test_fit_with_and_without_snapshots_gives_identical_alphas(kernel, params, data, C, n, monkeypatch):
+    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)
+    X, y = _data(data, n)
+    fitted = SVM(C=C, kernel=kernel, **params).fit(X, y)
+    assert fitted._shrink_stats["shrinks"] >= 1
+    for every in (1, 7):
+        live = SVM(C=C, kernel=kernel, **params)
+        snaps = list(live.fit_steps(X, y, snapshot_every=every))
+        last = snaps[-1]
+        np.testing.assert_array_equal(last.alpha, fitted.alpha_)
+        assert last.b == fitted.intercept_ and last.dual_objective == fitted.dual_objective_
+        assert live.n_iter_ == fitted.n_iter_ and last.kkt_gap == fitted.kkt_gap_
+        assert live._shrink_stats == fitted._shrink_stats
+        assert [s.step for s in snaps] == list(range(len(snaps)))
+    # snapshots taken while points were shrunk report the exact state (display gradient)
+    y_pm = np.where(y == fitted.classes_[1], 1.0, -1.0)
+    kern = make_kernel(kernel, **params)
+    K = kern(X, X)
+    for s in (snaps[len(snaps) // 2], snaps[-2]):
+        a = np.asarray(s.alpha)
+        F = y_pm - K @ (a * y_pm)
+        dual = a.sum() - 0.5 * (a * y_pm) @ K @ (a * y_pm)
+        assert s.dual_objective == pytest.approx(dual, rel=1e-9, abs=1e-9)
+        up = np.where(y_pm > 0, a < C, a > 0)
+        low = np.where(y_pm > 0, a > 0, a < C)
+        assert s.kkt_gap == pytest.approx(F[up].max() - F[low].min(), abs=1e-9)
+        f = y_pm - F + s.b
+        assert s.train_error == pytest.approx(np.mean(np.where(f > 0, 1.0, -1.0) != y_pm))
+
+
+def test_max_iter_while_shrunk_reports_the_exact_state(monkeypatch):
+    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 50)
+    X, y = _moons(400, 0.3, 5)
+    m = SVM(C=10.0, gamma=2.0, max_iter=180).fit(X, y)
+    assert m.n_iter_ == 180 and not m.last_snapshot_.converged and m._shrink_stats["shrinks"] >= 1
+    y_pm = np.where(y == m.classes_[1], 1.0, -1.0)
+    assert m.kkt_violation() == pytest.approx(_kkt_gap(m, X, y_pm), abs=1e-9)
+    exact = _dual_objective(m.dual_coef_, m.support_vectors_, make_kernel("rbf", gamma=2.0))
+    assert m.dual_objective_ == pytest.approx(exact, rel=1e-9)
+
+
+def test_one_vs_rest_with_shrinking(monkeypatch):
+    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 50)
+    rng = np.random.default_rng(3)
+    centers = np.array([[0, 0], [2.5, 0], [0, 2.5]])
+    lab = rng.integers(0, 3, 450)
+    X = centers[lab] + rng.normal(size=(450, 2))
+    on = SVM(C=1.0, gamma=0.5).fit(X, lab)
+    off = SVM(C=1.0, gamma=0.5, shrinking=False).fit(X, lab)
+    assert sum(e._shrink_stats["shrinks"] for e in on.estimators_) >= 1
+    np.testing.assert_allclose(on.dual_objective_, off.dual_objective_, rtol=1e-3)
+    assert np.mean(on.predict(X) == off.predict(X)) >= 0.99
+    for k, e in enumerate(on.estimators_):
+        assert _kkt_gap(e, X, np.where(lab == k, 1.0, -1.0)) <= e.tol * (1 + 1e-6)
+
+
+def test_shrinking_must_be_bool():
+    X, y = _moons(20, 0.3, 0)
+    with pytest.raises(TypeError, match="shrinking must be True or False"):
+        SVM(shrinking="yes").fit(X, y)
