@@ -175,6 +175,8 @@ class _KernelCache:
             np.maximum(out, 0.0, out=out)
             out *= -self.gamma
             np.exp(out, out=out)
+            out *= -2.0  # the solver's a-row: a_t = k(x_t, x_t) + k(x_o, x_o) - 2 K_to + tau
+            out += 2.0 + _TAU
         elif self.kind == "poly":
             out += self.coef0
             np.power(out, self.degree, out=out)
@@ -404,7 +406,7 @@ class SVM(IterativeMixin, BaseEstimator):
     def _smo(self, cache, y0, every, class_index, step0, target):
         """One binary SMO problem (generator of snapshots).
 
-        Shrinking (Joachims 1999; Fan, Chen & Lin 2005, as in libsvm): every min(n, _SHRINK_EVERY)
+        Shrinking (Joachims 1999; Fan, Chen & Lin 2005, as in libsvm): every min(n, 1000)
         pair updates, a multiplier at a bound whose F_t cannot be part of a violating pair
         while m and M stay put (only in I_up with F_t < M, or only in I_low with F_t > m) is
         moved behind the active prefix [0, A) of the solver's ordering of the points; the
@@ -415,9 +417,11 @@ class SVM(IterativeMixin, BaseEstimator):
         since t left, and the optimality check is repeated on all n points, so the result
         meets the same stopping rule as without shrinking.
 
-        A live run (every > 0) also keeps a display copy of the gradient of the shrunk points
-        for its snapshots; the solver never reads it, so live and batch runs take the same
-        iterates.
+        The gradient is kept as two rows, FF[0] = F on I_up (-inf elsewhere) and FF[1] = F
+        on I_low (+inf elsewhere): i = argmax FF[0], M = min FF[1], and one subtraction
+        updates both. A live run (every > 0) also keeps a display copy of the gradient of the
+        shrunk points for its snapshots; the solver never reads it, so live and batch runs
+        take the same iterates.
         """
         n = y0.shape[0]
         C = float(self.C)
@@ -425,10 +429,12 @@ class SVM(IterativeMixin, BaseEstimator):
         max_iter = self.max_iter if self.max_iter is not None else max(100_000, 100 * n)
         shrinking = bool(self.shrinking)
         inf = np.inf
-        rbf = cache.kind == "rbf"
+        rbf = cache.kind == "rbf"  # the cache then holds a-rows 2 + tau - 2 K[:, o]
         column = cache.column
-        s_m, s_t, s_d = np.empty(1), np.empty(1), np.empty(1)  # scalar operands (see below)
-        s_m2, s_2tau = np.array([-2.0]), np.array([2.0 + _TAU])
+        # Scalar operands go through one-element arrays: numpy converts a Python float on
+        # every call, which costs as much as the operation itself on a small active set.
+        s_m, s_t, s_d = np.empty(1), np.empty(1), np.empty(1)
+        s_m2 = np.array([-2.0])
         perm = np.arange(n)  # position -> original index
         plist = perm.tolist()
         y = y0.copy()
@@ -436,29 +442,35 @@ class SVM(IterativeMixin, BaseEstimator):
         Xp, sqp = cache.X, cache.sq  # the points in the solver's order (copied when shrinking)
         cache.new_epoch()  # rows evaluated on another problem's active set are not valid here
         alpha = np.zeros(n)
-        F = y.copy()  # F = -y * G with G = Q alpha - 1; at alpha = 0, F = y
-        # I_up / I_low as additive offsets (0 inside the set, -inf / +inf outside): one add
-        # per iteration instead of a masked copy; only the entries i, j ever change.
-        off_up = np.where(y > 0, 0.0, -inf)
-        off_low = np.where(y > 0, inf, 0.0)
+        # F = -y * G with G = Q alpha - 1; at alpha = 0, F = y, I_up = {y = +1}, I_low = {y = -1}
+        FF = np.empty((2, n))
+        FF[0] = np.where(y > 0, y, -inf)
+        FF[1] = np.where(y > 0, inf, y)
         ylist = y.tolist()
-        work = np.empty((7, n))
+        work = np.empty((4, n))
         A = n
         events = []  # shrinking steps since the last reconstruction: (lo, hi, alpha then)
         unshrunk = False
         live = every > 0
-        F_disp = F.copy() if live else None
+        F_disp = y.copy() if live else None
         disp_ref = np.zeros(n)  # alpha (original order) at which F_disp is exact
         it = 0
         step = step0
+        shrunk_ever = False
+        stats = {"shrinks": 0, "reconstructions": 0}  # for tests and profiling
+        target._shrink_stats = stats
 
         def views(A):
             """Views of the working vectors on the active prefix (rebuilt when A changes)."""
             act = None if A == n and not shrunk_ever else perm[:A]
             cache.set_active(act, Xp[:A], sqp[:A])
-            return (F[:A], off_up[:A], off_low[:A], diag[:A], act,
-                    work[0, :A], work[1, :A], work[2, :A], work[3, :A], work[4, :A], work[5, :A],
-                    work[6, :A])
+            return (FF[:, :A], FF[0, :A], FF[1, :A], diag[:A],
+                    work[0, :A], work[1, :A], work[2, :A], work[3, :A])
+
+        def gradient(lo, hi):
+            """F on positions lo..hi, read back from the two rows."""
+            up = FF[0, lo:hi]
+            return np.where(up > -inf, up, FF[1, lo:hi])
 
         def alpha_original():
             out = np.empty(n)
@@ -472,7 +484,9 @@ class SVM(IterativeMixin, BaseEstimator):
                 d = a_now - a_then
                 S = np.flatnonzero(d)
                 if S.size:
-                    F[lo:hi] -= cache.block_dot(perm[lo:hi], S, d[S] * y0[S])
+                    Fs = gradient(lo, hi) - cache.block_dot(perm[lo:hi], S, d[S] * y0[S])
+                    FF[0, lo:hi] = np.where(FF[0, lo:hi] > -inf, Fs, -inf)
+                    FF[1, lo:hi] = np.where(FF[1, lo:hi] < inf, Fs, inf)
             events.clear()
             cache.new_epoch()
             stats["reconstructions"] += 1
@@ -487,29 +501,24 @@ class SVM(IterativeMixin, BaseEstimator):
                 S = np.flatnonzero(d)
                 if S.size:
                     F_disp[A:] -= cache.block_dot(perm[A:], S, d[S] * y0[S])
-                F_disp[:A] = F[:A]
+                F_disp[:A] = gradient(0, A)
             else:
-                F_disp[:] = F
+                F_disp[:] = gradient(0, n)
             disp_ref = a_now
             return a_now
 
         def extremes(A):
-            Fa = F[:A]
-            up = work[0, :A]
-            np.add(Fa, off_up[:A], out=up)
-            i = int(up.argmax())
-            low = work[1, :A]
-            np.add(Fa, off_low[:A], out=low)
-            return i, float(up[i]), float(low[low.argmin()])
+            i = int(FF[0, :A].argmax())
+            return i, float(FF[0, i]), float(FF[1, int(FF[1, :A].argmin())])
 
         def state(pair, converged, m, M):
             if A == n:
-                Fs, a_orig = F, alpha_original()
+                Fs, a_orig = gradient(0, n), alpha_original()
             else:
                 a_orig = sync_display()
                 Fs = F_disp
-                m = float((F_disp + off_up).max())
-                M = float((F_disp + off_low).min())
+                m = float(Fs[FF[0] > -inf].max())
+                M = float(Fs[FF[1] < inf].min())
             free = (alpha > 0) & (alpha < C)
             b = float(Fs[free].mean()) if free.any() else 0.5 * (m + M)
             # dual = sum alpha - 1/2 alpha^T Q alpha = 1/2 sum alpha - 1/2 alpha^T G, G = -y F
@@ -534,14 +543,11 @@ class SVM(IterativeMixin, BaseEstimator):
                 progress=1.0 if converged else None,
             )
 
-        shrunk_ever = False
-        stats = {"shrinks": 0, "reconstructions": 0}  # for tests and profiling
-        target._shrink_stats = stats
         i, m, M = extremes(A)
         yield state(None, m - M <= tol, m, M)
         if m - M <= tol:
             return
-        Fa, upa, lowa, diaga, act, Fup, Flow, nv, av, tv, kbi, kbj = views(A)
+        FFa, Fup, Flow, diaga, nv, av, kbi, kbj = views(A)
         counter = min(n, _SHRINK_EVERY)
         since = 0
         pair = None
@@ -555,9 +561,9 @@ class SVM(IterativeMixin, BaseEstimator):
                         if A < n:
                             A = reconstruct()
                             i, m, M = extremes(A)
-                    Fa = F[:A]
-                    mask = (off_low[:A] == inf) & (Fa < M)
-                    mask |= (off_up[:A] == -inf) & (Fa > m)
+                    up, low = FF[0, :A], FF[1, :A]
+                    mask = (low == inf) & (up < M)
+                    mask |= (up == -inf) & (low > m)
                     k = int(np.count_nonzero(mask))
                     if k:
                         if live:
@@ -566,7 +572,8 @@ class SVM(IterativeMixin, BaseEstimator):
                         events.append((A - k, A, alpha_original()))
                         if not shrunk_ever:
                             Xp, sqp = Xp.copy(), sqp.copy()
-                        for arr in (F, alpha, y, off_up, off_low, diag, perm, Xp, sqp) + ((F_disp,) if live else ()):
+                        FF[:, :A] = FF[:, order]
+                        for arr in (alpha, y, diag, perm, Xp, sqp) + ((F_disp,) if live else ()):
                             arr[:A] = arr[order]
                         ylist = y.tolist()
                         plist = perm.tolist()
@@ -574,28 +581,27 @@ class SVM(IterativeMixin, BaseEstimator):
                         shrunk_ever = True
                         stats["shrinks"] += 1
                     i, m, M = extremes(A)
-                    Fa, upa, lowa, diaga, act, Fup, Flow, nv, av, tv, kbi, kbj = views(A)
+                    FFa, Fup, Flow, diaga, nv, av, kbi, kbj = views(A)
             Ki = column(plist[i], kbi)
             # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij,
             # a_ij = K_ii + K_jj - 2 K_ij (+ tau against a zero curvature). The gain is
             # computed as x |x| / a_ij with x = m - F_j, which keeps the sign: entries with
             # F_j >= m get a gain <= 0 and those outside I_low (F = +inf there) -inf.
-            # (Scalars go through one-element arrays: numpy converts a Python float on
-            # every call, which costs as much as the operation itself on a small active set.)
             s_m[0] = m
             np.subtract(s_m, Flow, nv)
-            np.absolute(nv, tv)
-            np.multiply(nv, tv, nv)
-            np.multiply(Ki, s_m2, av)
-            if rbf:  # k(x, x) = 1 and K_ij <= 1 exactly, so a_ij >= 0
-                np.add(av, s_2tau, av)
+            np.absolute(nv, av)
+            np.multiply(nv, av, nv)
+            if rbf:  # the cached row is a_i = 2 + tau - 2 K[:, i] >= tau (K <= 1 exactly)
+                a_ = Ki
             else:
-                np.add(av, diaga, av)
+                a_ = av
+                np.multiply(Ki, s_m2, a_)
+                np.add(a_, diaga, a_)
                 s_d[0] = diaga[i] + _TAU
-                np.add(av, s_d, av)
-            np.divide(nv, av, nv)
+                np.add(a_, s_d, a_)
+            np.divide(nv, a_, nv)
             j = int(nv.argmax())
-            aij = float(av[j])
+            aij = float(a_[j])
             Fj = float(Flow[j])
             if not (Fj < m and aij > 0.0):  # rounding made some a_ij <= 0: clip as LIBSVM does
                 np.subtract(s_m, Flow, nv)
@@ -625,28 +631,32 @@ class SVM(IterativeMixin, BaseEstimator):
                 aj = C
             alpha[i] = ai
             alpha[j] = aj
-            upa[i] = 0.0 if (ai < C if pi else ai > 0) else -inf
-            lowa[i] = 0.0 if (ai > 0 if pi else ai < C) else inf
-            upa[j] = 0.0 if (aj < C if pj else aj > 0) else -inf
-            lowa[j] = 0.0 if (aj > 0 if pj else aj < C) else inf
-            # F <- F - t (K[:, i] - K[:, j]) on the active points
+            # F <- F - t (K[:, i] - K[:, j]) on the active points (= F - t/2 (a_j - a_i) for rbf)
             Kj = column(plist[j], kbj)
-            np.subtract(Ki, Kj, tv)
-            s_t[0] = t
-            np.multiply(tv, s_t, tv)
-            np.subtract(Fa, tv, Fa)
+            if rbf:
+                np.subtract(Kj, Ki, av)
+                s_t[0] = 0.5 * t
+            else:
+                np.subtract(Ki, Kj, av)
+                s_t[0] = t
+            np.multiply(av, s_t, av)
+            np.subtract(FFa, av, FFa)
+            # new memberships of i and j (i was in I_up, j in I_low before the step)
+            Fi, Fj = float(Fup[i]), float(Flow[j])
+            Fup[i] = Fi if (ai < C if pi else ai > 0) else -inf
+            Flow[i] = Fi if (ai > 0 if pi else ai < C) else inf
+            Fup[j] = Fj if (aj < C if pj else aj > 0) else -inf
+            Flow[j] = Fj if (aj > 0 if pj else aj < C) else inf
             it += 1
             since += 1
             pair = (plist[i], plist[j])
-            np.add(Fa, upa, Fup)
             i = int(Fup.argmax())
             m = float(Fup[i])
-            np.add(Fa, lowa, Flow)
-            M = float(Flow[Flow.argmin()])
+            M = float(Flow[int(Flow.argmin())])
             if A < n and (m - M <= tol or it >= max_iter):
                 A = reconstruct()  # optimal on the active set: check all points
                 i, m, M = extremes(A)
-                Fa, upa, lowa, diaga, act, Fup, Flow, nv, av, tv, kbi, kbj = views(A)
+                FFa, Fup, Flow, diaga, nv, av, kbi, kbj = views(A)
                 counter = 1  # if not optimal after all, shrink again at the next step
             done = m - M <= tol
             if every and since >= every:
