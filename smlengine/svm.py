@@ -110,7 +110,9 @@ class _KernelCache:
             self.diag = self.sq
         else:
             self.diag = (self.sq + self.coef0) ** self.degree
-        self.capacity = int(min(n, max(2, cache_bytes // (8 * n))))
+        # 3/4 of the budget for full rows, 1/4 for the solver's compact rows while shrunk
+        self.budget = cache_bytes
+        self.capacity = int(min(n, max(2, (0.75 * cache_bytes) // (8 * n))))
         self.buf = None  # np.empty((capacity, n)), allocated at the first column
         self.slot_of = [-1] * n  # original index -> cache slot
         self.owner = [-1] * self.capacity  # slot -> original index
@@ -447,7 +449,9 @@ class SVM(IterativeMixin, BaseEstimator):
         FF[0] = np.where(y > 0, y, -inf)
         FF[1] = np.where(y > 0, inf, y)
         ylist = y.tolist()
-        work = np.empty((4, n))
+        work = np.empty((5, n))
+        compact = {}  # original index -> (K row, a row) on the current active set
+        compact_room = [0]
         A = n
         events = []  # shrinking steps since the last reconstruction: (lo, hi, alpha then)
         unshrunk = False
@@ -457,15 +461,33 @@ class SVM(IterativeMixin, BaseEstimator):
         it = 0
         step = step0
         shrunk_ever = False
-        stats = {"shrinks": 0, "reconstructions": 0}  # for tests and profiling
+        stats = {"shrinks": 0, "reconstructions": 0, "compact_bytes": 0}  # tests, profiling
         target._shrink_stats = stats
 
         def views(A):
             """Views of the working vectors on the active prefix (rebuilt when A changes)."""
             act = None if A == n and not shrunk_ever else perm[:A]
             cache.set_active(act, Xp[:A], sqp[:A])
-            return (FF[:, :A], FF[0, :A], FF[1, :A], diag[:A],
-                    work[0, :A], work[1, :A], work[2, :A], work[3, :A])
+            compact.clear()
+            compact_room[0] = max(2, int(0.25 * cache.budget // (8 * A * (1 if rbf else 2))))
+            return (act, FF[:, :A], FF[0, :A], FF[1, :A], diag[:A],
+                    work[0, :A], work[1, :A], work[2, :A], work[3, :A], work[4, :A])
+
+        def compact_rows(o, p):
+            """(K[act, o], a-row of o) on the active set, kept while it lasts (within budget)."""
+            K = column(o, np.empty(A))
+            if rbf:
+                e = (K, K)
+            else:
+                a = K * -2.0
+                a += diag[:A]
+                a += diag[p] + _TAU
+                e = (K, a)
+            if len(compact) < compact_room[0]:
+                compact[o] = e
+                nbytes = 8 * A * (1 if rbf else 2) * len(compact)
+                stats["compact_bytes"] = max(stats["compact_bytes"], nbytes)
+            return e
 
         def gradient(lo, hi):
             """F on positions lo..hi, read back from the two rows."""
@@ -547,7 +569,7 @@ class SVM(IterativeMixin, BaseEstimator):
         yield state(None, m - M <= tol, m, M)
         if m - M <= tol:
             return
-        FFa, Fup, Flow, diaga, nv, av, kbi, kbj = views(A)
+        act, FFa, Fup, Flow, diaga, nv, av, tb, kbi, kbj = views(A)
         counter = min(n, _SHRINK_EVERY)
         since = 0
         pair = None
@@ -581,39 +603,45 @@ class SVM(IterativeMixin, BaseEstimator):
                         shrunk_ever = True
                         stats["shrinks"] += 1
                     i, m, M = extremes(A)
-                    FFa, Fup, Flow, diaga, nv, av, kbi, kbj = views(A)
-            Ki = column(plist[i], kbi)
-            # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij,
-            # a_ij = K_ii + K_jj - 2 K_ij (+ tau against a zero curvature). The gain is
-            # computed as x |x| / a_ij with x = m - F_j, which keeps the sign: entries with
-            # F_j >= m get a gain <= 0 and those outside I_low (F = +inf there) -inf.
+                    act, FFa, Fup, Flow, diaga, nv, av, tb, kbi, kbj = views(A)
+            # Rows of i: K[:, i] and a_i = K_ii + K_tt - 2 K_ti + tau (one array for rbf, whose
+            # cached rows already are a-rows). While shrunk, the rows gathered for the active
+            # set are kept (compact) until it changes: a dict look-up instead of a gather.
+            oi = plist[i]
+            if act is None:
+                Ki = column(oi, kbi)
+                if rbf:
+                    ai_row = Ki
+                else:
+                    ai_row = av
+                    np.multiply(Ki, s_m2, av)
+                    np.add(av, diaga, av)
+                    s_d[0] = diaga[i] + _TAU
+                    np.add(av, s_d, av)
+            else:
+                e = compact.get(oi)
+                if e is None:
+                    e = compact_rows(oi, i)
+                Ki, ai_row = e
+            # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij.
+            # The gain is computed as x |x| / a_ij with x = m - F_j, which keeps the sign:
+            # entries with F_j >= m get a gain <= 0, those outside I_low (F = +inf) -inf.
             s_m[0] = m
             np.subtract(s_m, Flow, nv)
-            np.absolute(nv, av)
-            np.multiply(nv, av, nv)
-            if rbf:  # the cached row is a_i = 2 + tau - 2 K[:, i] >= tau (K <= 1 exactly)
-                a_ = Ki
-            else:
-                a_ = av
-                np.multiply(Ki, s_m2, a_)
-                np.add(a_, diaga, a_)
-                s_d[0] = diaga[i] + _TAU
-                np.add(a_, s_d, a_)
-            np.divide(nv, a_, nv)
+            np.absolute(nv, tb)
+            np.multiply(nv, tb, nv)
+            np.divide(nv, ai_row, nv)
             j = int(nv.argmax())
-            aij = float(a_[j])
+            aij = float(ai_row[j])
             Fj = float(Flow[j])
             if not (Fj < m and aij > 0.0):  # rounding made some a_ij <= 0: clip as LIBSVM does
                 np.subtract(s_m, Flow, nv)
                 np.maximum(nv, 0.0, out=nv)
                 np.multiply(nv, nv, nv)
-                np.multiply(Ki, s_m2, av)
-                np.add(av, diaga, av)
-                av += diaga[i]
-                np.maximum(av, _TAU, out=av)
-                np.divide(nv, av, nv)
+                np.maximum(ai_row, _TAU, out=tb)
+                np.divide(nv, tb, nv)
                 j = int(nv.argmax())
-                aij, Fj = float(av[j]), float(Flow[j])
+                aij, Fj = float(tb[j]), float(Flow[j])
             t = (m - Fj) / aij
             ai, aj = float(alpha[i]), float(alpha[j])
             pi, pj = ylist[i] > 0, ylist[j] > 0
@@ -632,7 +660,14 @@ class SVM(IterativeMixin, BaseEstimator):
             alpha[i] = ai
             alpha[j] = aj
             # F <- F - t (K[:, i] - K[:, j]) on the active points (= F - t/2 (a_j - a_i) for rbf)
-            Kj = column(plist[j], kbj)
+            oj = plist[j]
+            if act is None:
+                Kj = column(oj, kbj)
+            else:
+                e = compact.get(oj)
+                if e is None:
+                    e = compact_rows(oj, j)
+                Kj = e[0]
             if rbf:
                 np.subtract(Kj, Ki, av)
                 s_t[0] = 0.5 * t
@@ -649,14 +684,14 @@ class SVM(IterativeMixin, BaseEstimator):
             Flow[j] = Fj if (aj > 0 if pj else aj < C) else inf
             it += 1
             since += 1
-            pair = (plist[i], plist[j])
+            pair = (oi, oj)
             i = int(Fup.argmax())
             m = float(Fup[i])
             M = float(Flow[int(Flow.argmin())])
             if A < n and (m - M <= tol or it >= max_iter):
                 A = reconstruct()  # optimal on the active set: check all points
                 i, m, M = extremes(A)
-                FFa, Fup, Flow, diaga, nv, av, kbi, kbj = views(A)
+                act, FFa, Fup, Flow, diaga, nv, av, tb, kbi, kbj = views(A)
                 counter = 1  # if not optimal after all, shrink again at the next step
             done = m - M <= tol
             if every and since >= every:
