@@ -12,7 +12,6 @@ import time
 from typing import Callable, Iterator
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ... import style as st
@@ -32,7 +31,7 @@ def _mode(m: str):
 class FacesLab(Lab):
     id = "faces"
     title = "Face detection"
-    order = 75
+    order = 30
     description = ("Viola-Jones: Haar features from integral images, boosted stumps in an attentional cascade; "
                    "detect faces in a photo, or train a small cascade live.")
     screenshot_steps = 5
@@ -403,8 +402,8 @@ class FacesLab(Lab):
         self.faces_view.set_image(run.mosaic(data["faces"], 10), key=("faces", id(data)))
         self.nonfaces_view.set_image(run.mosaic(data["non_faces"], 10), key=("non", id(data)))
         self.hard_view.set_image(run.mosaic(data["hard"], 8), key=("hard", id(data)))
-        self.faces_view.set_title(f"Faces")
-        self.nonfaces_view.set_title(f"Non-faces")
+        self.faces_view.set_title("Faces")
+        self.nonfaces_view.set_title("Non-faces")
         stages = data["hard_stages"]
         rng = f"{stages.min()}–{stages.max()}" if stages.size else "–"
         self.hard_view.set_title(f"Hard neg. ({len(data['hard'])})")

@@ -19,7 +19,7 @@ from ...lab import Lab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
-from .views import DIVERGING, GREYS, DrawCanvas, ImagePanel
+from .views import DIVERGING, DrawCanvas, ImagePanel
 
 N_GALLERY = 8  # eigen-digits in the gallery (2 rows of 4)
 SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "h", "p", "t1"]
@@ -129,13 +129,11 @@ class PCALab(Lab):
 
     def _build_compression_tab(self) -> QtWidgets.QWidget:
         self.gallery = ImagePanel("Mean and eigen-digits")
-        self.scree_panel = PlotPanel("Scree", "component j", "% of variance", legend_corner="bottom-right")
+        self.scree_panel = PlotPanel("Scree", "component j", "% of variance", legend_corner="top")
         self.scree_curve = self.scree_panel.curve("λⱼ / Σλ")
         self.cumulative_curve = self.scree_panel.curve("cumulative")
         self.scree_curve.item.setSymbol("o")
         self.scree_curve.item.setSymbolSize(6)
-        # the middle of the right side stays free: the cumulative curve is high, the scree low
-        self.scree_panel.legend.anchor(itemPos=(1, 0.5), parentPos=(1, 0.5), offset=(-10, 0))
         self.gap_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=2,
                                                                style=QtCore.Qt.PenStyle.DashLine),
                                         label="gap", labelOpts={"position": 0.92, "color": st.OKABE_ITO["vermillion"]})

@@ -248,12 +248,8 @@ class SegmentationLab(Lab):
         return self.tabs
 
     def after_build(self) -> None:
-        policy = QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         for name in ("image", "method", "features", "init"):
-            box = self.form.widgets[name]
-            box.setSizeAdjustPolicy(policy)
-            box.setMinimumContentsLength(6)
-            box.setMinimumWidth(70)  # the long choice labels must not widen the panel
+            self.form.widgets[name].setMinimumContentsLength(12)  # long choices elide, with a tooltip
         self._update_seed_hint()
         self._opacity_changed(self.opacity.value())
 

@@ -19,7 +19,7 @@ from ... import style as st
 from ...lab import Lab
 from ...widgets.decision_map import DecisionMap
 from ...widgets.params import Param
-from ...widgets.plots import PlotPanel
+from ...widgets.plots import PlotPanel, outside_legend
 from ...widgets.point_canvas import CanvasToolbar, PointCanvas
 from . import maths
 from .run import (
@@ -53,7 +53,7 @@ def _for(*methods: str):
 class TreesLab(Lab):
     id = "trees"
     title = "Trees and boosting"
-    order = 40
+    order = 20
     description = ("AdaBoost with stumps round by round, a decision tree growing split by split, "
                    "bagging and random forests with out-of-bag error and votes.")
     screenshot_steps = 20
@@ -137,7 +137,7 @@ class TreesLab(Lab):
         st.set_axis_labels(self.canvas, "x₁", "x₂")
         pi = self.canvas.plot_item
         self.decision = DecisionMap(pi, margins=False)
-        self.legend = pi.addLegend(offset=(10, 10))
+        self.legend = outside_legend(pi, "top", columns=3)
         self.weighted_pos = pg.ScatterPlotItem()
         self.weighted_neg = pg.ScatterPlotItem()
         for item in (self.weighted_neg, self.weighted_pos):
@@ -178,7 +178,7 @@ class TreesLab(Lab):
         self._controls_layout.insertWidget(self._controls_layout.indexOf(self.sweep_button), self.inspect_button)
 
         # --- AdaBoost page
-        self.boost_panel = PlotPanel("Errors and bound", "round m", "value", legend_corner="top-right")
+        self.boost_panel = PlotPanel("Errors and bound", "round m", "value", legend_corner="top")
         for name in ("train error", "test error", "exp. loss (1/n)Σe^(−yF/2)", "bound Π2√(err(1−err))"):
             self.boost_panel.curve(name)
         self.boost_panel.plot_item.enableAutoRange(y=False)
@@ -200,7 +200,7 @@ class TreesLab(Lab):
         self.scan_min = pg.ScatterPlotItem()
         self.scan_min.setZValue(10)
         self.scan_panel.plot_item.addItem(self.scan_min)
-        self.depth_panel = PlotPanel("Error vs depth", "max depth", "error", legend_corner="top-right")
+        self.depth_panel = PlotPanel("Error vs depth", "max depth", "error", legend_corner="top")
         self.depth_train = self.depth_panel.curve("training")
         self.depth_test = self.depth_panel.curve("test")
         self.depth_marker = pg.InfiniteLine(angle=90, movable=False)
@@ -214,7 +214,7 @@ class TreesLab(Lab):
         tree_page.setSizes([450, 350])
 
         # --- forest page
-        self.oob_panel = PlotPanel("Out of bag", "trees", "value", legend_corner="top-right")
+        self.oob_panel = PlotPanel("Out of bag", "trees", "value", legend_corner="top")
         for name in ("OOB error", "test error", "left-out fraction"):
             self.oob_panel.curve(name)
         self.e_line = pg.InfiniteLine(pos=math.exp(-1), angle=0, movable=False, label="1/e",

@@ -1,0 +1,84 @@
+"""Every lab fits classroom screens: generated for every registered lab, every tab of it, at
+1024×768, 1280×800, 1366×768 and 1920×1080, in normal and projector mode.
+
+Rules checked on the live widget tree: the window is never wider than the screen; the
+parameter panel has no horizontal overflow; no button, box or field in it is narrower
+than its minimum size hint; legends that lie over a plot's data area cover no data point.
+"""
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6 import QtWidgets
+
+from app import registry
+
+LAB_IDS = [cls.id for cls in registry.discover()]
+SIZES = [(1024, 768), (1280, 800), (1366, 768), (1920, 1080)]
+
+
+def _squeezed_controls(lab) -> list[str]:
+    bad = []
+    for w in lab.controls_scroll.widget().findChildren(QtWidgets.QWidget):
+        if not w.isVisibleTo(lab) or not isinstance(w, (QtWidgets.QAbstractButton, QtWidgets.QComboBox,
+                                                        QtWidgets.QAbstractSpinBox)):
+            continue
+        if w.width() + 6 < w.minimumSizeHint().width():  # a few pixels of frame may go
+            text = w.text() if hasattr(w, "text") and callable(w.text) else type(w).__name__
+            bad.append(f"{text!r}: {w.width()} < {w.minimumSizeHint().width()}")
+    return bad
+
+
+def _legends_over_data(lab) -> list[str]:
+    """Legends drawn inside a data area must not cover a data point."""
+    bad = []
+    for view in lab.findChildren(pg.GraphicsView):
+        if not view.isVisibleTo(lab):
+            continue
+        for item in view.scene().items():
+            if not isinstance(item, pg.PlotItem) or item.legend is None or not item.legend.isVisible():
+                continue
+            vb = item.getViewBox()
+            legend_rect = item.legend.sceneBoundingRect()
+            if not legend_rect.intersects(vb.sceneBoundingRect()) or not item.legend.items:
+                continue
+            area = vb.mapSceneToView(legend_rect).boundingRect()
+            for data in item.listDataItems():
+                x, y = data.getData() if hasattr(data, "getData") else (None, None)
+                if x is None or len(x) == 0:
+                    continue
+                x, y = np.asarray(x, float), np.asarray(y, float)
+                if item.ctrl.logYCheck.isChecked():
+                    y = np.log10(np.clip(y, 1e-300, None))
+                inside = (x > area.left()) & (x < area.right()) & (y > area.top()) & (y < area.bottom())
+                if inside.any():
+                    bad.append(f"legend of {item.titleLabel.text!r} covers {int(inside.sum())} point(s)")
+                    break
+    return bad
+
+
+@pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_lab_fits_the_screen(qtbot, make_window, lab_id, size, projector):
+    width, height = size
+    window = make_window(lab_ids=[lab_id])
+    window.set_projector(projector)
+    window.resize(width, height - 40)  # a panel or task bar takes the rest
+    lab = window.show_lab(lab_id)
+    qtbot.waitUntil(lambda: lab.runner.current is not None or lab.runner.error is not None, timeout=30_000)
+    lab.run_to(3)
+    qtbot.waitUntil(lambda: lab.runner.settled, timeout=30_000)
+    lab.runner.flush()
+    tabs = lab.plots if isinstance(lab.plots, QtWidgets.QTabWidget) else None
+    for index in range(tabs.count() if tabs else 1):
+        if tabs:
+            tabs.setCurrentIndex(index)
+        qtbot.wait(10)
+        where = f"{lab_id} tab {index} at {width}x{height}{' projector' if projector else ''}"
+        assert window.width() <= width, f"{where}: window {window.width()} px wide"
+        inner = lab.controls_scroll.widget()
+        assert inner.width() <= lab.controls_scroll.viewport().width() + 1, f"{where}: parameter panel overflows"
+        assert not _squeezed_controls(lab), f"{where}: {_squeezed_controls(lab)}"
+        assert not _legends_over_data(lab), f"{where}: {_legends_over_data(lab)}"
+    assert lab.error_text == "", lab.error_text
