@@ -112,7 +112,8 @@ class _KernelCache:
             self.diag = (self.sq + self.coef0) ** self.degree
         # 3/4 of the budget for full rows, 1/4 for the solver's compact rows while shrunk
         self.budget = cache_bytes
-        self.capacity = int(min(n, max(2, (0.75 * cache_bytes) // (8 * n))))
+        row_bytes = 8 * n * (1 if kind == "rbf" else 2)  # rbf: a-row; else K row and a-row
+        self.capacity = int(min(n, max(2, (0.75 * cache_bytes) // row_bytes)))
         self.buf = None  # np.empty((capacity, n)), allocated at the first column
         self.slot_of = [-1] * n  # original index -> cache slot
         self.owner = [-1] * self.capacity  # slot -> original index
@@ -122,30 +123,34 @@ class _KernelCache:
         self.epoch = 0
         self.rows_computed = 0  # kernel columns evaluated (for tests and profiling)
         self.max_rows_used = 0
-        self.set_active(None, X, self.sq)
+        self.set_active(None, X, self.sq, self.diag)
 
-    def set_active(self, act, Xa, sqa):
+    def set_active(self, act, Xa, sqa, diaga):
         """The solver's active points: original indices ``act`` (None: all, in original
-        order), their coordinates ``Xa`` and squared norms ``sqa`` in that order."""
-        self.act, self.Xa, self.sqa = act, Xa, sqa
+        order), their coordinates ``Xa``, squared norms ``sqa`` and k(x, x) in that order."""
+        self.act, self.Xa, self.sqa, self.diaga = act, Xa, sqa, diaga
 
     def new_epoch(self):
         """The active set grows again: partial rows are no longer valid."""
         self.epoch += 1
 
-    def column(self, o, out):
-        """K[act, o] in the solver's order (``out`` is used when a gather or evaluation is
-        needed; otherwise a view into the cache is returned, valid until evicted)."""
+    def column(self, o, out=None):
+        """The rows of point o on the active set, in the solver's order: the a-row
+        a_t = k(x_t, x_t) + k(x_o, x_o) - 2 k(x_t, x_o) + tau for rbf (K = 1 - (a - tau) / 2),
+        else the pair (K[:, o], a-row) as an array of shape (2, A). ``out`` receives them
+        when a gather or an evaluation on the active set is needed; otherwise a view into the
+        cache is returned, valid until evicted."""
         s = self.slot_of[o]
         act = self.act
         if s >= 0:
             self.lru.move_to_end(s)
             if self.full[s] or self.epoch_of[s] == self.epoch:
                 row = self.buf[s]
-                return row if act is None else row.take(act, out=out, mode="clip")
+                return row if act is None else row.take(act, axis=-1, out=out, mode="clip")
         else:
             if self.buf is None:
-                self.buf = np.empty((self.capacity, self.n))
+                shape = (self.capacity, self.n) if self.kind == "rbf" else (self.capacity, 2, self.n)
+                self.buf = np.empty(shape)
             used = len(self.lru)
             if used < self.capacity:
                 s = used
@@ -158,30 +163,36 @@ class _KernelCache:
             self.owner[s] = o
         self.rows_computed += 1
         if act is None:
-            self._eval(self.X, self.sq, o, self.buf[s])
+            self._eval(self.X, self.sq, self.diag, o, self.buf[s])
             self.full[s] = True
             return self.buf[s]
-        self._eval(self.Xa, self.sqa, o, out)
-        self.buf[s, act] = out
-        self.full[s] = out.shape[0] == self.n
+        self._eval(self.Xa, self.sqa, self.diaga, o, out)
+        self.buf[s][..., act] = out
+        self.full[s] = out.shape[-1] == self.n
         self.epoch_of[s] = self.epoch
         return out
 
-    def _eval(self, Xa, sqa, o, out):
+    def _eval(self, Xa, sqa, diaga, o, out):
         x = self.X[o]
-        np.matmul(Xa, x, out=out)
         if self.kind == "rbf":  # exp(-gamma (|x|^2 + |x_o|^2 - 2 <x, x_o>))
+            np.matmul(Xa, x, out=out)
             out *= -2.0
             out += sqa
             out += self.sq[o]
             np.maximum(out, 0.0, out=out)
             out *= -self.gamma
             np.exp(out, out=out)
-            out *= -2.0  # the solver's a-row: a_t = k(x_t, x_t) + k(x_o, x_o) - 2 K_to + tau
+            out *= -2.0  # a_t = 1 + 1 - 2 K_to + tau
             out += 2.0 + _TAU
-        elif self.kind == "poly":
-            out += self.coef0
-            np.power(out, self.degree, out=out)
+            return
+        K, a = out[0], out[1]
+        np.matmul(Xa, x, out=K)
+        if self.kind == "poly":
+            K += self.coef0
+            np.power(K, self.degree, out=K)
+        np.multiply(K, -2.0, out=a)
+        a += diaga
+        a += self.diag[o] + _TAU
 
     def block_dot(self, R, S, coef):
         """K[R, S] @ coef for original indices R and S, in row chunks of bounded size."""
@@ -435,8 +446,7 @@ class SVM(IterativeMixin, BaseEstimator):
         column = cache.column
         # Scalar operands go through one-element arrays: numpy converts a Python float on
         # every call, which costs as much as the operation itself on a small active set.
-        s_m, s_t, s_d = np.empty(1), np.empty(1), np.empty(1)
-        s_m2 = np.array([-2.0])
+        s_m, s_t = np.empty(1), np.empty(1)
         perm = np.arange(n)  # position -> original index
         plist = perm.tolist()
         y = y0.copy()
@@ -449,7 +459,7 @@ class SVM(IterativeMixin, BaseEstimator):
         FF[0] = np.where(y > 0, y, -inf)
         FF[1] = np.where(y > 0, inf, y)
         ylist = y.tolist()
-        work = np.empty((5, n))
+        work = np.empty((3, n))
         compact = {}  # original index -> (K row, a row) on the current active set
         compact_room = [0]
         A = n
@@ -467,22 +477,15 @@ class SVM(IterativeMixin, BaseEstimator):
         def views(A):
             """Views of the working vectors on the active prefix (rebuilt when A changes)."""
             act = None if A == n and not shrunk_ever else perm[:A]
-            cache.set_active(act, Xp[:A], sqp[:A])
+            cache.set_active(act, Xp[:A], sqp[:A], diag[:A])
             compact.clear()
             compact_room[0] = max(2, int(0.25 * cache.budget // (8 * A * (1 if rbf else 2))))
-            return (act, FF[:, :A], FF[0, :A], FF[1, :A], diag[:A],
-                    work[0, :A], work[1, :A], work[2, :A], work[3, :A], work[4, :A])
+            return act, FF[:, :A], FF[0, :A], FF[1, :A], work[0, :A], work[1, :A], work[2, :A]
 
-        def compact_rows(o, p):
+        def compact_rows(o):
             """(K[act, o], a-row of o) on the active set, kept while it lasts (within budget)."""
-            K = column(o, np.empty(A))
-            if rbf:
-                e = (K, K)
-            else:
-                a = K * -2.0
-                a += diag[:A]
-                a += diag[p] + _TAU
-                e = (K, a)
+            r = column(o, np.empty(A) if rbf else np.empty((2, A)))
+            e = (r, r) if rbf else (r[0], r[1])
             if len(compact) < compact_room[0]:
                 compact[o] = e
                 nbytes = 8 * A * (1 if rbf else 2) * len(compact)
@@ -569,7 +572,7 @@ class SVM(IterativeMixin, BaseEstimator):
         yield state(None, m - M <= tol, m, M)
         if m - M <= tol:
             return
-        act, FFa, Fup, Flow, diaga, nv, av, tb, kbi, kbj = views(A)
+        act, FFa, Fup, Flow, nv, av, tb = views(A)
         counter = min(n, _SHRINK_EVERY)
         since = 0
         pair = None
@@ -603,25 +606,21 @@ class SVM(IterativeMixin, BaseEstimator):
                         shrunk_ever = True
                         stats["shrinks"] += 1
                     i, m, M = extremes(A)
-                    act, FFa, Fup, Flow, diaga, nv, av, tb, kbi, kbj = views(A)
+                    act, FFa, Fup, Flow, nv, av, tb = views(A)
             # Rows of i: K[:, i] and a_i = K_ii + K_tt - 2 K_ti + tau (one array for rbf, whose
             # cached rows already are a-rows). While shrunk, the rows gathered for the active
             # set are kept (compact) until it changes: a dict look-up instead of a gather.
             oi = plist[i]
             if act is None:
-                Ki = column(oi, kbi)
+                r = column(oi)
                 if rbf:
-                    ai_row = Ki
+                    Ki = ai_row = r
                 else:
-                    ai_row = av
-                    np.multiply(Ki, s_m2, av)
-                    np.add(av, diaga, av)
-                    s_d[0] = diaga[i] + _TAU
-                    np.add(av, s_d, av)
+                    Ki, ai_row = r
             else:
                 e = compact.get(oi)
                 if e is None:
-                    e = compact_rows(oi, i)
+                    e = compact_rows(oi)
                 Ki, ai_row = e
             # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij.
             # The gain is computed as x |x| / a_ij with x = m - F_j, which keeps the sign:
@@ -662,11 +661,13 @@ class SVM(IterativeMixin, BaseEstimator):
             # F <- F - t (K[:, i] - K[:, j]) on the active points (= F - t/2 (a_j - a_i) for rbf)
             oj = plist[j]
             if act is None:
-                Kj = column(oj, kbj)
+                Kj = column(oj)
+                if not rbf:
+                    Kj = Kj[0]
             else:
                 e = compact.get(oj)
                 if e is None:
-                    e = compact_rows(oj, j)
+                    e = compact_rows(oj)
                 Kj = e[0]
             if rbf:
                 np.subtract(Kj, Ki, av)
@@ -691,7 +692,7 @@ class SVM(IterativeMixin, BaseEstimator):
             if A < n and (m - M <= tol or it >= max_iter):
                 A = reconstruct()  # optimal on the active set: check all points
                 i, m, M = extremes(A)
-                act, FFa, Fup, Flow, diaga, nv, av, tb, kbi, kbj = views(A)
+                act, FFa, Fup, Flow, nv, av, tb = views(A)
                 counter = 1  # if not optimal after all, shrink again at the next step
             done = m - M <= tol
             if every and since >= every:

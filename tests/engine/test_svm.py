@@ -303,7 +303,8 @@ def test_kernel_cache_never_exceeds_its_budget(kernel, cache_mb, monkeypatch):
     cache = m._cache
     budget = cache_mb * 2**20
     assert m._shrink_stats["shrinks"] >= 1
-    assert cache.capacity == int(0.75 * budget // (8 * 500))  # rows of n floats that fit
+    row_bytes = 8 * 500 * (1 if kernel == "rbf" else 2)  # rbf: a-row; else K row and a-row
+    assert cache.capacity == int(0.75 * budget // row_bytes)  # rows that fit in 3/4 of it
     assert cache.max_rows_used <= cache.capacity
     assert cache.buf.nbytes + m._shrink_stats["compact_bytes"] <= budget
     assert cache.rows_computed > cache.capacity  # columns were dropped and evaluated again
