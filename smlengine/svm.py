@@ -39,6 +39,7 @@ from .kernels import make_kernel
 __all__ = ["SVM", "SVMSnapshot"]
 
 _TAU = 1e-12  # curvature floor for non-PD kernels / duplicate points (as in LIBSVM)
+_LN2 = float(np.log(2.0))
 _SHRINK_EVERY = 1000  # pair updates between shrinking steps (libsvm: min(n, 1000))
 
 
@@ -110,6 +111,14 @@ class _KernelCache:
             self.diag = self.sq
         else:
             self.diag = (self.sq + self.coef0) ** self.degree
+        # What a column evaluation reads per point: P (rows multiplied by x_o) and one number.
+        # rbf: 2 K_to = exp(<2 gamma x_t, x_o> + (ln 2 - gamma |x_t|^2) - gamma |x_o|^2), so the
+        # a-row 2 + tau - 2 K costs one product, two additions, a clip, exp and a subtraction.
+        if kind == "rbf":
+            self.P = X * (2.0 * self.gamma)
+            self.aux = np.log(2.0) - self.gamma * self.sq
+        else:
+            self.P, self.aux = X, self.diag
         # 3/4 of the budget for full rows, 1/4 for the solver's compact rows while shrunk
         self.budget = cache_bytes
         row_bytes = 8 * n * (1 if kind == "rbf" else 2)  # rbf: a-row; else K row and a-row
@@ -123,12 +132,12 @@ class _KernelCache:
         self.epoch = 0
         self.rows_computed = 0  # kernel columns evaluated (for tests and profiling)
         self.max_rows_used = 0
-        self.set_active(None, X, self.sq, self.diag)
+        self.set_active(None, self.P, self.aux)
 
-    def set_active(self, act, Xa, sqa, diaga):
+    def set_active(self, act, Pa, auxa):
         """The solver's active points: original indices ``act`` (None: all, in original
-        order), their coordinates ``Xa``, squared norms ``sqa`` and k(x, x) in that order."""
-        self.act, self.Xa, self.sqa, self.diaga = act, Xa, sqa, diaga
+        order) and their rows of ``P`` and ``aux`` in that order."""
+        self.act, self.Pa, self.auxa = act, Pa, auxa
 
     def new_epoch(self):
         """The active set grows again: partial rows are no longer valid."""
@@ -163,35 +172,32 @@ class _KernelCache:
             self.owner[s] = o
         self.rows_computed += 1
         if act is None:
-            self._eval(self.X, self.sq, self.diag, o, self.buf[s])
+            self._eval(self.P, self.aux, o, self.buf[s])
             self.full[s] = True
             return self.buf[s]
-        self._eval(self.Xa, self.sqa, self.diaga, o, out)
+        self._eval(self.Pa, self.auxa, o, out)
         self.buf[s][..., act] = out
         self.full[s] = out.shape[-1] == self.n
         self.epoch_of[s] = self.epoch
         return out
 
-    def _eval(self, Xa, sqa, diaga, o, out):
+    def _eval(self, Pa, auxa, o, out):
         x = self.X[o]
-        if self.kind == "rbf":  # exp(-gamma (|x|^2 + |x_o|^2 - 2 <x, x_o>))
-            np.matmul(Xa, x, out=out)
-            out *= -2.0
-            out += sqa
-            out += self.sq[o]
-            np.maximum(out, 0.0, out=out)
-            out *= -self.gamma
+        if self.kind == "rbf":
+            np.matmul(Pa, x, out=out)
+            out += auxa
+            out -= self.gamma * self.sq[o]
+            np.minimum(out, _LN2, out=out)  # the exponent is <= 0 up to round-off: K <= 1
             np.exp(out, out=out)
-            out *= -2.0  # a_t = 1 + 1 - 2 K_to + tau
-            out += 2.0 + _TAU
+            np.subtract(2.0 + _TAU, out, out=out)  # a_t = 1 + 1 - 2 K_to + tau
             return
         K, a = out[0], out[1]
-        np.matmul(Xa, x, out=K)
+        np.matmul(Pa, x, out=K)
         if self.kind == "poly":
             K += self.coef0
             np.power(K, self.degree, out=K)
         np.multiply(K, -2.0, out=a)
-        a += diaga
+        a += auxa
         a += self.diag[o] + _TAU
 
     def block_dot(self, R, S, coef):
@@ -450,8 +456,7 @@ class SVM(IterativeMixin, BaseEstimator):
         perm = np.arange(n)  # position -> original index
         plist = perm.tolist()
         y = y0.copy()
-        diag = cache.diag.copy()
-        Xp, sqp = cache.X, cache.sq  # the points in the solver's order (copied when shrinking)
+        Pp, auxp = cache.P, cache.aux  # kernel data per point, in the solver's order
         cache.new_epoch()  # rows evaluated on another problem's active set are not valid here
         alpha = np.zeros(n)
         # F = -y * G with G = Q alpha - 1; at alpha = 0, F = y, I_up = {y = +1}, I_low = {y = -1}
@@ -477,7 +482,7 @@ class SVM(IterativeMixin, BaseEstimator):
         def views(A):
             """Views of the working vectors on the active prefix (rebuilt when A changes)."""
             act = None if A == n and not shrunk_ever else perm[:A]
-            cache.set_active(act, Xp[:A], sqp[:A], diag[:A])
+            cache.set_active(act, Pp[:A], auxp[:A])
             compact.clear()
             compact_room[0] = max(2, int(0.25 * cache.budget // (8 * A * (1 if rbf else 2))))
             return act, FF[:, :A], FF[0, :A], FF[1, :A], work[0, :A], work[1, :A], work[2, :A]
@@ -596,9 +601,9 @@ class SVM(IterativeMixin, BaseEstimator):
                         order = np.concatenate([np.flatnonzero(~mask), np.flatnonzero(mask)])
                         events.append((A - k, A, alpha_original()))
                         if not shrunk_ever:
-                            Xp, sqp = Xp.copy(), sqp.copy()
+                            Pp, auxp = Pp.copy(), auxp.copy()
                         FF[:, :A] = FF[:, order]
-                        for arr in (alpha, y, diag, perm, Xp, sqp) + ((F_disp,) if live else ()):
+                        for arr in (alpha, y, perm, Pp, auxp) + ((F_disp,) if live else ()):
                             arr[:A] = arr[order]
                         ylist = y.tolist()
                         plist = perm.tolist()
