@@ -1,6 +1,7 @@
 """Command line of SML Lab: start the window, or render labs headless.
 
     python -m app                                  start the application
+    python -m app SESSION.smllab                   start the application and open a saved session
     python -m app --list-labs                      one lab per line, starting with its id
     python -m app --lab ID --steps N --screenshot out.png [--size WxH] [--projector] [--seed S] [--theme dark]
     python -m app --screenshots DIR [--steps N]    one picture per lab (the README pictures)
@@ -37,6 +38,8 @@ def _parse_size(text: str) -> tuple[int, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="smllab", description="SML Lab: a laboratory for statistical machine learning.")
+    p.add_argument("session", nargs="?", default=None, metavar="SESSION",
+                   help="a saved session (.smllab) to open at start, at its saved state")
     p.add_argument("--list-labs", action="store_true", help="print the labs (id, title, description) and exit")
     p.add_argument("--lab", metavar="ID", help="open this lab")
     p.add_argument("--steps", type=int, default=None, metavar="N", help="run N steps (with --screenshot)")
@@ -114,8 +117,8 @@ def run_lab_headless(window, lab_id: str, steps: int, seed: int | None = None, t
     if lab.prepare_needed():
         wait_for(lambda: r.current is None or r.prepared_for(r.current) is not None or r.error is not None, 10.0)
         r.flush()
-    wait_for(lambda: False, 0.05)
     window._update_status()
+    wait_for(lambda: False, 0.1)  # lay out the status bar's new texts before a capture
     return lab
 
 
@@ -282,7 +285,29 @@ def cmd_run(args) -> int:
         if lab is not None:
             lab.runbar.seed.setValue(args.seed)
     window.show()
+    if args.session:  # a double-clicked .smllab file: open it once the window is up
+        from PySide6 import QtCore
+
+        path = str(Path(args.session).expanduser().resolve())
+        QtCore.QTimer.singleShot(0, lambda: window.open_session(path))
+    if sys.platform == "darwin":
+        _open_files_from_system(app, window)
     return app.exec()
+
+
+def _open_files_from_system(app, window) -> None:
+    """macOS hands a double-clicked document to the running app as a FileOpen event, not in argv."""
+    from PySide6 import QtCore
+
+    class _FileOpen(QtCore.QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+            if event.type() == QtCore.QEvent.Type.FileOpen and event.file():
+                window.open_session(event.file())
+                return True
+            return False
+
+    app._smllab_file_open = _FileOpen(app)  # kept alive with the application
+    app.installEventFilter(app._smllab_file_open)
 
 
 def cmd_startup_time(args) -> int:

@@ -312,7 +312,7 @@ class Lab(QtWidgets.QWidget):
         if self.maths.isVisible() or (not self.isVisible() and not self.maths.isHidden()):
             # a projector on a small screen: the plots come first, the maths panel is folded
             # away (drag the splitter's right edge, or F1 twice, to open it)
-            if not (s.projector and total < 1250):
+            if not (s.projector and total < 1400):
                 maths = int(min(280 * s.scale, max(0.20 * total, 160)))
         self.splitter.setSizes([controls, max(total - controls - maths, 200), maths])
 
@@ -332,7 +332,9 @@ class Lab(QtWidgets.QWidget):
         try:
             factory = self.make_run(params, self.seed)
         except (ValueError, TypeError, OSError) as exc:
-            self.runner.cancel()
+            # the previous run no longer matches the data: show nothing rather than stale steps
+            self.runner.clear()
+            self.maths.set_html("")
             self.show_error(str(exc))
             self._update_controls()
             return

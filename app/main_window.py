@@ -239,7 +239,7 @@ class MainWindow(QtWidgets.QMainWindow):
             state = "error"
         elif r.playing:
             state = "running"
-        elif r.finished:
+        elif r.finished and r.current_index == len(r.timeline) - 1:
             state = "finished"
         elif r.busy:
             state = "computing"

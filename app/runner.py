@@ -542,6 +542,17 @@ class Runner(QtCore.QObject):
         self._timer.stop()
         return joined
 
+    def clear(self) -> None:
+        """Cancel the run and forget its snapshots (nothing is shown any more)."""
+        self.cancel(self.RESTART_JOIN)
+        self.timeline.clear()
+        self._prepared.clear()
+        self.cursor = -1
+        self.finished = False
+        self.error = None
+        self.elapsed = 0.0
+        self.stateChanged.emit()
+
     def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel and join this runner's threads (used when a tab or the window closes)."""
         self.cancel(timeout)

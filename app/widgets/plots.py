@@ -112,7 +112,7 @@ def _fit_columns(plot_item: pg.PlotItem, legend: pg.LegendItem, most: int) -> No
     """As many legend entries side by side as the plot's width allows (at most ``most``)."""
     if not legend.items:
         return
-    widest = max(sample.boundingRect().width() + label.boundingRect().width() + 12 for sample, label in legend.items)
+    widest = max(sample.boundingRect().width() + label.item.boundingRect().width() + 16 for sample, label in legend.items)
     room = plot_item.width() - plot_item.getAxis("left").width() - 10
     if room <= 50:
         return  # not laid out yet

@@ -175,3 +175,14 @@ def test_keyboard_shortcuts_drive_the_run(qtbot, make_window):
     from app import style as st
 
     assert st.current().projector
+
+
+def test_clearing_the_points_leaves_no_stale_run_on_screen(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    _run_to(qtbot, lab, 5)
+    lab.canvas.clear_points()
+    qtbot.waitUntil(lambda: "no points" in lab.error_text, timeout=5_000)
+    assert lab.runner.current is None and len(lab.runner.timeline) == 0
+    assert "training points" not in lab.maths.toPlainText()
+    window._update_status()
+    assert window.status_state.text() != "finished"

@@ -179,7 +179,7 @@ class TreesLab(Lab):
 
         # --- AdaBoost page
         self.boost_panel = PlotPanel("Errors and bound", "round m", "value", legend_corner="top")
-        for name in ("train error", "test error", "exp. loss (1/n)Σe^(−yF/2)", "bound Π2√(err(1−err))"):
+        for name in ("train error", "test error", "mean e^(−yF/2)", "bound Π2√(e(1−e))"):
             self.boost_panel.curve(name)
         self.boost_panel.plot_item.enableAutoRange(y=False)
         self._boost_y_range(st.current())
