@@ -438,7 +438,7 @@ class SVM(IterativeMixin, BaseEstimator):
 
         The gradient is kept as two rows, FF[0] = F on I_up (-inf elsewhere) and FF[1] = F
         on I_low (+inf elsewhere): i = argmax FF[0], M = min FF[1], and one subtraction
-        updates both. A live run (every > 0) also keeps a display copy of the gradient of the
+        updates both (two 1-D passes). A live run (every > 0) also keeps a display copy of the gradient of the
         shrunk points for its snapshots; the solver never reads it, so live and batch runs
         take the same iterates.
         """
@@ -450,9 +450,9 @@ class SVM(IterativeMixin, BaseEstimator):
         inf = np.inf
         rbf = cache.kind == "rbf"  # the cache then holds a-rows 2 + tau - 2 K[:, o]
         column = cache.column
-        # Scalar operands go through one-element arrays: numpy converts a Python float on
-        # every call, which costs as much as the operation itself on a small active set.
-        s_m, s_t = np.empty(1), np.empty(1)
+        # Scalar operands go through 0-d arrays: numpy converts a Python float on every call,
+        # which costs as much as the operation itself on a small active set.
+        s_m, s_t = np.zeros(()), np.zeros(())
         perm = np.arange(n)  # position -> original index
         plist = perm.tolist()
         y = y0.copy()
@@ -485,7 +485,7 @@ class SVM(IterativeMixin, BaseEstimator):
             cache.set_active(act, Pp[:A], auxp[:A])
             compact.clear()
             compact_room[0] = max(2, int(0.25 * cache.budget // (8 * A * (1 if rbf else 2))))
-            return act, FF[:, :A], FF[0, :A], FF[1, :A], work[0, :A], work[1, :A], work[2, :A]
+            return act, FF[0, :A], FF[1, :A], work[0, :A], work[1, :A], work[2, :A]
 
         def compact_rows(o):
             """(K[act, o], a-row of o) on the active set, kept while it lasts (within budget)."""
@@ -577,7 +577,7 @@ class SVM(IterativeMixin, BaseEstimator):
         yield state(None, m - M <= tol, m, M)
         if m - M <= tol:
             return
-        act, FFa, Fup, Flow, nv, av, tb = views(A)
+        act, Fup, Flow, nv, av, tb = views(A)
         counter = min(n, _SHRINK_EVERY)
         since = 0
         pair = None
@@ -611,7 +611,7 @@ class SVM(IterativeMixin, BaseEstimator):
                         shrunk_ever = True
                         stats["shrinks"] += 1
                     i, m, M = extremes(A)
-                    act, FFa, Fup, Flow, nv, av, tb = views(A)
+                    act, Fup, Flow, nv, av, tb = views(A)
             # Rows of i: K[:, i] and a_i = K_ii + K_tt - 2 K_ti + tau (one array for rbf, whose
             # cached rows already are a-rows). While shrunk, the rows gathered for the active
             # set are kept (compact) until it changes: a dict look-up instead of a gather.
@@ -630,7 +630,7 @@ class SVM(IterativeMixin, BaseEstimator):
             # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij.
             # The gain is computed as x |x| / a_ij with x = m - F_j, which keeps the sign:
             # entries with F_j >= m get a gain <= 0, those outside I_low (F = +inf) -inf.
-            s_m[0] = m
+            s_m[()] = m
             np.subtract(s_m, Flow, nv)
             np.absolute(nv, tb)
             np.multiply(nv, tb, nv)
@@ -676,12 +676,13 @@ class SVM(IterativeMixin, BaseEstimator):
                 Kj = e[0]
             if rbf:
                 np.subtract(Kj, Ki, av)
-                s_t[0] = 0.5 * t
+                s_t[()] = 0.5 * t
             else:
                 np.subtract(Ki, Kj, av)
-                s_t[0] = t
+                s_t[()] = t
             np.multiply(av, s_t, av)
-            np.subtract(FFa, av, FFa)
+            np.subtract(Fup, av, Fup)  # two 1-D passes beat one broadcast over both rows
+            np.subtract(Flow, av, Flow)
             # new memberships of i and j (i was in I_up, j in I_low before the step)
             Fi, Fj = float(Fup[i]), float(Flow[j])
             Fup[i] = Fi if (ai < C if pi else ai > 0) else -inf
@@ -697,7 +698,7 @@ class SVM(IterativeMixin, BaseEstimator):
             if A < n and (m - M <= tol or it >= max_iter):
                 A = reconstruct()  # optimal on the active set: check all points
                 i, m, M = extremes(A)
-                act, FFa, Fup, Flow, nv, av, tb = views(A)
+                act, Fup, Flow, nv, av, tb = views(A)
                 counter = 1  # if not optimal after all, shrink again at the next step
             done = m - M <= tol
             if every and since >= every:
