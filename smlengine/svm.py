@@ -87,9 +87,11 @@ class _KernelCache:
 
     Why: SMO asks for the same few columns again and again (the free support vectors), and a
     column costs n kernel evaluations, so caching them is most of SMO's speed. The cache is one
-    block of ``capacity`` rows of n floats with capacity * n * 8 <= budget (at least two rows,
-    the pair being updated), allocated when first used, so the full Gram matrix is held only
-    when it fits.
+    block of ``capacity`` rows of n floats with capacity * row bytes <= 3/4 of the budget (at
+    least two rows, the pair being updated; the solver's compact rows use the last quarter),
+    allocated when first used, so the full Gram matrix is held only when it fits. A row holds
+    what the working-set selection divides by, a_t = k(x_t, x_t) + k(x_o, x_o) - 2 k(x_t, x_o)
+    + tau, and, except for rbf (where K = 1 - (a - tau) / 2), the kernel column itself.
 
     Rows are stored in the original order of the points. While the solver shrinks, a column is
     evaluated only on the active points (libsvm does the same) and scattered into its row; such
@@ -209,7 +211,7 @@ class _KernelCache:
         out = np.empty(R.size)
         step = max(1, (1 << 21) // max(1, S.size))  # about 16 MB of temporaries per chunk
         for a in range(0, R.size, step):
-            r = R[a:a + step]
+            r = R[a : a + step]
             blk = self.X[r] @ XS.T
             if self.kind == "rbf":
                 blk *= -2.0
@@ -221,7 +223,7 @@ class _KernelCache:
             else:
                 blk += self.coef0
                 np.power(blk, self.degree, out=blk)
-            out[a:a + step] = blk @ coef
+            out[a : a + step] = blk @ coef
         return out
 
 
@@ -388,8 +390,7 @@ class SVM(IterativeMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         _check_kernel_scale(X, self.kernel, self.degree, self.coef0)
         self._kernel_func()  # validates the kernel parameters
-        cols = _KernelCache(X, self.kernel, self.gamma, self.degree, self.coef0,
-                            float(self.cache_size) * 2**20)
+        cols = _KernelCache(X, self.kernel, self.gamma, self.degree, self.coef0, float(self.cache_size) * 2**20)
         self._cache = cols
         self._fit_X = X
         self._y_pm = {}  # class_index -> labels +-1 of that binary problem (for snapshots)
@@ -437,10 +438,14 @@ class SVM(IterativeMixin, BaseEstimator):
         meets the same stopping rule as without shrinking.
 
         The gradient is kept as two rows, FF[0] = F on I_up (-inf elsewhere) and FF[1] = F
-        on I_low (+inf elsewhere): i = argmax FF[0], M = min FF[1], and one subtraction
-        updates both (two 1-D passes). A live run (every > 0) also keeps a display copy of the gradient of the
-        shrunk points for its snapshots; the solver never reads it, so live and batch runs
-        take the same iterates.
+        on I_low (+inf elsewhere): i = argmax FF[0] and M = min FF[1] need no masking, and a
+        pair update is one subtraction per row. Per pair update the work is a handful of numpy
+        passes over the active set (its fixed cost per call dominates on small active sets,
+        hence the 0-d scalar operands and the compact rows below).
+
+        A live run (every > 0) also keeps a display copy of the gradient of the shrunk points
+        for its snapshots; the solver never reads it, so live and batch runs take the same
+        iterates, and ``fit`` (every = 0) pays nothing for snapshots but the first and last.
         """
         n = y0.shape[0]
         C = float(self.C)

@@ -1,7 +1,8 @@
 """SMO SVM versus scikit-learn's SVC (libsvm), timed in one process.
 
 Run: .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_svm.py
-Target of issue 3: our fit time <= 2 x libsvm's at N = 3000 and N = 10000.
+Target: our fit time <= libsvm's (ratio <= 1). Times are the best of a few repeats (the machine
+may be shared); "no shrink" is our solver with shrinking=False, for reference.
 """
 
 import time
@@ -43,19 +44,36 @@ def _best_time(fit, repeats):
 def test_bench_fit(kind, n, kernel):
     X, y = _data(kind, n)
     params = {"C": 1.0, "kernel": kernel, "gamma": 2.0} if kernel == "rbf" else {"C": 1.0, "kernel": kernel}
-    repeats = 3 if n <= 3000 else 2
+    repeats = 5 if n <= 3000 else 3
     t_sk, ref = _best_time(lambda: sklearn_svm.SVC(tol=1e-3, **params).fit(X, y), repeats)
     t_us, ours = _best_time(lambda: SVM(tol=1e-3, **params).fit(X, y), repeats)
+    t_ns, plain = _best_time(lambda: SVM(tol=1e-3, shrinking=False, **params).fit(X, y), repeats)
     agree = float(np.mean(ours.predict(X) == ref.predict(X)))
-    row = (f"{kind} N={n} {kernel}", t_us, t_sk, t_us / t_sk, ours.n_iter_, int(ref.n_iter_[0]),
-           ours.support_.size, ref.support_.size, agree)
+    row = (
+        f"{kind} N={n} {kernel}",
+        t_us,
+        t_sk,
+        t_us / t_sk,
+        t_ns,
+        ours.n_iter_,
+        int(ref.n_iter_[0]),
+        ours.support_.size,
+        ref.support_.size,
+        agree,
+    )
     _ROWS.append(row)
     print()
-    print(f"{'case':24s} {'ours s':>8s} {'libsvm s':>9s} {'ratio':>6s} {'it ours':>8s} {'it libsvm':>9s} "
-          f"{'nSV':>6s} {'nSV ref':>7s} {'agree':>6s}")
+    print(
+        f"{'case':24s} {'ours s':>8s} {'libsvm s':>9s} {'ratio':>6s} {'no shrink s':>11s} {'it ours':>8s} "
+        f"{'it libsvm':>9s} {'nSV':>6s} {'nSV ref':>7s} {'agree':>6s}"
+    )
     for r in _ROWS:
-        print(f"{r[0]:24s} {r[1]:8.4f} {r[2]:9.4f} {r[3]:6.2f} {r[4]:8d} {r[5]:9d} {r[6]:6d} {r[7]:7d} {r[8]:6.3f}")
+        print(
+            f"{r[0]:24s} {r[1]:8.4f} {r[2]:9.4f} {r[3]:6.2f} {r[4]:11.4f} {r[5]:8d} {r[6]:9d} {r[7]:6d} "
+            f"{r[8]:7d} {r[9]:6.3f}"
+        )
     assert agree >= 0.99
+    assert abs(ours.dual_objective_ - plain.dual_objective_) <= 1e-3 * abs(plain.dual_objective_)
 
 
 @pytest.mark.benchmark
@@ -72,7 +90,9 @@ def test_bench_live_yields(n):
         t = now
         count += 1
     gaps = np.array(gaps) * 1e3
-    print(f"\nlive N={n}: {count} snapshots, total {gaps.sum():.0f} ms, median {np.median(gaps):.3f} ms, "
-          f"p99 {np.percentile(gaps, 99):.3f} ms, max {gaps.max():.2f} ms")
+    print(
+        f"\nlive N={n}: {count} snapshots, total {gaps.sum():.0f} ms, median {np.median(gaps):.3f} ms, "
+        f"p99 {np.percentile(gaps, 99):.3f} ms, max {gaps.max():.2f} ms"
+    )
     assert snap.converged
     assert gaps.max() < 50.0

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import smlengine.svm as svm_module
 from smlengine.kernels import make_kernel
 from smlengine.svm import SVM, SVMSnapshot
 
@@ -255,8 +256,6 @@ def test_predict_refuses_huge_values():
 
 
 # ---------------------------------------------------------------- shrinking, cache, snapshots
-import smlengine.svm as svm_module  # noqa: E402
-
 SHRINK_CASES = [
     ("linear", {}, ("blobs", 1.5), 1.0, 600),
     ("rbf", {"gamma": 2.0}, ("moons", 0.3), 10.0, 600),
