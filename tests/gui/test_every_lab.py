@@ -15,6 +15,18 @@ def test_registry_finds_labs_without_errors():
     assert registry.import_errors == {}
     orders = [cls.order for cls in registry.discover()]
     assert orders == sorted(orders)
+    for info in registry.discover():  # the class, imported on demand, agrees with its META
+        assert (info.cls.id, info.cls.title, info.cls.order) == (info.id, info.title, info.order)
+
+
+def test_start_up_imports_no_lab():
+    import subprocess
+    import sys
+
+    code = ("import sys; from app import registry; registry.discover(); "
+            "print(sorted(m for m in sys.modules if m.startswith('app.labs.') and m.count('.') > 2))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)

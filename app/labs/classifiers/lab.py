@@ -17,6 +17,7 @@ from smlengine.datasets import GENERATORS, make_dataset
 
 from ... import style as st
 from ...lab import Lab
+from . import META
 from ...widgets.decision_map import DecisionMap
 from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
@@ -49,11 +50,7 @@ PAGES = {"perceptron": 0, "logistic": 1}
 
 
 class ClassifiersLab(Lab):
-    id = "classifiers"
-    title = "Linear and kernel classifiers"
-    order = 10
-    description = ("Perceptron, logistic regression and the soft-margin SVM (SMO, linear/polynomial/RBF kernels) "
-                   "learning a decision boundary live; cross-validation of C and γ.")
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
 
     # ------------------------------------------------------------------ building
     def init_state(self) -> None:

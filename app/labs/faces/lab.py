@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import style as st
 from ...lab import Lab
+from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
@@ -29,11 +30,7 @@ def _mode(m: str):
 
 
 class FacesLab(Lab):
-    id = "faces"
-    title = "Face detection"
-    order = 30
-    description = ("Viola-Jones: Haar features from integral images, boosted stumps in an attentional cascade; "
-                   "detect faces in a photo, or train a small cascade live.")
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     screenshot_steps = 5
     self_test_steps = 3
 

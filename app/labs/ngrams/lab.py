@@ -17,6 +17,7 @@ from smlengine.datasets import list_plays
 
 from ... import style as st
 from ...lab import Lab
+from . import META
 from ...widgets.params import Param
 from ...widgets.plots import outside_legend
 from . import run as ngram_run
@@ -59,10 +60,7 @@ class _FollowingText(QtWidgets.QTextBrowser):
 
 
 class NGramsLab(Lab):
-    id = "ngrams"
-    title = "n-gram text generation"
-    order = 60
-    description = "Count n-grams in Shakespeare, then write new text one token at a time."
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     screenshot_steps = 98
     self_test_steps = 8
 

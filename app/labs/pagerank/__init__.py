@@ -1,5 +1,21 @@
 """PageRank lab: Markov chains, the power method and the random surfer on a real web graph."""
 
-from .lab import PageRankLab as LAB
+# The registry reads META without importing the lab (start-up stays fast);
+# LAB, the Lab subclass, is imported on first use.
+META = {
+    "id": "pagerank",
+    "title": "PageRank",
+    "order": 70,
+    "description": "Markov chains on a web graph: the power method Pₙ₊₁ = pᵀPₙ converges to the PageRank, random surfers estimate it, and textbook chains show when it fails.",
+}
 
-__all__ = ["LAB"]
+
+def __getattr__(name: str):
+    if name == "LAB":
+        from .lab import PageRankLab
+
+        return PageRankLab
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["META", "LAB"]

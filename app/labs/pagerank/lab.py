@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as st
 from ...lab import Lab
+from . import META
 from ...widgets.params import Param
 from ...widgets.plots import Series, outside_legend
 from . import run as pagerank_run
@@ -39,11 +40,7 @@ def _viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
 
 
 class PageRankLab(Lab):
-    id = "pagerank"
-    title = "PageRank"
-    order = 70
-    description = ("Markov chains on a web graph: the power method Pₙ₊₁ = pᵀPₙ converges to the "
-                   "PageRank, random surfers estimate it, and textbook chains show when it fails.")
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     screenshot_steps = 5000
     self_test_steps = 5
 

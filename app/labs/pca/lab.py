@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import style as st
 from ...lab import Lab
+from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
@@ -37,11 +38,7 @@ def _hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
 
 
 class PCALab(Lab):
-    id = "pca"
-    title = "PCA digit compression"
-    order = 40
-    description = ("Eigen-digits by the power method with deflation; compression with d components, "
-                   "scree plot, scores, novelty of a drawn digit and a race of PCA solvers.")
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     screenshot_steps = 20
     self_test_steps = 5
     screenshot_tab = TAB_COMPRESSION

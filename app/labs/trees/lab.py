@@ -17,6 +17,7 @@ from smlengine.datasets import GENERATORS, load_points, make_dataset
 
 from ... import style as st
 from ...lab import Lab
+from . import META
 from ...widgets.decision_map import DecisionMap
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
@@ -51,11 +52,7 @@ def _for(*methods: str):
 
 
 class TreesLab(Lab):
-    id = "trees"
-    title = "Trees and boosting"
-    order = 20
-    description = ("AdaBoost with stumps round by round, a decision tree growing split by split, "
-                   "bagging and random forests with out-of-bag error and votes.")
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     screenshot_steps = 20
     self_test_steps = 5
 
