@@ -455,6 +455,7 @@ class SVM(IterativeMixin, BaseEstimator):
         inf = np.inf
         rbf = cache.kind == "rbf"  # the cache then holds a-rows 2 + tau - 2 K[:, o]
         column = cache.column
+        slot_of, row_full, lru_touch = cache.slot_of, cache.full, cache.lru.move_to_end
         # Scalar operands go through 0-d arrays: numpy converts a Python float on every call,
         # which costs as much as the operation itself on a small active set.
         s_m, s_t = np.zeros(()), np.zeros(())
@@ -622,7 +623,12 @@ class SVM(IterativeMixin, BaseEstimator):
             # set are kept (compact) until it changes: a dict look-up instead of a gather.
             oi = plist[i]
             if act is None:
-                r = column(oi)
+                s_ = slot_of[oi]  # cache hit of a full row, inlined (the common case)
+                if s_ >= 0 and row_full[s_]:
+                    lru_touch(s_)
+                    r = cache.buf[s_]
+                else:
+                    r = column(oi)
                 if rbf:
                     Ki = ai_row = r
                 else:
@@ -671,7 +677,12 @@ class SVM(IterativeMixin, BaseEstimator):
             # F <- F - t (K[:, i] - K[:, j]) on the active points (= F - t/2 (a_j - a_i) for rbf)
             oj = plist[j]
             if act is None:
-                Kj = column(oj)
+                s_ = slot_of[oj]
+                if s_ >= 0 and row_full[s_]:
+                    lru_touch(s_)
+                    Kj = cache.buf[s_]
+                else:
+                    Kj = column(oj)
                 if not rbf:
                     Kj = Kj[0]
             else:
