@@ -136,6 +136,13 @@ class _KernelCache:
         self.max_rows_used = 0
         self.set_active(None, self.P, self.aux)
 
+    def release(self):
+        """Free the rows once training is over (the fitted model keeps no kernel cache)."""
+        self.buf_bytes = 0 if self.buf is None else self.buf.nbytes
+        self.buf = None
+        self.lru.clear()
+        self.slot_of = [-1] * self.n
+
     def set_active(self, act, Pa, auxa):
         """The solver's active points: original indices ``act`` (None: all, in original
         order) and their rows of ``P`` and ``aux`` in that order."""
@@ -398,6 +405,7 @@ class SVM(IterativeMixin, BaseEstimator):
             self.classes_, y_pm = check_binary_labels(y)
             self._y_pm[0] = y_pm
             yield from self._smo(cols, y_pm, snapshot_every, 0, 0, self)
+            cols.release()
             return
         self.classes_ = classes
         estimators = []
@@ -422,6 +430,7 @@ class SVM(IterativeMixin, BaseEstimator):
         self.intercept_ = np.array([e.intercept_ for e in estimators])
         self.dual_objective_ = np.array([e.dual_objective_ for e in estimators])
         self.n_iter_ = np.array([e.n_iter_ for e in estimators])
+        cols.release()
 
     def _smo(self, cache, y0, every, class_index, step0, target):
         """One binary SMO problem (generator of snapshots).

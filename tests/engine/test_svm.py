@@ -305,7 +305,8 @@ def test_kernel_cache_never_exceeds_its_budget(kernel, cache_mb, monkeypatch):
     row_bytes = 8 * 500 * (1 if kernel == "rbf" else 2)  # rbf: a-row; else K row and a-row
     assert cache.capacity == int(0.75 * budget // row_bytes)  # rows that fit in 3/4 of it
     assert cache.max_rows_used <= cache.capacity
-    assert cache.buf.nbytes + m._shrink_stats["compact_bytes"] <= budget
+    assert cache.buf_bytes + m._shrink_stats["compact_bytes"] <= budget
+    assert cache.buf is None  # released after training
     assert cache.rows_computed > cache.capacity  # columns were dropped and evaluated again
     ref = SVM(C=10.0, kernel=kernel, gamma=2.0).fit(X, y)  # 200 MB: every column fits
     assert ref._cache.rows_computed <= ref._cache.capacity
