@@ -94,6 +94,7 @@ def main(argv: list[str]) -> int:
         if os.name == "nt":  # no sh on Windows: the PyInstaller call of build/build.sh
             sh(PY, "-m", "PyInstaller", "--noconfirm", "--workpath", "build/work", "--distpath", "build/dist", *rest,
                "build/smllab.spec")
+            sh(PY, "build/windows/make_installer.py", "--if-available")  # SML-Lab-Setup-<version>.exe (Inno Setup)
         else:
             sh("sh", "build/build.sh", *rest, env=offscreen_env())
     else:

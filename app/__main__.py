@@ -300,7 +300,7 @@ def _open_files_from_system(app, window) -> None:
     from PySide6 import QtCore
 
     class _FileOpen(QtCore.QObject):
-        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        def eventFilter(self, obj, event):  # Qt's name
             if event.type() == QtCore.QEvent.Type.FileOpen and event.file():
                 window.open_session(event.file())
                 return True

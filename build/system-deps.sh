@@ -6,7 +6,9 @@
 #   sh build/system-deps.sh test     also Xvfb, for the real-window smoke test (dev.py test)
 PKGS="libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x11-0 libdbus-1-3 libglib2.0-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-render-util0 libxcb-image0 fonts-dejavu-core"
 # PyInstaller: objdump/objcopy/strip (binutils); ldd and ldconfig come with libc-bin.
-[ "${1:-}" = build ] && PKGS="$PKGS binutils"
+# (build/make_deb.py takes the .deb's Depends from the PKGS line above: keep it on one line.)
+# desktop-file-validate checks the .deb's desktop entry (build/check_frozen.py).
+[ "${1:-}" = build ] && PKGS="$PKGS binutils desktop-file-utils"
 # A virtual X display for the test that opens every lab in a real (xcb) window.
 [ "${1:-}" = test ] && PKGS="$PKGS xvfb xauth"
 command -v dpkg >/dev/null 2>&1 || exit 0
