@@ -91,7 +91,8 @@ class _KernelCache:
     least two rows, the pair being updated; the solver's compact rows use the last quarter),
     allocated when first used, so the full Gram matrix is held only when it fits. A row holds
     what the working-set selection divides by, a_t = k(x_t, x_t) + k(x_o, x_o) - 2 k(x_t, x_o)
-    + tau, and, except for rbf (where K = 1 - (a - tau) / 2), the kernel column itself.
+    (2 + tau - 2 K for rbf, where K <= 1; max(a, tau) otherwise, as LIBSVM) and, except for rbf
+    (where K = 1 - (a - tau) / 2), the kernel column itself.
 
     Rows are stored in the original order of the points. While the solver shrinks, a column is
     evaluated only on the active points (libsvm does the same) and scattered into its row; such
@@ -153,9 +154,8 @@ class _KernelCache:
         self.epoch += 1
 
     def column(self, o, out=None):
-        """The rows of point o on the active set, in the solver's order: the a-row
-        a_t = k(x_t, x_t) + k(x_o, x_o) - 2 k(x_t, x_o) + tau for rbf (K = 1 - (a - tau) / 2),
-        else the pair (K[:, o], a-row) as an array of shape (2, A). ``out`` receives them
+        """The rows of point o on the active set, in the solver's order: the a-row (see the
+        class) for rbf, else the pair (K[:, o], a-row) as an array of shape (2, A). ``out`` receives them
         when a gather or an evaluation on the active set is needed; otherwise a view into the
         cache is returned, valid until evicted."""
         s = self.slot_of[o]
@@ -207,7 +207,8 @@ class _KernelCache:
             np.power(K, self.degree, out=K)
         np.multiply(K, -2.0, out=a)
         a += auxa
-        a += self.diag[o] + _TAU
+        a += self.diag[o]
+        np.maximum(a, _TAU, out=a)  # as LIBSVM: a tau that large values cannot absorb
 
     def block_dot(self, R, S, coef):
         """K[R, S] @ coef for original indices R and S, in row chunks of bounded size."""

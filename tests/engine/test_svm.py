@@ -1,5 +1,7 @@
 """SMO soft-margin SVM: scikit-learn agreement, KKT, snapshots, hand-checked hard margin."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -383,3 +385,22 @@ def test_shrinking_must_be_bool():
     X, y = _moons(20, 0.3, 0)
     with pytest.raises(TypeError, match="shrinking must be True or False"):
         SVM(shrinking="yes").fit(X, y)
+
+
+@pytest.mark.parametrize("kernel, scale", [("poly", 10.0), ("linear", 100.0), ("rbf", 10.0)])
+def test_duplicates_and_large_kernel_values_give_no_nan(kernel, scale, monkeypatch):
+    # a_ij = k_ii + k_jj - 2 k_ij is 0 for duplicated points; with kernel values ~1e4 a tau
+    # added afterwards is absorbed, and 0 / 0 in the selection made NaN (a RuntimeWarning).
+    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(180, 4)) * scale
+    X[90:] = X[:90]
+    y = rng.integers(0, 2, 180)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = SVM(C=0.1, kernel=kernel, degree=2, gamma=0.1, max_iter=3000).fit(X, y)
+    assert np.all(np.isfinite(m.alpha_)) and np.isfinite(m.intercept_) and np.isfinite(m.dual_objective_)
+    y_pm = np.where(y == m.classes_[1], 1.0, -1.0)
+    gap = _kkt_gap(m, X, y_pm)
+    assert m.kkt_violation() == pytest.approx(gap, rel=1e-6, abs=1e-6)
+    assert m.last_snapshot_.converged == (gap <= m.tol * (1 + 1e-6))
