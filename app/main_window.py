@@ -335,7 +335,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def open_session_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", str(Path.home()), "SML Lab sessions (*.json);;All files (*)")
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", str(Path.home()), "SML Lab sessions (*.smllab *.json);;All files (*)")
         if path:
             self.open_session(path)
 
@@ -350,8 +350,11 @@ class MainWindow(QtWidgets.QMainWindow):
         lab = self.lab()
         if lab is None:
             return
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", str(Path.home() / f"{lab.id}.json"), "SML Lab sessions (*.json)")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", str(Path.home() / f"{lab.id}.smllab"),
+                                                        "SML Lab sessions (*.smllab)")
         if path:
+            if not Path(path).suffix:
+                path += ".smllab"
             self.save_session(path, lab)
 
     def autosave_all(self) -> None:
