@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
         sh(PY, "-m", "pytest", "-q", *rest, env=offscreen_env())
         sh(BIN / "lint-imports", env=offscreen_env())
     elif command == "bench":
-        ensure_venv("test")
+        ensure_venv("test,bench")
         sh(PY, "-m", "pytest", "-q", "-s", "-o", "addopts=", "-p", "no:cacheprovider", "-m", "benchmark",
            "tests/benchmarks", *rest, env=offscreen_env())
     elif command == "screenshots":
