@@ -1,7 +1,10 @@
 """The segmentation lab: the drawn segmentation and curves follow the engine (k-means objective
 never increases, EM log-likelihood never decreases as drawn), the uncertainty map, the clicked
 pixel's terms, clicked seeds, opened files (bad files, too many clusters, too large a window
-give a banner and lose nothing), sessions, and the model-order and restarts side tasks."""
+give a banner and lose nothing), sessions, the model-order and restarts side tasks, the linked
+views (a rectangle brushed on the photo selects exactly its pixels and highlights exactly those
+of the scatter's subsample, and the other way round) and k-means versus EM from the same
+initial centres (both maps equal the engines' labels, the agreement a brute-force matching)."""
 
 import numpy as np
 import pytest
@@ -234,3 +237,252 @@ def test_restarts_side_task_and_kmeanspp_map(qtbot, make_window):
     w = res.shape[1]
     assert shown[res.chosen[0] // w, res.chosen[0] % w] == 0
     window.close()
+
+
+# ----------------------------------------------------------------------------- linked views
+
+
+class _Drag:
+    """A finished left-button drag between two scene points (what pyqtgraph's scene delivers)."""
+
+    def __init__(self, start, end):
+        self._start, self._end = start, end
+        self.accepted = False
+
+    def button(self):
+        from PySide6 import QtCore
+
+        return QtCore.Qt.MouseButton.LeftButton
+
+    def buttonDownScenePos(self):
+        return self._start
+
+    def scenePos(self):
+        return self._end
+
+    def isStart(self):
+        return False
+
+    def isFinish(self):
+        return True
+
+    def accept(self):
+        self.accepted = True
+
+
+def _drag(vb, x0, y0, x1, y1):
+    from PySide6 import QtCore
+
+    ev = _Drag(vb.mapViewToScene(QtCore.QPointF(x0, y0)), vb.mapViewToScene(QtCore.QPointF(x1, y1)))
+    vb.mouseDragEvent(ev)
+    assert ev.accepted
+
+
+def _mouse_drag(qtbot, view, x0, y0, x1, y1):
+    """Press, move and release the left button on ``view`` between two points of the image."""
+    from PySide6 import QtCore, QtTest
+
+    def at(x, y):
+        return view.mapFromScene(view.vb.mapViewToScene(QtCore.QPointF(x, y)))
+
+    a, b = at(x0, y0), at(x1, y1)
+    port = view.viewport()
+    left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
+    QtTest.QTest.mousePress(port, left, none, a)
+    for t in np.linspace(0.2, 1.0, 5):
+        QtTest.QTest.mouseMove(port, QtCore.QPoint(round(a.x() + t * (b.x() - a.x())), round(a.y() + t * (b.y() - a.y()))))
+        qtbot.wait(5)
+    QtTest.QTest.mouseRelease(port, left, none, b)
+    assert view.brush.band.isVisible()
+
+
+def _show_link_tab(qtbot, lab):
+    from app.labs.segmentation.lab import LINK_TAB
+
+    lab.tabs.setCurrentIndex(LINK_TAB)
+    qtbot.waitUntil(lambda: lab.link_view.image.image is not None, timeout=5_000)
+
+
+def _brush_rgba(item):
+    return np.array([b.color().getRgb() for b in item.data["brush"]])
+
+
+def test_brushing_the_photo_highlights_exactly_those_pixels_in_the_scatter(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    snap = _run(qtbot, lab, 4)
+    _show_link_tab(qtbot, lab)
+    ctx, p = snap.ctx, snap.ctx.projection
+    h, w = ctx.shape
+    n = h * w
+    # the projection: computed once per run, a seeded subsample, the 2-D PCA of the local
+    # histograms (as fractions), up to the sign of each axis
+    assert all(s.ctx.projection is p for s in lab.runner.history())
+    assert len(p.sub) == min(n, run.SCATTER_MAX_POINTS) and np.all(np.diff(p.sub) > 0)
+    np.testing.assert_array_equal(run.feature_projection(ctx).sub, p.sub)
+    Z = ctx.H.reshape(n, -1) / float(ctx.params["window"]) ** 2
+    _, _, Vt = np.linalg.svd(Z[p.sub] - Z[p.sub].mean(axis=0), full_matrices=False)
+    np.testing.assert_allclose(np.abs(p.xy), np.abs((Z - Z[p.sub].mean(axis=0)) @ Vt[:2].T), atol=1e-5)
+    # the scatter shows the subsample at its projection, coloured by the current cluster
+    x, y = lab.scatter.getData()
+    np.testing.assert_allclose(x, p.xy[p.sub, 0])
+    np.testing.assert_allclose(y, p.xy[p.sub, 1])
+    labels = np.asarray(snap.engine.labels)[p.sub]
+    np.testing.assert_array_equal(_brush_rgba(lab.scatter)[:, :3], PALETTE[labels % len(PALETTE)])
+    # drag a rectangle on the photo with the mouse: columns 10 .. 31, rows 5 .. 20 (pixel centres at +0.5)
+    _mouse_drag(qtbot, lab.link_view, 10.0, 5.0, 31.0, 20.0)
+    assert lab.brushed[0] == "image"
+    expected = np.zeros((h, w), bool)
+    expected[5:20, 10:31] = True
+    np.testing.assert_array_equal(lab.brush_mask.reshape(h, w), expected)
+    np.testing.assert_array_equal(lab.link_view.mask.image[..., 3] == 0, expected)
+    rows, cols = np.divmod(p.sub, w)
+    inside = (rows >= 5) & (rows < 20) & (cols >= 10) & (cols < 31)
+    assert 0 < inside.sum() < len(p.sub)
+    sx, sy = lab.scatter_sel.getData()
+    np.testing.assert_allclose(sx, p.xy[p.sub[inside], 0])
+    np.testing.assert_allclose(sy, p.xy[p.sub[inside], 1])
+    alpha = _brush_rgba(lab.scatter)[:, 3]
+    np.testing.assert_array_equal(alpha == 255, inside)
+    assert f"{int(expected.sum()):,}</b> pixels" in lab.link_label.text()
+    # later frames recolour by the new clusters; the positions stay
+    snap = _run(qtbot, lab, 10)
+    labels = np.asarray(snap.engine.labels)[p.sub]
+    np.testing.assert_array_equal(_brush_rgba(lab.scatter)[:, :3], PALETTE[labels % len(PALETTE)])
+    np.testing.assert_allclose(lab.scatter.getData()[0], p.xy[p.sub, 0])
+    np.testing.assert_array_equal(_brush_rgba(lab.scatter)[:, 3] == 255, inside)
+    window.close()
+
+
+def test_brushing_the_scatter_highlights_those_pixels_on_the_photo(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, method="kmeans_colour", image="coffee", K=4, resolution=96)
+    snap = _run(qtbot, lab, 3)
+    _show_link_tab(qtbot, lab)
+    ctx, p = snap.ctx, snap.ctx.projection
+    h, w = ctx.shape
+    x0, x1 = np.quantile(p.xy[:, 0], [0.3, 0.6])
+    y0, y1 = np.quantile(p.xy[:, 1], [0.2, 0.7])
+    lab.brush_scatter(x0, y0, x1, y1)
+    expected = ((p.xy[:, 0] >= x0) & (p.xy[:, 0] <= x1) & (p.xy[:, 1] >= y0) & (p.xy[:, 1] <= y1))
+    np.testing.assert_array_equal(lab.brush_mask, expected)
+    np.testing.assert_array_equal(lab.link_view.mask.image[..., 3] == 0, expected.reshape(h, w))
+    # every pixel in the rectangle, drawn in the scatter or not
+    assert expected.sum() > expected[p.sub].sum() > 0
+    sx, _ = lab.scatter_sel.getData()
+    np.testing.assert_allclose(sx, p.xy[p.sub[expected[p.sub]], 0])
+    # a drag in the scatter brushes too
+    _drag(lab.scatter_panel.plot_item.getViewBox(), x0, y0, x1, y1)
+    assert lab.brushed[0] == "scatter"
+    np.testing.assert_allclose(lab.brushed[1:5], (x0, y0, x1, y1), rtol=1e-6, atol=1e-9)
+    # another K: the same feature plane, the same pixels stay brushed
+    lab.form.set_values({"K": 3})
+    lab.on_param_changed("K")
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx is not ctx, timeout=20_000)
+    _run(qtbot, lab, 1)
+    assert lab.brushed is not None and lab.brush_mask.sum() == pytest.approx(expected.sum(), abs=expected.size * 1e-3)
+    # another feature space: the rectangle is dropped; Clear removes a photo brush
+    lab.form.set_values({"features": "rgb"})
+    lab.on_param_changed("features")
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.params["features"] == "rgb",
+                    timeout=20_000)
+    _run(qtbot, lab, 1)
+    assert lab.brushed is None and lab.brush_mask is None and not lab.link_view.mask.isVisible()
+    lab.brush_image(0, 0, 10, 10)
+    assert lab.brush_mask.sum() == 100 and lab.clear_brush_button.isEnabled()
+    lab.clear_brush_button.click()
+    assert lab.brush_mask is None and len(lab.scatter_sel.getData()[0]) == 0
+    window.close()
+
+
+# ----------------------------------------------------------------------------- k-means versus EM
+
+
+def _wait_compare(qtbot, lab):
+    lab.run_compare()
+    task = lab._tasks["compare"]
+    qtbot.waitUntil(lambda: not task.busy, timeout=60_000)
+    res = lab.compare_result
+    assert res is not None and res.done, lab.compare_label.text()
+    return res
+
+
+def _best_permutation_agreement(a, b, k):
+    import itertools
+
+    return max(float(np.mean(a == np.asarray(perm)[b])) for perm in itertools.permutations(range(k)))
+
+
+def test_kmeans_versus_multinomial_em_from_the_same_centres(qtbot, make_window):
+    from smlengine.cluster import KMeans, MultinomialMixture
+    from smlengine.features import local_histograms
+
+    window, lab = _lab(qtbot, make_window, resolution=64, window=9, bins=12, K=3)
+    _run(qtbot, lab, 1)
+    res = _wait_compare(qtbot, lab)
+    ctx = lab.runner.current.ctx
+    assert res.family == "hist" and res.shape == ctx.shape
+    H = local_histograms(ctx.image, window=9, bins=12).reshape(-1, 12).astype(float)
+    F = H / 81.0
+    # the shared start: the run's k-means++ pixels; k-means at their fractions, EM at t_k = (H + 1)/(l² + d)
+    rows = run.kmeanspp_seeding(F, 3, np.random.default_rng([lab.seed, 4242]))[0]
+    np.testing.assert_array_equal(res.rows, rows)
+    np.testing.assert_allclose(res.kmeans_init, F[rows])
+    np.testing.assert_allclose(res.em_init, (H[rows] + 1) / (81 + 12))
+    km = KMeans(3, init=F[rows], max_iter=200, tol=1e-6).fit(F)
+    em = MultinomialMixture(3, pseudocount=0.01, max_iter=200, tol=1e-7, probabilities_init=(H[rows] + 1) / 93).fit(H)
+    np.testing.assert_array_equal(res.kmeans_labels, km.labels_)
+    np.testing.assert_array_equal(res.em_labels, em.labels_)
+    np.testing.assert_allclose(res.kmeans_objective, km.inertia_)
+    np.testing.assert_allclose(res.em_objective, em.log_likelihood_[-1])
+    # the maps side by side: k-means labels, EM labels renamed to the matched k-means cluster
+    np.testing.assert_array_equal(lab.km_view.image.image, PALETTE[km.labels_.reshape(ctx.shape) % len(PALETTE)])
+    matched = res.matching[em.labels_]
+    np.testing.assert_array_equal(lab.em_view.image.image, PALETTE[matched.reshape(ctx.shape) % len(PALETTE)])
+    # agreement = the best relabelling, found by brute force over all 3! permutations
+    assert res.agreement == pytest.approx(_best_permutation_agreement(km.labels_, em.labels_, 3))
+    assert res.agreement == pytest.approx(np.mean(km.labels_ == matched))
+    assert f"{100 * res.agreement:.1f}%" in lab.compare_label.text()
+    differ = (lab.diff_view.image.image != 235).any(axis=2)
+    np.testing.assert_array_equal(differ.ravel(), km.labels_ != matched)
+    # the curves: J per k-means iteration (never up), ℓ per EM iteration (never down)
+    np.testing.assert_allclose(lab.km_curve.y, km.objective_)
+    np.testing.assert_allclose(lab.em_curve.y, em.log_likelihood_)
+    assert np.all(np.diff(lab.km_curve.y) <= 1e-9 * lab.km_curve.y[:-1])
+    assert np.all(np.diff(lab.em_curve.y) >= -1e-9 * np.abs(lab.em_curve.y[1:]))
+    window.close()
+
+
+def test_kmeans_versus_gaussian_em_from_the_same_random_pixels(qtbot, make_window):
+    from smlengine.cluster import GaussianMixture, KMeans
+    from smlengine.features import pixel_features
+
+    window, lab = _lab(qtbot, make_window, method="gmm", image="coffee", resolution=48, K=3, init="random",
+                       features="rgb")
+    _run(qtbot, lab, 1)
+    res = _wait_compare(qtbot, lab)
+    X = pixel_features(lab.runner.current.ctx.image, kind="rgb")
+    assert res.family == "colour" and len(np.unique(X[res.rows], axis=0)) == 3
+    km = KMeans(3, init=X[res.rows], max_iter=200, tol=1e-6).fit(X)
+    gm = GaussianMixture(3, init_params="random", means_init=X[res.rows], max_iter=200, tol=1e-7,
+                         reg_covar=1e-5).fit(X)
+    np.testing.assert_array_equal(res.kmeans_labels, km.labels_)
+    np.testing.assert_array_equal(res.em_labels, gm.labels_)
+    assert res.agreement == pytest.approx(_best_permutation_agreement(km.labels_, gm.labels_, 3))
+    # the same seed gives the same comparison
+    first = res
+    res = _wait_compare(qtbot, lab)
+    np.testing.assert_array_equal(res.rows, first.rows)
+    assert res.agreement == first.agreement
+    window.close()
+
+
+def test_pixels_in_rect_and_matched_agreement_by_hand():
+    mask = run.pixels_in_rect((4, 5), 0.6, 1.4, 2.5, 3.6).reshape(4, 5)
+    expected = np.array([[(r + 0.5 >= 1.4) and (r + 0.5 <= 3.6) and (c + 0.5 >= 0.6) and (c + 0.5 <= 2.5)
+                          for c in range(5)] for r in range(4)])
+    np.testing.assert_array_equal(mask, expected)
+    assert mask.sum() == 3 * 2  # rows 1..3, columns 1..2
+    a = np.array([0, 0, 1, 1, 2, 2, 2])
+    b = np.array([2, 2, 0, 1, 1, 1, 1])
+    agreement, perm = run.matched_agreement(a, b, 3)
+    assert agreement == pytest.approx(_best_permutation_agreement(a, b, 3)) == pytest.approx(6 / 7)
+    np.testing.assert_array_equal(perm, [1, 2, 0])

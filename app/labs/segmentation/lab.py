@@ -1,7 +1,9 @@
 """The image segmentation lab: pixels described by their colour or by the histogram of their
 neighbourhood, clustered by k-means or by EM (multinomial or Gaussian mixture); the
 segmentation, the objective and where EM is unsure drawn live; the clicked pixel's
-log-likelihood terms; choosing K by BIC and stability; k-means restarts and k-means++."""
+log-likelihood terms; linked views (brush pixels on the photo, see them in feature space, and
+back); k-means versus EM from the same initial centres; choosing K by BIC and stability;
+k-means restarts and k-means++."""
 
 from __future__ import annotations
 
@@ -22,12 +24,15 @@ from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
 from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, INITS, METHODS
-from .views import ImageView
+from .views import ImageView, RectBrush, recolour_points
 
 PALETTE = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in st.CATEGORICAL], dtype=np.uint8)
 MAX_K = 12
 MAX_SEEDS = MAX_K
 DEFAULT_PHOTO = "textures"
+LINK_TAB, COMPARE_TAB = 2, 3  # positions of the "Feature space" and "k-means vs EM" tabs
+DIM_ALPHA = 45  # alpha of the scatter points outside a brushed selection
+DIFFER_RGB = (40, 40, 40)  # pixels where k-means and EM disagree (on light grey)
 
 
 def _for(*methods: str):
@@ -48,6 +53,14 @@ class SegmentationLab(Lab):
         self._order_items: dict[int, run.ModelOrderItem] = {}
         self._order_stab = None
         self._restarts = None
+        # linked views: ("image", x0, y0, x1, y1) as fractions of the image size, or
+        # ("scatter", x0, y0, x1, y1, projection key) in the scatter's coordinates
+        self.brushed: tuple | None = None
+        self.brush_mask: np.ndarray | None = None  # (n,) bool over the run's pixels
+        self._brush_version = 0
+        self._link_key = None
+        self._scatter_idx = np.zeros(0, dtype=np.intp)  # LUT index each scatter point shows
+        self.compare_result = None
 
     def parameter_specs(self):
         photos = list_photos()
@@ -232,17 +245,107 @@ class SegmentationLab(Lab):
         rs.setSizes([400, 400])
         rl.addWidget(rs, 1)
 
+        link_tab = self._build_link_tab()
+        compare_tab = self._build_compare_tab()
+
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(main, "Segmentation")
         self.tabs.addTab(pixel_tab, "Unsure && pixel")
+        self.tabs.addTab(link_tab, "Feature space")
+        self.tabs.addTab(compare_tab, "k-means vs EM")
         self.tabs.addTab(order_tab, "Choose K")
         self.tabs.addTab(restarts_tab, "Restarts")
         self.tabs.setTabToolTip(1, "Where EM is unsure, and what decides the cluster of a clicked pixel")
+        self.tabs.setTabToolTip(LINK_TAB, "Linked views: brush pixels on the photo and see them in feature space, "
+                                          "or brush the scatter and see the pixels")
+        self.tabs.setTabToolTip(COMPARE_TAB, "k-means and the matching EM mixture from the same initial centres")
+        self.tabs.currentChanged.connect(lambda _i: self._draw_link())
 
-        for view in (self.photo_view, self.seg_view, self.unc_view):
+        for view in (self.photo_view, self.seg_view, self.unc_view, self.link_view):
             view.pixelClicked.connect(lambda r, c, b, v=view: self._pixel_clicked(v, r, c, b))
         self._update_method_widgets()
         return self.tabs
+
+    def _build_link_tab(self) -> QtWidgets.QWidget:
+        """Photo (brushable) and the feature-space scatter of a pixel subsample, linked."""
+        self.link_view = ImageView("Photo: drag to brush", brush=True)
+        self.link_view.brush.brushed.connect(self.brush_image)
+        self.scatter_panel = PlotPanel("Feature space", "PC 1", "PC 2", legend=False)
+        self.scatter_panel.setToolTip("A seeded subsample of the pixels on the first two principal directions of "
+                                      "the features, coloured by cluster. Drag to brush; right-drag or wheel zooms.")
+        self.scatter = pg.ScatterPlotItem(pxMode=True)
+        self.scatter_sel = pg.ScatterPlotItem(pxMode=True)  # rings around the brushed points
+        self.scatter_sel.setZValue(10)
+        self.scatter_panel.addItem(self.scatter)
+        self.scatter_panel.addItem(self.scatter_sel)
+        self.scatter_brush = RectBrush(self.scatter_panel.plot_item.getViewBox())
+        self.scatter_brush.brushed.connect(self.brush_scatter)
+        n = len(PALETTE)
+        self._scatter_lut = np.empty(2 * n, dtype=object)
+        for j, (r, g, b) in enumerate(PALETTE.tolist()):
+            self._scatter_lut[j] = pg.mkBrush(r, g, b, 255)
+            self._scatter_lut[n + j] = pg.mkBrush(r, g, b, DIM_ALPHA)
+        self.link_label = QtWidgets.QLabel(maths.brush_html(0, 0, 0, ""))
+        self.link_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.clear_brush_button = QtWidgets.QPushButton("Clear")
+        self.clear_brush_button.setToolTip("Forget the brushed rectangle")
+        self.clear_brush_button.clicked.connect(self.clear_brush)
+        self.clear_brush_button.setEnabled(False)
+        tab = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(tab)
+        lay.setContentsMargins(0, 0, 0, 0)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.link_label, 1)
+        row.addWidget(self.clear_brush_button)
+        lay.addLayout(row)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(self.link_view)
+        split.addWidget(self.scatter_panel)
+        split.setCollapsible(0, False)
+        split.setCollapsible(1, False)
+        split.setSizes([400, 400])
+        lay.addWidget(split, 1)
+        return tab
+
+    def _build_compare_tab(self) -> QtWidgets.QWidget:
+        """Both segmentation maps from the same initial centres, their curves and where they differ."""
+        self.compare_button = QtWidgets.QPushButton("Run both")
+        self.compare_button.setToolTip("k-means and the matching EM mixture (histograms: multinomial; colour: "
+                                       "Gaussian) from the same initial centres, on a worker thread")
+        self.compare_button.clicked.connect(self.run_compare)
+        self.compare_label = QtWidgets.QLabel(maths.compare_html(None))
+        self.compare_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                         QtWidgets.QSizePolicy.Policy.Preferred)
+        self.km_view = ImageView("k-means")
+        self.em_view = ImageView("EM")
+        self.diff_view = ImageView("Where they differ")
+        self.km_panel = PlotPanel("k-means", "iteration", "J", legend=False)
+        self.km_curve = self.km_panel.curve("J")
+        self.em_panel = PlotPanel("EM", "iteration", "ℓ", legend=False)
+        self.em_curve = self.em_panel.curve("ℓ")
+        tab = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(tab)
+        lay.setContentsMargins(0, 0, 0, 0)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.compare_button)
+        row.addWidget(self.compare_label, 1)
+        lay.addLayout(row)
+        maps = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        for v in (self.km_view, self.em_view, self.diff_view):
+            maps.addWidget(v)
+        curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        curves.addWidget(self.km_panel)
+        curves.addWidget(self.em_panel)
+        both = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        both.addWidget(maps)
+        both.addWidget(curves)
+        both.setStretchFactor(0, 3)
+        both.setStretchFactor(1, 2)
+        both.setSizes([330, 220])
+        lay.addWidget(both, 1)
+        for v in (self.km_view, self.em_view, self.diff_view):
+            v.pixelClicked.connect(lambda r, c, b: self.inspect_pixel(r, c))
+        return tab
 
     def after_build(self) -> None:
         for name in ("image", "method", "features", "init"):
@@ -296,6 +399,7 @@ class SegmentationLab(Lab):
 
     def _opacity_changed(self, value: int) -> None:
         self.photo_view.overlay.setOpacity(value / 100.0)
+        self.link_view.overlay.setOpacity(value / 100.0)
 
     # ------------------------------------------------------------------ parameters
     def on_param_changed(self, name: str) -> None:
@@ -390,8 +494,9 @@ class SegmentationLab(Lab):
 
     def show_idle(self) -> None:
         self.objective.clear()
-        for v in (self.photo_view, self.seg_view, self.unc_view):
+        for v in (self.photo_view, self.seg_view, self.unc_view, self.link_view):
             v.forget()
+        self._link_key = None
 
     def render(self, snapshot, prepared, history) -> None:
         ctx, eng = snapshot.ctx, snapshot.engine
@@ -399,6 +504,8 @@ class SegmentationLab(Lab):
             self._ctx = ctx
             self._update_image_label(ctx)
             self._draw_seeds()
+            self._set_scatter_positions(ctx)
+            self._update_brush()
         key = id(eng.labels)
         self.photo_view.set_image(ctx.image, key=id(ctx.image))
         rgb = run.label_colours(eng.labels, ctx.shape, PALETTE)
@@ -417,6 +524,7 @@ class SegmentationLab(Lab):
         self.unc_view.set_image(unc, key=key, levels=(0.0, top))
         self._draw_clusters(ctx, eng)
         self._draw_pixel(snapshot)
+        self._draw_link()
 
     def _update_image_label(self, ctx) -> None:
         if ctx is None:
@@ -505,6 +613,165 @@ class SegmentationLab(Lab):
                 else:
                     c.setData([], [])
         self.pixel_label.setText(maths.pixel_html(info, ctx.method))
+
+    # ------------------------------------------------------------------ linked views
+    def _set_scatter_positions(self, ctx) -> None:
+        """Once per run: the subsample's positions in the feature plane (frames only recolour)."""
+        p = ctx.projection
+        self._link_key = None
+        if p is None:
+            self.scatter.setData([], [])
+            return
+        s = st.current()
+        xy = p.xy[p.sub]
+        self._scatter_idx = np.full(len(p.sub), len(PALETTE), dtype=np.intp)
+        brushes = list(self._scatter_lut[self._scatter_idx])
+        self.scatter.setData(x=xy[:, 0], y=xy[:, 1], pen=None, brush=brushes, size=self._point_size(s),
+                             symbol="o")
+        if (self.scatter_panel._x_label, self.scatter_panel._y_label) != p.axes:
+            self.scatter_panel._x_label, self.scatter_panel._y_label = p.axes
+            self.scatter_panel.apply_style()
+        title = "Histograms (PCA)" if ctx.H is not None else "Features (PCA)"
+        if title != self.scatter_panel._title:
+            self.scatter_panel.set_title(title)
+        self.scatter_panel.plot_item.getViewBox().autoRange(padding=0.04)
+
+    @staticmethod
+    def _point_size(s: st.Style) -> float:
+        """Scatter points: small (3,000 of them), a little larger on a projector."""
+        return max(4.0, 0.45 * s.marker_size)
+
+    def brush_image(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        """Brush the rectangle [x0, x1] × [y0, y1] of the photo (x = column, y = row, in pixels):
+        the pixels whose centre lies inside are selected."""
+        ctx = self._ctx
+        if ctx is None:
+            return
+        h, w = ctx.shape
+        self.brushed = ("image", x0 / w, y0 / h, x1 / w, y1 / h)
+        self._update_brush()
+
+    def brush_scatter(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        """Brush the rectangle [x0, x1] × [y0, y1] of the feature plane: every pixel whose
+        projection lies inside is selected (drawn in the scatter or not)."""
+        ctx = self._ctx
+        if ctx is None or ctx.projection is None:
+            return
+        self.brushed = ("scatter", x0, y0, x1, y1, ctx.projection.key)
+        self._update_brush()
+
+    def clear_brush(self) -> None:
+        self.brushed = None
+        self._update_brush()
+
+    def _update_brush(self) -> None:
+        """The selection mask of the brush on the current run's pixels, and its two views."""
+        ctx, b = self._ctx, self.brushed
+        mask = None
+        self.link_view.brush.hide()
+        self.scatter_brush.hide()
+        if ctx is not None and b is not None:
+            h, w = ctx.shape
+            if b[0] == "image":
+                rect = (b[1] * w, b[2] * h, b[3] * w, b[4] * h)
+                mask = run.pixels_in_rect(ctx.shape, *rect)
+                self.link_view.brush.show(*rect)
+            elif ctx.projection is not None and b[5] == ctx.projection.key:
+                mask = run.points_in_rect(ctx.projection.xy, *b[1:5])
+                self.scatter_brush.show(*b[1:5])
+            else:  # another feature space: the rectangle means nothing there
+                self.brushed = None
+        self.brush_mask = mask
+        self._brush_version += 1
+        self.clear_brush_button.setEnabled(mask is not None)
+        self.link_view.set_mask(None if mask is None else mask.reshape(ctx.shape))
+        p = ctx.projection if ctx is not None else None
+        if mask is None or p is None:
+            self.scatter_sel.setData([], [])
+            self.link_label.setText(maths.brush_html(0, 0, 0, ""))
+        else:
+            drawn = p.sub[mask[p.sub]]
+            s = st.current()
+            pen = pg.mkPen(s.foreground, width=1.0)
+            pen.setCosmetic(True)
+            self.scatter_sel.setData(x=p.xy[drawn, 0], y=p.xy[drawn, 1], symbol="o",
+                                     size=self._point_size(s) + 3 * s.scale, pen=pen, brush=pg.mkBrush(None))
+            self.link_label.setText(maths.brush_html(int(mask.sum()), mask.size, drawn.size, b[0]))
+        self._draw_link()
+
+    def _draw_link(self) -> None:
+        """Recolour the scatter by the current clusters (dimming unbrushed points) and draw the
+        photo with the segments: only while the tab is shown, only when labels or brush changed."""
+        snap = self.runner.current
+        if snap is None or self.tabs.currentIndex() != LINK_TAB or snap.ctx is not self._ctx:
+            return
+        ctx, eng = snap.ctx, snap.engine
+        key = (id(eng.labels), self._brush_version)
+        if key == self._link_key:
+            return
+        self._link_key = key
+        self.link_view.set_image(ctx.image, key=id(ctx.image))
+        self.link_view.set_overlay(run.label_colours(eng.labels, ctx.shape, PALETTE), key=id(eng.labels))
+        p = ctx.projection
+        if p is None:
+            return
+        idx = np.asarray(eng.labels)[p.sub].astype(np.intp) % len(PALETTE)
+        if self.brush_mask is not None:
+            idx = idx + len(PALETTE) * (~self.brush_mask[p.sub])
+        recolour_points(self.scatter, self._scatter_lut, self._scatter_idx, idx)
+        self._scatter_idx = idx
+
+    # ------------------------------------------------------------------ k-means versus EM
+    def run_compare(self) -> None:
+        params = self.params()
+        k = int(params["K"])
+        if params["init"] == "clicked" and len(self.seeds) < k:
+            self.compare_label.setText(f"⚠ Click {k} seed pixels on the photo first<br>(init = clicked seeds).")
+            return
+        self.compare_result = None
+        self.km_curve.clear()
+        self.em_curve.clear()
+        task = self.task("compare", on_item=self._compare_item, on_error=self._compare_failed,
+                         on_progress=self._compare_progress,
+                         on_done=lambda _r: self.compare_button.setEnabled(True))
+        task.start(run.compare, dict(params), int(self.seed), self.source(), [tuple(s) for s in self.seeds])
+        self.compare_button.setEnabled(False)
+        self.compare_label.setText("Running k-means, then EM …")
+
+    def _compare_progress(self, fraction: float, text: str) -> None:
+        if self.compare_result is None:
+            self.compare_label.setText(f"{text} ({100 * fraction:.0f}%)")
+
+    def _compare_item(self, res) -> None:
+        self.compare_result = res
+        k = len(res.rows)
+        w = res.shape[1]
+        rc = [(int(i) // w, int(i) % w) for i in res.rows]
+        km = res.kmeans_labels
+        self.km_view.set_image(run.label_colours(km, res.shape, PALETTE), key=id(km))
+        self.km_view.set_markers(rc, [st.CATEGORICAL[j % len(st.CATEGORICAL)] for j in range(k)])
+        self.km_curve.set(np.arange(len(res.kmeans_curve)), res.kmeans_curve)
+        em_name = "EM multinomial" if res.family == "hist" else "EM Gaussian"
+        self.km_view.set_title("k-means")
+        if self.em_panel._title != em_name:
+            self.em_panel.set_title(em_name)
+        if res.em_labels is not None:
+            perm = res.matching if res.matching is not None else run.matched_agreement(km, res.em_labels, k)[1]
+            matched = perm[res.em_labels]
+            self.em_view.set_image(run.label_colours(matched, res.shape, PALETTE), key=id(res.em_labels))
+            self.em_view.set_markers(rc, [st.CATEGORICAL[int(perm[j]) % len(st.CATEGORICAL)] for j in range(k)])
+            self.em_view.set_title("EM (matched)")
+            differ = (km != matched).reshape(res.shape)
+            img = np.full(res.shape + (3,), 235, np.uint8)
+            img[differ] = DIFFER_RGB
+            self.diff_view.set_image(img, key=("diff", id(res.em_labels)))
+            self.diff_view.set_title(f"Differ: {100 * differ.mean():.1f}%")
+            self.em_curve.set(np.arange(len(res.em_curve)), res.em_curve)
+        self.compare_label.setText(maths.compare_html(res))
+
+    def _compare_failed(self, message: str) -> None:
+        self.compare_button.setEnabled(True)
+        self.compare_label.setText(f"⚠ {html.escape(message)}")
 
     # ------------------------------------------------------------------ maths
     def maths_html(self, snapshot) -> str:
@@ -650,8 +917,13 @@ class SegmentationLab(Lab):
 
     # ------------------------------------------------------------------ style, sessions, export
     def apply_style(self, s: st.Style) -> None:
-        for v in (self.photo_view, self.seg_view, self.unc_view, self.thumbs, self.d2_view):
+        for v in (self.photo_view, self.seg_view, self.unc_view, self.thumbs, self.d2_view, self.link_view,
+                  self.km_view, self.em_view, self.diff_view):
             v.apply_style(s)
+        self.scatter_brush.restyle(s)
+        if self._ctx is not None:
+            self._set_scatter_positions(self._ctx)
+            self._update_brush()
         self._draw_seeds()
 
     def main_plot(self):

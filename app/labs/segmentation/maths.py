@@ -140,3 +140,29 @@ def pixel_html(info: dict | None, method: str) -> str:
     body = what + " = " + ", ".join(f"<b>{t:.5g}</b>" if i == info["label"] else f"{t:.5g}" for i, t in enumerate(terms))
     body += "<br>a<sub>ik</sub> = " + ", ".join(f"{r:.3f}" for r in info["resp"])
     return head + body + "<br>(the largest term wins)"
+
+
+def compare_html(result) -> str:
+    """The k-means versus EM comparison in two short lines (the tab's caption)."""
+    if result is None:
+        return ("k-means and EM from the same initial centres:<br>"
+                "Run both and compare their segmentations.")
+    em_name = "EM multinomial" if result.family == "hist" else "EM Gaussian"
+    km = f"k-means ({'histograms' if result.family == 'hist' else 'colour'}) J = {_num(result.kmeans_objective, 6)} ({len(result.kmeans_curve) - 1} it.)"
+    if result.em_labels is None:
+        return f"{km}; {em_name} running …"
+    em = f"{em_name} ℓ = {_num(result.em_objective, 7)} ({len(result.em_curve) - 1} it.)"
+    if not result.done:
+        return f"{km}<br>{em} …"
+    return (f"{km}<br>{em}<br>They agree on <b>{100 * result.agreement:.1f}%</b> of the pixels "
+            "(Hungarian matching).")
+
+
+def brush_html(n_selected: int, n_pixels: int, n_drawn: int, source: str) -> str:
+    """Caption of the linked views: how many pixels the brush holds."""
+    if source == "":
+        return "Drag a rectangle on the photo or in the scatter:<br>the other view highlights the same pixels."
+    where = "photo" if source == "image" else "scatter"
+    share = 100.0 * n_selected / max(1, n_pixels)
+    return (f"Brushed in the {where}: <b>{n_selected:,}</b> pixels ({share:.1f}%),<br>"
+            f"{n_drawn:,} of them among the scatter's points.")

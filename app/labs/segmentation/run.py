@@ -1,6 +1,8 @@
 """The segmentation lab's run (Qt-free): image loading and downscaling, per-pixel features,
-the lab's snapshot type, initial centres (random, k-means++, clicked seeds), and the side
-tasks (model order by BIC and stability, k-means restarts with the D² probabilities).
+the lab's snapshot type, initial centres (random, k-means++, clicked seeds), the feature-space
+projection of the linked views (2-D PCA, once per run), and the side tasks (model order by BIC
+and stability, k-means restarts with the D² probabilities, k-means versus EM from the same
+initial centres with the matched agreement).
 
 Everything here runs on worker threads (the run's generator and the side tasks); nothing
 touches a widget. Loaded images and features are cached (:class:`smlengine.cache.LRUCache`)
@@ -163,6 +165,7 @@ class RunContext:
     H: np.ndarray | None  # (h, w, bins) integer local histograms (histogram methods)
     seeds: np.ndarray  # pixel indices of the clicked seeds used (clicked init), else empty
     init_centres: np.ndarray = field(default=None)  # the initial centres / t_k / means
+    projection: "FeatureProjection | None" = None  # the feature-space scatter (set once per run)
 
     @property
     def shape(self) -> tuple:
@@ -276,6 +279,7 @@ def make_model(ctx: RunContext, rng: np.random.Generator):
 def run_steps(method: str, params: dict, seed: int, source: tuple, seeds) -> Iterator[SegmentationSnapshot]:
     """The run: load, build features, then one snapshot per k-means or EM iteration."""
     ctx = make_context(method, params, seed, source, seeds)
+    ctx.projection = feature_projection(ctx)
     rng = np.random.default_rng([int(seed), 4242])
     model = make_model(ctx, rng)
     kmeans = ctx.method.startswith("kmeans")
@@ -472,3 +476,223 @@ def restarts(method: str, params: dict, seed: int, source: tuple, n_restarts: in
 def open_image(path: str, max_side: int) -> LoadedImage:
     """Side task of File ▸ Open: read and cache the file (ValueError when it is not an image)."""
     return load_image(("file", str(path)), int(max_side))
+
+
+# ----------------------------------------------------------------------------- linked views
+
+#: most pixels drawn in the feature-space scatter (a seeded subsample; brushing uses all pixels)
+SCATTER_MAX_POINTS = 3000
+
+
+@dataclass(frozen=True, eq=False)
+class FeatureProjection:
+    """Every pixel's features projected on their first two principal directions.
+
+    ``xy`` (n, 2) holds the coordinates of *all* pixels (a rectangle brushed in the scatter
+    selects every pixel inside it, drawn or not); ``sub`` are the pixel indices of the
+    seeded subsample the scatter draws (sorted, at most :data:`SCATTER_MAX_POINTS`).
+    ``key`` names the feature space: two runs with the same key share the same plane.
+    """
+
+    xy: np.ndarray  # (n, 2) float32
+    sub: np.ndarray  # (m,) int64, sorted pixel indices
+    axes: tuple  # the two axis labels
+    explained: tuple  # fraction of the variance along each axis
+    key: tuple
+
+
+def _projection_data(ctx: RunContext) -> tuple[np.ndarray, str]:
+    """The features the scatter shows: histogram fractions H/l² (both histogram methods, so
+    k-means and the multinomial mixture share one plane), or the colour features."""
+    if ctx.H is not None:
+        d = ctx.H.shape[2]
+        return ctx.H.reshape(-1, d).astype(np.float64) / float(ctx.params["window"]) ** 2, "histograms"
+    return np.asarray(ctx.X, dtype=np.float64), "features"
+
+
+def feature_projection(ctx: RunContext) -> FeatureProjection:
+    """The 2-D PCA of the run's features, computed once per run (worker thread).
+
+    The principal directions are the top eigenvectors of the 1/m covariance of the seeded
+    subsample (cheap: m <= 3000 rows, at most 64 columns); all n pixels are then projected,
+    x_i ↦ ((x_i − x̄)·ξ_1, (x_i − x̄)·ξ_2). Each direction's sign makes its largest entry
+    positive, so the picture is the same on every run. With a single feature (a grey image)
+    the second coordinate is 0.
+    """
+    Z, what = _projection_data(ctx)
+    n, f = Z.shape
+    rng = np.random.default_rng([int(ctx.seed), 31337])
+    m = min(n, SCATTER_MAX_POINTS)
+    sub = np.sort(rng.choice(n, m, replace=False)) if m < n else np.arange(n)
+    S = Z[sub]
+    mean = S.mean(axis=0)
+    cov = np.atleast_2d(np.cov(S.T, bias=True))
+    vals, vecs = np.linalg.eigh(cov)
+    order = np.argsort(vals)[::-1][:2]
+    W = vecs[:, order]
+    W *= np.where(W[np.abs(W).argmax(axis=0), np.arange(W.shape[1])] < 0, -1.0, 1.0)
+    xy = np.zeros((n, 2), dtype=np.float32)
+    xy[:, :W.shape[1]] = (Z - mean) @ W
+    total = float(vals.sum())
+    explained = tuple(float(vals[j] / total) if total > 0 else 0.0 for j in order) + (0.0,) * (2 - len(order))
+    axes = tuple(f"PC {j + 1} ({100 * e:.0f}%)" for j, e in enumerate(explained))
+    xy.setflags(write=False)
+    sub.setflags(write=False)
+    if ctx.H is not None:
+        key = ("hist", int(ctx.params["window"]), int(ctx.params["bins"]))
+    else:
+        key = ("colour", ctx.params["features"], float(ctx.params["position_weight"]))
+    return FeatureProjection(xy=xy, sub=sub, axes=axes, explained=explained, key=(ctx.shape, ctx.label, what) + key)
+
+
+def pixels_in_rect(shape: tuple, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """(h·w,) bool: the pixels whose centre (column + ½, row + ½) lies in the rectangle
+    [x0, x1] × [y0, y1] of image coordinates (x = column, y = row, pixel (r, c) covers
+    [c, c+1) × [r, r+1))."""
+    h, w = shape
+    x0, x1 = sorted((float(x0), float(x1)))
+    y0, y1 = sorted((float(y0), float(y1)))
+    cols = np.arange(w) + 0.5
+    rows = np.arange(h) + 0.5
+    in_c = (cols >= x0) & (cols <= x1)
+    in_r = (rows >= y0) & (rows <= y1)
+    return (in_r[:, None] & in_c[None, :]).ravel()
+
+
+def points_in_rect(xy: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """(n,) bool: the points of ``xy`` (n, 2) inside the rectangle [x0, x1] × [y0, y1]."""
+    x0, x1 = sorted((float(x0), float(x1)))
+    y0, y1 = sorted((float(y0), float(y1)))
+    x, y = xy[:, 0], xy[:, 1]
+    return (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+
+
+# ----------------------------------------------------------------------------- k-means versus EM
+
+
+def matched_agreement(a: np.ndarray, b: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+    """Fraction of pixels on which two labelings agree after matching their cluster numbers.
+
+    Cluster numbers are arbitrary, so cluster j of ``b`` is renamed ``perm[j]`` where ``perm``
+    maximises the number of pixels with a_i = perm[b_i]: an assignment problem on the K × K
+    contingency table C_uv = #{i : a_i = u, b_i = v}, solved exactly by
+    :func:`scipy.optimize.linear_sum_assignment` (Hungarian method). Returns
+    (Σ_v C_{perm[v], v} / n, perm).
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    a = np.asarray(a, dtype=np.int64).ravel()
+    b = np.asarray(b, dtype=np.int64).ravel()
+    C = np.bincount(a * k + b, minlength=k * k).reshape(k, k)
+    rows, cols = linear_sum_assignment(-C)
+    perm = np.empty(k, dtype=np.int64)
+    perm[cols] = rows
+    return float(C[rows, cols].sum()) / max(1, a.size), perm
+
+
+@dataclass(frozen=True, eq=False)
+class CompareResult:
+    """The k-means versus EM side task: both fits from the same initial centres.
+
+    ``family`` is "hist" (k-means on histogram fractions H/l² vs the multinomial mixture on the
+    counts H) or "colour" (k-means vs the Gaussian mixture on the colour features). ``rows``
+    are the pixels whose features are the shared initial centres: k-means starts at
+    ``kmeans_init`` = their features; the multinomial mixture at t_k = (H_row + 1)/(l² + d)
+    (so no bin starts at 0), the Gaussian mixture at μ_k = their features with weights and
+    covariances of the nearest-centre partition k-means starts from. Labels and curves are
+    None / empty until their phase has run; ``matching[j]`` is the k-means cluster EM's cluster
+    j was matched to, ``agreement`` the matched fraction (NaN until both are done).
+    """
+
+    family: str
+    shape: tuple
+    image: np.ndarray
+    rows: np.ndarray
+    kmeans_init: np.ndarray
+    em_init: np.ndarray
+    kmeans_labels: np.ndarray | None = None
+    em_labels: np.ndarray | None = None
+    kmeans_curve: tuple = ()  # J per iteration
+    em_curve: tuple = ()  # ℓ per iteration
+    kmeans_converged: bool = False
+    em_converged: bool = False
+    matching: np.ndarray | None = None
+    agreement: float = math.nan
+    done: bool = False
+
+    @property
+    def kmeans_objective(self) -> float:
+        return self.kmeans_curve[-1] if self.kmeans_curve else math.nan
+
+    @property
+    def em_objective(self) -> float:
+        return self.em_curve[-1] if self.em_curve else math.nan
+
+
+def _distinct_random_rows(X: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    _, first = np.unique(X, axis=0, return_index=True)
+    if first.size < k:
+        raise ValueError(f"K={k} is larger than the number of distinct pixels ({first.size}); "
+                         f"choose K <= {first.size}")
+    return rng.choice(np.sort(first), k, replace=False)
+
+
+def compare_models(params: dict, seed: int, source: tuple, seeds=()):
+    """The two estimators of the comparison with their shared initial centres.
+
+    Returns (family, ctx, kmeans features, EM data, KMeans, mixture, rows). The initial
+    pixels come from the lab's Init setting (random distinct pixels, k-means++ D² sampling on
+    the k-means features, or the clicked seeds), drawn with the run's seed.
+    """
+    family = "hist" if params["method"] in HIST_METHODS else "colour"
+    ctx = make_context("kmeans_hist" if family == "hist" else "kmeans_colour", params, seed, source, seeds)
+    k = ctx.n_clusters
+    rng = np.random.default_rng([int(seed), 4242])
+    rows = _initial_rows(ctx, rng)
+    if rows is None:
+        rows = _distinct_random_rows(ctx.X, k, rng)
+    rows = np.asarray(rows, dtype=np.int64)
+    max_iter = int(params["max_iter"])
+    C0 = np.array(ctx.X[rows])
+    kmeans = KMeans(k, init=C0, max_iter=max_iter, tol=1e-6)
+    if family == "hist":
+        counts = ctx.H.reshape(-1, ctx.H.shape[2]).astype(np.float64)
+        T0 = _smoothed(counts[rows])
+        em = MultinomialMixture(k, pseudocount=float(params["pseudocount"]), max_iter=max_iter, tol=1e-7,
+                                probabilities_init=T0)
+        return family, ctx, ctx.X, counts, kmeans, em, rows, C0, T0
+    em = GaussianMixture(k, init_params="random", means_init=C0, max_iter=max_iter, tol=1e-7, reg_covar=1e-5)
+    return family, ctx, ctx.X, ctx.X, kmeans, em, rows, C0, C0
+
+
+def compare(params: dict, seed: int, source: tuple, seeds=(), *, state=None):
+    """Side task: k-means and the matching mixture from the same initial centres, one after
+    the other; yields a :class:`CompareResult` when k-means has converged and when EM has (with
+    the matched agreement), and partial EM maps every 10 iterations so the tab fills live."""
+    family, ctx, Xk, Xe, kmeans, em, rows, C0, E0 = compare_models(params, seed, source, seeds)
+    base = dict(family=family, shape=ctx.shape, image=ctx.image, rows=rows, kmeans_init=C0, em_init=E0)
+    max_iter = max(1, int(params["max_iter"]))
+    curve: list[float] = []
+    snap = None
+    for snap in kmeans.fit_steps(Xk):
+        curve.append(float(snap.inertia))
+        if state is not None:
+            if state.cancelled:
+                return
+            state.set_progress(0.5 * min(1.0, snap.step / max_iter), f"k-means, iteration {snap.step}")
+    km = dict(kmeans_labels=np.asarray(snap.labels, dtype=np.int64), kmeans_curve=tuple(curve),
+              kmeans_converged=bool(snap.converged))
+    yield CompareResult(**base, **km)
+    curve = []
+    for snap in em.fit_steps(Xe):
+        curve.append(float(snap.log_likelihood))
+        if state is not None:
+            if state.cancelled:
+                return
+            state.set_progress(0.5 + 0.5 * min(1.0, snap.step / max_iter), f"EM, iteration {snap.step}")
+        if snap.step % 10 == 0 and not snap.converged and snap.step < max_iter:
+            yield CompareResult(**base, **km, em_labels=np.asarray(snap.labels, dtype=np.int64), em_curve=tuple(curve))
+    em_labels = np.asarray(snap.labels, dtype=np.int64)
+    agreement, perm = matched_agreement(km["kmeans_labels"], em_labels, ctx.n_clusters)
+    yield CompareResult(**base, **km, em_labels=em_labels, em_curve=tuple(curve), em_converged=bool(snap.converged),
+                        matching=perm, agreement=agreement, done=True)
