@@ -19,25 +19,6 @@ log = logging.getLogger(__name__)
 AUTOSAVE_INTERVAL_MS = 20_000
 
 
-def _export_svg(view: QtWidgets.QGraphicsView, path: str) -> None:
-    """Vector drawing of a plot through Qt's SVG generator (paints the scene as shown)."""
-    from PySide6.QtSvg import QSvgGenerator
-
-    rect = view.viewport().rect()
-    gen = QSvgGenerator()
-    gen.setFileName(path)
-    gen.setSize(rect.size())
-    gen.setViewBox(rect)
-    gen.setTitle("SML Lab plot")
-    painter = QtGui.QPainter()
-    if not painter.begin(gen):
-        raise OSError(f"cannot write {path}")
-    try:
-        view.render(painter, QtCore.QRectF(rect), rect)
-    finally:
-        painter.end()
-
-
 class _LabHost(QtWidgets.QWidget):
     """Tab page that builds its lab the first time it is needed (keeps start-up fast)."""
 
@@ -449,7 +430,9 @@ class MainWindow(QtWidgets.QMainWindow):
         if path.lower().endswith(".svg"):
             if plot is None:
                 raise ValueError("this lab has no plot to export as SVG")
-            _export_svg(plot, path)
+            from .widgets.svg_export import export_svg
+
+            export_svg(plot, path)
         elif plot is not None:
             exp = exporters.ImageExporter(plot.getPlotItem())
             exp.parameters()["width"] = max(800, int(plot.width() * 2))
