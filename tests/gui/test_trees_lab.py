@@ -1,6 +1,7 @@
 """The trees lab: plots follow AdaBoost, the tree and the forests; Qt-free helpers; sessions;
 errors; side tasks (depth sweep, reference check)."""
 
+import itertools
 import json
 import math
 
@@ -240,3 +241,97 @@ def test_export_rows_have_F(qtbot, make_window):
     _run_to(qtbot, lab, 3)
     header, rows = lab.export_rows()
     assert header[-1] == "F(x)" and len(rows) == len(lab.canvas.y)
+
+
+# ---------------------------------------------------------------------- "You split"
+def test_tree_steps_look_one_split_ahead():
+    from smlengine.datasets import make_dataset
+    from smlengine.trees import split_cost
+
+    X, y = make_dataset("moons", 150, 0.25, random_state=3)
+    ctx = trun.RunContext("tree", {"max_depth": 3, "criterion": "gini"}, X, y, trun.split_mask(150, 0.3, 3),
+                          (-2, 3, -2, 2), 3)
+    steps = list(trun.run_steps(ctx))
+    assert [s.step for s in steps] == list(range(len(steps)))
+    for a, b in itertools.pairwise(steps):
+        assert a.upcoming is (b.engine if b.engine.axis is not None else None)
+    assert steps[-1].upcoming is None and steps[-1].engine.done
+    up = steps[0].upcoming
+    # a guess prices the split on the region's training points; the optimum is never worse
+    for axis, t in ((0, 0.3), (1, -0.2), (0, 99.0), (1, up.threshold)):
+        g = trun.split_guess(ctx, up, axis, t)
+        idx = up.indices
+        assert g["cost"] == pytest.approx(split_cost(ctx.X_train[idx], ctx.y_train[idx], axis, t, criterion="gini"))
+        assert g["best_cost"] <= g["cost"] + 1e-12
+        assert g["n"] == len(idx) and g["n_left"] == int(np.sum(ctx.X_train[idx, axis] <= t))
+    far = trun.split_guess(ctx, up, 0, 99.0)  # everything on one side: no split at all
+    assert far["cost"] == pytest.approx(up.region_cost)
+    best = trun.split_guess(ctx, up, up.axis, up.threshold)
+    assert best["cost"] == pytest.approx(up.cost)
+    assert "you found the optimum" in tmaths.guess_html(best)
+    with pytest.raises(ValueError):
+        trun.split_guess(ctx, up, 2, 0.0)
+
+
+def test_you_split_prices_the_students_threshold(qtbot, make_window):
+    from smlengine.trees import split_cost
+
+    window, lab = _lab(qtbot, make_window)
+    _method(qtbot, lab, "tree", criterion="entropy", max_depth=3)
+    _run_to(qtbot, lab, 1)
+    lab.you_button.setChecked(True)
+    assert lab.you_split and not lab.canvas.editable and lab.tree_tabs.currentWidget() is lab.scan_panel
+    snap = lab.runner.current
+    up = snap.upcoming
+    assert up is not None
+    # before the student's split: the region about to be split, no curves, the optimum hidden
+    bx, by = lab.region_box.getData()
+    lo = np.clip(up.lower, [snap.ctx.extent[0], snap.ctx.extent[2]], [snap.ctx.extent[1], snap.ctx.extent[3]])
+    assert bx.size == 5 and bx.min() == pytest.approx(lo[0]) and by.min() == pytest.approx(lo[1])
+    assert lab.scan_x.n == 0 and _n_points(lab.chosen_split) == 0 and _n_points(lab.scan_min) == 0
+    assert lab.tree_diagram.current.data.size == 1
+    # a click on the scanner (here: the call it makes) prices the threshold on that region's points
+    idx = up.indices
+    t = float(np.median(snap.ctx.X_train[idx, 1]))
+    g = lab.guess_split(t, axis=1)
+    expected = split_cost(snap.ctx.X_train[idx], snap.ctx.y_train[idx], 1, t, criterion="entropy")
+    assert g["cost"] == pytest.approx(expected) and g["best_cost"] <= g["cost"] + 1e-12
+    assert lab.you_axis.currentIndex() == 1
+    # both marked on the scanner, both lines on the canvas, both in the maths panel
+    gx, gy = lab.scan_guess.getData()
+    assert gx[0] == pytest.approx(t) and gy[0] == pytest.approx(expected)
+    mx, my = lab.scan_min.getData()
+    assert mx[0] == pytest.approx(up.threshold) and my[0] == pytest.approx(up.cost)
+    _, ly = lab.guess_line.getData()
+    np.testing.assert_allclose(ly, [t, t])
+    assert _n_points(lab.chosen_split) == 2
+    assert lab.scan_x.n > 0 and f"{expected:.4f}" in lab.maths.toPlainText()
+    # a canvas click along the chosen axis does the same
+    lab.you_axis.setCurrentIndex(0)
+    g0 = lab.guess_split(0.2)
+    assert g0["axis"] == 0 and g0["cost"] == pytest.approx(
+        split_cost(snap.ctx.X_train[idx], snap.ctx.y_train[idx], 0, 0.2, criterion="entropy"))
+    # Step: the algorithm makes its own split of that region; the guess belongs to the old step
+    _run_to(qtbot, lab, snap.step + 1)
+    e = lab.runner.current.engine
+    assert e.node == up.node and e.threshold == up.threshold
+    assert lab._guess_for(lab.runner.current) is None and _n_points(lab.scan_guess) == 0
+    # playing stops at the next region: the student splits first
+    lab.play()
+    qtbot.waitUntil(lambda: not lab.runner.playing, timeout=10_000)
+    assert lab.runner.current.upcoming is not None or lab.runner.finished
+    # the switch is part of the session; off again: the scanner shows the algorithm's split
+    assert lab.user_data()["you_split"] is True
+    lab.you_button.setChecked(False)
+    _run_to(qtbot, lab, lab.runner.current.step + 1)
+    e = lab.runner.current.engine
+    if e.axis is not None:
+        _, cy = lab.scan_x.item.getData() if e.axis == 0 else lab.scan_y.item.getData()
+        assert np.min(cy) == pytest.approx(e.cost)
+    assert _n_points(lab.guess_line) == 0
+    window.close()
+
+
+def _n_points(item) -> int:
+    x = item.getData()[0]
+    return 0 if x is None else len(x)

@@ -34,6 +34,7 @@ from .run import (
     reference_check,
     run_steps,
     sklearn_available,
+    split_guess,
     split_mask,
     tree_predict_pm,
 )
@@ -45,6 +46,57 @@ PAGES = {"adaboost": 0, "tree": 1, "bagging": 2, "forest": 2}
 AXES = ("x₁", "x₂")
 #: point sizes while boosting: marker × sqrt(n w_i), clipped (uniform weights = normal size)
 WEIGHT_SIZE_CLIP = (0.35, 4.0)
+#: the α_m plot draws at most one bar per pixel column (but at least this many bars)
+ALPHA_MIN_BARS = 200
+
+
+def alpha_bar_segments(alpha: np.ndarray, max_bars: int) -> tuple[np.ndarray, np.ndarray]:
+    """Vertical segments (m, 0)–(m, α_m) for a ``connect="pairs"`` curve.
+
+    With more rounds than ``max_bars`` the rounds are binned and each bin is drawn as one bar
+    at its centre with the largest α of the bin (what a pixel column would show anyway), so
+    the drawing cost stays bounded however long boosting runs."""
+    alpha = np.asarray(alpha, float)
+    n = len(alpha)
+    if n <= max_bars:
+        m, h = np.arange(1.0, n + 1), alpha
+    else:
+        size = -(-n // max_bars)
+        starts = np.arange(0, n, size)
+        h = np.maximum.reduceat(alpha, starts)
+        ends = np.minimum(starts + size, n)
+        m = 0.5 * (starts + 1 + ends)
+    xs = np.repeat(m, 2)
+    ys = np.zeros(2 * len(h))
+    ys[1::2] = h
+    return xs, ys
+
+
+def round_axis_span(rounds: int, most: int) -> int:
+    """Right end of the round axis: the first of 10, 20, 50, 100, 200, ... ≥ ``rounds``, at
+    most ``most`` (the axis changes a dozen times in a run, not at every frame)."""
+    span = 10
+    while span < rounds:
+        span = span * 5 // 2 if str(span)[0] == "2" else span * 2
+    return max(1, min(span, max(int(most), 1)))
+
+
+def set_sizes(item: pg.ScatterPlotItem, sizes: np.ndarray) -> None:
+    """Give the points of ``item`` these sizes, restyling only the points whose size changed.
+
+    ``ScatterPlotItem.setSize`` looks every point up in the symbol atlas again (a Python loop,
+    milliseconds for a few thousand points); with sizes in a few classes only the handful of
+    points that changed class since the last frame need that."""
+    data = item.data
+    names = data.dtype.names or ()
+    if len(data) != len(sizes) or "size" not in names or "sourceRect" not in names:
+        item.setSize(sizes)
+        return
+    changed = np.flatnonzero(data["size"] != sizes)
+    if changed.size:
+        data["size"][changed] = sizes[changed]
+        data["sourceRect"][changed] = 0  # these points look their symbol up again
+        item.updateSpots()
 
 
 def _for(*methods: str):
@@ -63,8 +115,16 @@ class TreesLab(Lab):
         self._suppress_points_signal = False
         self._weights_key = None
         self._alpha_n = -1
+        self._alpha_width = -1.0
+        self._round_span = -1
+        self._stump_style = None
         self._frame_key = None
         self.inspect_point: np.ndarray | None = None
+        #: "You split": the student prices a split of the region about to be split
+        self.you_split = False
+        self.split_guess: dict | None = None
+        self._guess_key = None
+        self._scan_fixed = False
         self.reference_result: dict | None = None
         self.sweep_result: dict | None = None
 
@@ -151,9 +211,11 @@ class TreesLab(Lab):
         self.region_box.setZValue(7)
         self.chosen_split = pg.PlotCurveItem()
         self.chosen_split.setZValue(8)
+        self.guess_line = pg.PlotCurveItem()  # "You split": the student's threshold
+        self.guess_line.setZValue(9)
         self.inspect_marker = pg.ScatterPlotItem()
         self.inspect_marker.setZValue(20)
-        for item in (self.split_lines, self.region_box, self.chosen_split, self.inspect_marker):
+        for item in (self.split_lines, self.region_box, self.chosen_split, self.guess_line, self.inspect_marker):
             pi.addItem(item)
         self._legend_method = None
 
@@ -164,6 +226,21 @@ class TreesLab(Lab):
                                        "there (forests) or the point's path through the tree")
         self.inspect_button.toggled.connect(self._inspect_toggled)
         self.canvas.scene().sigMouseClicked.connect(self._canvas_clicked)
+        self.you_button = QtWidgets.QPushButton("You split")
+        self.you_button.setCheckable(True)
+        self.you_button.setToolTip("Before every split, click a threshold on the split scanner (or on the points, "
+                                   "along the chosen axis): the lab prices your split Q(R, t) next to the best one. "
+                                   "Step lets the algorithm make its own split.")
+        self.you_button.toggled.connect(self._you_split_toggled)
+        self.you_axis = QtWidgets.QComboBox()
+        self.you_axis.addItems(list(AXES))
+        self.you_axis.setToolTip("The axis of your split: x₁ ≤ t (a vertical line) or x₂ ≤ t (a horizontal one)")
+        self.you_axis.currentIndexChanged.connect(lambda _i: self._redraw_you_split())
+        self.you_row = QtWidgets.QWidget()
+        yl = QtWidgets.QHBoxLayout(self.you_row)
+        yl.setContentsMargins(0, 0, 0, 0)
+        yl.addWidget(self.you_button, 1)
+        yl.addWidget(self.you_axis)
         left = QtWidgets.QWidget()
         ll = QtWidgets.QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -173,14 +250,16 @@ class TreesLab(Lab):
         row.addWidget(self.toolbar.hint, 1)
         ll.addLayout(row)
         self._controls_layout.insertWidget(self._controls_layout.indexOf(self.sweep_button), self.inspect_button)
+        self._controls_layout.insertWidget(self._controls_layout.indexOf(self.sweep_button), self.you_row)
 
         # --- AdaBoost page
         self.boost_panel = PlotPanel("Errors and bound", "round m", "value", legend_corner="top")
         for name in ("train error", "test error", "mean e^(−yF/2)", "bound Π2√(e(1−e))"):
             self.boost_panel.curve(name)
-        self.boost_panel.plot_item.enableAutoRange(y=False)
+        self.boost_panel.plot_item.enableAutoRange(x=False, y=False)
         self._boost_y_range(st.current())
         self.alpha_panel = PlotPanel("α_m", "round m", "α_m", legend=False)
+        self.alpha_panel.plot_item.enableAutoRange(x=False)
         # one vertical segment per round (a curve with connect="pairs": cheap for thousands of rounds)
         self.alpha_bars = pg.PlotCurveItem(connect="pairs")
         self.alpha_panel.plot_item.addItem(self.alpha_bars)
@@ -192,11 +271,21 @@ class TreesLab(Lab):
         # --- tree page
         self.tree_diagram = TreeDiagram()
         self.scan_panel = PlotPanel("Split scanner", "threshold t", "Q(R, t)", legend_corner="bottom-right")
-        self.scan_x = self.scan_panel.curve("along x₁")
-        self.scan_y = self.scan_panel.curve("along x₂")
+        self.scan_x = self.scan_panel.curve("x₁ ≤ t")
+        self.scan_y = self.scan_panel.curve("x₂ ≤ t")
         self.scan_min = pg.ScatterPlotItem()
         self.scan_min.setZValue(10)
         self.scan_panel.plot_item.addItem(self.scan_min)
+        # "You split": the student's threshold and its cost, labelled next to the optimum
+        self.scan_guess = pg.ScatterPlotItem()
+        self.scan_guess.setZValue(11)
+        self.scan_panel.plot_item.addItem(self.scan_guess)
+        self.scan_labels = (pg.TextItem("best", anchor=(0.5, -0.3)), pg.TextItem("yours", anchor=(0.5, 1.3)))
+        for t in self.scan_labels:
+            t.setZValue(12)
+            t.setVisible(False)
+            self.scan_panel.plot_item.addItem(t, ignoreBounds=True)
+        self.scan_panel.scene().sigMouseClicked.connect(self._scan_clicked)
         self.depth_panel = PlotPanel("Error vs depth", "max depth", "error", legend_corner="top")
         self.depth_train = self.depth_panel.curve("training")
         self.depth_test = self.depth_panel.curve("test")
@@ -250,6 +339,7 @@ class TreesLab(Lab):
         for p in (self.boost_panel, self.alpha_panel, self.scan_panel, self.depth_panel, self.oob_panel,
                   self.condorcet_panel, self.votes_panel, self.tree_diagram):
             p.LEFT_AXIS_EM = 2.6  # short tick labels (errors, α, counts): room for the curves
+        self.scan_panel.LEFT_AXIS_EM = 3.4  # costs such as 0.015 need four digits
         self.panels = [self.boost_panel, self.alpha_panel, self.tree_diagram, self.scan_panel, self.depth_panel,
                        self.oob_panel, self.condorcet_panel, self.votes_panel]
 
@@ -317,6 +407,7 @@ class TreesLab(Lab):
             b.setToolTip("Fit scikit-learn's model on the same training points (on a worker thread) and "
                          "compare the predictions on a dense grid")
         self.sweep_button.setVisible(m == "tree")
+        self.you_row.setVisible(m == "tree")
 
     # ------------------------------------------------------------------ data
     def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
@@ -450,10 +541,15 @@ class TreesLab(Lab):
         self._frame_key = None
         self._weights_key = None
         self._alpha_n = -1
-        for item in (self.weighted_pos, self.weighted_neg, self.inspect_marker, self.scan_min):
+        self._round_span = -1
+        for item in (self.weighted_pos, self.weighted_neg, self.inspect_marker, self.scan_min, self.scan_guess):
             item.setData([], [])
-        for item in (self.split_lines, self.region_box, self.chosen_split):
+        for item in (self.split_lines, self.region_box, self.chosen_split, self.guess_line):
             item.setData([], [])
+        for t in self.scan_labels:
+            t.setVisible(False)
+        self.split_guess = None
+        self._guess_key = None
         self.stump_line.setVisible(False)
         self.alpha_bars.setData([], [])
         self.tree_diagram.clear_tree()
@@ -494,13 +590,15 @@ class TreesLab(Lab):
             self.weighted_neg.setData(pos=ctx.X_train[~pos], symbol="s", brush=pg.mkBrush(st.NEG_COLOR), pen=edge,
                                       size=s.marker_size * 0.9)
         sizes = self.weight_sizes(e.weights, s.marker_size)
-        self.weighted_pos.setSize(sizes[pos])
-        self.weighted_neg.setSize(sizes[~pos] * 0.9)
+        set_sizes(self.weighted_pos, sizes[pos])
+        set_sizes(self.weighted_neg, sizes[~pos] * 0.9)
         # the current stump
         if e.axis is not None and e.axis >= 0:
-            pen = pg.mkPen(st.OKABE_ITO["bluish_green"], width=s.line_width * 1.3)
-            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
-            self.stump_line.setPen(pen)
+            if self._stump_style is not s:
+                self._stump_style = s
+                pen = pg.mkPen(st.OKABE_ITO["bluish_green"], width=s.line_width * 1.3)
+                pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+                self.stump_line.setPen(pen)
             self.stump_line.setAngle(90 if e.axis == 0 else 0)
             self.stump_line.setPos(e.threshold)
             self.stump_line.setVisible(True)
@@ -518,69 +616,216 @@ class TreesLab(Lab):
                 c[names[1]].extend(r, [h.test_error for h in added])
             c[names[2]].extend(r, [h.engine.exp_loss_half for h in added])
             c[names[3]].extend(r, [h.engine.bound for h in added])
+        # the round axis grows in steps 10, 20, 50, 100, ... up to M (set before painting: an
+        # auto range changing while painting would make every frame paint these plots twice)
+        span = round_axis_span(e.round, int(ctx.params["n_rounds"]))
+        if history.rewound or span != self._round_span:
+            self._round_span = span
+            for panel in (self.boost_panel, self.alpha_panel):
+                panel.plot_item.setXRange(0.0, span + 0.5, padding=0)
         n = len(snap.stumps)
         if n != self._alpha_n:
             self._alpha_n = n
-            xs = np.repeat(np.arange(1.0, n + 1), 2)
-            ys = np.zeros(2 * n)
-            ys[1::2] = snap.stumps[:, 4]
-            # bars as thick as the rounds allow (thin lines once there are hundreds)
             view_px = self.alpha_panel.plot_item.getViewBox().width()
-            width = max(1.0, min(6.0 * s.scale, 0.5 * view_px / max(n, 1)))
-            self.alpha_bars.setData(xs, ys, pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=width))
+            xs, ys = alpha_bar_segments(snap.stumps[:, 4], max(int(view_px * n / span), ALPHA_MIN_BARS))
+            # bars as thick as the rounds allow (thin lines once there are hundreds)
+            rounds_per_bar = n / max(len(xs) // 2, 1)
+            width = max(1.0, min(6.0 * s.scale, 0.5 * view_px * rounds_per_bar / span))
+            if width != self._alpha_width:
+                self._alpha_width = width
+                self.alpha_bars.setPen(pg.mkPen(st.OKABE_ITO["bluish_green"], width=width))
+            self.alpha_bars.setData(xs, ys)
 
     @staticmethod
     def weight_sizes(w: np.ndarray, base: float) -> np.ndarray:
-        """Marker sizes ∝ √(n w_i), clipped and rounded to half pixels (few distinct sizes
-        keep pyqtgraph's symbol atlas small)."""
-        f = np.clip(np.sqrt(len(w) * np.asarray(w)), *WEIGHT_SIZE_CLIP)
-        return np.round(2.0 * base * f) / 2.0
+        """Marker sizes ∝ √(n w_i), clipped to WEIGHT_SIZE_CLIP and rounded to one of a few
+        size classes a factor √2 apart (a factor 2 in weight): from one frame to the next only
+        the few points that change class are restyled."""
+        f = np.sqrt(len(w) * np.asarray(w, float))
+        lo, hi = (2.0 * math.log2(c) for c in WEIGHT_SIZE_CLIP)
+        k = np.clip(np.round(2.0 * np.log2(np.maximum(f, 1e-300))), math.ceil(lo), math.floor(hi))
+        return base * np.exp2(0.5 * k)
 
     # --- tree
     def _render_tree(self, snap, prepared, history) -> None:
         e = snap.engine
         s = st.current()
-        if isinstance(prepared, TreeFrame):
-            if prepared is not self._frame_key:
-                self._frame_key = prepared
-                self.decision.set_frame(prepared.frame)
-                self.split_lines.setData(prepared.split_x, prepared.split_y,
-                                         pen=pg.mkPen(s.foreground, width=max(1.0, s.line_width * 0.6)))
+        if isinstance(prepared, TreeFrame) and prepared is not self._frame_key:
+            self._frame_key = prepared
+            self.decision.set_frame(prepared.frame)
+            self.split_lines.setData(prepared.split_x, prepared.split_y,
+                                     pen=pg.mkPen(s.foreground, width=max(1.0, s.line_width * 0.6)))
+        up = snap.upcoming if self._you_split_active() else None
+        if up is not None and self.runner.playing:
+            self.runner.pause()  # "You split": the run waits at every region for the student's split
+        if up is not None:
+            region, guess = up, self._guess_for(snap)
+        else:
+            region, guess = (e if e.node is not None and not e.done else None), None
         xmin, xmax, ymin, ymax = snap.ctx.extent
-        if e.lower is not None and e.node is not None and not e.done:
-            lo = np.clip(e.lower, [xmin, ymin], [xmax, ymax])
-            hi = np.clip(e.upper, [xmin, ymin], [xmax, ymax])
+        if region is not None and region.lower is not None:
+            lo = np.clip(region.lower, [xmin, ymin], [xmax, ymax])
+            hi = np.clip(region.upper, [xmin, ymin], [xmax, ymax])
             self.region_box.setData([lo[0], hi[0], hi[0], lo[0], lo[0]], [lo[1], lo[1], hi[1], hi[1], lo[1]],
                                     pen=pg.mkPen(st.OKABE_ITO["orange"], width=s.line_width))
         else:
             self.region_box.setData([], [])
-        if e.axis is not None:
-            t = e.threshold
-            lo = np.clip(e.lower, [xmin, ymin], [xmax, ymax])
-            hi = np.clip(e.upper, [xmin, ymin], [xmax, ymax])
-            if e.axis == 0:
-                xs, ys = [t, t], [lo[1], hi[1]]
-            else:
-                xs, ys = [lo[0], hi[0]], [t, t]
-            self.chosen_split.setData(xs, ys, pen=pg.mkPen(st.OKABE_ITO["orange"], width=s.line_width * 1.8))
+        orange = pg.mkPen(st.OKABE_ITO["orange"], width=s.line_width * 1.8)
+        if up is None:
+            self._draw_split(self.chosen_split, (e.axis, e.threshold) if e.axis is not None else None, e,
+                             snap.ctx.extent, orange)
+            self.guess_line.setData([], [])
+            self._render_scanner(e, s)
         else:
-            self.chosen_split.setData([], [])
-        # split scanner
+            # the algorithm's split stays hidden until the student has made one
+            self._draw_split(self.chosen_split, (up.axis, up.threshold) if guess else None, up, snap.ctx.extent,
+                             orange)
+            mine = pg.mkPen(st.OKABE_ITO["reddish_purple"], width=s.line_width * 1.8,
+                            style=QtCore.Qt.PenStyle.DashLine)
+            self._draw_split(self.guess_line, (guess["axis"], guess["threshold"]) if guess else None, up,
+                             snap.ctx.extent, mine)
+            self._render_you_scanner(snap, up, guess, s)
+        current = up.node if up is not None else (e.node if not e.done else None)
+        self.tree_diagram.set_tree(e.tree, current=current)
+        self.depth_marker.setPos(e.tree_depth)
+        self.depth_marker.setPen(pg.mkPen(s.foreground, width=1, style=QtCore.Qt.PenStyle.DotLine))
+        self._update_inspect(snap)
+
+    @staticmethod
+    def _draw_split(item, split, region, extent, pen) -> None:
+        """The line x_axis = t across the region's box (clipped to the extent)."""
+        if split is None or region.lower is None:
+            item.setData([], [])
+            return
+        axis, t = split
+        xmin, xmax, ymin, ymax = extent
+        lo = np.clip(region.lower, [xmin, ymin], [xmax, ymax])
+        hi = np.clip(region.upper, [xmin, ymin], [xmax, ymax])
+        if axis == 0:
+            xs, ys = [t, t], [lo[1], hi[1]]
+        else:
+            xs, ys = [lo[0], hi[0]], [t, t]
+        item.setData(xs, ys, pen=pen)
+
+    def _render_scanner(self, e, s) -> None:
+        """The split scanner of the region just split (the algorithm's view)."""
+        self.scan_guess.setData([], [])
+        for t in self.scan_labels:
+            t.setVisible(False)
+        if self._scan_fixed:
+            self._scan_fixed = False
+            self.scan_panel.plot_item.enableAutoRange()
         if e.curve_thresholds is not None:
             self.scan_x.set(e.curve_thresholds[0], e.curve_costs[0])
             self.scan_y.set(e.curve_thresholds[1], e.curve_costs[1])
             self.scan_min.setData([e.threshold], [e.cost], symbol="o", size=s.marker_size * 1.6,
                                   brush=pg.mkBrush(st.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground))
-            self.scan_panel.set_title(f"Split scanner: region {e.node}, best {AXES[e.axis]} ≤ {e.threshold:.2f}")
+            self.scan_panel.set_title(f"Best {AXES[e.axis]} ≤ {e.threshold:.2f}")
         elif e.step == 0:
             self.scan_x.clear()
             self.scan_y.clear()
             self.scan_min.setData([], [])
             self.scan_panel.set_title("Split scanner")
-        self.tree_diagram.set_tree(e.tree, current=e.node if not e.done else None)
-        self.depth_marker.setPos(e.tree_depth)
-        self.depth_marker.setPen(pg.mkPen(s.foreground, width=1, style=QtCore.Qt.PenStyle.DotLine))
-        self._update_inspect(snap)
+
+    def _render_you_scanner(self, snap, up, guess, s) -> None:
+        """"You split": before the student's split an empty scanner spanning the region (click a
+        threshold); after it, the region's cost curves with the student's Q(R, t) and the optimum."""
+        pi = self.scan_panel.plot_item
+        best_label, your_label = self.scan_labels
+        if guess is None:
+            self.scan_x.clear()
+            self.scan_y.clear()
+            self.scan_min.setData([], [])
+            self.scan_guess.setData([], [])
+            best_label.setVisible(False)
+            your_label.setVisible(False)
+            j = self.you_axis.currentIndex()
+            xmin, xmax, ymin, ymax = snap.ctx.extent
+            lo = max(float(up.lower[j]), (xmin, ymin)[j])
+            hi = min(float(up.upper[j]), (xmax, ymax)[j])
+            if not hi > lo:
+                lo, hi = lo - 0.5, lo + 0.5
+            self._scan_fixed = True
+            pi.setXRange(lo, hi, padding=0.02)
+            pi.setYRange(0.0, max(up.region_cost, 0.05) * 1.15, padding=0)
+            self.scan_panel.set_title(f"Click a t ({AXES[j]})")
+            return
+        if self._scan_fixed:
+            self._scan_fixed = False
+            pi.enableAutoRange()
+        self.scan_x.set(up.curve_thresholds[0], up.curve_costs[0])
+        self.scan_y.set(up.curve_thresholds[1], up.curve_costs[1])
+        self.scan_min.setData([up.threshold], [up.cost], symbol="o", size=s.marker_size * 1.6,
+                              brush=pg.mkBrush(st.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground))
+        self.scan_guess.setData([guess["threshold"]], [guess["cost"]], symbol="d", size=s.marker_size * 1.8,
+                                brush=pg.mkBrush(st.OKABE_ITO["reddish_purple"]), pen=pg.mkPen(s.foreground))
+        font = self.font()
+        font.setPointSizeF(s.font_pt * 0.9)
+        ts = np.concatenate([np.asarray(c, float) for c in up.curve_thresholds] + [[guess["threshold"]]])
+        mid = 0.5 * (ts.min() + ts.max())
+        for label, (x, y), text, dy in ((best_label, (up.threshold, up.cost), f"best {up.cost:.3f}", -0.3),
+                                        (your_label, (guess["threshold"], guess["cost"]),
+                                         f"yours {guess['cost']:.3f}", 1.3)):
+            # labels open towards the middle of the plot, so they are never cut at its edges
+            label.setAnchor((1.0 if x > mid else 0.0, dy))
+            label.setText(text, color=s.foreground)
+            label.setFont(font)
+            label.setPos(float(x), float(y))
+            label.setVisible(True)
+        self.scan_panel.set_title("Yours vs best")
+
+    # ------------------------------------------------------------------ "You split"
+    def _you_split_active(self) -> bool:
+        return self.you_split and self.method == "tree"
+
+    def _you_split_toggled(self, on: bool) -> None:
+        self.you_split = bool(on)
+        if on and self.inspect_button.isChecked():
+            self.inspect_button.setChecked(False)
+        self.canvas.editable = not (on or self.inspect_button.isChecked())
+        self.split_guess = None
+        self._guess_key = None
+        if on:
+            self.runner.pause()
+            self.tree_tabs.setCurrentWidget(self.scan_panel)
+        self._redraw_you_split()
+
+    def _redraw_you_split(self) -> None:
+        snap = self.runner.current
+        if snap is not None and snap.ctx.method == "tree":
+            self._render_tree(snap, self.runner.prepared_for(snap), None)
+            self.maths.set_html(self.maths_html(snap))
+
+    def _scan_clicked(self, ev) -> None:
+        if not self._you_split_active():
+            return
+        vb = self.scan_panel.plot_item.getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        self.guess_split(vb.mapSceneToView(ev.scenePos()).x())
+        ev.accept()
+
+    def guess_split(self, threshold: float, axis: int | None = None) -> dict | None:
+        """"You split": price the split x_axis ≤ threshold of the region about to be split (the
+        shown snapshot's ``upcoming``); None when no split follows. ``axis`` None: the axis
+        chosen next to the button."""
+        snap = self.runner.current
+        if snap is None or snap.ctx.method != "tree" or snap.upcoming is None:
+            return None
+        if axis is not None:
+            self.you_axis.blockSignals(True)
+            self.you_axis.setCurrentIndex(int(axis))
+            self.you_axis.blockSignals(False)
+        self.split_guess = split_guess(snap.ctx, snap.upcoming, self.you_axis.currentIndex(), threshold)
+        self._guess_key = (id(snap.ctx), snap.step)
+        self._redraw_you_split()
+        return self.split_guess
+
+    def _guess_for(self, snap) -> dict | None:
+        """The student's split if it belongs to the region ``snap`` is about to split."""
+        if self.split_guess is not None and self._guess_key == (id(snap.ctx), snap.step):
+            return self.split_guess
+        return None
 
     # --- forests
     def _render_forest(self, snap, prepared, history) -> None:
@@ -618,20 +863,26 @@ class TreesLab(Lab):
 
     # ------------------------------------------------------------------ inspecting a point
     def _inspect_toggled(self, on: bool) -> None:
-        self.canvas.editable = not on
+        if on and self.you_button.isChecked():
+            self.you_button.setChecked(False)
+        self.canvas.editable = not (on or self.you_split)
         if not on:
             self.inspect_point = None
             self.inspect_marker.setData([], [])
             self.tree_diagram.set_path([])
 
     def _canvas_clicked(self, ev) -> None:
-        if not self.inspect_button.isChecked():
+        you = self._you_split_active()
+        if not (self.inspect_button.isChecked() or you):
             return
         vb = self.canvas.plot_item.getViewBox()
         if not vb.sceneBoundingRect().contains(ev.scenePos()):
             return
         p = vb.mapSceneToView(ev.scenePos())
-        self.inspect_at(p.x(), p.y())
+        if you:
+            self.guess_split(p.x() if self.you_axis.currentIndex() == 0 else p.y())
+        else:
+            self.inspect_at(p.x(), p.y())
         ev.accept()
 
     def inspect_at(self, x: float, y: float) -> None:
@@ -667,7 +918,10 @@ class TreesLab(Lab):
 
     # ------------------------------------------------------------------ maths
     def maths_html(self, snapshot) -> str:
-        return maths.maths_html(snapshot)
+        text = maths.maths_html(snapshot)
+        if self._you_split_active() and snapshot.ctx.method == "tree":
+            text += maths.guess_html(self._guess_for(snapshot))
+        return text
 
     # ------------------------------------------------------------------ side tasks
     def _train_test(self):
@@ -728,6 +982,9 @@ class TreesLab(Lab):
         self._boost_y_range(s)
         self._weights_key = None
         self._alpha_n = -1
+        self._alpha_width = -1.0
+        self._round_span = -1
+        self._stump_style = None
         self._frame_key = None
 
     def _boost_y_range(self, s: st.Style) -> None:
@@ -739,9 +996,13 @@ class TreesLab(Lab):
 
     def user_data(self) -> dict:
         return {"points": self.canvas.X.tolist(), "labels": self.canvas.y.tolist(),
-                "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)]}
+                "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)], "you_split": bool(self.you_split)}
 
     def set_user_data(self, data: dict) -> None:
+        you = data.get("you_split", False)
+        if not isinstance(you, bool):
+            raise ValueError("the saved 'You split' switch is malformed")
+        self.you_button.setChecked(you)
         if "points" not in data:
             return
         X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)

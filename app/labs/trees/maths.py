@@ -135,3 +135,19 @@ def forest_html(step: TreesStep) -> str:
         rows.append(f"<br>{_split_line(step)}")
     rows.append("</p>")
     return "".join(rows)
+
+
+def guess_html(guess: dict | None) -> str:
+    """The student's split of the region about to be split next to the algorithm's optimum."""
+    if not guess:
+        return ""
+    a, b = AXES[guess["axis"]], AXES[guess["best_axis"]]
+    gap = guess["cost"] - guess["best_cost"]
+    verdict = ("you found the optimum" if gap <= 1e-12 else
+               f"{gap:.4f} above the optimum" + (" (no better than not splitting)"
+                                                 if guess["cost"] >= guess["region_cost"] - 1e-12 else ""))
+    return (f"<h3>You split region {guess['node']}</h3><p class='num'>"
+            f"your rule: {a} ≤ {guess['threshold']:.3f} ({guess['n_left']} of {guess['n']} points left)"
+            f"<br>Q(R<sub>m</sub>, t) = {guess['cost']:.4f}"
+            f"<br>best: {b} ≤ {guess['best_threshold']:.3f}, Q = {guess['best_cost']:.4f}"
+            f"<br>Q(R<sub>m</sub>) unsplit = {guess['region_cost']:.4f}<br>{verdict}</p>")

@@ -17,7 +17,7 @@ import numpy as np
 from smlengine import Snapshot
 from smlengine.ensemble import AdaBoost, Bagging, RandomForest, condorcet_probability
 from smlengine.grid import DecisionFrame, decision_frame, grid_points
-from smlengine.trees import DecisionTree, TreeArrays
+from smlengine.trees import DecisionTree, TreeArrays, split_cost
 
 METHODS = [
     ("adaboost", "AdaBoost (stumps)"),
@@ -98,6 +98,9 @@ class TreesStep(Snapshot):
     model on the held-out points (NaN without any). ``grid_votes`` (forests): +1 votes of the
     trees so far on the decision-map grid; ``test_votes``: +1 votes on the test points;
     ``tree_accuracy``: mean test accuracy of the single trees so far (NaN without test points).
+    ``upcoming`` (tree): the engine's next snapshot when it splits a region (the region about to
+    be split, its cost curves and the optimal split: what "You split" asks the student to
+    guess), None when no split follows.
     """
 
     engine: Any
@@ -109,6 +112,7 @@ class TreesStep(Snapshot):
     test_votes: np.ndarray | None = None
     tree_accuracy: float = math.nan
     trees: tuple = ()
+    upcoming: Any = None
 
 
 def run_steps(ctx: RunContext) -> Iterator[TreesStep]:
@@ -158,12 +162,48 @@ def _boost_steps(ctx: RunContext) -> Iterator[TreesStep]:
 
 
 def _tree_steps(ctx: RunContext) -> Iterator[TreesStep]:
+    """The tree's steps, each one looking one split ahead (``upcoming``)."""
     model = ctx.make_estimator()
-    for snap in model.fit_steps(ctx.X_train, ctx.y_train):
+
+    def wrap(snap, nxt):
         te = math.nan
         if ctx.n_test:
             te = float(np.mean(tree_predict_pm(snap.tree, ctx.X_test) != ctx.y_test))
-        yield _wrap(snap, ctx, snap.train_error, te)
+        upcoming = nxt if nxt is not None and nxt.axis is not None else None
+        return _wrap(snap, ctx, snap.train_error, te, upcoming=upcoming)
+
+    previous = None
+    for snap in model.fit_steps(ctx.X_train, ctx.y_train):
+        if previous is not None:
+            yield wrap(previous, snap)
+        previous = snap
+    if previous is not None:
+        yield wrap(previous, None)
+
+
+def split_guess(ctx: RunContext, upcoming, axis: int, threshold: float) -> dict:
+    """The student's split x_axis ≤ threshold of the region about to be split, priced.
+
+    ``upcoming`` is the engine's snapshot of that split (:attr:`TreesStep.upcoming`). Returns
+    the guess's cost Q(R_m, t) = (N₁Q₁ + N₂Q₂)/N_m on the region's training points
+    (:func:`smlengine.trees.split_cost`) next to the optimum the algorithm found; the optimum
+    is never larger, since every threshold splits the points like some candidate midpoint
+    (or not at all, which costs Q(R_m) itself)."""
+    axis = int(axis)
+    if axis not in (0, 1):
+        raise ValueError(f"axis must be 0 or 1, got {axis}")
+    threshold = float(threshold)
+    if not math.isfinite(threshold):
+        raise ValueError("the threshold must be a finite number")
+    idx = upcoming.indices
+    X, y = ctx.X_train[idx], ctx.y_train[idx]
+    cost = split_cost(X, y, axis, threshold, criterion=ctx.params["criterion"])
+    n_left = int(np.count_nonzero(X[:, axis] <= threshold))
+    return {
+        "node": int(upcoming.node), "step": int(upcoming.step), "axis": axis, "threshold": threshold,
+        "cost": float(cost), "n": len(idx), "n_left": n_left, "region_cost": float(upcoming.region_cost),
+        "best_axis": int(upcoming.axis), "best_threshold": float(upcoming.threshold), "best_cost": float(upcoming.cost),
+    }
 
 
 def _forest_steps(ctx: RunContext) -> Iterator[TreesStep]:
