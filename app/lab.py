@@ -334,6 +334,7 @@ class Lab(QtWidgets.QWidget):
         except (ValueError, TypeError, OSError) as exc:
             # the previous run no longer matches the data: show nothing rather than stale steps
             self.runner.clear()
+            self.runner.error = str(exc)  # the run bar and status say "error"
             self.maths.set_html("")
             self.show_error(str(exc))
             self._update_controls()

@@ -155,6 +155,9 @@ def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *,
         axis.setStyle(tickTextOffset=int(4 * style.scale))
         # larger fonts get fewer ticks, so labels never run together
         axis.setTickDensity(1.0 / style.scale)
+        # no silent "× 1000" on small ranges: pyqtgraph scales by an SI prefix whenever the
+        # range falls in one of these intervals, whatever enableAutoSIPrefix says
+        axis.setSIPrefixEnableRanges(())
         axis.enableAutoSIPrefix(False)
         label = axis.labelText
         if label:

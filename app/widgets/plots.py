@@ -143,7 +143,9 @@ class PlotPanel(pg.PlotWidget):
         self._title, self._x_label, self._y_label = title, x_label, y_label
         self.log_y = log_y
         for name in ("left", "bottom"):
-            self.plot_item.getAxis(name).enableAutoSIPrefix(False)
+            axis = self.plot_item.getAxis(name)
+            axis.setSIPrefixEnableRanges(())  # never a silent SI scaling of the ticks
+            axis.enableAutoSIPrefix(False)
         self.legend = None
         self._legend_wanted = legend
         if legend:

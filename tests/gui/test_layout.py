@@ -82,3 +82,18 @@ def test_lab_fits_the_screen(qtbot, make_window, lab_id, size, projector):
         assert not _squeezed_controls(lab), f"{where}: {_squeezed_controls(lab)}"
         assert not _legends_over_data(lab), f"{where}: {_legends_over_data(lab)}"
     assert lab.error_text == "", lab.error_text
+
+
+def test_small_ranges_are_not_silently_rescaled(qtbot):
+    from app.widgets.plots import PlotPanel
+
+    panel = PlotPanel("costs", "threshold", "Q")
+    qtbot.addWidget(panel)
+    panel.curve("Q").set([0.0, 1.0, 2.0], [0.15, 0.2, 0.25])
+    panel.show()
+    qtbot.waitUntil(lambda: panel.isVisible())
+    axis = panel.plot_item.getAxis("left")
+    axis.updateAutoSIPrefix()
+    assert axis.autoSIPrefixScale == 1.0 and axis.labelUnitPrefix == ""
+    strings = axis.tickStrings([0.15, 0.2, 0.25], axis.autoSIPrefixScale, 0.05)
+    assert [float(t) for t in strings] == [0.15, 0.2, 0.25]  # not 150, 200, 250
