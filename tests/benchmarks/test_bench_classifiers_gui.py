@@ -85,7 +85,7 @@ def _measure(qtbot, tmp_path, monkeypatch):
         models.prepare_frame(snap)
         alone.append(time.perf_counter() - t)
         t = time.perf_counter()
-        models.svm_grid_values(snap.ctx, snap, xs, ys)
+        models.svm_grid_values(snap.ctx, snap.engine, xs, ys)
         grid_only.append(time.perf_counter() - t)
     window.shutdown()
     window.close()
