@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
 
 from .. import style as st
 
@@ -24,7 +24,15 @@ DASHES = [QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.P
 
 
 class Series:
-    """One curve fed by appending; ``log_y`` keeps only positive values (drawn on a log axis)."""
+    """One curve fed by appending; ``log_y`` keeps only positive values (drawn on a log axis).
+
+    A dashed curve turns solid once it holds more than :attr:`DASHED_POINTS` points: Qt strokes
+    a dash pattern along a long, jagged path many times slower than a solid line (tens of
+    milliseconds a frame), and a long curve is told apart by its colour. It is dashed again
+    when cleared.
+    """
+
+    DASHED_POINTS = 1000
 
     def __init__(self, item: pg.PlotDataItem, *, log_y: bool = False):
         self.item = item
@@ -35,7 +43,19 @@ class Series:
 
     def clear(self) -> None:
         self.n = 0
+        self._set_dashed(True)
         self.item.setData([], [])
+
+    def _set_dashed(self, dashed: bool) -> None:
+        pen = self.item.opts.get("pen")
+        style = getattr(self.item, "_sml_style", None)
+        if style is None or not isinstance(pen, QtGui.QPen):
+            return
+        want = style[1] if dashed else QtCore.Qt.PenStyle.SolidLine
+        if pen.style() != want:
+            pen = QtGui.QPen(pen)
+            pen.setStyle(want)
+            self.item.setPen(pen)
 
     def extend(self, xs, ys) -> None:
         xs = np.asarray(xs, dtype=float).ravel()
@@ -55,6 +75,8 @@ class Series:
             self._y = np.resize(self._y, size)
         self._x[self.n:need] = xs
         self._y[self.n:need] = ys
+        if self.n <= self.DASHED_POINTS < need:
+            self._set_dashed(False)
         self.n = need
         self.item.setData(self._x[: self.n], self._y[: self.n])
 
@@ -192,7 +214,9 @@ class PlotPanel(pg.PlotWidget):
     def _style_curve(self, item, s: st.Style) -> None:
         color, dash = item._sml_style
         pen = pg.mkPen(color, width=s.line_width)
-        pen.setStyle(dash)
+        series = next((x for x in self.series.values() if x.item is item), None)
+        long_curve = series is not None and series.n > Series.DASHED_POINTS
+        pen.setStyle(QtCore.Qt.PenStyle.SolidLine if long_curve else dash)
         item.setPen(pen)
 
     def apply_style(self, s: st.Style | None = None) -> None:

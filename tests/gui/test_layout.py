@@ -97,3 +97,20 @@ def test_small_ranges_are_not_silently_rescaled(qtbot):
     assert axis.autoSIPrefixScale == 1.0 and axis.labelUnitPrefix == ""
     strings = axis.tickStrings([0.15, 0.2, 0.25], axis.autoSIPrefixScale, 0.05)
     assert [float(t) for t in strings] == [0.15, 0.2, 0.25]  # not 150, 200, 250
+
+
+def test_long_dashed_curves_are_drawn_solid(qtbot):
+    """Qt strokes dashes along a long jagged path very slowly: past 1,000 points a curve is solid."""
+    from PySide6 import QtCore
+
+    from app.widgets.plots import PlotPanel, Series
+
+    panel = PlotPanel("curves", "step", "value")
+    qtbot.addWidget(panel)
+    panel.curve("first")
+    second = panel.curve("second")  # the second curve is dashed
+    assert second.item.opts["pen"].style() == QtCore.Qt.PenStyle.DashLine
+    second.extend(np.arange(Series.DASHED_POINTS + 1), np.random.default_rng(0).random(Series.DASHED_POINTS + 1))
+    assert second.item.opts["pen"].style() == QtCore.Qt.PenStyle.SolidLine
+    second.clear()
+    assert second.item.opts["pen"].style() == QtCore.Qt.PenStyle.DashLine
