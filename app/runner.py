@@ -63,6 +63,7 @@ class Pacer:
         self._cancelled = False
         self._next_time = 0.0
         self._waiting = False
+        self._held = False
 
     @property
     def waiting(self) -> bool:
@@ -100,6 +101,15 @@ class Pacer:
             self._cancelled = True
             self._cond.notify_all()
 
+    def hold(self, held: bool) -> None:
+        """While held (the GUI draws a frame) the worker waits between steps without the
+        interpreter lock, so the GUI thread's many short calls into Qt are not each delayed
+        by a busy worker (a thread convoy that made frames ten times slower)."""
+        with self._cond:
+            self._held = bool(held)
+            if not held:
+                self._cond.notify_all()
+
     @property
     def cancelled(self) -> bool:
         return self._cancelled
@@ -133,6 +143,9 @@ class Pacer:
             while True:
                 if self._cancelled:
                     return False
+                if self._held:
+                    self._cond.wait(timeout=0.1)  # a frame is being drawn
+                    continue
                 if self._permits > 0:
                     self._permits -= 1
                     return True
@@ -702,6 +715,12 @@ class Runner(QtCore.QObject):
 
     # --- collecting the worker's output (GUI thread, on the timer) --------------------
     def _tick(self) -> None:
+        # The worker waits (without the interpreter lock) from here until the event loop has
+        # painted what this tick drew: the release is queued behind the paint requests.
+        pacer = self._pacer
+        if pacer is not None:
+            pacer.hold(True)
+            QtCore.QTimer.singleShot(0, lambda: pacer.hold(False))
         self._collect()
         self._redraw()
 
