@@ -11,7 +11,9 @@ import importlib
 
 from ._toy import (
     GENERATORS,
+    holdout_mask,
     load_points,
+    load_two_class_points,
     make_blobs,
     make_circles,
     make_dataset,
@@ -53,6 +55,8 @@ __all__ = [
     "make_dataset",
     "save_points",
     "load_points",
+    "load_two_class_points",
+    "holdout_mask",
     *_LAZY,
 ]
 

@@ -29,6 +29,8 @@ __all__ = [
     "GENERATORS",
     "save_points",
     "load_points",
+    "load_two_class_points",
+    "holdout_mask",
 ]
 
 
@@ -265,3 +267,34 @@ def _finite_or_name(label: str) -> bool:
         return bool(np.isfinite(float(label)))
     except ValueError:
         return True  # a name such as 'cat'
+
+
+def load_two_class_points(path, max_points: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y ±1) of a points file for a 2-D two-class problem; ``ValueError`` says what is wrong.
+
+    :func:`load_points` checks the file itself (numbers, finite values, labels); this adds two
+    coordinates, at most ``max_points`` points and at most two classes (the larger label is
+    class +1; a single class keeps its sign, so a learner can say it needs two).
+    """
+    X, labels = load_points(path)
+    if X.shape[1] != 2:
+        raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
+    if len(X) > max_points:
+        raise ValueError(f"the file has {len(X):,} points; this lab draws at most {max_points:,}")
+    classes = np.unique(labels)
+    if classes.size > 2:
+        raise ValueError(f"this lab needs two classes, the file has {classes.size}")
+    if classes.size == 2:
+        return X, np.where(labels == classes[-1], 1.0, -1.0)
+    positive = labels.dtype.kind == "f" and classes[0] > 0
+    return X, np.full(len(labels), 1.0 if positive else -1.0)
+
+
+def holdout_mask(n: int, fraction: float, seed: int) -> np.ndarray:
+    """Test-point mask: point i is held out when u_i < fraction, u ~ U(0, 1) from the seed.
+
+    The first n draws do not depend on n, so appending points keeps the others' roles."""
+    if fraction <= 0 or n == 0:
+        return np.zeros(n, dtype=bool)
+    u = np.random.default_rng([int(seed), 7919]).random(n)
+    return u < fraction

@@ -228,7 +228,6 @@ def test_solver_race(qtbot, make_window):
     assert set(rows) == {"svd", "eigh", "randomized", "power"}
     assert rows["svd"]["angle"] < 1e-8 and rows["eigh"]["angle"] < 1e-8
     assert rows["power"]["angle"] < 1e-4
-    assert all(r["seconds"] > 0 for r in rows.values())
     np.testing.assert_allclose(lab.race_bars.opts["height"], [1e3 * rows[m]["seconds"] for m, _ in run.RACE_SOLVERS])
     assert lab.race_table.item(3, 2).text() == str(rows["power"]["iterations"])
     window.close()

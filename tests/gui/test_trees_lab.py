@@ -206,7 +206,7 @@ def test_bad_file_gives_a_banner(qtbot, make_window, tmp_path):
     n = len(lab.canvas.y)
     bad = tmp_path / "bad.csv"
     bad.write_text("x1,x2,x3,label\n1,2,3,0\n")
-    assert not lab.load_points_file(str(bad))
+    assert not lab.load_points_file(str(bad), wait=True)
     assert "2-D" in lab.error_text and len(lab.canvas.y) == n
 
 

@@ -6,7 +6,6 @@ tab and a reference check against scikit-learn."""
 from __future__ import annotations
 
 import html
-import os
 from typing import Callable, Iterator
 
 import numpy as np
@@ -23,14 +22,13 @@ from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
 from ...widgets.plots import outside_legend
-from ...widgets.point_canvas import CanvasToolbar, PointCanvas
+from ...widgets.point_canvas import CanvasToolbar, PointCanvas, PointsLabMixin
 from . import maths, reference
 from .cv_view import CrossValidationView
 from .run import (
     CLASSIFIERS,
     RunContext,
     is_svm,
-    points_from_file,
     prepare_frame,
     run_steps,
     split_mask,
@@ -49,7 +47,7 @@ def _for(*kinds: str):
 PAGES = {"perceptron": 0, "logistic": 1}
 
 
-class ClassifiersLab(Lab):
+class ClassifiersLab(PointsLabMixin, Lab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
 
     # ------------------------------------------------------------------ building
@@ -283,34 +281,8 @@ class ClassifiersLab(Lab):
         self.cv_view.mark_stale()
         self.reset()
 
-    def load_points_file(self, path: str, wait: bool = False) -> bool | None:
-        """Replace the points by those of a CSV file, read on a worker thread; a message in
-        the lab if it is unusable (the current points stay). ``wait=True`` blocks until it is
-        read and returns whether it was used (scripts and tests)."""
-        outcome: list[bool] = []
-
-        def done(result):
-            X, y = result
-            self._suppress_points_signal = True
-            try:
-                self.canvas.set_points(X, y, test_mask=split_mask(len(y), self.form.value("test_fraction"), self.seed))
-            finally:
-                self._suppress_points_signal = False
-            self._fit_view()
-            self.cv_view.mark_stale()
-            self.reset()
-            outcome.append(True)
-
-        def failed(message):
-            self.show_error(f"Could not load {os.path.basename(path)}: {message}")
-            outcome.append(False)
-
-        task = self.task("load points", on_done=done, on_error=failed)
-        task.start(points_from_file, str(path))
-        if wait:
-            task.wait(120.0)
-            return bool(outcome and outcome[0])
-        return None
+    def points_replaced(self) -> None:
+        self.cv_view.mark_stale()
 
     def _load_points_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
@@ -339,16 +311,8 @@ class ClassifiersLab(Lab):
 
     # ------------------------------------------------------------------ running
     def _context(self, params: dict, seed: int) -> RunContext:
-        X = self.canvas.X.copy()
-        y = self.canvas.y.copy()
-        mask = self.canvas.test_mask
-        if len(mask) != len(y):
-            mask = np.zeros(len(y), dtype=bool)
-        if len(y) == 0:
-            raise ValueError("There are no points: draw some (left click +1, right click −1) or press New data.")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("Some points have coordinates that are not finite numbers.")
-        return RunContext(params["classifier"], dict(params), X, y, mask.copy(), self._view_extent(), seed)
+        X, y, mask = self.canvas_arrays()
+        return RunContext(params["classifier"], dict(params), X, y, mask, self._view_extent(), seed)
 
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
         ctx = self._context(params, seed)

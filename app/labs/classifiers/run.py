@@ -15,12 +15,12 @@ from typing import Any, Iterator
 import numpy as np
 
 from smlengine import Snapshot
+from smlengine.datasets import holdout_mask, load_two_class_points
 from smlengine.grid import DecisionFrame, decision_frame, grid_points
 from smlengine.kernels import make_kernel
 from smlengine.linear import LogisticRegression, Perceptron
 from smlengine.model_selection import grid_search_steps
 from smlengine.svm import SVM
-
 
 CLASSIFIERS = [
     ("perceptron", "Perceptron"),
@@ -56,39 +56,13 @@ def make_estimator(kind: str, params: dict, seed: int = 0, *, max_iter: int | No
 
 #: the most points the lab draws and trains on (the "Points" parameter's maximum)
 MAX_POINTS = 20_000
+#: the held-out mask of the drawn points (shared with the trees lab)
+split_mask = holdout_mask
 
 
 def points_from_file(path: str) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y ±1) of a points CSV for this lab (worker thread; ValueError says what is wrong).
-
-    :func:`smlengine.datasets.load_points` checks the file itself (numbers, finite values,
-    labels); this adds what the lab needs: two coordinates, at most :data:`MAX_POINTS`
-    points, at most two classes (the larger label is class +1).
-    """
-    from smlengine.datasets import load_points
-
-    X, labels = load_points(path)
-    if X.shape[1] != 2:
-        raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
-    if len(X) > MAX_POINTS:
-        raise ValueError(f"the file has {len(X):,} points; this lab draws at most {MAX_POINTS:,}")
-    classes = np.unique(labels)
-    if classes.size > 2:
-        raise ValueError(f"this lab needs two classes, the file has {classes.size}")
-    if classes.size == 2:
-        return X, np.where(labels == classes[-1], 1.0, -1.0)
-    positive = labels.dtype.kind == "f" and classes[0] > 0  # one class: the run will say it needs two
-    return X, np.full(len(labels), 1.0 if positive else -1.0)
-
-
-def split_mask(n: int, fraction: float, seed: int) -> np.ndarray:
-    """Test-point mask: point i is held out when u_i < fraction, u ~ U(0, 1) from the seed.
-
-    The first n draws do not depend on n, so appending points keeps the others' roles."""
-    if fraction <= 0 or n == 0:
-        return np.zeros(n, dtype=bool)
-    u = np.random.default_rng([int(seed), 7919]).random(n)
-    return u < fraction
+    """(X, y ±1) of a points CSV for this lab (worker thread)."""
+    return load_two_class_points(path, MAX_POINTS)
 
 
 @dataclass(eq=False)

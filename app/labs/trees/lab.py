@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import GENERATORS, load_points, make_dataset
+from smlengine.datasets import GENERATORS, make_dataset
 
 from ... import style as st
 from ...lab import Lab
@@ -21,7 +21,7 @@ from . import META
 from ...widgets.decision_map import DecisionMap
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
-from ...widgets.point_canvas import CanvasToolbar, PointCanvas
+from ...widgets.point_canvas import CanvasToolbar, PointCanvas, PointsLabMixin
 from . import maths
 from .run import (
     CRITERIA,
@@ -103,7 +103,7 @@ def _for(*methods: str):
     return lambda values: values["method"] in methods
 
 
-class TreesLab(Lab):
+class TreesLab(PointsLabMixin, Lab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     screenshot_steps = 20
     self_test_steps = 5
@@ -454,34 +454,8 @@ class TreesLab(Lab):
         self._data_changed()
         self.reset()
 
-    def load_points_file(self, path: str) -> bool:
-        """Replace the points by those of a CSV file; a message in the lab if it is unusable."""
-        try:
-            X, labels = load_points(path)
-            if X.shape[1] != 2:
-                raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
-            if not np.all(np.isfinite(X)):
-                raise ValueError("the file has coordinates that are not finite numbers")
-            classes = np.unique(labels)
-            if classes.size > 2:
-                raise ValueError(f"this lab needs two classes, the file has {classes.size}")
-            if classes.size == 2:
-                y = np.where(labels == classes[-1], 1.0, -1.0)
-            else:
-                positive = labels.dtype.kind == "f" and classes[0] > 0
-                y = np.full(len(labels), 1.0 if positive else -1.0)
-        except (OSError, ValueError, TypeError) as exc:
-            self.show_error(f"Could not load {path}: {exc}")
-            return False
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, y, test_mask=split_mask(len(y), self.form.value("test_fraction"), self.seed))
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
+    def points_replaced(self) -> None:
         self._data_changed()
-        self.reset()
-        return True
 
     def _load_points_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
@@ -512,16 +486,8 @@ class TreesLab(Lab):
 
     # ------------------------------------------------------------------ running
     def _context(self, params: dict, seed: int) -> RunContext:
-        X = self.canvas.X.copy()
-        y = self.canvas.y.copy()
-        mask = self.canvas.test_mask
-        if len(mask) != len(y):
-            mask = np.zeros(len(y), dtype=bool)
-        if len(y) == 0:
-            raise ValueError("There are no points: draw some (left click +1, right click −1) or press New data.")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("Some points have coordinates that are not finite numbers.")
-        return RunContext(params["method"], dict(params), X, y, mask.copy(), self._view_extent(), seed)
+        X, y, mask = self.canvas_arrays()
+        return RunContext(params["method"], dict(params), X, y, mask, self._view_extent(), seed)
 
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
         ctx = self._context(params, seed)

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from smlengine import Snapshot
+from smlengine.datasets import holdout_mask
 from smlengine.ensemble import AdaBoost, Bagging, RandomForest, condorcet_probability
 from smlengine.grid import DecisionFrame, decision_frame, grid_points
 from smlengine.trees import DecisionTree, TreeArrays, split_cost
@@ -33,14 +34,8 @@ FOREST_RES = 110
 MAX_SWEEP_DEPTH = 12
 
 
-def split_mask(n: int, fraction: float, seed: int) -> np.ndarray:
-    """Test-point mask: point i is held out when u_i < fraction, u ~ U(0, 1) from the seed.
-
-    The first n draws do not depend on n, so appending points keeps the others' roles."""
-    if fraction <= 0 or n == 0:
-        return np.zeros(n, dtype=bool)
-    u = np.random.default_rng([int(seed), 7919]).random(n)
-    return u < fraction
+#: the held-out mask of the drawn points (as in the classifiers lab)
+split_mask = holdout_mask
 
 
 def _depth(value: int) -> int | None:
