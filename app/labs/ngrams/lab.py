@@ -397,7 +397,13 @@ class NGramsLab(Lab):
         brushes = [pg.mkBrush(st.NEG_COLOR if i == snap.sampled_rank else st.POS_COLOR) for i in range(k)]
         self.bars.setOpts(x0=np.zeros(k), y=y, width=probs, height=0.75, brushes=brushes,
                           pen=pg.mkPen(s.foreground, width=max(1.0, 0.5 * s.scale)))
-        pi.getAxis("left").setTicks([[(float(i), show_token(t)) for i, t in enumerate(tokens)]])
+        # every k-th label when the plot is too short for all of them (projector fonts), the
+        # sampled token always
+        rows_px = max(pi.getViewBox().height(), 1.0) / max(k, N_TOP)
+        every = max(1, math.ceil(1.15 * s.font_pt * 1.33 / rows_px))
+        pi.getAxis("left").setTicks([[(float(i), show_token(t)) for i, t in enumerate(tokens)
+                                      if i == snap.sampled_rank
+                                      or (i % every == 0 and abs(i - snap.sampled_rank) >= every)]])
         pi.setYRange(-0.6, max(k, N_TOP) - 0.4, padding=0)
         pi.setXRange(0, max(float(probs.max()) if k else 1.0, snap.probability, 0.05) * 1.08, padding=0)
         ctx = "  ".join(f"“{show_token(c)}”" for c in snap.context) if snap.context else \
