@@ -131,7 +131,7 @@ def _image_is_blank(image) -> bool:
 
 
 def _new_window(args, lab_ids=None):
-    from . import style as st
+    from . import style as theme
     from .main_window import MainWindow
 
     headless = bool(args.screenshot or args.screenshots or args.self_test)
@@ -142,7 +142,7 @@ def _new_window(args, lab_ids=None):
     if args.theme:
         window.set_dark(args.theme == "dark")
     elif headless:
-        st.manager().set(theme="light")
+        theme.manager().set(theme="light")
     if headless:
         window.resize(*args.size)
     return window

@@ -91,7 +91,7 @@ from typing import Any, Callable, ClassVar, Iterator
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from . import style as st
+from . import style as theme
 from .runner import History, Runner
 from .tasks import BackgroundTask
 from .widgets.maths import MathsPanel
@@ -201,7 +201,7 @@ class Lab(QtWidgets.QWidget):
         self.runner.stateChanged.connect(self._update_controls)
         self.runner.errorOccurred.connect(self.show_error)
         self.form.changed.connect(self.on_param_changed)
-        st.manager().changed.connect(self._restyle)
+        theme.manager().changed.connect(self._restyle)
         self._restyled_once = False
         self.after_build()
 
@@ -251,7 +251,7 @@ class Lab(QtWidgets.QWidget):
         """The plot exported by File ▸ Export plot."""
         return None
 
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         """Restyle plot items (projector mode, theme)."""
 
     def on_param_changed(self, name: str) -> None:
@@ -285,10 +285,10 @@ class Lab(QtWidgets.QWidget):
         super().showEvent(event)
         if not self._restyled_once:
             self._restyled_once = True
-            self.apply_style(st.current())
+            self.apply_style(theme.current())
             QtCore.QTimer.singleShot(0, self.fit_panels)
 
-    def _restyle(self, s: st.Style) -> None:
+    def _restyle(self, s: theme.Style) -> None:
         self.fit_panels(s)
         self.maths.apply_style(s)
         self.apply_style(s)
@@ -296,10 +296,10 @@ class Lab(QtWidgets.QWidget):
             self.runner.request_rewind()
             self.runner.flush()
 
-    def fit_panels(self, s: st.Style | None = None) -> None:
+    def fit_panels(self, s: theme.Style | None = None) -> None:
         """Give the side panels the room their contents need (never clipped: the form wraps
         its rows when narrow) and the plots the rest; the maths panel yields first."""
-        s = s or st.current()
+        s = s or theme.current()
         total = max(self.splitter.width(), 600)
         contents = self.controls_scroll.widget()
         bar = self.controls_scroll.verticalScrollBar().sizeHint().width() + 6

@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import APP_NAME, __version__, registry
-from . import style as st
+from . import style as theme
 from .lab import Lab
 from .runner import History
 from .session import autosave_path, clean_temporaries, config_dir, load_session, save_session, set_aside
@@ -235,11 +235,11 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ view
     def set_projector(self, on: bool) -> None:
         self.projector_action.setChecked(bool(on))
-        st.manager().set(projector=bool(on))
+        theme.manager().set(projector=bool(on))
 
     def set_dark(self, on: bool) -> None:
         self.dark_action.setChecked(bool(on))
-        st.manager().set(theme="dark" if on else "light")
+        theme.manager().set(theme="dark" if on else "light")
 
     def set_maths_visible(self, on: bool) -> None:
         self.maths_action.setChecked(bool(on))
@@ -399,8 +399,8 @@ class MainWindow(QtWidgets.QMainWindow):
         s.setValue("geometry", self.saveGeometry())
         s.setValue("controls", "true" if self.controls_action.isChecked() else "false")
         s.setValue("state", self.saveState())
-        s.setValue("projector", "true" if st.current().projector else "false")
-        s.setValue("theme", st.current().theme)
+        s.setValue("projector", "true" if theme.current().projector else "false")
+        s.setValue("theme", theme.current().theme)
         s.setValue("maths", "true" if self.maths_action.isChecked() else "false")
         lab = self.lab()
         if lab is not None:

@@ -12,12 +12,12 @@ from PySide6 import QtCore, QtGui
 
 from smlengine.grid import DecisionFrame, decision_frame, grid_points  # noqa: F401 - re-exported
 
-from .. import style as st
+from .. import style as theme
 
 
-def _diverging_lut(style: st.Style, alpha: int = 110) -> np.ndarray:
-    neg = np.array(QtGui.QColor(st.NEG_COLOR).getRgb()[:3], float)
-    pos = np.array(QtGui.QColor(st.POS_COLOR).getRgb()[:3], float)
+def _diverging_lut(style: theme.Style, alpha: int = 110) -> np.ndarray:
+    neg = np.array(QtGui.QColor(theme.NEG_COLOR).getRgb()[:3], float)
+    pos = np.array(QtGui.QColor(theme.POS_COLOR).getRgb()[:3], float)
     mid = np.array(QtGui.QColor(style.background).getRgb()[:3], float)
     t = np.linspace(-1, 1, 256)[:, None]
     rgb = np.where(t < 0, mid + (neg - mid) * (-t), mid + (pos - mid) * t)
@@ -45,9 +45,9 @@ class DecisionMap:
             plot_item.addItem(c)
             self.margin_curves[level] = c
         self.frame: DecisionFrame | None = None
-        self.apply_style(st.current())
+        self.apply_style(theme.current())
 
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         self.style = s
         self.image.setLookupTable(_diverging_lut(s))
         self.boundary.setPen(pg.mkPen(s.foreground, width=s.line_width * 1.2))

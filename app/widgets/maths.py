@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from .. import style as st
+from .. import style as theme
 
 
 class MathsPanel(QtWidgets.QTextBrowser):
@@ -13,7 +13,7 @@ class MathsPanel(QtWidgets.QTextBrowser):
         self.setOpenExternalLinks(False)
         self.setMinimumWidth(140)
         self._html = ""
-        self.apply_style(st.current())
+        self.apply_style(theme.current())
 
     def set_html(self, html: str) -> None:
         if html != self._html:
@@ -23,7 +23,7 @@ class MathsPanel(QtWidgets.QTextBrowser):
             self.setHtml(html)
             bar.setValue(pos)
 
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         font = self.font()
         font.setPointSizeF(s.font_pt)
         self.setFont(font)

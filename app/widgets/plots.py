@@ -17,7 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from .. import style as st
+from .. import style as theme
 
 DASHES = [QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
           QtCore.Qt.PenStyle.DashDotLine]
@@ -180,8 +180,8 @@ class PlotPanel(pg.PlotWidget):
             self.legend.setVisible(False)
         self.series: dict[str, Series] = {}
         self.setMinimumSize(120, 90)
-        self.apply_style(st.current())
-        st.manager().changed.connect(self.apply_style)
+        self.apply_style(theme.current())
+        theme.manager().changed.connect(self.apply_style)
 
     # --- curves
     def curve(self, name: str, *, color: str | None = None, dash: int | None = None) -> Series:
@@ -192,9 +192,9 @@ class PlotPanel(pg.PlotWidget):
             if self.legend is not None:
                 self.legend.addItem(item, name)
                 self.legend.setVisible(self._legend_wanted and len(self.series) >= 1)
-            item._sml_style = (color or st.CATEGORICAL[i % len(st.CATEGORICAL)], DASHES[(dash if dash is not None else i) % 4])
+            item._sml_style = (color or theme.CATEGORICAL[i % len(theme.CATEGORICAL)], DASHES[(dash if dash is not None else i) % 4])
             self.series[name] = Series(item, log_y=self.log_y)
-            self._style_curve(item, st.current())
+            self._style_curve(item, theme.current())
         return self.series[name]
 
     def clear_series(self) -> None:
@@ -208,10 +208,10 @@ class PlotPanel(pg.PlotWidget):
 
     def set_title(self, title: str) -> None:
         self._title = title
-        st.style_plot(self, st.current(), title=title)
+        theme.style_plot(self, theme.current(), title=title)
 
     # --- style
-    def _style_curve(self, item, s: st.Style) -> None:
+    def _style_curve(self, item, s: theme.Style) -> None:
         color, dash = item._sml_style
         pen = pg.mkPen(color, width=s.line_width)
         series = next((x for x in self.series.values() if x.item is item), None)
@@ -219,10 +219,10 @@ class PlotPanel(pg.PlotWidget):
         pen.setStyle(QtCore.Qt.PenStyle.SolidLine if long_curve else dash)
         item.setPen(pen)
 
-    def apply_style(self, s: st.Style | None = None) -> None:
-        s = s or st.current()
-        st.set_axis_labels(self, self._x_label, self._y_label, s)
-        st.style_plot(self, s, title=self._title)
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        s = s or theme.current()
+        theme.set_axis_labels(self, self._x_label, self._y_label, s)
+        theme.style_plot(self, s, title=self._title)
         left = self.plot_item.getAxis("left")
         left.setWidth(int(self.LEFT_AXIS_EM * s.font_pt * 1.4 + 18 * s.scale))
         # title + axis + at least three tick labels' worth of data area

@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .. import style as st
+from .. import style as theme
 
 PICK_RADIUS_PX = 12
 
@@ -92,7 +92,7 @@ class PointCanvas(pg.PlotWidget):
         for item in (self._neg_item, self._pos_item, self._test_neg_item, self._test_pos_item):
             item.setZValue(10)
             self.plot_item.addItem(item)
-        self.apply_style(st.current())
+        self.apply_style(theme.current())
 
     # --- editing ----------------------------------------------------------------------
     #: undo history: at most this many states and this many bytes (oldest dropped first)
@@ -185,24 +185,24 @@ class PointCanvas(pg.PlotWidget):
         px, py = self._vb.viewPixelSize()
         d = np.hypot((self.X[:, 0] - view.x()) / px, (self.X[:, 1] - view.y()) / py)
         i = int(np.argmin(d))
-        return i if d[i] <= PICK_RADIUS_PX * st.current().scale else None
+        return i if d[i] <= PICK_RADIUS_PX * theme.current().scale else None
 
     # --- drawing ----------------------------------------------------------------------
     def _refresh(self) -> None:
-        s = st.current()
+        s = theme.current()
         size = s.marker_size
         edge = pg.mkPen(s.foreground, width=max(1.0, s.scale))
         pos = (self.y > 0) & ~self.test_mask
         neg = (self.y <= 0) & ~self.test_mask
         tpos = (self.y > 0) & self.test_mask
         tneg = (self.y <= 0) & self.test_mask
-        self._pos_item.setData(pos=self.X[pos], symbol="o", size=size, brush=pg.mkBrush(st.POS_COLOR), pen=edge)
-        self._neg_item.setData(pos=self.X[neg], symbol="s", size=size * 0.9, brush=pg.mkBrush(st.NEG_COLOR), pen=edge)
-        self._test_pos_item.setData(pos=self.X[tpos], symbol="o", size=size, brush=pg.mkBrush(None), pen=pg.mkPen(st.POS_COLOR, width=2 * s.scale))
-        self._test_neg_item.setData(pos=self.X[tneg], symbol="s", size=size * 0.9, brush=pg.mkBrush(None), pen=pg.mkPen(st.NEG_COLOR, width=2 * s.scale))
+        self._pos_item.setData(pos=self.X[pos], symbol="o", size=size, brush=pg.mkBrush(theme.POS_COLOR), pen=edge)
+        self._neg_item.setData(pos=self.X[neg], symbol="s", size=size * 0.9, brush=pg.mkBrush(theme.NEG_COLOR), pen=edge)
+        self._test_pos_item.setData(pos=self.X[tpos], symbol="o", size=size, brush=pg.mkBrush(None), pen=pg.mkPen(theme.POS_COLOR, width=2 * s.scale))
+        self._test_neg_item.setData(pos=self.X[tneg], symbol="s", size=size * 0.9, brush=pg.mkBrush(None), pen=pg.mkPen(theme.NEG_COLOR, width=2 * s.scale))
 
-    def apply_style(self, s: st.Style) -> None:
-        st.style_plot(self, s)
+    def apply_style(self, s: theme.Style) -> None:
+        theme.style_plot(self, s)
         self._refresh()
 
     def data_bounds(self, margin: float = 0.15) -> tuple[float, float, float, float]:

@@ -45,7 +45,7 @@ def config_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def make_window(qtbot, config_dir):
-    from app import style as st
+    from app import style as theme
     from app.main_window import MainWindow
 
     windows = []
@@ -66,7 +66,7 @@ def make_window(qtbot, config_dir):
         w.close()
         w.deleteLater()
     windows.clear()
-    st.manager().set(theme="light", projector=False)
+    theme.manager().set(theme="light", projector=False)
 
 
 def wait_until(qtbot, predicate, timeout=20_000):

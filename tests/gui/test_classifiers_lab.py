@@ -172,9 +172,9 @@ def test_keyboard_shortcuts_drive_the_run(qtbot, make_window):
     actions["R"].trigger()
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.step == 0, timeout=10_000)
     actions["F5"].trigger()
-    from app import style as st
+    from app import style as theme
 
-    assert st.current().projector
+    assert theme.current().projector
 
 
 def test_clearing_the_points_leaves_no_stale_run_on_screen(qtbot, make_window):

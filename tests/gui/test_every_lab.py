@@ -86,9 +86,9 @@ def test_lab_projector_and_dark_theme(qtbot, make_window, lab_id):
     window.set_dark(True)
     qtbot.wait(50)
     assert lab.error_text == ""
-    from app import style as st
+    from app import style as theme
 
-    assert st.current().projector and st.current().scale >= 1.5
+    assert theme.current().projector and theme.current().scale >= 1.5
     window.set_projector(False)
     window.set_dark(False)
 

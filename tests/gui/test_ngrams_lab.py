@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from app import style as st
+from app import style as theme
 from smlengine.datasets import load_play
 from smlengine.ngram import NGramModel, tokenize
 
@@ -63,8 +63,8 @@ def test_streamed_text_equals_engine_generate(qtbot, make_window, play_words):
     assert len(opts["y"]) == len(shown_probs) <= 15
     if last.sampled_rank >= 0:
         colours = [b.color().name() for b in opts["brushes"]]
-        assert colours[last.sampled_rank] == st.NEG_COLOR.lower()
-        assert colours.count(st.NEG_COLOR.lower()) == 1
+        assert colours[last.sampled_rank] == theme.NEG_COLOR.lower()
+        assert colours.count(theme.NEG_COLOR.lower()) == 1
     assert "sampled" in lab.context_label.text()
 
     # step back: bars and text follow the older snapshot

@@ -219,9 +219,9 @@ def test_projector_mode(qtbot, make_window):
     _finish(qtbot, lab)
     window.set_projector(True)
     qtbot.wait(50)
-    from app import style as st
+    from app import style as theme
 
-    s = st.current()
+    s = theme.current()
     assert lab.error_text == ""
     assert lab.change_curve.opts["pen"].widthF() == pytest.approx(s.line_width)
     assert lab.table.font().pointSizeF() == pytest.approx(9.0 * s.scale)

@@ -124,7 +124,7 @@ def _run_classifiers(qtbot, make_window, n=6):
 
 # ------------------------------------------------------------------------------ tests
 def test_classifier_plot_is_a_vector_drawing_with_the_screen_layout(qtbot, make_window, tmp_path):
-    from app import style as st
+    from app import style as theme
 
     window, lab = _run_classifiers(qtbot, make_window)
     plot = lab.main_plot()
@@ -173,8 +173,8 @@ def test_classifier_plot_is_a_vector_drawing_with_the_screen_layout(qtbot, make_
     scene0 = item.sceneBoundingRect().topLeft()
     rect = [(area.left() - scene0.x()) * k, (area.top() - scene0.y()) * k,
             (area.right() - scene0.x()) * k, (area.bottom() - scene0.y()) * k]
-    ours = _colour_box(_render(svg_path, png.size()), st.POS_COLOR, rect)
-    theirs = _colour_box(png, st.POS_COLOR, rect)
+    ours = _colour_box(_render(svg_path, png.size()), theme.POS_COLOR, rect)
+    theirs = _colour_box(png, theme.POS_COLOR, rect)
     np.testing.assert_allclose(ours, theirs, atol=0.02 * png.width())
 
 

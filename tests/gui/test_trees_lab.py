@@ -131,9 +131,9 @@ def test_boosting_plots_follow_the_run(qtbot, make_window):
     np.testing.assert_allclose(b, el, rtol=1e-9)  # the bound equals the half-exponent loss
     # point sizes follow the weights; the stump line is at the threshold; α bars
     pos = snap.ctx.y_train > 0
-    from app import style as st
+    from app import style as theme
 
-    expected = lab.weight_sizes(snap.engine.weights, st.current().marker_size)[pos]
+    expected = lab.weight_sizes(snap.engine.weights, theme.current().marker_size)[pos]
     np.testing.assert_allclose(lab.weighted_pos.data["size"], expected)
     assert lab.stump_line.isVisible() and lab.stump_line.value() == pytest.approx(snap.engine.threshold)
     ax, ay = lab.alpha_bars.getData()

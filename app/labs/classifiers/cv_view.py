@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ... import style as st
+from ... import style as theme
 from ...tasks import BackgroundTask
 from .run import cv_grid, cv_steps
 
@@ -87,7 +87,7 @@ class CrossValidationView(QtWidgets.QWidget):
         self.values: list = []
         self.kind = ""
         self.set_kind("svm_rbf")
-        self.apply_style(st.current())
+        self.apply_style(theme.current())
 
     # ------------------------------------------------------------------ grid
     def set_kind(self, kind: str) -> None:
@@ -147,8 +147,8 @@ class CrossValidationView(QtWidgets.QWidget):
                 t.setZValue(5)
                 self.plot_item.addItem(t)
                 self.texts[(a, b)] = t
-        st.style_plot(self.plot, st.current(), title="k-fold cross-validation error (lower is better)")
-        self.apply_style(st.current())
+        theme.style_plot(self.plot, theme.current(), title="k-fold cross-validation error (lower is better)")
+        self.apply_style(theme.current())
         self.plot_item.getViewBox().setRange(xRange=(0, shape[0]), yRange=(0, shape[1]), padding=0.02)
         self._draw_image()
 
@@ -214,9 +214,9 @@ class CrossValidationView(QtWidgets.QWidget):
                 if not np.isfinite(self.errors[idx]):
                     t.setText("")
             best = self._cell(snap.best_index)
-            s = st.current()
+            s = theme.current()
             self.best_marker.setData(pos=[(best[0] + 0.5, best[1] + 0.5)], symbol="s", size=46 * s.scale,
-                                     pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=3 * s.scale), brush=pg.mkBrush(None))
+                                     pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale), brush=pg.mkBrush(None))
             self.current_marker.setData(pos=[(cell[0] + 0.5, cell[1] + 0.5)], symbol="o", size=10 * s.scale,
                                         pen=pg.mkPen(s.foreground), brush=pg.mkBrush(s.foreground))
             self._draw_image()
@@ -251,8 +251,8 @@ class CrossValidationView(QtWidgets.QWidget):
         self.cancel()
         self.task.shutdown()
 
-    def apply_style(self, s: st.Style) -> None:
-        st.style_plot(self.plot, s)
+    def apply_style(self, s: theme.Style) -> None:
+        theme.style_plot(self.plot, s)
         for t in self.texts.values():
             font = t.textItem.font()
             font.setPointSizeF(s.font_pt * 0.9)

@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtWidgets
 
 from smlengine.datasets import GENERATORS, make_dataset
 
-from ... import style as st
+from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.decision_map import DecisionMap
@@ -125,7 +125,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.canvas = PointCanvas()
-        st.set_axis_labels(self.canvas, "x₁", "x₂")
+        theme.set_axis_labels(self.canvas, "x₁", "x₂")
         self.legend = outside_legend(self.canvas.plot_item, "top", columns=2)
         self.decision = DecisionMap(self.canvas.plot_item, margins=False)
         pi = self.canvas.plot_item
@@ -225,7 +225,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         self.legend.addItem(self.mistake_marker, "misclassified")
         if family == "perceptron":
             self.legend.addItem(self.current_marker, "point just used")
-        st.style_plot(self.canvas, st.current())
+        theme.style_plot(self.canvas, theme.current())
 
     def _update_reference_button(self, kind: str) -> None:
         b = self.reference_button
@@ -335,7 +335,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
     def render(self, snapshot, prepared, history) -> None:
         ctx: RunContext = snapshot.ctx
         kind = ctx.kind
-        s = st.current()
+        s = theme.current()
         if prepared is not None or (kind == "perceptron" and not np.any(snapshot.engine.v)):
             self.decision.set_frame(prepared)
         self.mistake_marker.set_points((ctx, s), ctx.X, symbol="x", size=s.marker_size * 0.9,
@@ -380,7 +380,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         if eng.index is not None and eng.index < len(ctx.train_idx):
             p = ctx.X_train[[eng.index]]
             self.current_marker.setData(pos=p, symbol="o", size=s.marker_size * 2.6,
-                                        pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=3 * s.scale), brush=pg.mkBrush(None))
+                                        pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=3 * s.scale), brush=pg.mkBrush(None))
         else:
             self.current_marker.setData([], [])
         self._draw_normal(snapshot)
@@ -401,14 +401,14 @@ class ClassifiersLab(PointsLabMixin, Lab):
         ring = s.marker_size * 2.0
         key = (ctx, s)
         self.sv_free_marker.set_points(key, ctx.X_train, symbol="o", size=ring, brush=pg.mkBrush(None),
-                                       pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=2.2 * s.scale))
+                                       pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=2.2 * s.scale))
         self.sv_bound_marker.set_points(key, ctx.X_train, symbol="d", size=ring * 1.1, brush=pg.mkBrush(None),
-                                        pen=pg.mkPen(st.OKABE_ITO["reddish_purple"], width=1.6 * s.scale))
+                                        pen=pg.mkPen(theme.OKABE_ITO["reddish_purple"], width=1.6 * s.scale))
         self.sv_free_marker.show_mask((alpha > 0) & (alpha < C))
         self.sv_bound_marker.show_mask(alpha >= C)
         if eng.pair is not None:
             self.current_marker.setData(pos=ctx.X_train[list(eng.pair)], symbol="o", size=s.marker_size * 3.0,
-                                        pen=pg.mkPen(st.OKABE_ITO["orange"], width=3.5 * s.scale), brush=pg.mkBrush(None))
+                                        pen=pg.mkPen(theme.OKABE_ITO["orange"], width=3.5 * s.scale), brush=pg.mkBrush(None))
         else:
             self.current_marker.setData([], [])
         self._append_curves(history, ctx.kind, ctx.n_test)
@@ -436,7 +436,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         back = tip - 0.25 * length * v / norm
         xs = [foot[0], tip[0], np.nan, back[0] + side[0], tip[0], back[0] - side[0]]
         ys = [foot[1], tip[1], np.nan, back[1] + side[1], tip[1], back[1] - side[1]]
-        self.normal_arrow.setData(xs, ys, connect="finite", pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=st.current().line_width))
+        self.normal_arrow.setData(xs, ys, connect="finite", pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=theme.current().line_width))
 
     def show_idle(self) -> None:
         self.decision.set_frame(None)
@@ -501,10 +501,10 @@ class ClassifiersLab(PointsLabMixin, Lab):
         super().shutdown()
 
     # ------------------------------------------------------------------ style, sessions, export
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         self.canvas.apply_style(s)
-        st.set_axis_labels(self.canvas, "x₁", "x₂", s)
-        st.style_plot(self.canvas, s)
+        theme.set_axis_labels(self.canvas, "x₁", "x₂", s)
+        theme.style_plot(self.canvas, s)
         self.decision.apply_style(s)
         for p in self.panels:
             p.apply_style(s)

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from ... import style as st
+from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
@@ -102,16 +102,16 @@ class FacesLab(Lab):
         layout.addWidget(self.status)
 
     def build_plots(self) -> QtWidgets.QWidget:
-        s = st.current()
+        s = theme.current()
         # --- detection tab
         self.photo_view = PhotoView("Detections")
-        self.photo_view.layer("raw", st.OKABE_ITO["yellow"], 1.0, z=8)
-        self.photo_view.layer("lbp", st.OKABE_ITO["sky_blue"], 3.0, QtCore.Qt.PenStyle.DashLine, z=9)
-        self.photo_view.layer("faces", st.OKABE_ITO["vermillion"], 4.0, z=10)
-        self.photo_view.layer("clicked", st.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
+        self.photo_view.layer("raw", theme.OKABE_ITO["yellow"], 1.0, z=8)
+        self.photo_view.layer("lbp", theme.OKABE_ITO["sky_blue"], 3.0, QtCore.Qt.PenStyle.DashLine, z=9)
+        self.photo_view.layer("faces", theme.OKABE_ITO["vermillion"], 4.0, z=10)
+        self.photo_view.layer("clicked", theme.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
         self.photo_view.clicked.connect(self.inspect_window)
         self.heat_view = PhotoView("Stages passed", colormap="viridis")
-        self.heat_view.layer("faces", st.OKABE_ITO["vermillion"], 2.5, z=10)
+        self.heat_view.layer("faces", theme.OKABE_ITO["vermillion"], 2.5, z=10)
         self.heat_view.clicked.connect(self.inspect_window)
         self.funnel_panel = PlotPanel("Funnel", "stages ≥ j", "windows", log_y=True, legend=False)
         self.funnel = self.funnel_panel.curve("windows")
@@ -479,7 +479,7 @@ class FacesLab(Lab):
             return maths.detect_html(snapshot)
         return maths.train_html(snapshot)
 
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         for v in (self.photo_view, self.heat_view, self.feature_view, self.features_view, self.faces_view,
                   self.nonfaces_view, self.hard_view):
             v.apply_style(s)

@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from ... import style as st
+from ... import style as theme
 
 
 class PhotoView(pg.PlotWidget):
@@ -47,8 +47,8 @@ class PhotoView(pg.PlotWidget):
         self._key = None
         self.setMinimumSize(120, 90)
         self.scene().sigMouseClicked.connect(self._clicked)
-        self.apply_style(st.current())
-        st.manager().changed.connect(self.apply_style)
+        self.apply_style(theme.current())
+        theme.manager().changed.connect(self.apply_style)
 
     def layer(self, name: str, color: str, width: float = 3.0, dash=QtCore.Qt.PenStyle.SolidLine, z: float = 10):
         item = pg.PlotDataItem([], [], connect="finite")
@@ -56,10 +56,10 @@ class PhotoView(pg.PlotWidget):
         self.getPlotItem().addItem(item)
         self.layers[name] = item
         self._pens[name] = (color, width, dash)
-        self._style_layer(name, st.current())
+        self._style_layer(name, theme.current())
         return item
 
-    def _style_layer(self, name: str, s: st.Style) -> None:
+    def _style_layer(self, name: str, s: theme.Style) -> None:
         color, width, dash = self._pens[name]
         pen = pg.mkPen(color, width=width * s.scale)
         pen.setStyle(dash)
@@ -111,11 +111,11 @@ class PhotoView(pg.PlotWidget):
     def set_title(self, title: str) -> None:
         if title != self._title:
             self._title = title
-            st.style_plot(self, st.current(), title=title)
+            theme.style_plot(self, theme.current(), title=title)
 
-    def apply_style(self, s: st.Style | None = None) -> None:
-        s = s or st.current()
-        st.style_plot(self, s, title=self._title)
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        s = s or theme.current()
+        theme.style_plot(self, s, title=self._title)
         for name in self.layers:
             self._style_layer(name, s)
         if self.colorbar is not None:

@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtWidgets
 
 from smlengine.datasets import list_plays
 
-from ... import style as st
+from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
@@ -29,13 +29,13 @@ TAB_INDEX = {"generate": 0, "learning": 1, "perplexity": 2}
 SMOOTHING_SYMBOLS = {"mle": "o", "laplace": "s", "kneser-ney": "t"}
 
 
-def _tint(s: st.Style) -> str:
+def _tint(s: theme.Style) -> str:
     """Light sky blue (Okabe–Ito) behind verbatim spans, readable in both themes."""
     return "#CFE8F7" if s.theme == "light" else "#1D4A66"
 
 
-def _current_bg(s: st.Style) -> str:
-    return st.HIGHLIGHT  # Okabe–Ito yellow under black text: high contrast in both themes
+def _current_bg(s: theme.Style) -> str:
+    return theme.HIGHLIGHT  # Okabe–Ito yellow under black text: high contrast in both themes
 
 
 def show_token(tok: str) -> str:
@@ -287,7 +287,7 @@ class NGramsLab(Lab):
         self.status_label.setText("")
         for label in self.bar_labels:
             label.setText("")
-        self._update_legend(st.current(), int(self.params()["n"]))  # the N of the run about to start
+        self._update_legend(theme.current(), int(self.params()["n"]))  # the N of the run about to start
 
     def render(self, snapshot, prepared, history) -> None:
         if snapshot.mode == "generate":
@@ -308,7 +308,7 @@ class NGramsLab(Lab):
         return "".join(h.piece for h in self._token_history(history))
 
     def _render_generate(self, snap, history) -> None:
-        s = st.current()
+        s = theme.current()
         if history.rewound:
             self._tokens = []
         self._tokens.extend(h for h in history.added if h.kind == "token")
@@ -335,7 +335,7 @@ class NGramsLab(Lab):
                 mask[j - t.span_length + 1:j + 1] = True
         return mask
 
-    def _draw_text(self, toks, snap, s: st.Style) -> None:
+    def _draw_text(self, toks, snap, s: theme.Style) -> None:
         key = (id(toks[-1]) if toks else 0, len(toks), s.theme, s.scale)
         if key == self._text_key:
             return
@@ -377,13 +377,13 @@ class NGramsLab(Lab):
         self.text_view.setHtml(f"<div style='{font} white-space: pre-wrap'>{body}</div>")
         self.text_view.follow()
 
-    def _update_legend(self, s: st.Style, n: int) -> None:
+    def _update_legend(self, s: theme.Style, n: int) -> None:
         self.legend_label.setText(
             f"<span style='background-color:{_tint(s)}; color:{s.foreground}'>&nbsp;tinted&nbsp;</span> "
             f"copied verbatim from the corpus (a run of ≥ N + 1 = {n + 1} tokens) · "
             f"<span style='background-color:{_current_bg(s)}; color:#000000'><b>&nbsp;current token&nbsp;</b></span>")
 
-    def _draw_bars(self, snap, s: st.Style) -> None:
+    def _draw_bars(self, snap, s: theme.Style) -> None:
         pi = self.bar_plot.getPlotItem()
         if snap.kind != "token":
             self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
@@ -394,7 +394,7 @@ class NGramsLab(Lab):
         tokens = [t for t, kept in zip(snap.top_tokens, keep) if kept]
         k = len(probs)
         y = np.arange(k, dtype=float)
-        brushes = [pg.mkBrush(st.NEG_COLOR if i == snap.sampled_rank else st.POS_COLOR) for i in range(k)]
+        brushes = [pg.mkBrush(theme.NEG_COLOR if i == snap.sampled_rank else theme.POS_COLOR) for i in range(k)]
         self.bars.setOpts(x0=np.zeros(k), y=y, width=probs, height=0.75, brushes=brushes,
                           pen=pg.mkPen(s.foreground, width=max(1.0, 0.5 * s.scale)))
         # every k-th label when the plot is too short for all of them (projector fonts), the
@@ -413,12 +413,12 @@ class NGramsLab(Lab):
         where = (f"rank {snap.sampled_rank + 1}" if snap.sampled_rank >= 0 else "not in the top 15")
         self.context_label.setText(
             f"<b>context</b> h = <span style='font-family:monospace'>{html.escape(ctx)}</span><br>"
-            f"<b>sampled</b> <span style='color:{st.NEG_COLOR}'><b>{html.escape(show_token(snap.token))}</b></span> "
+            f"<b>sampled</b> <span style='color:{theme.NEG_COLOR}'><b>{html.escape(show_token(snap.token))}</b></span> "
             f"with p = {snap.probability:.4f} ({where})")
 
     # --- learning
     def _render_learning(self, snap) -> None:
-        s = st.current()
+        s = theme.current()
         done = {n: (text, span) for n, text, span in snap.samples}
         for n, view in self.sample_views.items():
             if n in done:
@@ -567,7 +567,7 @@ class NGramsLab(Lab):
         return "".join(out)
 
     # ------------------------------------------------------------------ style, sessions, export
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         # on a projector the fonts are large: text above the bars, both full width
         # a projector leaves the plots little width: stack them
         self.ppl_split.setOrientation(QtCore.Qt.Orientation.Vertical if s.projector else QtCore.Qt.Orientation.Horizontal)
@@ -578,28 +578,28 @@ class NGramsLab(Lab):
         else:
             self.gen_split.setOrientation(QtCore.Qt.Orientation.Horizontal)
             self.gen_split.setSizes([520, 420])
-        st.set_axis_labels(self.bar_plot, "probability P(w | h)", "next token w (top 15)", s)
-        st.style_plot(self.bar_plot, s, title="Next-token distribution")
+        theme.set_axis_labels(self.bar_plot, "probability P(w | h)", "next token w (top 15)", s)
+        theme.style_plot(self.bar_plot, s, title="Next-token distribution")
         self._style_perplexity(s)
         self._update_legend(s, int((self.run_params or self.params())["n"]))
         self._text_key = None
         if self.runner.current is not None:
             self.runner.flush()
 
-    def _style_perplexity(self, s: st.Style) -> None:
-        st.set_axis_labels(self.ppl_plot, "order N", "held-out perplexity (log scale)", s)
-        st.style_plot(self.ppl_plot, s, title="Perplexity vs N")
+    def _style_perplexity(self, s: theme.Style) -> None:
+        theme.set_axis_labels(self.ppl_plot, "order N", "held-out perplexity (log scale)", s)
+        theme.style_plot(self.ppl_plot, s, title="Perplexity vs N")
         for i, (sm, curve) in enumerate(self.ppl_curves.items()):
-            color = st.CATEGORICAL[i]
+            color = theme.CATEGORICAL[i]
             curve.setPen(pg.mkPen(color, width=s.line_width))
             curve.setSymbol(SMOOTHING_SYMBOLS[sm])
             curve.setSymbolSize(s.marker_size * 1.2)
             curve.setSymbolBrush(pg.mkBrush(color))
             curve.setSymbolPen(pg.mkPen(s.foreground, width=0.5 * s.scale))
-        st.set_axis_labels(self.zipf_plot, "rank r (log scale)", "frequency f(r) (log scale)", s)
-        st.style_plot(self.zipf_plot, s, title="Zipf's law")
-        self.zipf_curve.setPen(pg.mkPen(st.CATEGORICAL[0], width=s.line_width))
-        ref = pg.mkPen(st.CATEGORICAL[1], width=s.line_width)
+        theme.set_axis_labels(self.zipf_plot, "rank r (log scale)", "frequency f(r) (log scale)", s)
+        theme.style_plot(self.zipf_plot, s, title="Zipf's law")
+        self.zipf_curve.setPen(pg.mkPen(theme.CATEGORICAL[0], width=s.line_width))
+        ref = pg.mkPen(theme.CATEGORICAL[1], width=s.line_width)
         ref.setStyle(QtCore.Qt.PenStyle.DashLine)
         self.zipf_ref.setPen(ref)
         self.ppl_plot.getPlotItem().getAxis("bottom").setTicks([[(float(n), str(n)) for n in ngram_run.PERPLEXITY_ORDERS]])

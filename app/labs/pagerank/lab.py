@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ... import style as st
+from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
@@ -332,13 +332,13 @@ class PageRankLab(Lab):
             self.toggle_link(self._selected, idx)
 
     def _draw_selected(self) -> None:
-        s = st.current()
+        s = theme.current()
         pos = self._drawn_positions
         if self._selected < 0 or pos is None or self._selected >= len(pos):
             self.selected_item.setData([], [])
             return
         self.selected_item.setData(pos=pos[[self._selected]], size=s.marker_size * 3.2, symbol="o",
-                                   pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=3 * s.scale), brush=pg.mkBrush(None))
+                                   pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale), brush=pg.mkBrush(None))
 
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
@@ -366,7 +366,7 @@ class PageRankLab(Lab):
                 f"{g.in_degree[i]} links in, {g.out_degree[i]} links out")
 
     def render(self, snapshot, prepared, history) -> None:
-        s = st.current()
+        s = theme.current()
         g = snapshot.graph
         self._graph = g
         positions = snapshot.positions
@@ -411,7 +411,7 @@ class PageRankLab(Lab):
         gp.setRange(xRange=(-1.1, 1.1), yRange=(-1.1, 1.1), padding=0.02)
 
     def _edge_pen(self, g=None):
-        s = st.current()
+        s = theme.current()
         g = g or self._graph
         many = g is not None and g.n_links > 3000
         # An opaque colour between foreground and background: faster than alpha blending.
@@ -447,7 +447,7 @@ class PageRankLab(Lab):
             self.walker_item.setData([], [])
             self.move_item.setData([], [])
             return
-        colors = [st.CATEGORICAL[(k + 1) % 6] for k in range(w.size)]
+        colors = [theme.CATEGORICAL[(k + 1) % 6] for k in range(w.size)]
         self.walker_item.setData(pos=positions[w], symbol="star", size=s.marker_size * 2.8,
                                  brush=[pg.mkBrush(c) for c in colors], pen=pg.mkPen(s.foreground, width=1.2 * s.scale))
         follow = ~snapshot.walkers_jumped
@@ -457,7 +457,7 @@ class PageRankLab(Lab):
             xy[0::2] = positions[src]
             xy[1::2] = positions[dst]
             self.move_item.setData(xy[:, 0], xy[:, 1], connect="pairs",
-                                   pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=2.5 * s.scale))
+                                   pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=2.5 * s.scale))
         else:
             self.move_item.setData([], [])
 
@@ -491,14 +491,14 @@ class PageRankLab(Lab):
         x = np.arange(1, len(order) + 1, dtype=float)
         if snapshot.moves > 0:
             self.mc_item.setData(x, np.asarray(snapshot.frequencies)[order], symbol="d", size=s.marker_size * 1.3,
-                                 brush=pg.mkBrush(st.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground, width=s.scale))
+                                 brush=pg.mkBrush(theme.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground, width=s.scale))
         else:
             self.mc_item.setData([], [])
         key = (id(snapshot.distribution), s)
         if key == self._bars_key:
             return
         self._bars_key = key
-        self.bar_item.setOpts(x=x, height=dist[order], width=0.75, brush=pg.mkBrush(st.POS_COLOR),
+        self.bar_item.setOpts(x=x, height=dist[order], width=0.75, brush=pg.mkBrush(theme.POS_COLOR),
                               pen=pg.mkPen(s.foreground, width=max(1.0, 0.5 * s.scale)))
         top = float(dist[order[0]]) if len(order) else 1.0
         self.bar_plot.getPlotItem().setRange(xRange=(0.3, TOP_N + 0.7), yRange=(0, 1.55 * top), padding=0)
@@ -540,11 +540,11 @@ class PageRankLab(Lab):
         self.chain_curves = []
         if not g.chain:
             return
-        s = st.current()
+        s = theme.current()
         for k in range(min(g.n, SHOWN_STATES_MAX)):
-            pen = pg.mkPen(st.CATEGORICAL[k % len(st.CATEGORICAL)], width=s.line_width)
+            pen = pg.mkPen(theme.CATEGORICAL[k % len(theme.CATEGORICAL)], width=s.line_width)
             c = cp.plot([], [], pen=pen, symbol="o", symbolSize=s.marker_size * 0.6,
-                        symbolBrush=st.CATEGORICAL[k % len(st.CATEGORICAL)], symbolPen=None,
+                        symbolBrush=theme.CATEGORICAL[k % len(theme.CATEGORICAL)], symbolPen=None,
                         name=f"P<sub>n</sub>({html.escape(g.names[k])})")
             self.chain_curves.append(c)
 
@@ -577,9 +577,9 @@ class PageRankLab(Lab):
         self.adj_plot.getPlotItem().setRange(xRange=(0, g.n), yRange=(0, g.n), padding=0.02)
 
     def _adj_lut(self):
-        s = st.current()
+        s = theme.current()
         bg = QtGui.QColor(s.background)
-        fg = QtGui.QColor(st.POS_COLOR if s.theme == "light" else st.OKABE_ITO["sky_blue"])
+        fg = QtGui.QColor(theme.POS_COLOR if s.theme == "light" else theme.OKABE_ITO["sky_blue"])
         lut = np.array([[bg.red(), bg.green(), bg.blue()], [fg.red(), fg.green(), fg.blue()]], np.ubyte)
         return np.repeat(lut, [128, 128], axis=0)
 
@@ -645,22 +645,22 @@ class PageRankLab(Lab):
         return "".join(rows)
 
     # ------------------------------------------------------------------ style, sessions, export
-    def apply_style(self, s: st.Style) -> None:
-        st.style_plot(self.graph_plot, s, title="Pages by rank")
-        st.set_axis_labels(self.bar_plot, "position in ranking", "PageRank Pᵢ", s)
+    def apply_style(self, s: theme.Style) -> None:
+        theme.style_plot(self.graph_plot, s, title="Pages by rank")
+        theme.set_axis_labels(self.bar_plot, "position in ranking", "PageRank Pᵢ", s)
         self.bar_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
-        st.style_plot(self.bar_plot, s, title=f"Top {TOP_N} ranks")
-        st.set_axis_labels(self.conv_plot, "n (iteration / surfer move)", "L1 distance", s)
-        st.style_plot(self.conv_plot, s, title="Convergence")
-        st.set_axis_labels(self.adj_plot, "target page j", "source page i", s)
-        st.style_plot(self.adj_plot, s, title="Adjacency")
-        st.set_axis_labels(self.chain_plot, "n (iterations)", "Pₙ(state)", s)
-        st.style_plot(self.chain_plot, s, title="Pₙ per state")
-        self.change_curve.setPen(pg.mkPen(st.POS_COLOR, width=s.line_width))
+        theme.style_plot(self.bar_plot, s, title=f"Top {TOP_N} ranks")
+        theme.set_axis_labels(self.conv_plot, "n (iteration / surfer move)", "L1 distance", s)
+        theme.style_plot(self.conv_plot, s, title="Convergence")
+        theme.set_axis_labels(self.adj_plot, "target page j", "source page i", s)
+        theme.style_plot(self.adj_plot, s, title="Adjacency")
+        theme.set_axis_labels(self.chain_plot, "n (iterations)", "Pₙ(state)", s)
+        theme.style_plot(self.chain_plot, s, title="Pₙ per state")
+        self.change_curve.setPen(pg.mkPen(theme.POS_COLOR, width=s.line_width))
         self.bound_curve.setPen(s.pen(s.foreground, s.line_width * 0.8, QtCore.Qt.PenStyle.DashLine))
-        self.mc_curve.setPen(pg.mkPen(st.NEG_COLOR, width=s.line_width))
+        self.mc_curve.setPen(pg.mkPen(theme.NEG_COLOR, width=s.line_width))
         for k, c in enumerate(self.chain_curves):
-            c.setPen(pg.mkPen(st.CATEGORICAL[k % len(st.CATEGORICAL)], width=s.line_width))
+            c.setPen(pg.mkPen(theme.CATEGORICAL[k % len(theme.CATEGORICAL)], width=s.line_width))
             c.setSymbolSize(s.marker_size * 0.6)
         font = QtGui.QFont()
         font.setPointSizeF(s.font_pt)

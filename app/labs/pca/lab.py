@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ... import style as st
+from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
@@ -109,12 +109,12 @@ class PCALab(Lab):
         self.rayleigh_panel = PlotPanel("Rayleigh quotient", "step", "ρ = vᵀBv", legend_corner="bottom-right")
         self.rayleigh_curve = self.rayleigh_panel.curve("ρ")
         self.rayleigh_exact_item = pg.PlotDataItem([], [], name="exact λⱼ")
-        self.rayleigh_exact_item.setPen(pg.mkPen(st.OKABE_ITO["bluish_green"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
+        self.rayleigh_exact_item.setPen(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
         self.rayleigh_panel.plot_item.addItem(self.rayleigh_exact_item)
         self.angle_panel = PlotPanel("Convergence", "step", "radians / norm", log_y=True, legend_corner="bottom-left")
         self.angle_curve = self.angle_panel.curve("∠(v, ξⱼ)")
         self.change_curve = self.angle_panel.curve("‖Δv‖")
-        self.predicted_curve = self.angle_panel.curve("θ₀·rateᵗ", color=st.OKABE_ITO["black"], dash=2)
+        self.predicted_curve = self.angle_panel.curve("θ₀·rateᵗ", color=theme.OKABE_ITO["black"], dash=2)
         curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         curves.addWidget(self.rayleigh_panel)
         curves.addWidget(self.angle_panel)
@@ -131,11 +131,11 @@ class PCALab(Lab):
         self.cumulative_curve = self.scree_panel.curve("cumulative")
         self.scree_curve.item.setSymbol("o")
         self.scree_curve.item.setSymbolSize(6)
-        self.gap_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(st.OKABE_ITO["vermillion"], width=2,
+        self.gap_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=2,
                                                                style=QtCore.Qt.PenStyle.DashLine),
-                                        label="gap", labelOpts={"position": 0.92, "color": st.OKABE_ITO["vermillion"]})
+                                        label="gap", labelOpts={"position": 0.92, "color": theme.OKABE_ITO["vermillion"]})
         self.scree_panel.plot_item.addItem(self.gap_line)
-        self.scree_d_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=2))
+        self.scree_d_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=2))
         self.scree_panel.plot_item.addItem(self.scree_d_line)
 
         self.recon_view = ImagePanel("Reconstructions")
@@ -219,7 +219,7 @@ class PCALab(Lab):
         ll.addLayout(_hbox(self.clear_button, self.copy_button))
         self.draw_view = ImagePanel("Reconstruction, residual")
         self.coeff_panel = PlotPanel("Projection", "j", "cⱼ", legend=False)
-        self.coeff_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=st.OKABE_ITO["blue"])
+        self.coeff_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=theme.OKABE_ITO["blue"])
         self.coeff_panel.plot_item.addItem(self.coeff_bars)
         self.novelty_label = QtWidgets.QLabel()
         self.novelty_label.setWordWrap(True)
@@ -255,7 +255,7 @@ class PCALab(Lab):
         self.race_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.race_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.race_panel = PlotPanel("Time per solver", "solver", "time (ms)", legend=False)
-        self.race_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=st.OKABE_ITO["orange"])
+        self.race_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=theme.OKABE_ITO["orange"])
         self.race_panel.plot_item.addItem(self.race_bars)
         ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(run.RACE_SOLVERS)]]
         self.race_panel.plot_item.getAxis("bottom").setTicks(ticks)
@@ -454,13 +454,13 @@ class PCALab(Lab):
             if legend is not None:
                 legend.removeItem(item)
         self._scatter_items = []
-        s = st.current()
+        s = theme.current()
         c1 = data.scores[:, 0]
         c2 = data.scores[:, 1] if data.K > 1 else np.zeros(data.n)
         classes = np.unique(data.labels)
         for i, cls in enumerate(classes):
             idx = np.flatnonzero(data.labels == cls)
-            color = st.CATEGORICAL[int(cls) % len(st.CATEGORICAL)] if cls >= 0 else st.OKABE_ITO["blue"]
+            color = theme.CATEGORICAL[int(cls) % len(theme.CATEGORICAL)] if cls >= 0 else theme.OKABE_ITO["blue"]
             symbol = SYMBOLS[int(cls) % len(SYMBOLS)] if cls >= 0 else "o"
             name = f"digit {cls}" if cls >= 0 else "image"
             item = pg.ScatterPlotItem(x=c1[idx], y=c2[idx], data=idx, symbol=symbol, size=s.marker_size * 0.8,
@@ -472,7 +472,7 @@ class PCALab(Lab):
             self._scatter_items.append(item)
         if legend is not None:
             legend.setVisible(len(classes) > 1)
-            st.style_plot(self.scores_panel, s)
+            theme.style_plot(self.scores_panel, s)
         self.scores_panel.plot_item.autoRange()
 
     def _scatter_clicked(self, item, points, *args) -> None:
@@ -536,8 +536,8 @@ class PCALab(Lab):
             f"(ratio {num['ratio']:.2f}×); error {num['mse']:.3g} per image, "
             f"{100 * (1 - num['explained']):.1f}% of the variance")
         self.scree_d_line.setPos(d)
-        self.error_d_marker.setData([d], [num["mse"]], size=st.current().marker_size * 1.3,
-                                    brush=pg.mkBrush(st.OKABE_ITO["bluish_green"]), pen=pg.mkPen(None))
+        self.error_d_marker.setData([d], [num["mse"]], size=theme.current().marker_size * 1.3,
+                                    brush=pg.mkBrush(theme.OKABE_ITO["bluish_green"]), pen=pg.mkPen(None))
         self._update_selected()
         self._update_drawing()
         self._update_maths()
@@ -563,7 +563,7 @@ class PCALab(Lab):
         self.selected_view.fit(img.shape[1], img.shape[0], top=-0.3 * h)
         c1 = data.scores[i, 0]
         c2 = data.scores[i, 1] if data.K > 1 else 0.0
-        s = st.current()
+        s = theme.current()
         self.selected_marker.setData([c1], [c2], symbol="o", size=s.marker_size * 2.2, brush=pg.mkBrush(None),
                                      pen=pg.mkPen(s.foreground, width=2.5 * s.scale))
         what = f"digit {data.labels[i]}" if data.labels[i] >= 0 else "image"
@@ -680,7 +680,7 @@ class PCALab(Lab):
             self.maths.set_html(self.maths_html(snap))
 
     # ------------------------------------------------------------------ style, sessions, export
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         for view in (self.iterate_view, self.found_view, self.gallery, self.recon_view, self.selected_view,
                      self.canvas, self.draw_view):
             view.apply_style(s)

@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from ... import style as st
+from ... import style as theme
 
 
 def _lut(colors) -> np.ndarray:
@@ -42,8 +42,8 @@ class ImagePanel(pg.PlotWidget):
         self._labels: list[pg.TextItem] = []
         self._label_specs: list[tuple[float, float, str, tuple]] = []
         self.setMinimumSize(120, 90)
-        self.apply_style(st.current())
-        st.manager().changed.connect(self.apply_style)
+        self.apply_style(theme.current())
+        theme.manager().changed.connect(self.apply_style)
 
     def image(self, name: str, lut=GREYS) -> pg.ImageItem:
         """The named image item (created on first use)."""
@@ -75,7 +75,7 @@ class ImagePanel(pg.PlotWidget):
             t = pg.TextItem()
             self.plot_item.addItem(t)
             self._labels.append(t)
-        s = st.current()
+        s = theme.current()
         for item, (x, y, text, anchor) in zip(self._labels, specs):
             item.setAnchor(anchor)
             item.setPos(x, y)
@@ -102,12 +102,12 @@ class ImagePanel(pg.PlotWidget):
         if title == self._title:
             return
         self._title = title
-        s = st.current()
+        s = theme.current()
         self.plot_item.setTitle(title, color=s.foreground, size=f"{s.font_pt * 1.1:.0f}pt")
 
-    def apply_style(self, s: st.Style | None = None) -> None:
-        s = s or st.current()
-        st.style_plot(self, s, title=self._title)
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        s = s or theme.current()
+        theme.style_plot(self, s, title=self._title)
         if self._label_specs:
             self.set_labels(self._label_specs)
 

@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtWidgets
 
 from smlengine.datasets import list_photos
 
-from ... import style as st
+from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
@@ -26,7 +26,7 @@ from . import maths, run
 from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, INITS, METHODS
 from .views import ImageView, RectBrush, recolour_points
 
-PALETTE = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in st.CATEGORICAL], dtype=np.uint8)
+PALETTE = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in theme.CATEGORICAL], dtype=np.uint8)
 MAX_K = 12
 MAX_SEEDS = MAX_K
 DEFAULT_PHOTO = "textures"
@@ -547,11 +547,11 @@ class SegmentationLab(Lab):
         k = self.form.value("K")
         rc = [(min(int(fy * h), h - 1), min(int(fx * w), w - 1)) for fy, fx in self.seeds]
         used = len(rc) - min(len(rc), k)
-        colors = ["#FFFFFF"] * used + [st.CATEGORICAL[j % len(st.CATEGORICAL)] for j in range(len(rc) - used)]
+        colors = ["#FFFFFF"] * used + [theme.CATEGORICAL[j % len(theme.CATEGORICAL)] for j in range(len(rc) - used)]
         self.photo_view.set_markers(rc, colors)
 
     def _draw_clusters(self, ctx, eng) -> None:
-        s = st.current()
+        s = theme.current()
         k = ctx.n_clusters
         profiles = run.cluster_profiles(ctx, eng)
         if profiles is not None:
@@ -561,7 +561,7 @@ class SegmentationLab(Lab):
             for j, bar in enumerate(self.cluster_bars):
                 if j < k:
                     bar.setOpts(x=np.arange(d) + (j - (k - 1) / 2) * width, height=profiles[j], width=width,
-                                brush=pg.mkBrush(st.CATEGORICAL[j % len(st.CATEGORICAL)]), pen=pg.mkPen(None))
+                                brush=pg.mkBrush(theme.CATEGORICAL[j % len(theme.CATEGORICAL)]), pen=pg.mkPen(None))
                 else:
                     bar.setOpts(x=np.zeros(0), height=np.zeros(0))
             return
@@ -571,7 +571,7 @@ class SegmentationLab(Lab):
         share = (np.asarray(eng.weights) if hasattr(eng, "weights")
                  else np.asarray(eng.counts, dtype=float) / max(1, int(np.sum(eng.counts))))
         brushes = [pg.mkBrush(*(255 * c).astype(int)) for c in colours]
-        pens = [pg.mkPen(st.CATEGORICAL[j % len(st.CATEGORICAL)], width=4 * s.scale) for j in range(k)]
+        pens = [pg.mkPen(theme.CATEGORICAL[j % len(theme.CATEGORICAL)], width=4 * s.scale) for j in range(k)]
         self.swatches.setOpts(x=np.arange(1, k + 1), height=share, width=0.8, brushes=brushes, pens=pens)
 
     def _draw_pixel(self, snapshot) -> None:
@@ -589,12 +589,12 @@ class SegmentationLab(Lab):
             return
         info = run.pixel_terms(ctx, eng, sel[0] * ctx.shape[1] + sel[1])
         self.pixel_info = info
-        s = st.current()
+        s = theme.current()
         k = len(info["terms"])
         terms = np.where(np.isfinite(info["terms"]), info["terms"], np.nan)
         pens = [pg.mkPen(s.foreground, width=3 * s.scale) if j == info["label"] else pg.mkPen(None) for j in range(k)]
         self.terms_bars.setOpts(x=np.arange(1, k + 1), height=np.nan_to_num(terms), width=0.7, pens=pens,
-                                brushes=[pg.mkBrush(st.CATEGORICAL[j % len(st.CATEGORICAL)]) for j in range(k)])
+                                brushes=[pg.mkBrush(theme.CATEGORICAL[j % len(theme.CATEGORICAL)]) for j in range(k)])
         profiles = run.cluster_profiles(ctx, eng)
         if profiles is not None:
             if ctx.H is not None:
@@ -609,7 +609,7 @@ class SegmentationLab(Lab):
             for j, c in enumerate(self.profile_curves):
                 if j < k:
                     c.setData(edges, profiles[j], stepMode="center",
-                              pen=pg.mkPen(st.CATEGORICAL[j % len(st.CATEGORICAL)], width=s.line_width))
+                              pen=pg.mkPen(theme.CATEGORICAL[j % len(theme.CATEGORICAL)], width=s.line_width))
                 else:
                     c.setData([], [])
         self.pixel_label.setText(maths.pixel_html(info, ctx.method))
@@ -622,7 +622,7 @@ class SegmentationLab(Lab):
         if p is None:
             self.scatter.setData([], [])
             return
-        s = st.current()
+        s = theme.current()
         xy = p.xy[p.sub]
         self._scatter_idx = np.full(len(p.sub), len(PALETTE), dtype=np.intp)
         brushes = list(self._scatter_lut[self._scatter_idx])
@@ -637,7 +637,7 @@ class SegmentationLab(Lab):
         self.scatter_panel.plot_item.getViewBox().autoRange(padding=0.04)
 
     @staticmethod
-    def _point_size(s: st.Style) -> float:
+    def _point_size(s: theme.Style) -> float:
         """Scatter points: small (3,000 of them), a little larger on a projector."""
         return max(4.0, 0.45 * s.marker_size)
 
@@ -691,7 +691,7 @@ class SegmentationLab(Lab):
             self.link_label.setText(maths.brush_html(0, 0, 0, ""))
         else:
             drawn = p.sub[mask[p.sub]]
-            s = st.current()
+            s = theme.current()
             pen = pg.mkPen(s.foreground, width=1.0)
             pen.setCosmetic(True)
             self.scatter_sel.setData(x=p.xy[drawn, 0], y=p.xy[drawn, 1], symbol="o",
@@ -749,7 +749,7 @@ class SegmentationLab(Lab):
         rc = [(int(i) // w, int(i) % w) for i in res.rows]
         km = res.kmeans_labels
         self.km_view.set_image(run.label_colours(km, res.shape, PALETTE), key=id(km))
-        self.km_view.set_markers(rc, [st.CATEGORICAL[j % len(st.CATEGORICAL)] for j in range(k)])
+        self.km_view.set_markers(rc, [theme.CATEGORICAL[j % len(theme.CATEGORICAL)] for j in range(k)])
         self.km_curve.set(np.arange(len(res.kmeans_curve)), res.kmeans_curve)
         em_name = "EM multinomial" if res.family == "hist" else "EM Gaussian"
         self.km_view.set_title("k-means")
@@ -759,7 +759,7 @@ class SegmentationLab(Lab):
             perm = res.matching if res.matching is not None else run.matched_agreement(km, res.em_labels, k)[1]
             matched = perm[res.em_labels]
             self.em_view.set_image(run.label_colours(matched, res.shape, PALETTE), key=id(res.em_labels))
-            self.em_view.set_markers(rc, [st.CATEGORICAL[int(perm[j]) % len(st.CATEGORICAL)] for j in range(k)])
+            self.em_view.set_markers(rc, [theme.CATEGORICAL[int(perm[j]) % len(theme.CATEGORICAL)] for j in range(k)])
             self.em_view.set_title("EM (matched)")
             differ = (km != matched).reshape(res.shape)
             img = np.full(res.shape + (3,), 235, np.uint8)
@@ -830,7 +830,7 @@ class SegmentationLab(Lab):
         for i, t in enumerate(tiles):
             mosaic[:, i * (w + gap): i * (w + gap) + w] = t
         self.thumbs.set_image(mosaic, key=("thumbs", tuple(ks)))
-        s = st.current()
+        s = theme.current()
         while len(self.thumb_texts) < len(ks):
             t = pg.TextItem(anchor=(0.5, 0.0), fill=pg.mkBrush("#FFFFFFB0"))
             self.thumbs.addItem(t)
@@ -841,14 +841,14 @@ class SegmentationLab(Lab):
 
     def _order_done(self, _result) -> None:
         self.order_button.setEnabled(True)
-        s = st.current()
+        s = theme.current()
         parts = []
         if self._order_items:
             ks = sorted(self._order_items)
             bics = [self._order_items[k].bic for k in ks]
             kb = ks[int(np.argmin(bics))]
             self.bic_best.setData([kb], [min(bics)], symbol="star", size=s.marker_size * 2.4,
-                                  brush=pg.mkBrush(st.OKABE_ITO["vermillion"]), pen=pg.mkPen(s.foreground))
+                                  brush=pg.mkBrush(theme.OKABE_ITO["vermillion"]), pen=pg.mkPen(s.foreground))
             parts.append(f"BIC chooses <b>K = {kb}</b>")
             self.chosen_k_bic = kb
         stab = self._order_stab
@@ -857,7 +857,7 @@ class SegmentationLab(Lab):
             i = int(np.argmin(res.instability))
             ks_ = np.asarray(res.ks)
             self.stab_best.setData([int(ks_[i])], [float(res.instability[i])], symbol="star",
-                                   size=s.marker_size * 2.4, brush=pg.mkBrush(st.OKABE_ITO["vermillion"]),
+                                   size=s.marker_size * 2.4, brush=pg.mkBrush(theme.OKABE_ITO["vermillion"]),
                                    pen=pg.mkPen(s.foreground))
             parts.append(f"stability chooses <b>K = {int(ks_[i])}</b>")
             self.chosen_k_stability = int(ks_[i])
@@ -881,9 +881,9 @@ class SegmentationLab(Lab):
 
     def _restarts_item(self, res) -> None:
         self._restarts = res
-        s = st.current()
+        s = theme.current()
         x = np.arange(1, len(res.inertias) + 1)
-        brushes = [pg.mkBrush(st.CATEGORICAL[int(i) % len(st.CATEGORICAL)]) for i in res.solution_ids]
+        brushes = [pg.mkBrush(theme.CATEGORICAL[int(i) % len(theme.CATEGORICAL)]) for i in res.solution_ids]
         self.restarts_points.setData(x=x, y=res.inertias, brush=brushes, size=s.marker_size * 1.4,
                                      pen=pg.mkPen(s.foreground, width=s.scale))
         if len(res.inertias):
@@ -910,13 +910,13 @@ class SegmentationLab(Lab):
         self.d2_view.set_image(p.astype(np.float32), key=(id(res.maps), j), levels=(0.0, float(p.max()) or 1.0))
         w = res.shape[1]
         rc = [(int(i) // w, int(i) % w) for i in res.chosen[:j]]
-        self.d2_view.set_markers(rc, [st.CATEGORICAL[i % len(st.CATEGORICAL)] for i in range(j)])
+        self.d2_view.set_markers(rc, [theme.CATEGORICAL[i % len(theme.CATEGORICAL)] for i in range(j)])
         nxt = int(res.chosen[j])
         self.d2_view.set_cursor(nxt // w, nxt % w)
         self.d2_caption.setText(f"{j} centre{'s' if j > 1 else ''} chosen")
 
     # ------------------------------------------------------------------ style, sessions, export
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         for v in (self.photo_view, self.seg_view, self.unc_view, self.thumbs, self.d2_view, self.link_view,
                   self.km_view, self.em_view, self.diff_view):
             v.apply_style(s)

@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ... import style as st
+from ... import style as theme
 
 
 def recolour_points(item: pg.ScatterPlotItem, lut: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
@@ -45,10 +45,10 @@ class RectBrush(QtCore.QObject):
         self.band.setZValue(1e6)
         self.band.setVisible(False)
         vb.addItem(self.band, ignoreBounds=True)
-        self.restyle(st.current())
+        self.restyle(theme.current())
 
-    def restyle(self, s: st.Style) -> None:
-        pen = pg.mkPen(st.OKABE_ITO["yellow"], width=2.5 * s.scale)
+    def restyle(self, s: theme.Style) -> None:
+        pen = pg.mkPen(theme.OKABE_ITO["yellow"], width=2.5 * s.scale)
         pen.setCosmetic(True)
         self.band.setPen(pen)
         self.band.setBrush(QtGui.QBrush(QtGui.QColor(240, 228, 66, 40)))
@@ -121,8 +121,8 @@ class ImageView(pg.PlotWidget):
         self.brush = RectBrush(self.vb) if brush else None
         self.setMinimumSize(120, 90)
         self.scene().sigMouseClicked.connect(self._clicked)
-        self.apply_style(st.current())
-        st.manager().changed.connect(self.apply_style)
+        self.apply_style(theme.current())
+        theme.manager().changed.connect(self.apply_style)
 
     # --- data
     def set_image(self, arr: np.ndarray, key=None, *, levels=None, lut=None) -> None:
@@ -177,7 +177,7 @@ class ImageView(pg.PlotWidget):
 
     def set_markers(self, rows_cols, colors=None, symbol="o") -> None:
         """Markers at pixel centres (list of (row, col)), e.g. the clicked seeds."""
-        s = st.current()
+        s = theme.current()
         if not len(rows_cols):
             self.markers.setData([], [])
             return
@@ -187,12 +187,12 @@ class ImageView(pg.PlotWidget):
                              pen=pg.mkPen("#000000", width=1.5 * s.scale), brush=brushes)
 
     def set_cursor(self, row: int | None, col: int | None) -> None:
-        s = st.current()
+        s = theme.current()
         if row is None:
             self.cursor.setData([], [])
             return
         self.cursor.setData(x=[col + 0.5], y=[row + 0.5], symbol="+", size=s.marker_size * 2.2,
-                            pen=pg.mkPen(st.OKABE_ITO["yellow"], width=2.5 * s.scale), brush=pg.mkBrush(None))
+                            pen=pg.mkPen(theme.OKABE_ITO["yellow"], width=2.5 * s.scale), brush=pg.mkBrush(None))
 
     # --- events
     def _clicked(self, ev) -> None:
@@ -207,11 +207,11 @@ class ImageView(pg.PlotWidget):
     # --- style
     def set_title(self, title: str) -> None:
         self._title = title
-        st.style_plot(self, st.current(), title=title)
+        theme.style_plot(self, theme.current(), title=title)
 
-    def apply_style(self, s: st.Style | None = None) -> None:
-        s = s or st.current()
-        st.style_plot(self, s, title=self._title)
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        s = s or theme.current()
+        theme.style_plot(self, s, title=self._title)
         if getattr(self, "brush", None) is not None:
             self.brush.restyle(s)
         if self.colorbar is not None:

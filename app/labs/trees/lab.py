@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtWidgets
 
 from smlengine.datasets import GENERATORS, make_dataset
 
-from ... import style as st
+from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.decision_map import DecisionMap
@@ -191,7 +191,7 @@ class TreesLab(PointsLabMixin, Lab):
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.canvas = PointCanvas()
-        st.set_axis_labels(self.canvas, "x₁", "x₂")
+        theme.set_axis_labels(self.canvas, "x₁", "x₂")
         pi = self.canvas.plot_item
         self.decision = DecisionMap(pi, margins=False)
         self.legend = outside_legend(pi, "top", columns=3)
@@ -257,7 +257,7 @@ class TreesLab(PointsLabMixin, Lab):
         for name in ("train error", "test error", "mean e^(−yF/2)", "bound Π2√(e(1−e))"):
             self.boost_panel.curve(name)
         self.boost_panel.plot_item.enableAutoRange(x=False, y=False)
-        self._boost_y_range(st.current())
+        self._boost_y_range(theme.current())
         self.alpha_panel = PlotPanel("α_m", "round m", "α_m", legend=False)
         self.alpha_panel.plot_item.enableAutoRange(x=False)
         # one vertical segment per round (a curve with connect="pairs": cheap for thousands of rounds)
@@ -314,7 +314,7 @@ class TreesLab(PointsLabMixin, Lab):
         self.cond_forest = self.condorcet_panel.curve("forest (test)")
         self.votes_panel = PlotPanel("Votes at the inspected point", "class", "trees", legend=False)
         self.votes_bars = pg.BarGraphItem(x=[-1, 1], height=[0, 0], width=1.2,
-                                          brushes=[pg.mkBrush(st.NEG_COLOR), pg.mkBrush(st.POS_COLOR)])
+                                          brushes=[pg.mkBrush(theme.NEG_COLOR), pg.mkBrush(theme.POS_COLOR)])
         self.votes_panel.plot_item.addItem(self.votes_bars)
         self.votes_panel.plot_item.getAxis("bottom").setTicks([[(-1, "−1"), (1, "+1")]])
         self.votes_panel.plot_item.setXRange(-2.0, 2.0, padding=0)
@@ -377,7 +377,7 @@ class TreesLab(PointsLabMixin, Lab):
         if m == "adaboost":
             self.legend.addItem(self.weighted_pos, "+1 (size ∝ √w)")
             self.legend.addItem(self.weighted_neg, "−1")
-            pen = pg.mkPen(st.OKABE_ITO["bluish_green"], width=st.current().line_width * 1.3)
+            pen = pg.mkPen(theme.OKABE_ITO["bluish_green"], width=theme.current().line_width * 1.3)
             pen.setStyle(QtCore.Qt.PenStyle.DashLine)
             self._stump_sample.setPen(pen)
             self.legend.addItem(self._stump_sample, "stump g_m")
@@ -391,7 +391,7 @@ class TreesLab(PointsLabMixin, Lab):
                 self.legend.addItem(self.chosen_split, "new split")
             else:
                 self.legend.addItem(self.decision.boundary, "vote boundary")
-        st.style_plot(self.canvas, st.current())
+        theme.style_plot(self.canvas, theme.current())
 
     def _update_buttons(self, m: str) -> None:
         b = self.reference_button
@@ -542,7 +542,7 @@ class TreesLab(PointsLabMixin, Lab):
     # --- AdaBoost
     def _render_boost(self, snap, prepared, history) -> None:
         ctx, e = snap.ctx, snap.engine
-        s = st.current()
+        s = theme.current()
         if prepared is not None or e.n_learners == 0:
             self._set_frame(prepared)
         # weighted training points: positions once per run and style, sizes every frame
@@ -551,9 +551,9 @@ class TreesLab(PointsLabMixin, Lab):
         if key != self._weights_key:
             self._weights_key = key
             edge = pg.mkPen(s.foreground, width=max(1.0, s.scale))
-            self.weighted_pos.setData(pos=ctx.X_train[pos], symbol="o", brush=pg.mkBrush(st.POS_COLOR), pen=edge,
+            self.weighted_pos.setData(pos=ctx.X_train[pos], symbol="o", brush=pg.mkBrush(theme.POS_COLOR), pen=edge,
                                       size=s.marker_size)
-            self.weighted_neg.setData(pos=ctx.X_train[~pos], symbol="s", brush=pg.mkBrush(st.NEG_COLOR), pen=edge,
+            self.weighted_neg.setData(pos=ctx.X_train[~pos], symbol="s", brush=pg.mkBrush(theme.NEG_COLOR), pen=edge,
                                       size=s.marker_size * 0.9)
         sizes = self.weight_sizes(e.weights, s.marker_size)
         set_sizes(self.weighted_pos, sizes[pos])
@@ -562,7 +562,7 @@ class TreesLab(PointsLabMixin, Lab):
         if e.axis is not None and e.axis >= 0:
             if self._stump_style is not s:
                 self._stump_style = s
-                pen = pg.mkPen(st.OKABE_ITO["bluish_green"], width=s.line_width * 1.3)
+                pen = pg.mkPen(theme.OKABE_ITO["bluish_green"], width=s.line_width * 1.3)
                 pen.setStyle(QtCore.Qt.PenStyle.DashLine)
                 self.stump_line.setPen(pen)
             self.stump_line.setAngle(90 if e.axis == 0 else 0)
@@ -599,7 +599,7 @@ class TreesLab(PointsLabMixin, Lab):
             width = max(1.0, min(6.0 * s.scale, 0.5 * view_px * rounds_per_bar / span))
             if width != self._alpha_width:
                 self._alpha_width = width
-                self.alpha_bars.setPen(pg.mkPen(st.OKABE_ITO["bluish_green"], width=width))
+                self.alpha_bars.setPen(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=width))
             self.alpha_bars.setData(xs, ys)
 
     @staticmethod
@@ -615,7 +615,7 @@ class TreesLab(PointsLabMixin, Lab):
     # --- tree
     def _render_tree(self, snap, prepared, history) -> None:
         e = snap.engine
-        s = st.current()
+        s = theme.current()
         if isinstance(prepared, TreeFrame) and prepared is not self._frame_key:
             self._frame_key = prepared
             self.decision.set_frame(prepared.frame)
@@ -633,10 +633,10 @@ class TreesLab(PointsLabMixin, Lab):
             lo = np.clip(region.lower, [xmin, ymin], [xmax, ymax])
             hi = np.clip(region.upper, [xmin, ymin], [xmax, ymax])
             self.region_box.setData([lo[0], hi[0], hi[0], lo[0], lo[0]], [lo[1], lo[1], hi[1], hi[1], lo[1]],
-                                    pen=pg.mkPen(st.OKABE_ITO["orange"], width=s.line_width))
+                                    pen=pg.mkPen(theme.OKABE_ITO["orange"], width=s.line_width))
         else:
             self.region_box.setData([], [])
-        orange = pg.mkPen(st.OKABE_ITO["orange"], width=s.line_width * 1.8)
+        orange = pg.mkPen(theme.OKABE_ITO["orange"], width=s.line_width * 1.8)
         if up is None:
             self._draw_split(self.chosen_split, (e.axis, e.threshold) if e.axis is not None else None, e,
                              snap.ctx.extent, orange)
@@ -646,7 +646,7 @@ class TreesLab(PointsLabMixin, Lab):
             # the algorithm's split stays hidden until the student has made one
             self._draw_split(self.chosen_split, (up.axis, up.threshold) if guess else None, up, snap.ctx.extent,
                              orange)
-            mine = pg.mkPen(st.OKABE_ITO["reddish_purple"], width=s.line_width * 1.8,
+            mine = pg.mkPen(theme.OKABE_ITO["reddish_purple"], width=s.line_width * 1.8,
                             style=QtCore.Qt.PenStyle.DashLine)
             self._draw_split(self.guess_line, (guess["axis"], guess["threshold"]) if guess else None, up,
                              snap.ctx.extent, mine)
@@ -685,7 +685,7 @@ class TreesLab(PointsLabMixin, Lab):
             self.scan_x.set(e.curve_thresholds[0], e.curve_costs[0])
             self.scan_y.set(e.curve_thresholds[1], e.curve_costs[1])
             self.scan_min.setData([e.threshold], [e.cost], symbol="o", size=s.marker_size * 1.6,
-                                  brush=pg.mkBrush(st.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground))
+                                  brush=pg.mkBrush(theme.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground))
             self.scan_panel.set_title(f"Best {AXES[e.axis]} ≤ {e.threshold:.2f}")
         elif e.step == 0:
             self.scan_x.clear()
@@ -722,9 +722,9 @@ class TreesLab(PointsLabMixin, Lab):
         self.scan_x.set(up.curve_thresholds[0], up.curve_costs[0])
         self.scan_y.set(up.curve_thresholds[1], up.curve_costs[1])
         self.scan_min.setData([up.threshold], [up.cost], symbol="o", size=s.marker_size * 1.6,
-                              brush=pg.mkBrush(st.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground))
+                              brush=pg.mkBrush(theme.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground))
         self.scan_guess.setData([guess["threshold"]], [guess["cost"]], symbol="d", size=s.marker_size * 1.8,
-                                brush=pg.mkBrush(st.OKABE_ITO["reddish_purple"]), pen=pg.mkPen(s.foreground))
+                                brush=pg.mkBrush(theme.OKABE_ITO["reddish_purple"]), pen=pg.mkPen(s.foreground))
         font = self.font()
         font.setPointSizeF(s.font_pt * 0.9)
         ts = np.concatenate([np.asarray(c, float) for c in up.curve_thresholds] + [[guess["threshold"]]])
@@ -796,7 +796,7 @@ class TreesLab(PointsLabMixin, Lab):
     # --- forests
     def _render_forest(self, snap, prepared, history) -> None:
         e = snap.engine
-        s = st.current()
+        s = theme.current()
         frame = prepared.frame if prepared is not None and hasattr(prepared, "frame") else prepared
         if prepared is not None or e.n_trees == 0:
             self._set_frame(frame)
@@ -870,7 +870,7 @@ class TreesLab(PointsLabMixin, Lab):
         if self.inspect_point is None:
             self.inspect_marker.setData([], [])
             return
-        s = st.current()
+        s = theme.current()
         self.inspect_marker.setData([self.inspect_point[0]], [self.inspect_point[1]], symbol="+",
                                     size=s.marker_size * 2.4, pen=pg.mkPen(s.foreground, width=2.5 * s.scale),
                                     brush=pg.mkBrush(s.foreground))
@@ -938,10 +938,10 @@ class TreesLab(PointsLabMixin, Lab):
         self.reference_label.setText(f"⚠ reference check failed: {html.escape(message)}")
 
     # ------------------------------------------------------------------ style, sessions, export
-    def apply_style(self, s: st.Style) -> None:
+    def apply_style(self, s: theme.Style) -> None:
         self.canvas.apply_style(s)
-        st.set_axis_labels(self.canvas, "x₁", "x₂", s)
-        st.style_plot(self.canvas, s)
+        theme.set_axis_labels(self.canvas, "x₁", "x₂", s)
+        theme.style_plot(self.canvas, s)
         self.decision.apply_style(s)
         for p in self.panels:
             p.apply_style(s)
@@ -953,7 +953,7 @@ class TreesLab(PointsLabMixin, Lab):
         self._stump_style = None
         self._frame_key = None
 
-    def _boost_y_range(self, s: st.Style) -> None:
+    def _boost_y_range(self, s: theme.Style) -> None:
         # the curves stay in [0, 1]; the band above is the legend's, so it never hides them
         self.boost_panel.plot_item.setYRange(0.0, 2.6 if s.projector else 1.6, padding=0)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from ... import style as st
+from ... import style as theme
 from ...widgets.plots import PlotPanel
 from .run import tree_layout
 
@@ -37,7 +37,7 @@ class TreeDiagram(PlotPanel):
         self._texts: list[str] = []
         self.path: list[int] = []
         pi.getViewBox().sigRangeChanged.connect(lambda *a: self._place_labels())
-        self.apply_style(st.current())
+        self.apply_style(theme.current())
 
     # ------------------------------------------------------------------ drawing
     def set_tree(self, tree, current: int | None = None, fit: bool = True) -> None:
@@ -59,11 +59,11 @@ class TreeDiagram(PlotPanel):
                                         padding=0)
             self._place_labels()
             self.set_path(self.path if self.path and max(self.path) < tree.node_count else [])
-        s = st.current()
+        s = theme.current()
         if current is not None and 0 <= current < tree.node_count:
             x, y = self._xy
             self.current.setData([x[current]], [y[current]], symbol="o", size=s.marker_size * 2.6,
-                                 pen=pg.mkPen(st.OKABE_ITO["orange"], width=3 * s.scale), brush=pg.mkBrush(None))
+                                 pen=pg.mkPen(theme.OKABE_ITO["orange"], width=3 * s.scale), brush=pg.mkBrush(None))
         else:
             self.current.setData([], [])
 
@@ -86,8 +86,8 @@ class TreeDiagram(PlotPanel):
         p = np.asarray(path)
         ex = np.column_stack([x[p[:-1]], x[p[1:]]]).ravel()
         ey = np.column_stack([y[p[:-1]], y[p[1:]]]).ravel()
-        s = st.current()
-        self.path_edges.setData(ex, ey, pen=pg.mkPen(st.OKABE_ITO["bluish_green"], width=3.5 * s.scale))
+        s = theme.current()
+        self.path_edges.setData(ex, ey, pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=3.5 * s.scale))
 
     @staticmethod
     def _node_text(tree, i: int) -> str:
@@ -100,12 +100,12 @@ class TreeDiagram(PlotPanel):
         tree = self._tree
         if tree is None:
             return
-        s = st.current()
+        s = theme.current()
         x, y = self._xy
         v = tree.value
         vote_pos = v[:, 1] > v[:, 0]
         leaf = tree.feature < 0
-        brushes = [pg.mkBrush(st.POS_COLOR if p else st.NEG_COLOR) for p in vote_pos]
+        brushes = [pg.mkBrush(theme.POS_COLOR if p else theme.NEG_COLOR) for p in vote_pos]
         symbols = ["s" if lf else "o" for lf in leaf]
         self.nodes.setData(x, y, symbol=symbols, size=s.marker_size * 1.3, brush=brushes,
                            pen=pg.mkPen(s.foreground, width=max(1.0, s.scale)))
@@ -122,7 +122,7 @@ class TreeDiagram(PlotPanel):
         width_px = max(self.plot_item.getViewBox().width(), 1.0)
         span = max(x1 - x0, 1e-9)
         px_per_unit = width_px / span
-        s = st.current()
+        s = theme.current()
         need_px = 6.0 * s.font_pt
         if px_per_unit < need_px:  # labels of neighbouring leaves would overlap: show inner nodes only
             inside = inside[self._tree.feature[inside] >= 0]
@@ -149,7 +149,7 @@ class TreeDiagram(PlotPanel):
     def label_texts(self) -> list[str]:
         return [lab.toPlainText() for lab in self._labels if lab.isVisible()]
 
-    def apply_style(self, s: st.Style | None = None) -> None:
+    def apply_style(self, s: theme.Style | None = None) -> None:
         super().apply_style(s)
         if getattr(self, "_tree", None) is not None:
             self._draw_nodes()
