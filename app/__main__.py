@@ -269,7 +269,8 @@ def cmd_run(args) -> int:
         print("SML Lab found no display to open its window on (DISPLAY and WAYLAND_DISPLAY are not set).\n"
               "Start it from a desktop session, or work headless, for example:\n"
               "  python -m app --lab classifiers --steps 30 --screenshot out.png\n"
-              "  python -m app --self-test", file=sys.stderr)
+              "  python -m app --self-test\n"
+              "(or set QT_QPA_PLATFORM=offscreen to run the window invisibly).", file=sys.stderr)
         return 1
     app = _make_app(False)
     window = _new_window(args)
@@ -345,4 +346,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # a frozen build re-enters here in a spawned child (reference checks)
     sys.exit(main())

@@ -55,3 +55,20 @@ def test_self_test():
     assert out.returncode == 0, out.stdout + out.stderr
     for cls in registry.discover():
         assert f"ok   {cls.id}" in out.stdout
+
+
+def test_no_display_message(tmp_path):
+    """Without a display (and no forced Qt platform) the app says so and how to run headless,
+    instead of Qt's misleading "xcb-cursor0 is needed" abort."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the display check is for X11/Wayland systems")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["SMLLAB_CONFIG_DIR"] = str(tmp_path / "config")
+    out = subprocess.run([sys.executable, "-m", "app", "--fresh"], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
+    text = out.stdout + out.stderr
+    assert out.returncode != 0
+    assert "no display" in text
+    assert "--screenshot" in text and "QT_QPA_PLATFORM=offscreen" in text
+    assert "xcb" not in text.lower()
+    assert len(text) < 1000  # a short message, not a traceback
