@@ -19,6 +19,7 @@ LONG_RUNS = {  # parameters that make a long run where the lab allows one
     "classifiers": {"classifier": "perceptron", "dataset": "xor", "n_samples": 400, "max_epochs": 100000},
     "pagerank": {"graph": "karate-club", "surfer_moves": 100000, "moves_per_step": 1, "walkers": 100},
     "trees": {"n_rounds": 2000},
+    "ngrams": {"length": 2000},  # the longest text the lab writes (one token per step)
 }
 LATE = 50_000
 _ROWS = []

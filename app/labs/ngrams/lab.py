@@ -22,20 +22,12 @@ from ...widgets.params import Param
 from ...widgets.plots import outside_legend
 from . import run as ngram_run
 from .run import LEARNING_ORDERS, SMOOTHING_LABELS, SMOOTHINGS
+from .text_view import FollowingText, StreamedText, current_color, tint_color, verbatim_mask
 
 N_TOP = 15
 ORDER_NAMES = {1: "unigram", 2: "bigram", 3: "trigram", 4: "4-gram", 5: "5-gram"}
 TAB_INDEX = {"generate": 0, "learning": 1, "perplexity": 2}
 SMOOTHING_SYMBOLS = {"mle": "o", "laplace": "s", "kneser-ney": "t"}
-
-
-def _tint(s: theme.Style) -> str:
-    """Light sky blue (Okabe–Ito) behind verbatim spans, readable in both themes."""
-    return "#CFE8F7" if s.theme == "light" else "#1D4A66"
-
-
-def _current_bg(s: theme.Style) -> str:
-    return theme.HIGHLIGHT  # Okabe–Ito yellow under black text: high contrast in both themes
 
 
 def show_token(tok: str) -> str:
@@ -45,18 +37,6 @@ def show_token(tok: str) -> str:
     if tok == " ":
         return "␣ (space)"
     return tok
-
-
-class _FollowingText(QtWidgets.QTextBrowser):
-    """A read-only text view that stays scrolled to the end while text streams in."""
-
-    def follow(self) -> None:
-        bar = self.verticalScrollBar()
-        bar.setValue(bar.maximum())
-
-    def resizeEvent(self, event):
-        super().resizeEvent(event)
-        self.follow()
 
 
 class NGramsLab(Lab):
@@ -69,7 +49,6 @@ class NGramsLab(Lab):
         self._mode = "generate"  # which run the buttons asked for: generate, learning, perplexity
         self._file_path = ""  # the opened text file (saved in sessions)
         self._tokens: list = []  # token snapshots drawn so far, appended frame by frame
-        self._text_key = None
         self._zipf_shown = None
 
     def parameter_specs(self):
@@ -136,9 +115,10 @@ class NGramsLab(Lab):
         return self.tabs
 
     def _build_generate_tab(self) -> QtWidgets.QWidget:
-        self.text_view = _FollowingText()
+        self.text_view = FollowingText()
         self.text_view.setReadOnly(True)
         self.text_view.setOpenLinks(False)
+        self.text = StreamedText(self.text_view)
         self.legend_label = QtWidgets.QLabel()
         self.legend_label.setWordWrap(True)
         self.status_label = QtWidgets.QLabel("")
@@ -278,10 +258,9 @@ class NGramsLab(Lab):
         return lambda: run(p, key, seed)
 
     def show_idle(self) -> None:
-        self._text_key = None
         self._zipf_shown = None
         self._tokens = []
-        self.text_view.clear()
+        self.text.clear()
         self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
         self.context_label.setText("")
         self.status_label.setText("")
@@ -311,6 +290,7 @@ class NGramsLab(Lab):
         s = theme.current()
         if history.rewound:
             self._tokens = []
+            self.text.clear()
         self._tokens.extend(h for h in history.added if h.kind == "token")
         toks = self._tokens
         if snap.kind != "token":
@@ -321,67 +301,18 @@ class NGramsLab(Lab):
                 f"{ORDER_NAMES.get(snap.n, f'{snap.n}-gram')} model, {SMOOTHING_LABELS[p['smoothing']]}, "
                 f"trained on {snap.n_tokens:,} tokens (|V| = {snap.vocab_size:,}) · token {snap.index + 1} of "
                 f"{p['length']} · longest verbatim run {snap.longest_span}")
-        self._draw_text(toks, snap, s)
+        self.text.show(toks, s)
         self._draw_bars(snap, s)
 
     def verbatim_mask(self, toks) -> np.ndarray:
         """True for tokens inside a run of ≥ N + 1 tokens copied verbatim from the corpus."""
-        mask = np.zeros(len(toks), bool)
-        if not toks:
-            return mask
-        threshold = toks[-1].n + 1
-        for j, t in enumerate(toks):
-            if t.span_length >= threshold:
-                mask[j - t.span_length + 1:j + 1] = True
-        return mask
-
-    def _draw_text(self, toks, snap, s: theme.Style) -> None:
-        key = (id(toks[-1]) if toks else 0, len(toks), s.theme, s.scale)
-        if key == self._text_key:
-            return
-        self._text_key = key
-        if not toks:
-            self.text_view.clear()
-            return
-        mask = self.verbatim_mask(toks)
-        tint, cur = _tint(s), _current_bg(s)
-        parts = []
-        run: list[str] = []
-        run_tinted = None
-
-        def flush():
-            if run:
-                body = "".join(run)
-                parts.append(f"<span style='background-color:{tint}'>{body}</span>" if run_tinted else body)
-
-        last = len(toks) - 1
-        for j, t in enumerate(toks):
-            piece = html.escape(t.piece).replace("\n", "<br>")
-            if j == last:
-                flush()
-                run = []
-                style = f"background-color:{cur}; color:#000000; font-weight:bold"
-                if t.token == "</s>":
-                    parts.append(f"<span style='{style}'>¶</span><br>")
-                else:
-                    word = piece.lstrip(" ")
-                    parts.append(f"{piece[:len(piece) - len(word)]}<span style='{style}'>{word}</span>")
-                continue
-            if bool(mask[j]) != run_tinted:
-                flush()
-                run = []
-                run_tinted = bool(mask[j])
-            run.append(piece)
-        body = "".join(parts)
-        font = f"font-family: serif; font-size: {s.font_pt * 1.25:.0f}pt; color: {s.foreground};"
-        self.text_view.setHtml(f"<div style='{font} white-space: pre-wrap'>{body}</div>")
-        self.text_view.follow()
+        return np.array(verbatim_mask(toks), bool)
 
     def _update_legend(self, s: theme.Style, n: int) -> None:
         self.legend_label.setText(
-            f"<span style='background-color:{_tint(s)}; color:{s.foreground}'>&nbsp;tinted&nbsp;</span> "
+            f"<span style='background-color:{tint_color(s)}; color:{s.foreground}'>&nbsp;tinted&nbsp;</span> "
             f"copied verbatim from the corpus (a run of ≥ N + 1 = {n + 1} tokens) · "
-            f"<span style='background-color:{_current_bg(s)}; color:#000000'><b>&nbsp;current token&nbsp;</b></span>")
+            f"<span style='background-color:{current_color(s)}; color:#000000'><b>&nbsp;current token&nbsp;</b></span>")
 
     def _draw_bars(self, snap, s: theme.Style) -> None:
         pi = self.bar_plot.getPlotItem()
@@ -582,7 +513,6 @@ class NGramsLab(Lab):
         theme.style_plot(self.bar_plot, s, title="Next-token distribution")
         self._style_perplexity(s)
         self._update_legend(s, int((self.run_params or self.params())["n"]))
-        self._text_key = None
         if self.runner.current is not None:
             self.runner.flush()
 
