@@ -228,3 +228,48 @@ def test_projector_mode(qtbot, make_window):
     sizes = lab.node_item.data["size"]
     assert sizes.min() >= 5.0 * s.scale - 1e-9
     window.set_projector(False)
+
+
+def test_plots_style_themselves_both_ways(qtbot, make_window, monkeypatch):
+    """Every plot is a self-styling PlotPanel: projector mode scales titles, ticks and legends
+    and back again, the graph keeps no axes, and the lab never restyles a plot by hand."""
+    from app import style as theme
+    from app.widgets.plots import PlotPanel
+
+    window, lab = _lab(qtbot, make_window, graph="reducible")
+    lab.on_param_changed("graph")
+    _finish(qtbot, lab)
+    plots = [lab.graph_plot, lab.bar_plot, lab.conv_plot, lab.adj_plot, lab.chain_plot]
+    assert all(isinstance(p, PlotPanel) for p in plots)
+
+    def sizes():
+        out = []
+        for p in plots:
+            pi = p.plot_item
+            out.append(pi.getAxis("left").style["tickFont"].pointSizeF())
+            out.append(float(pi.titleLabel.opts["size"].rstrip("pt")))
+        for legend in (lab.legend, lab.bar_legend, lab.conv_legend, lab.chain_legend):
+            out.append(float(legend.opts["labelTextSize"].rstrip("pt")))
+        return out
+
+    normal = sizes()
+    window.set_projector(True)
+    lab.runner.flush()
+    big = sizes()
+    s = theme.current()
+    assert all(b > n for b, n in zip(big, normal))
+    assert lab.conv_plot.plot_item.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(s.font_pt)
+    assert lab.change_curve.opts["pen"].widthF() == pytest.approx(s.line_width)
+    assert len(lab.chain_legend.items) == 4
+    window.set_projector(False)
+    lab.runner.flush()
+    assert sizes() == normal
+    gp = lab.graph_plot.plot_item
+    assert not gp.getAxis("left").isVisible() and not gp.getAxis("bottom").isVisible()
+    assert lab.conv_plot.plot_item.getAxis("left").logMode  # log axis: decade ticks
+    # the lab's own apply_style leaves the plots to the panels
+    calls = []
+    monkeypatch.setattr(theme, "set_axis_labels", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(theme, "style_plot", lambda *a, **k: calls.append(a))
+    lab.apply_style(theme.current())
+    assert calls == []

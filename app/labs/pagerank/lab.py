@@ -15,7 +15,7 @@ from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
-from ...widgets.plots import Series, outside_legend
+from ...widgets.plots import PlotPanel, outside_legend
 from . import run as pagerank_run
 
 GRAPH_CHOICES = [
@@ -37,6 +37,15 @@ def _viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
     cmap = pg.colormap.get("viridis")
     colors = cmap.map(np.linspace(0, 1, n), mode="qcolor")
     return [QtGui.QBrush(c) for c in colors]
+
+
+class _GraphPanel(PlotPanel):
+    """The drawing of the graph: a self-styling panel without axes (the layout has no units)."""
+
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        super().apply_style(s)  # labels the axes, which shows them: hide them again
+        self.plot_item.hideAxis("left")
+        self.plot_item.hideAxis("bottom")
 
 
 class PageRankLab(Lab):
@@ -117,11 +126,9 @@ class PageRankLab(Lab):
         self._brushes = _viridis_brushes()
 
         # --- the graph
-        self.graph_plot = pg.PlotWidget()
-        gp = self.graph_plot.getPlotItem()
+        self.graph_plot = _GraphPanel("Pages by rank", legend=False)
+        gp = self.graph_plot.plot_item
         gp.setAspectLocked(True)
-        gp.hideAxis("left")
-        gp.hideAxis("bottom")
         self.edge_item = pg.PlotCurveItem(connect="pairs", antialias=False)
         self.edge_item.setZValue(0)
         # 15,000 links take ~10 ms to stroke: cache the picture, it only changes with the layout.
@@ -162,39 +169,40 @@ class PageRankLab(Lab):
         self.table.setColumnWidth(3, 120)
         self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
         self.table.setToolTip("The top pages by PageRank (hover a title for its page)")
-        self.bar_plot = pg.PlotWidget()
+        self.bar_plot = PlotPanel(f"Top {TOP_N} ranks", "position in ranking", "PageRank Pᵢ", legend=False)
         self.bar_item = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.75)
         self.bar_plot.addItem(self.bar_item)
         self.mc_item = pg.ScatterPlotItem()
         self.mc_item.setZValue(5)
         self.bar_plot.addItem(self.mc_item)
-        self.bar_legend = outside_legend(self.bar_plot.getPlotItem(), "top", columns=2)
+        self.bar_legend = outside_legend(self.bar_plot.plot_item, "top", columns=2)
         self.bar_legend.addItem(self.bar_item, "power method")
         self.bar_legend.addItem(self.mc_item, "surfers")
 
         # --- convergence
-        self.conv_plot = pg.PlotWidget()
-        cp = self.conv_plot.getPlotItem()
-        cp.setLogMode(y=True)
+        self.conv_plot = PlotPanel("Convergence", "n (iteration / surfer move)", "L1 distance", log_y=True,
+                                   legend_corner="top")
+        cp = self.conv_plot.plot_item
         cp.showGrid(x=True, y=True, alpha=0.25)
-        self.conv_legend = outside_legend(cp, "top", columns=3)
-        self.change_curve = cp.plot([], [], name="power method")
+        self.conv_legend = self.conv_plot.legend
+        self.change_series = self.conv_plot.curve("power method", color=theme.POS_COLOR, dash=0)
+        # the bound is drawn in the text colour (dashed): its pen follows the theme in apply_style
         self.bound_curve = cp.plot([], [], name="2(1 − α)<sup>n</sup>")
-        self.mc_curve = cp.plot([], [], name="surfers")
-        self.change_series = Series(self.change_curve)
-        self.mc_series = Series(self.mc_curve)
+        self.mc_series = self.conv_plot.curve("surfers", color=theme.NEG_COLOR, dash=0)
+        self.change_curve = self.change_series.item
+        self.mc_curve = self.mc_series.item
         self._conv_nmax, self._conv_floor = 1.0, 1e-3
 
         # --- adjacency image / P_n per state
-        self.adj_plot = pg.PlotWidget()
-        ap = self.adj_plot.getPlotItem()
+        self.adj_plot = PlotPanel("Adjacency", "target page j", "source page i", legend=False)
+        ap = self.adj_plot.plot_item
         ap.invertY(True)
         ap.setAspectLocked(True)
         self.adj_image = pg.ImageItem(axisOrder="row-major")
         ap.addItem(self.adj_image)
-        self.chain_plot = pg.PlotWidget()
-        self.chain_plot.getPlotItem().showGrid(x=True, y=True, alpha=0.25)
-        self.chain_legend = outside_legend(self.chain_plot.getPlotItem(), "top", columns=4)
+        self.chain_plot = PlotPanel("Pₙ per state", "n (iterations)", "Pₙ(state)", legend=False)
+        self.chain_plot.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        self.chain_legend = outside_legend(self.chain_plot.plot_item, "top", columns=4)
         self.chain_curves: list[pg.PlotDataItem] = []
         self.lower_right = QtWidgets.QStackedWidget()
         self.lower_right.addWidget(self.adj_plot)
@@ -221,6 +229,8 @@ class PageRankLab(Lab):
         split.addWidget(top)
         split.addWidget(bottom)
         split.setSizes([520, 280])
+        for panel in (self.graph_plot, self.bar_plot, self.chain_plot):
+            panel.apply_style()  # their legends were added after the panel styled itself
         self._update_visibility()
         return split
 
@@ -646,19 +656,9 @@ class PageRankLab(Lab):
 
     # ------------------------------------------------------------------ style, sessions, export
     def apply_style(self, s: theme.Style) -> None:
-        theme.style_plot(self.graph_plot, s, title="Pages by rank")
-        theme.set_axis_labels(self.bar_plot, "position in ranking", "PageRank Pᵢ", s)
-        self.bar_plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
-        theme.style_plot(self.bar_plot, s, title=f"Top {TOP_N} ranks")
-        theme.set_axis_labels(self.conv_plot, "n (iteration / surfer move)", "L1 distance", s)
-        theme.style_plot(self.conv_plot, s, title="Convergence")
-        theme.set_axis_labels(self.adj_plot, "target page j", "source page i", s)
-        theme.style_plot(self.adj_plot, s, title="Adjacency")
-        theme.set_axis_labels(self.chain_plot, "n (iterations)", "Pₙ(state)", s)
-        theme.style_plot(self.chain_plot, s, title="Pₙ per state")
-        self.change_curve.setPen(pg.mkPen(theme.POS_COLOR, width=s.line_width))
+        # the plots are PlotPanels (titles, axes, legends and the two curves restyle
+        # themselves); here only what the lab draws in its own colours and sizes
         self.bound_curve.setPen(s.pen(s.foreground, s.line_width * 0.8, QtCore.Qt.PenStyle.DashLine))
-        self.mc_curve.setPen(pg.mkPen(theme.NEG_COLOR, width=s.line_width))
         for k, c in enumerate(self.chain_curves):
             c.setPen(pg.mkPen(theme.CATEGORICAL[k % len(theme.CATEGORICAL)], width=s.line_width))
             c.setSymbolSize(s.marker_size * 0.6)
