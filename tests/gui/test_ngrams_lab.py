@@ -294,3 +294,29 @@ def test_incremental_text_equals_full_render(qtbot, make_window):
     compare()
     assert "#1d4a66" in lab.text_view.toHtml().lower()
     window.set_dark(False)
+
+
+def test_plots_style_themselves(qtbot, make_window, monkeypatch):
+    """The bars, perplexity and Zipf plots are self-styling PlotPanels: the lab's apply_style
+    never restyles them by hand, projector mode scales them and back; the token axis stays
+    as wide as its labels."""
+    from app.widgets.plots import PlotPanel
+
+    window, lab = _lab(qtbot, make_window, length=10)
+    _run_to_end(qtbot, lab)
+    plots = [lab.bar_plot, lab.ppl_plot, lab.zipf_plot]
+    assert all(isinstance(p, PlotPanel) for p in plots)
+    ticks = lambda: [p.plot_item.getAxis("left").style["tickFont"].pointSizeF() for p in plots]
+    normal = ticks()
+    window.set_projector(True)
+    lab.runner.flush()
+    assert all(b > n for b, n in zip(ticks(), normal))
+    assert lab.bar_plot.plot_item.getAxis("left").fixedWidth is None
+    window.set_projector(False)
+    lab.runner.flush()
+    assert ticks() == normal
+    calls = []
+    monkeypatch.setattr(theme, "set_axis_labels", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(theme, "style_plot", lambda *a, **k: calls.append(a))
+    lab.apply_style(theme.current())
+    assert calls == []

@@ -19,7 +19,7 @@ from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
-from ...widgets.plots import outside_legend
+from ...widgets.plots import PlotPanel
 from . import run as ngram_run
 from .run import LEARNING_ORDERS, SMOOTHING_LABELS, SMOOTHINGS
 from .text_view import FollowingText, StreamedText, current_color, tint_color, verbatim_mask
@@ -37,6 +37,16 @@ def show_token(tok: str) -> str:
     if tok == " ":
         return "␣ (space)"
     return tok
+
+
+class _TokenBarsPanel(PlotPanel):
+    """The next-token bars: a self-styling panel whose left axis is as wide as its token
+    labels (the ticks are set by the lab and the ranges fixed, so the width cannot chase
+    the range)."""
+
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        super().apply_style(s)
+        self.plot_item.getAxis("left").setWidth(None)
 
 
 class NGramsLab(Lab):
@@ -133,13 +143,13 @@ class NGramsLab(Lab):
         self.context_label = QtWidgets.QLabel("")
         self.context_label.setWordWrap(True)
         self.context_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.bar_plot = pg.PlotWidget()
-        pi = self.bar_plot.getPlotItem()
+        self.bar_plot = _TokenBarsPanel("Next-token distribution", "probability P(w | h)", "next token w (top 15)",
+                                        legend=False)
+        pi = self.bar_plot.plot_item
         pi.getViewBox().invertY(True)
         pi.setMouseEnabled(x=False, y=False)
         pi.hideButtons()
         pi.showGrid(x=True, y=False, alpha=0.25)
-        pi.getAxis("bottom").enableAutoSIPrefix(False)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.75, width=[])
         pi.addItem(self.bars)
         self.bar_labels: list[pg.TextItem] = []
@@ -179,25 +189,27 @@ class NGramsLab(Lab):
         return w
 
     def _build_perplexity_tab(self) -> QtWidgets.QWidget:
-        self.ppl_plot = pg.PlotWidget()
-        pi = self.ppl_plot.getPlotItem()
-        pi.setLogMode(y=True)
+        self.ppl_plot = PlotPanel("Perplexity vs N", "order N", "held-out perplexity (log scale)", log_y=True,
+                                  legend_corner="top")
+        pi = self.ppl_plot.plot_item
         pi.showGrid(x=True, y=True, alpha=0.25)
-        outside_legend(pi, "top", columns=3)
-        self.ppl_curves = {}
-        for i, sm in enumerate(SMOOTHINGS):
-            self.ppl_curves[sm] = pi.plot([], [], name=SMOOTHING_LABELS[sm])
+        pi.getAxis("bottom").setTicks([[(float(n), str(n)) for n in ngram_run.PERPLEXITY_ORDERS]])
+        self.ppl_series = {sm: self.ppl_plot.curve(SMOOTHING_LABELS[sm], color=theme.CATEGORICAL[i], dash=0)
+                           for i, sm in enumerate(SMOOTHINGS)}
+        self.ppl_curves = {sm: series.item for sm, series in self.ppl_series.items()}
         self.ppl_note = QtWidgets.QLabel("Press <b>Perplexity vs N</b> to fit N = 1…5 with every smoothing on 90 % of "
                                          "the lines and measure perplexity on the other 10 %.")
         self.ppl_note.setWordWrap(True)
 
-        self.zipf_plot = pg.PlotWidget()
-        zi = self.zipf_plot.getPlotItem()
+        self.zipf_plot = PlotPanel("Zipf's law", "rank r (log scale)", "frequency f(r) (log scale)", log_y=True,
+                                   legend_corner="top")
+        zi = self.zipf_plot.plot_item
         zi.setLogMode(x=True, y=True)
+        zi.setDownsampling(ds=1, auto=False)  # a log-x staircase: peak downsampling would drop rank 1
         zi.showGrid(x=True, y=True, alpha=0.25)
-        outside_legend(zi, "top", columns=2)
-        self.zipf_curve = zi.plot([], [], name="corpus")
-        self.zipf_ref = zi.plot([], [], name="Zipf: f ∝ 1/rank")
+        # whole curves set at once (not a history): drawn straight into the panel's items
+        self.zipf_curve = self.zipf_plot.curve("corpus", color=theme.CATEGORICAL[0], dash=0).item
+        self.zipf_ref = self.zipf_plot.curve("Zipf: f ∝ 1/rank", color=theme.CATEGORICAL[1], dash=1).item
         self.entropy_label = QtWidgets.QLabel("")
         self.entropy_label.setWordWrap(True)
 
@@ -370,11 +382,9 @@ class NGramsLab(Lab):
 
     # --- perplexity
     def _render_perplexity(self, snap) -> None:
-        for sm, curve in self.ppl_curves.items():
+        for sm, series in self.ppl_series.items():
             pts = [(c[0], c[2]) for c in snap.cells if c[1] == sm and math.isfinite(c[2])]
-            xs = np.array([p[0] for p in pts], float)
-            ys = np.array([p[1] for p in pts], float)
-            curve.setData(xs, ys)
+            series.set([p[0] for p in pts], [p[1] for p in pts])
         finite = [c[2] for c in snap.cells if math.isfinite(c[2])]
         if finite:  # head room above the curves for the legend (log10 units)
             lo, hi = math.log10(min(finite)), math.log10(max(finite))
@@ -509,30 +519,19 @@ class NGramsLab(Lab):
         else:
             self.gen_split.setOrientation(QtCore.Qt.Orientation.Horizontal)
             self.gen_split.setSizes([520, 420])
-        theme.set_axis_labels(self.bar_plot, "probability P(w | h)", "next token w (top 15)", s)
-        theme.style_plot(self.bar_plot, s, title="Next-token distribution")
         self._style_perplexity(s)
         self._update_legend(s, int((self.run_params or self.params())["n"]))
         if self.runner.current is not None:
             self.runner.flush()
 
     def _style_perplexity(self, s: theme.Style) -> None:
-        theme.set_axis_labels(self.ppl_plot, "order N", "held-out perplexity (log scale)", s)
-        theme.style_plot(self.ppl_plot, s, title="Perplexity vs N")
+        """The markers of the perplexity curves (the panels style axes, titles, legends and pens)."""
         for i, (sm, curve) in enumerate(self.ppl_curves.items()):
             color = theme.CATEGORICAL[i]
-            curve.setPen(pg.mkPen(color, width=s.line_width))
             curve.setSymbol(SMOOTHING_SYMBOLS[sm])
             curve.setSymbolSize(s.marker_size * 1.2)
             curve.setSymbolBrush(pg.mkBrush(color))
             curve.setSymbolPen(pg.mkPen(s.foreground, width=0.5 * s.scale))
-        theme.set_axis_labels(self.zipf_plot, "rank r (log scale)", "frequency f(r) (log scale)", s)
-        theme.style_plot(self.zipf_plot, s, title="Zipf's law")
-        self.zipf_curve.setPen(pg.mkPen(theme.CATEGORICAL[0], width=s.line_width))
-        ref = pg.mkPen(theme.CATEGORICAL[1], width=s.line_width)
-        ref.setStyle(QtCore.Qt.PenStyle.DashLine)
-        self.zipf_ref.setPen(ref)
-        self.ppl_plot.getPlotItem().getAxis("bottom").setTicks([[(float(n), str(n)) for n in ngram_run.PERPLEXITY_ORDERS]])
 
     def main_plot(self):
         return self.ppl_plot if self._mode == "perplexity" else self.bar_plot
