@@ -95,6 +95,7 @@ from . import style as theme
 from .runner import History, Runner
 from .tasks import BackgroundTask
 from .widgets.maths import MathsPanel
+from .widgets.plots import PlotPanel
 from .widgets.params import Param, ParamForm
 from .widgets.runbar import RunBar
 
@@ -199,6 +200,8 @@ class Lab(QtWidgets.QWidget):
         self.runner.set_rate(self.runbar.rate)
         self.runner.frameChanged.connect(self._on_frame)
         self.runner.stateChanged.connect(self._update_controls)
+        self.runner.stateChanged.connect(self._follow_play)
+        self._calm_plots = False
         self.runner.errorOccurred.connect(self.show_error)
         self.form.changed.connect(self.on_param_changed)
         theme.manager().changed.connect(self._restyle)
@@ -407,6 +410,15 @@ class Lab(QtWidgets.QWidget):
             log.exception("drawing failed")
             self.show_error(f"Could not draw this step: {exc}")
         self._update_controls()
+
+    def _follow_play(self) -> None:
+        """While a run plays, history plots grow their view in steps (calm ranges, see
+        :mod:`app.widgets.plots`); paused or finished, they fit their data tightly."""
+        calm = self.runner.playing and not self.runner.finished
+        if calm != self._calm_plots:
+            self._calm_plots = calm
+            for panel in self.findChildren(PlotPanel):
+                panel.set_calm(calm)
 
     def _update_controls(self) -> None:
         r = self.runner

@@ -9,9 +9,19 @@ range and the axis width chase each other forever.
 :class:`Series` is a curve whose data lives in amortised, growing numpy buffers:
 ``extend`` appends the points of the frames that arrived since the last one, so drawing
 costs the same at step 10 and at step 100,000.
+
+While a run plays (``PlotPanel.set_calm``, switched by the lab), a panel's automatic range
+is calm for histories (curves fed by ``extend``; a curve given whole by ``set`` is shown
+tight as usual, and so is everything once the run pauses or ends): the view grows in steps with headroom (a step axis to
+the next round number past 1.25 times the data) instead of following every new point.
+Between those steps the range, and with it the axes, stay as they are, so pyqtgraph does
+not lay out and redraw the tick labels of every panel on every frame (the largest part of
+a metric panel's paint while a run plays).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pyqtgraph as pg
@@ -34,17 +44,24 @@ class Series:
 
     DASHED_POINTS = 1000
 
-    def __init__(self, item: pg.PlotDataItem, *, log_y: bool = False):
+    def __init__(self, item: pg.PlotDataItem, *, log_y: bool = False, on_change=None):
         self.item = item
         self.log_y = log_y
         self._x = np.empty(256)
         self._y = np.empty(256)
         self.n = 0
+        self.bounds: tuple[float, float, float, float] | None = None  # x_lo, x_hi, y_lo, y_hi
+        self.whole = False  # set whole by `set` (not a growing history): shown tight, no headroom
+        self._on_change = on_change
 
     def clear(self) -> None:
         self.n = 0
+        self.bounds = None
+        self.whole = False
         self._set_dashed(True)
         self.item.setData([], [])
+        if self._on_change is not None:
+            self._on_change(self)
 
     def _set_dashed(self, dashed: bool) -> None:
         pen = self.item.opts.get("pen")
@@ -58,6 +75,10 @@ class Series:
             self.item.setPen(pen)
 
     def extend(self, xs, ys) -> None:
+        self.whole = False
+        self._append(xs, ys)
+
+    def _append(self, xs, ys) -> None:
         xs = np.asarray(xs, dtype=float).ravel()
         ys = np.asarray(ys, dtype=float).ravel()
         if xs.shape != ys.shape:
@@ -78,14 +99,23 @@ class Series:
         if self.n <= self.DASHED_POINTS < need:
             self._set_dashed(False)
         self.n = need
+        new = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
+        b = self.bounds
+        self.bounds = new if b is None else (min(b[0], new[0]), max(b[1], new[1]), min(b[2], new[2]), max(b[3], new[3]))
         self.item.setData(self._x[: self.n], self._y[: self.n])
+        if self._on_change is not None:
+            self._on_change(self)
 
     def set(self, xs, ys) -> None:
         """Replace the whole curve (for series that are not a history)."""
         self.n = 0
-        self.extend(xs, ys)
+        self.bounds = None
+        self.whole = True
+        self._append(xs, ys)
         if self.n == 0:
             self.item.setData([], [])
+            if self._on_change is not None:
+                self._on_change(self)
 
     @property
     def x(self) -> np.ndarray:
@@ -143,6 +173,72 @@ def _fit_columns(plot_item: pg.PlotItem, legend: pg.LegendItem, most: int) -> No
         legend.setColumnCount(cols)
 
 
+def nice_ceil(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 times a power of ten that is >= ``value`` (> 0)."""
+    if not value > 0 or not math.isfinite(value):
+        return 1.0
+    decade = 10.0 ** math.floor(math.log10(value))
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if m * decade >= value * (1 - 1e-12):
+            return m * decade
+    return 10.0 * decade
+
+
+def calm_box(data, box, *, log_y: bool = False):
+    """The view box to show ``data`` = (x_lo, x_hi, y_lo, y_hi) in, given the current ``box``.
+
+    The box is kept while it holds the data and the data fill at least a third of it in
+    each direction; otherwise it grows (or is remade) with headroom: x to ``x_lo`` plus a
+    round span past 1.25 times the data's, y by a quarter of the data's span on the side the
+    data left (whole decades on a log axis, where ``data`` and the box are log10 values).
+    """
+    x_lo, x_hi, y_lo, y_hi = data
+    if box is not None:
+        bx0, bx1, by0, by1 = box
+        inside = bx0 <= x_lo and x_hi <= bx1 and by0 <= y_lo and y_hi <= by1
+        filled = (x_hi - x_lo) >= (bx1 - bx0) / 3 and (log_y or (y_hi - y_lo) >= (by1 - by0) / 3)
+        if inside and filled:
+            return box
+        if not filled:
+            box = None  # the data shrank (a new curve): start over
+    span_x = x_hi - x_lo
+    nx1 = x_lo + nice_ceil(1.25 * span_x) if span_x > 0 else x_hi + max(1.0, abs(x_hi)) * 0.5
+    if log_y:
+        ny0, ny1 = math.floor(y_lo), math.ceil(y_hi)
+        if ny1 <= ny0:
+            ny1 = ny0 + 1
+    else:
+        span_y = y_hi - y_lo
+        pad = 0.25 * span_y if span_y > 0 else max(abs(y_hi), 1e-9) * 0.25
+        ny0, ny1 = y_lo - pad, y_hi + pad
+    if box is None:
+        return (x_lo, nx1, ny0, ny1)
+    bx0, bx1, by0, by1 = box
+    return (min(bx0, x_lo), bx1 if x_hi <= bx1 else nx1,
+            by0 if y_lo >= by0 else ny0, by1 if y_hi <= by1 else ny1)
+
+
+class _RangeAnchor(pg.GraphicsObject):
+    """An invisible item whose data bounds are the panel's calm box (see :func:`calm_box`):
+    the view's automatic range covers it, so the range changes only when the box does."""
+
+    def __init__(self):
+        super().__init__()
+        self.box = None
+        self.setFlag(self.GraphicsItemFlag.ItemHasNoContents)
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):
+        if self.box is None:
+            return None
+        return (self.box[0], self.box[1]) if ax == 0 else (self.box[2], self.box[3])
+
+    def boundingRect(self):
+        return QtCore.QRectF()
+
+    def paint(self, p, *args):
+        pass
+
+
 class PlotPanel(pg.PlotWidget):
     """A plot with a title, axis labels and named curves, restyled on every style change.
 
@@ -179,6 +275,9 @@ class PlotPanel(pg.PlotWidget):
                 self.legend = self.plot_item.addLegend(offset=offsets[legend_corner])
             self.legend.setVisible(False)
         self.series: dict[str, Series] = {}
+        self._anchor = _RangeAnchor()
+        self._calm = False
+        self.plot_item.addItem(self._anchor)
         self.setMinimumSize(120, 90)
         self.apply_style(theme.current())
         theme.manager().changed.connect(self.apply_style)
@@ -193,9 +292,29 @@ class PlotPanel(pg.PlotWidget):
                 self.legend.addItem(item, name)
                 self.legend.setVisible(self._legend_wanted and len(self.series) >= 1)
             item._sml_style = (color or theme.CATEGORICAL[i % len(theme.CATEGORICAL)], DASHES[(dash if dash is not None else i) % 4])
-            self.series[name] = Series(item, log_y=self.log_y)
+            self.series[name] = Series(item, log_y=self.log_y, on_change=self._series_changed)
             self._style_curve(item, theme.current())
         return self.series[name]
+
+    def set_calm(self, calm: bool) -> None:
+        """Calm range (growing in steps, for a run that plays) or tight range (the default)."""
+        self._calm = bool(calm)
+        self._series_changed()
+
+    def _series_changed(self, _series=None) -> None:
+        bounds = [s.bounds for s in self.series.values()
+                  if s.bounds is not None and not s.whole and s.item.isVisible()]
+        if not bounds or not self._calm:
+            box = None
+        else:
+            data = (min(b[0] for b in bounds), max(b[1] for b in bounds),
+                    min(b[2] for b in bounds), max(b[3] for b in bounds))
+            if self.log_y:
+                data = (data[0], data[1], math.log10(max(data[2], 1e-300)), math.log10(max(data[3], 1e-300)))
+            box = calm_box(data, self._anchor.box, log_y=self.log_y)
+        if box != self._anchor.box:
+            self._anchor.box = box
+            self.plot_item.getViewBox().itemBoundsChanged(self._anchor)
 
     def clear_series(self) -> None:
         for s in self.series.values():

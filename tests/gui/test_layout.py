@@ -114,3 +114,70 @@ def test_long_dashed_curves_are_drawn_solid(qtbot):
     assert second.item.opts["pen"].style() == QtCore.Qt.PenStyle.SolidLine
     second.clear()
     assert second.item.opts["pen"].style() == QtCore.Qt.PenStyle.DashLine
+
+
+def test_nice_ceil_and_calm_box():
+    from app.widgets.plots import calm_box, nice_ceil
+
+    assert [nice_ceil(v) for v in (0.7, 1.0, 1.2, 2.2, 3.0, 7.0, 101.0)] == [1.0, 1.0, 2.0, 2.5, 5.0, 10.0, 200.0]
+    box = calm_box((0.0, 100.0, 0.0, 10.0), None)
+    assert box == (0.0, 200.0, -2.5, 12.5)
+    assert calm_box((0.0, 150.0, 1.0, 9.0), box) is box  # inside and filling it: kept
+    grown = calm_box((0.0, 201.0, 0.0, 13.0), box)
+    assert grown[1] == 500.0 and grown[3] == 13.0 + 0.25 * 13.0 and grown[2] == box[2]
+    assert calm_box((0.0, 10.0, 0.0, 1.0), grown)[1] == 20.0  # much smaller data (a new run): remade
+    log_box = calm_box((0.0, 10.0, -7.3, -0.2), None, log_y=True)
+    assert log_box[2:] == (-8, 0)  # whole decades
+
+
+def test_growing_curve_moves_the_view_only_in_steps(qtbot):
+    """A curve that grows by one point a frame changes the view (and re-lays out the axes)
+    only when it leaves its calm box: a few dozen times over 2,000 points, not 2,000."""
+    from app.widgets.plots import PlotPanel
+
+    panel = PlotPanel("loss", "step", "L")
+    qtbot.addWidget(panel)
+    panel.resize(400, 300)
+    panel.show()
+    panel.set_calm(True)  # as while a run plays
+    vb = panel.plot_item.getViewBox()
+    changes = []
+    vb.sigRangeChanged.connect(lambda *a: changes.append(vb.viewRange()))
+    curve = panel.curve("L")
+    rng = np.random.default_rng(1)
+    values = np.cumsum(rng.normal(size=2000))
+    for i in range(2000):
+        curve.extend([i], [values[i]])
+        vb.updateAutoRange()  # what the next paint would do
+    assert 1 <= len(changes) <= 60
+    (x0, x1), (y0, y1) = vb.viewRange()
+    assert x0 <= 0 and x1 >= 1999 and y0 <= values.min() and y1 >= values.max()  # all data shown
+    curve.clear()
+    curve.extend([0, 1, 2], [0.0, 1.0, 0.5])
+    vb.updateAutoRange()
+    assert vb.viewRange()[0][1] < 10  # a new run gets a view of its own size
+    curve.extend(np.arange(3, 60), np.zeros(57))
+    vb.updateAutoRange()
+    assert vb.viewRange()[0][1] > 70  # headroom while playing
+    panel.set_calm(False)  # paused or finished: tight again
+    vb.updateAutoRange()
+    assert 59 <= vb.viewRange()[0][1] < 65  # (pyqtgraph pads a few per cent)
+
+
+def test_masked_markers_show_exactly_the_mask(qtbot):
+    from app.widgets.markers import MaskedMarkers
+
+    pw = pg.PlotWidget()
+    qtbot.addWidget(pw)
+    markers = MaskedMarkers()
+    pw.addItem(markers)
+    pos = np.random.default_rng(2).random((300, 2))
+    markers.set_points("run", pos, size=10, symbol="o")
+    mask = np.zeros(300, bool)
+    mask[::7] = True
+    markers.show_mask(mask)
+    assert np.array_equal(markers.visible_positions(), pos[mask])
+    markers.show_indices([3, 5], 300)
+    assert np.array_equal(markers.visible_positions(), pos[[3, 5]])
+    markers.hide_all()
+    assert len(markers.visible_positions()) == 0

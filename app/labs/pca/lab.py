@@ -111,7 +111,7 @@ class PCALab(Lab):
         self.rayleigh_exact_item = pg.PlotDataItem([], [], name="exact λⱼ")
         self.rayleigh_exact_item.setPen(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
         self.rayleigh_panel.plot_item.addItem(self.rayleigh_exact_item)
-        self.angle_panel = PlotPanel("Convergence", "step", "radians / norm", log_y=True, legend_corner="bottom-left")
+        self.angle_panel = PlotPanel("Convergence", "step", "radians / norm", log_y=True, legend_corner="top")
         self.angle_curve = self.angle_panel.curve("∠(v, ξⱼ)")
         self.change_curve = self.angle_panel.curve("‖Δv‖")
         self.predicted_curve = self.angle_panel.curve("θ₀·rateᵗ", color=theme.OKABE_ITO["black"], dash=2)
