@@ -315,6 +315,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         return RunContext(params["classifier"], dict(params), X, y, mask, self._view_extent(), seed)
 
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        self._cancel_reference()
         ctx = self._context(params, seed)
         self._ctx = ctx
         self._run_extent = ctx.extent
@@ -477,10 +478,21 @@ class ClassifiersLab(PointsLabMixin, Lab):
             return
         Xtr, ytr, _, _ = self._train_test()
         task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
-        task.start(reference.reference_check, kind, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
+        # in a child process: cancelling the task (new parameters or data, Reset, another
+        # check, closing) terminates the fit instead of letting it compute on
+        task.start(reference.reference_check_in_process, kind, self.params(), Xtr.copy(), ytr.copy(),
+                   self._view_extent())
         self.reference_result = None
         self.reference_label.setText("Fitting scikit-learn's model …")
         self.reference_button.setEnabled(False)
+
+    def _cancel_reference(self) -> None:
+        """A restart (parameters, data, seed, Reset) makes a running check stale: stop it."""
+        task = self.task("reference")
+        if task.busy:
+            task.cancel()
+            self._update_reference_button(self.kind)
+            self.reference_label.setText("Reference check stopped: the parameters or the data changed.")
 
     def _reference_done(self, r: dict) -> None:
         self._update_reference_button(self.kind)
