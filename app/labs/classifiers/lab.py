@@ -238,7 +238,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
             b.setToolTip("The reference check covers logistic regression and the SVMs")
         else:
             b.setEnabled(True)
-            b.setToolTip("Fit scikit-learn's model on the same training points and parameters (on a worker thread) "
+            b.setToolTip("Fit scikit-learn's model on the same training points and parameters (in a separate process) "
                          "and compare predictions on a dense grid, decision values and support-vector counts")
 
     # ------------------------------------------------------------------ data
