@@ -130,13 +130,14 @@ def _image_is_blank(image) -> bool:
     return len(colours) < 4
 
 
-def _new_window(args, lab_ids=None):
+def _new_window(args, lab_ids=None, interactive=False):
     from . import style as theme
     from .main_window import MainWindow
 
     headless = bool(args.screenshot or args.screenshots or args.self_test)
     restore = not (headless or args.fresh)
-    window = MainWindow(restore=restore, autosave=not headless, lab_ids=lab_ids)
+    window = MainWindow(restore=restore, autosave=not headless, lab_ids=lab_ids,
+                        build_after_first_paint=interactive and not headless)
     if args.projector:
         window.set_projector(True)
     if args.theme:
@@ -273,7 +274,7 @@ def cmd_run(args) -> int:
               "(or set QT_QPA_PLATFORM=offscreen to run the window invisibly).", file=sys.stderr)
         return 1
     app = _make_app(False)
-    window = _new_window(args)
+    window = _new_window(args, interactive=True)
     if not window.restored_geometry:
         window.fit_to_screen()
     if args.lab:
@@ -312,12 +313,21 @@ def _open_files_from_system(app, window) -> None:
 
 
 def cmd_startup_time(args) -> int:
-    """Start as usual, show the window, process events once, print the seconds since this module loaded."""
+    """Start as usual; print the seconds since this module loaded until the window is painted
+    (``startup-time``) and until its first lab is built and drawn (``lab-ready``)."""
+    from PySide6 import QtCore
+
     app = _make_app(False)
-    window = _new_window(args)
+    window = _new_window(args, interactive=True)
     window.show()
-    app.processEvents()
+    host = window.tabs.currentWidget()
+    while host is not None and not host._painted:
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
     print(f"startup-time {time.perf_counter() - _T0:.3f} s since app.__main__ loaded", flush=True)
+    while host is not None and host.lab is None:
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+    app.processEvents()
+    print(f"lab-ready {time.perf_counter() - _T0:.3f} s", flush=True)
     window.shutdown()
     window.close()
     return 0

@@ -5,14 +5,16 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import APP_NAME, __version__, registry
 from . import style as theme
-from .lab import Lab
-from .runner import History
 from .session import autosave_path, clean_temporaries, config_dir, load_session, save_session, set_aside
+
+if TYPE_CHECKING:  # the labs (and pyqtgraph) are imported when the first lab is built
+    from .lab import Lab
 
 log = logging.getLogger(__name__)
 
@@ -22,25 +24,44 @@ AUTOSAVE_INTERVAL_MS = 20_000
 class _LabHost(QtWidgets.QWidget):
     """Tab page that builds its lab the first time it is needed (keeps start-up fast)."""
 
+    firstPainted = QtCore.Signal()
+
     def __init__(self, lab_cls: type[Lab], parent=None):
         super().__init__(parent)
         self.lab_cls = lab_cls
         self.lab: Lab | None = None
         self._layout = QtWidgets.QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
+        self._loading = QtWidgets.QLabel(f"Loading {lab_cls.title} …")
+        self._loading.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self._layout.addWidget(self._loading)
+        self._painted = False
 
     def build(self) -> Lab:
         if self.lab is None:
             self.lab = self.lab_cls()
+            self._layout.removeWidget(self._loading)
+            self._loading.deleteLater()
             self._layout.addWidget(self.lab)
         return self.lab
+
+    def paintEvent(self, event) -> None:  # Qt's name
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self.firstPainted.emit()
 
 
 class MainWindow(QtWidgets.QMainWindow):
     labBuilt = QtCore.Signal(object)
 
-    def __init__(self, *, restore: bool = True, autosave: bool = True, lab_ids: list[str] | None = None):
+    def __init__(self, *, restore: bool = True, autosave: bool = True, lab_ids: list[str] | None = None,
+                 build_after_first_paint: bool = False):
+        """``build_after_first_paint``: show the window (menus, tabs, a "Loading" line) before
+        building the first lab, which then follows at once; the interactive start uses it so
+        the window appears without waiting for the lab's plots."""
         super().__init__()
+        self._first_build_pending = build_after_first_paint
         self.setWindowTitle(APP_NAME)
         self.restore = restore
         self.autosave = autosave
@@ -75,6 +96,15 @@ class MainWindow(QtWidgets.QMainWindow):
         except OSError:
             pass
         if self.tabs.count():
+            if build_after_first_paint:
+                for host in self.hosts.values():
+                    host.firstPainted.connect(self._first_paint, QtCore.Qt.ConnectionType.QueuedConnection)
+            else:
+                self._tab_changed(self.tabs.currentIndex())
+
+    def _first_paint(self) -> None:
+        if self._first_build_pending:
+            self._first_build_pending = False
             self._tab_changed(self.tabs.currentIndex())
 
     # ------------------------------------------------------------------ labs
@@ -131,6 +161,8 @@ class MainWindow(QtWidgets.QMainWindow):
         return lab
 
     def _tab_changed(self, index: int) -> None:
+        if self._first_build_pending:
+            return  # built once the window has been painted (see __init__)
         host = self.tabs.widget(index)
         if isinstance(host, _LabHost):
             if host.lab is None:
@@ -208,7 +240,8 @@ class MainWindow(QtWidgets.QMainWindow):
             fn(lab)
 
     def _update_status(self) -> None:
-        lab = self.lab() if self.tabs.count() else None
+        host = self.tabs.currentWidget()
+        lab = host.lab if isinstance(host, _LabHost) else None  # never builds a lab
         if lab is None:
             return
         r = lab.runner
@@ -469,6 +502,8 @@ class MainWindow(QtWidgets.QMainWindow):
         """Animate the run so far: up to ``max_frames`` snapshots of the timeline, drawn
         one after the other and captured. Returns the number of frames written."""
         from PIL import Image
+
+        from .runner import History
 
         lab = lab or self.lab()
         r = lab.runner

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import pyqtgraph as pg
+from typing import TYPE_CHECKING
+
 from PySide6 import QtCore, QtGui, QtWidgets
+
+if TYPE_CHECKING:  # pyqtgraph is imported where plots are styled, not at start-up
+    import pyqtgraph as pg
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable by colour-blind viewers.
 OKABE_ITO = {
@@ -67,6 +71,8 @@ class Style:
         return POS_COLOR if label > 0 else NEG_COLOR
 
     def pen(self, color: str | None = None, width: float | None = None, style=QtCore.Qt.PenStyle.SolidLine):
+        import pyqtgraph as pg
+
         pen = pg.mkPen(color or self.foreground, width=width if width is not None else self.line_width)
         pen.setStyle(style)
         return pen
@@ -139,6 +145,8 @@ def apply_to_application(style: Style) -> None:
 
 def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *, title: str | None = None) -> None:
     """Background, axes, labels and tick fonts of one plot, for the current style."""
+    import pyqtgraph as pg
+
     style = style or current()
     item = plot.getPlotItem() if isinstance(plot, pg.PlotWidget) else plot
     if isinstance(plot, pg.PlotWidget):
@@ -180,6 +188,8 @@ def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *,
 
 
 def set_axis_labels(plot: pg.PlotItem | pg.PlotWidget, bottom: str, left: str, style: Style | None = None) -> None:
+    import pyqtgraph as pg
+
     style = style or current()
     item = plot.getPlotItem() if isinstance(plot, pg.PlotWidget) else plot
     kw = {"font-size": f"{style.font_pt:.0f}pt", "color": style.foreground}

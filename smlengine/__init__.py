@@ -6,7 +6,15 @@ and ``fit(...)`` which exhausts it. Usable from scripts and notebooks as well as
 the desktop application.
 """
 
-from ._base import NotFittedError, Snapshot
-
 __version__ = "0.1.0"
 __all__ = ["Snapshot", "NotFittedError", "__version__"]
+
+
+def __getattr__(name):
+    # numpy is imported with the first estimator, not with the package (the desktop app
+    # reads resources through smlengine._resources before its window first paints)
+    if name in ("Snapshot", "NotFittedError"):
+        from . import _base
+
+        return getattr(_base, name)
+    raise AttributeError(f"module 'smlengine' has no attribute {name!r}")

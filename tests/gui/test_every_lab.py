@@ -29,6 +29,38 @@ def test_start_up_imports_no_lab():
     assert out.strip() == "[]", out
 
 
+def test_window_paints_before_the_first_lab_is_built(tmp_path):
+    """The interactive start paints the window (menus, tabs, a "Loading" line) with
+    PySide6 alone, then builds the first lab: pyqtgraph, numpy and the lab's modules are
+    imported after the first paint."""
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import sys
+from PySide6 import QtCore, QtWidgets
+app = QtWidgets.QApplication([])
+from app.main_window import MainWindow
+w = MainWindow(restore=False, autosave=False, build_after_first_paint=True)
+host = w.tabs.currentWidget()
+seen = {}
+def painted():
+    seen['heavy'] = sorted(m for m in ('pyqtgraph', 'numpy', 'app.lab') if m in sys.modules)
+    seen['built'] = host.lab is not None
+host.firstPainted.connect(painted)
+w.show()
+while host.lab is None:
+    app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+print(seen['heavy'], seen['built'], host.lab.runner is not None)
+w.shutdown()
+"""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SMLLAB_CONFIG_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                         timeout=120).stdout
+    assert out.strip().splitlines()[-1] == "[] False True", out
+
+
 @pytest.mark.parametrize("lab_id", LAB_IDS)
 def test_lab_lifecycle(qtbot, make_window, lab_id):
     window = make_window(lab_ids=[lab_id])
