@@ -91,8 +91,8 @@ class _KernelCache:
     least two rows, the pair being updated; the solver's compact rows use the last quarter),
     allocated when first used, so the full Gram matrix is held only when it fits. A row holds
     what the working-set selection divides by, a_t = k(x_t, x_t) + k(x_o, x_o) - 2 k(x_t, x_o)
-    (2 + tau - 2 K for rbf, where K <= 1; max(a, tau) otherwise, as LIBSVM) and, except for rbf
-    (where K = 1 - (a - tau) / 2), the kernel column itself.
+    (2 + tau - 2 K for rbf, where K <= 1; otherwise a_t, replaced by tau where a_t <= 0, as
+    LIBSVM) and, except for rbf (where K = 1 - (a - tau) / 2), the kernel column itself.
 
     Rows are stored in the original order of the points. While the solver shrinks, a column is
     evaluated only on the active points (libsvm does the same) and scattered into its row; such
@@ -114,6 +114,12 @@ class _KernelCache:
             self.diag = self.sq
         else:
             self.diag = (self.sq + self.coef0) ** self.degree
+        # libsvm replaces a curvature a_ij <= 0 (rounding on duplicates, non-PD kernels) by
+        # tau = 1e-12, which presumes kernel values ~1. Here tau is 1e-12 of the kernel's own
+        # scale max_t k(x_t, x_t), so multiplying X by s (and C by 1 / s^2) gives the same
+        # iterates; rbf has k(x, x) = 1.
+        kscale = 1.0 if kind == "rbf" else float(self.diag.max(initial=0.0))
+        self.tau = _TAU * max(kscale, 1e-280)
         # What a column evaluation reads per point: P (rows multiplied by x_o) and one number.
         # rbf: 2 K_to = exp(<2 gamma x_t, x_o> + (ln 2 - gamma |x_t|^2) - gamma |x_o|^2), so the
         # a-row 2 + tau - 2 K costs one product, two additions, a clip, exp and a subtraction.
@@ -208,7 +214,7 @@ class _KernelCache:
         np.multiply(K, -2.0, out=a)
         a += auxa
         a += self.diag[o]
-        np.maximum(a, _TAU, out=a)  # as LIBSVM: a tau that large values cannot absorb
+        np.copyto(a, self.tau, where=a <= 0.0)  # as LIBSVM, with a tau on the kernel's scale
 
     def block_dot(self, R, S, coef):
         """K[R, S] @ coef for original indices R and S, in row chunks of bounded size."""
@@ -464,6 +470,7 @@ class SVM(IterativeMixin, BaseEstimator):
         shrinking = bool(self.shrinking)
         inf = np.inf
         rbf = cache.kind == "rbf"  # the cache then holds a-rows 2 + tau - 2 K[:, o]
+        tau = cache.tau
         column = cache.column
         slot_of, row_full, lru_touch = cache.slot_of, cache.full, cache.lru.move_to_end
         # Scalar operands go through 0-d arrays: numpy converts a Python float on every call,
@@ -663,25 +670,28 @@ class SVM(IterativeMixin, BaseEstimator):
                 np.subtract(s_m, Flow, nv)
                 np.maximum(nv, 0.0, out=nv)
                 np.multiply(nv, nv, nv)
-                np.maximum(ai_row, _TAU, out=tb)
+                np.maximum(ai_row, tau, out=tb)
                 np.divide(nv, tb, nv)
                 j = int(nv.argmax())
                 aij, Fj = float(tb[j]), float(Flow[j])
             t = (m - Fj) / aij
             ai, aj = float(alpha[i]), float(alpha[j])
             pi, pj = ylist[i] > 0, ylist[j] > 0
-            t = min(t, C - ai if pi else ai, aj if pj else C - aj)
-            ai = ai + t if pi else ai - t
-            aj = aj - t if pj else aj + t
-            # snap to the bounds exactly so the free / bounded sets are clean
-            if ai < 1e-12 * C:
-                ai = 0.0
-            elif ai > C * (1 - 1e-12):
-                ai = C
-            if aj < 1e-12 * C:
-                aj = 0.0
-            elif aj > C * (1 - 1e-12):
-                aj = C
+            # Clip to the box. A multiplier that reaches its bound is set to it exactly (the
+            # free / bounded sets stay clean); no other rounding towards a bound: a multiplier
+            # of 1e-13 is real when the kernel values are ~1e13 (|x| ~ 1e6, linear), and
+            # moving it without moving F would break F = -y (Q alpha - 1).
+            li = C - ai if pi else ai
+            lj = aj if pj else C - aj
+            t = min(t, li, lj)
+            if t >= li:
+                ai = C if pi else 0.0
+            else:
+                ai = min(ai + t, C) if pi else max(ai - t, 0.0)
+            if t >= lj:
+                aj = 0.0 if pj else C
+            else:
+                aj = max(aj - t, 0.0) if pj else min(aj + t, C)
             alpha[i] = ai
             alpha[j] = aj
             # F <- F - t (K[:, i] - K[:, j]) on the active points (= F - t/2 (a_j - a_i) for rbf)

@@ -404,3 +404,60 @@ def test_duplicates_and_large_kernel_values_give_no_nan(kernel, scale, monkeypat
     gap = _kkt_gap(m, X, y_pm)
     assert m.kkt_violation() == pytest.approx(gap, rel=1e-6, abs=1e-6)
     assert m.last_snapshot_.converged == (gap <= m.tol * (1 + 1e-6))
+
+
+# ---------------------------------------------------------------- scale of the data
+def _separable(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    lab = rng.integers(0, 2, n)
+    return rng.normal(size=(n, 2)) + 5.0 * np.column_stack([lab, lab]) - 2.5, lab
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e3, 1e6, 1e9])
+def test_linear_hard_margin_at_any_scale_agrees_with_svc(scale):
+    # |x| ~ 1e6 makes k ~ 1e12 and the multipliers ~ 1e-13: they used to be rounded to 0
+    # (a bound test absolute in C), and the machine learned nothing.
+    svm_mod = pytest.importorskip("sklearn.svm")
+    X, y = _separable()
+    Xs = X * scale
+    ours = SVM(C=1.0, kernel="linear").fit(Xs, y)
+    ref = svm_mod.SVC(C=1.0, kernel="linear", tol=1e-3).fit(Xs, y)
+    assert ours.last_snapshot_.converged
+    np.testing.assert_array_equal(ours.predict(Xs), ref.predict(Xs))
+    a, b = set(ours.support_.tolist()), set(ref.support_.tolist())
+    if scale >= 1e3:  # hard margin: three support vectors, well defined
+        assert a == b and len(a) == 3
+    else:  # C = 1 is tiny for k ~ 1e-12: alpha = C on almost all points, a few ~0 at the margin
+        assert len(a ^ b) <= 2 and len(a) > 150
+    # f = w.x + b is free of the scale (the margin points have |f| = 1)
+    np.testing.assert_allclose(ours.decision_function(Xs), ref.decision_function(Xs), atol=1e-2)
+    if scale >= 1e3:  # hard margin: alpha = alpha(unscaled) / scale^2
+        base = SVM(C=1.0, kernel="linear").fit(X, y)
+        np.testing.assert_allclose(ours.alpha_ * scale**2, base.alpha_, rtol=1e-3, atol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-6, 1e3, 1e6, 1e9])
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_rescaled_problem_gives_the_same_machine(kernel, scale):
+    # X -> s X with C -> C / s^2 (linear) or gamma -> gamma / s^2 (rbf) is the same problem:
+    # alpha s^2 (linear) or alpha (rbf) and f are unchanged. The solver's thresholds (the
+    # curvature floor tau, the bounds) must follow the kernel's scale, as tol on F does.
+    svm_mod = pytest.importorskip("sklearn.svm")
+    X, y = _blobs(200, 1.5, 0)
+    X = X - 0.75
+    Xs = X * scale
+    if kernel == "linear":
+        params, scaled, factor = {"C": 1.0}, {"C": 1.0 / scale**2}, scale**2
+    else:
+        params, scaled, factor = {"C": 1.0, "gamma": 0.5}, {"C": 1.0, "gamma": 0.5 / scale**2}, 1.0
+    base = SVM(kernel=kernel, **params).fit(X, y)
+    ours = SVM(kernel=kernel, **scaled).fit(Xs, y)
+    ref = svm_mod.SVC(kernel=kernel, tol=1e-3, **scaled).fit(Xs, y)
+    assert ours.last_snapshot_.converged
+    assert abs(ours.n_iter_ - base.n_iter_) <= 0.1 * base.n_iter_
+    np.testing.assert_allclose(ours.alpha_ * factor, base.alpha_, atol=1e-3)
+    np.testing.assert_allclose(ours.decision_function(Xs), base.decision_function(X), atol=5e-3)
+    np.testing.assert_array_equal(ours.predict(Xs), ref.predict(Xs))
+    np.testing.assert_allclose(ours.decision_function(Xs), ref.decision_function(Xs), atol=1e-2)
+    a, b = set(ours.support_.tolist()), set(ref.support_.tolist())
+    assert len(a ^ b) <= 2
