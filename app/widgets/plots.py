@@ -239,6 +239,23 @@ class _RangeAnchor(pg.GraphicsObject):
         pass
 
 
+class _RoomyAxis(pg.AxisItem):
+    """A vertical axis whose labelled ticks stay at least 1.25 lines apart (pyqtgraph asks
+    for at least 2.25 intervals whatever the length, which piles the labels of a short
+    metric panel on top of each other at projector font sizes)."""
+
+    def tickSpacing(self, minVal, maxVal, size):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if not levels or self._tickSpacing is not None or self.orientation not in ("left", "right"):
+            return levels
+        font = self.style.get("tickFont") or QtGui.QFont()
+        intervals = size / (1.25 * QtGui.QFontMetricsF(font).height())  # that fit
+        span = abs(maxVal - minVal)
+        if span / levels[0][0] <= intervals:
+            return levels
+        return [(nice_ceil(span / max(intervals, 1.0)), 0)]
+
+
 class PlotPanel(pg.PlotWidget):
     """A plot with a title, axis labels and named curves, restyled on every style change.
 
@@ -253,7 +270,7 @@ class PlotPanel(pg.PlotWidget):
 
     def __init__(self, title: str = "", x_label: str = "", y_label: str = "", parent=None, *,
                  log_y: bool = False, legend: bool = True, legend_corner: str = "top"):
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"left": _RoomyAxis("left")})
         self.plot_item = self.getPlotItem()
         self.plot_item.setDownsampling(auto=True, mode="peak")
         self.plot_item.setClipToView(True)

@@ -181,3 +181,25 @@ def test_masked_markers_show_exactly_the_mask(qtbot):
     assert np.array_equal(markers.visible_positions(), pos[[3, 5]])
     markers.hide_all()
     assert len(markers.visible_positions()) == 0
+
+
+def test_short_vertical_axes_space_their_labels(qtbot):
+    """Labelled ticks of a short panel's left axis stay at least 1.25 lines apart."""
+    from PySide6 import QtGui
+
+    from app.widgets.plots import PlotPanel
+
+    panel = PlotPanel("Mistakes", "step", "mistakes")
+    qtbot.addWidget(panel)
+    axis = panel.plot_item.getAxis("left")
+    font = QtGui.QFont()
+    font.setPointSizeF(16)
+    axis.setTickFont(font)
+    line = QtGui.QFontMetricsF(font).height()
+    for size in (30.0, 45.0, 80.0, 200.0):
+        major = axis.tickValues(-5.0, 130.0, size)[0]
+        spacing, values = major
+        assert len(values) >= 1
+        if len(values) > 1:
+            assert spacing / 135.0 * size >= 1.25 * line - 1e-9, (size, values)
+    assert len(axis.tickValues(-5.0, 130.0, 400.0)[0][1]) >= 3  # a tall axis keeps its usual ticks
