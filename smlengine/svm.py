@@ -34,12 +34,11 @@ from ._base import (
     check_X_y,
     frozen_array,
 )
-from .kernels import make_kernel
+from .kernels import KernelRows, make_kernel
 
 __all__ = ["SVM", "SVMSnapshot"]
 
 _TAU = 1e-12  # curvature floor for non-PD kernels / duplicate points (as in LIBSVM)
-_LN2 = float(np.log(2.0))
 _SHRINK_EVERY = 1000  # pair updates between shrinking steps (libsvm: min(n, 1000))
 
 
@@ -105,29 +104,24 @@ class _KernelCache:
     def __init__(self, X, kind, gamma, degree, coef0, cache_bytes):
         n = X.shape[0]
         self.n = n
-        self.kind, self.gamma, self.degree, self.coef0 = kind, float(gamma), int(degree), float(coef0)
+        self.kind = kind
         self.X = X
-        self.sq = np.einsum("ij,ij->i", X, X)
-        if kind == "rbf":
-            self.diag = np.ones(n)
-        elif kind == "linear":
-            self.diag = self.sq
-        else:
-            self.diag = (self.sq + self.coef0) ** self.degree
+        # The kernel's formula comes from smlengine.kernels. For rbf the rows are 2 K, so that
+        # the a-row is (2 + tau) - 2 K with 2 K = exp(<2 gamma x_t, x_o> + ln 2 - gamma |x_t|^2
+        # - gamma |x_o|^2): one product, two additions, a clip, exp and a subtraction.
+        self.rows = KernelRows(kind, X, gamma=gamma, degree=degree, coef0=coef0, scale=2.0 if kind == "rbf" else 1.0)
+        self.diag = self.rows.diag
         # libsvm replaces a curvature a_ij <= 0 (rounding on duplicates, non-PD kernels) by
         # tau = 1e-12, which presumes kernel values ~1. Here tau is 1e-12 of the kernel's own
         # scale max_t k(x_t, x_t), so multiplying X by s (and C by 1 / s^2) gives the same
         # iterates; rbf has k(x, x) = 1.
         kscale = 1.0 if kind == "rbf" else float(self.diag.max(initial=0.0))
         self.tau = _TAU * max(kscale, 1e-280)
-        # What a column evaluation reads per point: P (rows multiplied by x_o) and one number.
-        # rbf: 2 K_to = exp(<2 gamma x_t, x_o> + (ln 2 - gamma |x_t|^2) - gamma |x_o|^2), so the
-        # a-row 2 + tau - 2 K costs one product, two additions, a clip, exp and a subtraction.
-        if kind == "rbf":
-            self.P = X * (2.0 * self.gamma)
-            self.aux = np.log(2.0) - self.gamma * self.sq
-        else:
-            self.P, self.aux = X, self.diag
+        # What a row evaluation reads per point, kept by the solver in its own order: P (the
+        # kernel's rows to multiply by x_o) and one number (the kernel's term for rbf; else
+        # k(x_t, x_t), for the a-row).
+        self.P = self.rows.P
+        self.aux = self.rows.aux if kind == "rbf" else self.diag
         # 3/4 of the budget for full rows, 1/4 for the solver's compact rows while shrunk
         self.budget = cache_bytes
         row_bytes = 8 * n * (1 if kind == "rbf" else 2)  # rbf: a-row; else K row and a-row
@@ -197,48 +191,20 @@ class _KernelCache:
         return out
 
     def _eval(self, Pa, auxa, o, out):
-        x = self.X[o]
         if self.kind == "rbf":
-            np.matmul(Pa, x, out=out)
-            out += auxa
-            out -= self.gamma * self.sq[o]
-            np.minimum(out, _LN2, out=out)  # the exponent is <= 0 up to round-off: K <= 1
-            np.exp(out, out=out)
+            self.rows.row(o, out, Pa, auxa)  # 2 K[:, o]
             np.subtract(2.0 + _TAU, out, out=out)  # a_t = 1 + 1 - 2 K_to + tau
             return
         K, a = out[0], out[1]
-        np.matmul(Pa, x, out=K)
-        if self.kind == "poly":
-            K += self.coef0
-            np.power(K, self.degree, out=K)
+        self.rows.row(o, K, Pa, None)
         np.multiply(K, -2.0, out=a)
         a += auxa
         a += self.diag[o]
         np.copyto(a, self.tau, where=a <= 0.0)  # as LIBSVM, with a tau on the kernel's scale
 
     def block_dot(self, R, S, coef):
-        """K[R, S] @ coef for original indices R and S, in row chunks of bounded size."""
-        XS = self.X[S]
-        if self.kind == "linear":  # sum_s c_s <x_r, x_s> = <x_r, sum_s c_s x_s>
-            return self.X[R] @ (coef @ XS)
-        sqS = self.sq[S]
-        out = np.empty(R.size)
-        step = max(1, (1 << 21) // max(1, S.size))  # about 16 MB of temporaries per chunk
-        for a in range(0, R.size, step):
-            r = R[a : a + step]
-            blk = self.X[r] @ XS.T
-            if self.kind == "rbf":
-                blk *= -2.0
-                blk += self.sq[r][:, None]
-                blk += sqS[None, :]
-                np.maximum(blk, 0.0, out=blk)
-                blk *= -self.gamma
-                np.exp(blk, out=blk)
-            else:
-                blk += self.coef0
-                np.power(blk, self.degree, out=blk)
-            out[a : a + step] = blk @ coef
-        return out
+        """K[R, S] @ coef for original indices R and S (gradient reconstruction)."""
+        return self.rows.block_dot(R, S, coef)
 
 
 # Largest kernel value k(x, x) accepted. SMO adds up C * K_ij over many pairs and squares

@@ -63,3 +63,42 @@ def test_bad_input():
         kernels.linear(np.zeros((2, 2)), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="gamma must be > 0"):
         kernels.rbf(np.zeros((2, 2)), gamma=-1.0)
+
+
+@pytest.mark.parametrize(
+    "name, params", [("linear", {}), ("poly", {"degree": 3, "coef0": 0.5}), ("rbf", {"gamma": 0.7})]
+)
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+def test_kernel_rows_are_the_gram_columns(data, name, params, scale):
+    X, _ = data
+    K = kernels.make_kernel(name, **params)(X, X)
+    rows = kernels.KernelRows(name, X, scale=scale, **params)
+    np.testing.assert_allclose(rows.diag, np.diag(K), rtol=1e-12)
+    np.testing.assert_allclose(kernels.diagonal(name, X, **params), np.diag(K), rtol=1e-12)
+    for o in (0, 7, 29):
+        np.testing.assert_allclose(rows.row(o, np.empty(30)), scale * K[:, o], rtol=1e-12, atol=1e-14)
+    # on a subset of the points, in another order: the terms P, aux gathered by the caller
+    sub = np.array([5, 2, 17, 11])
+    aux = None if rows.aux is None else rows.aux[sub]
+    np.testing.assert_allclose(rows.row(3, np.empty(4), rows.P[sub], aux), scale * K[sub, 3], rtol=1e-12)
+    coef = np.random.default_rng(1).normal(size=6)
+    R, S = np.array([0, 4, 9, 28]), np.array([1, 2, 3, 10, 20, 25])
+    np.testing.assert_allclose(rows.block_dot(R, S, coef), K[np.ix_(R, S)] @ coef, rtol=1e-10)
+
+
+def test_kernel_rows_reject_unknown_kernel(data):
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        kernels.KernelRows("sigmoid", data[0])
+
+
+def test_rbf_grid_expansion_is_the_kernel_expansion():
+    rng = np.random.default_rng(2)
+    centres, coef = rng.normal(size=(9, 2)), rng.normal(size=9)
+    xs, ys = np.linspace(-2, 2, 7), np.linspace(-1, 3, 5)
+    gx, gy = np.meshgrid(xs, ys)
+    pts = np.column_stack([gx.ravel(), gy.ravel()])
+    f = kernels.rbf_grid_expansion(xs, ys, centres, coef, 1.3)
+    assert f.shape == (5, 7)
+    np.testing.assert_allclose(f.ravel(), kernels.rbf(pts, centres, gamma=1.3) @ coef, rtol=1e-12, atol=1e-15)
+    # far from every centre (exponent below -200 per coordinate) the terms are exactly 0
+    assert np.all(kernels.rbf_grid_expansion(xs + 1e3, ys, centres, coef, 1.3) == 0.0)
