@@ -110,7 +110,8 @@ class PCALab(Lab):
         self.rayleigh_curve = self.rayleigh_panel.curve("ρ")
         self.rayleigh_exact_item = pg.PlotDataItem([], [], name="exact λⱼ")
         self.rayleigh_exact_item.setPen(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
-        self.rayleigh_panel.plot_item.addItem(self.rayleigh_exact_item)
+        # the exact values grow with the run's last step: they follow the view, not drive it
+        self.rayleigh_panel.plot_item.addItem(self.rayleigh_exact_item, ignoreBounds=True)
         self.angle_panel = PlotPanel("Convergence", "step", "radians / norm", log_y=True, legend_corner="top")
         self.angle_curve = self.angle_panel.curve("∠(v, ξⱼ)")
         self.change_curve = self.angle_panel.curve("‖Δv‖")
