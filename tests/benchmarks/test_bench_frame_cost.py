@@ -17,7 +17,9 @@ pytestmark = pytest.mark.benchmark
 
 LONG_RUNS = {  # parameters that make a long run where the lab allows one
     "classifiers": {"classifier": "perceptron", "dataset": "xor", "n_samples": 400, "max_epochs": 100000},
-    "pagerank": {"graph": "karate-club", "surfer_moves": 100000, "moves_per_step": 1, "walkers": 100},
+    # max_iter: the power method ends early, so step 50 is a surfer frame like step 50,000
+    "pagerank": {"graph": "karate-club", "surfer_moves": 100000, "moves_per_step": 1, "walkers": 100,
+                 "max_iter": 20},
     "trees": {"n_rounds": 2000},
     "ngrams": {"length": 2000},  # the longest text the lab writes (one token per step)
 }
@@ -46,19 +48,25 @@ def make_window(qtbot, tmp_path, monkeypatch):
         w.close()
 
 
-def _frame_cost(qtbot, lab, repeats: int = 15) -> float:
-    """Median seconds to draw the current snapshot as a fresh frame (one snapshot added)."""
+def _frame_cost(qtbot, lab, rounds: int = 5, repeats: int = 12) -> tuple[float, float]:
+    """Least and median seconds to draw the current snapshot as a fresh frame (one snapshot
+    added), over a few rounds a moment apart. The ratio is taken of the least time: on a
+    shared machine other processes only ever add time, so the least is the cost of the
+    drawing itself; the median is printed too."""
     r = lab.runner
     idx = r.current_index
     times = []
-    for _ in range(repeats):
-        r._force_rewind = False
-        r._last_frame_serial = r.timeline.serial(idx - 1) if idx > 0 else -1
-        lab._maths_time = 0.0
-        t = time.perf_counter()
-        lab._on_frame(idx)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    for k in range(rounds):
+        if k:
+            qtbot.wait(150)
+        for _ in range(repeats):
+            r._force_rewind = False
+            r._last_frame_serial = r.timeline.serial(idx - 1) if idx > 0 else -1
+            lab._maths_time = 0.0
+            t = time.perf_counter()
+            lab._on_frame(idx)
+            times.append(time.perf_counter() - t)
+    return min(times), statistics.median(times)
 
 
 def _run_to(qtbot, lab, step: int) -> None:
@@ -83,13 +91,15 @@ def test_frame_cost_does_not_grow(qtbot, make_window, lab_id):
     lab.start()
     _run_to(qtbot, lab, 50)
     early_step = lab.runner.current.step
-    early = _frame_cost(qtbot, lab)
+    early_phase = lab.runner.current.phase
+    early, early_median = _frame_cost(qtbot, lab)
     _run_to(qtbot, lab, LATE)
     late_step = lab.runner.current.step
-    late = _frame_cost(qtbot, lab)
-    _ROWS.append((lab_id, early_step, early * 1e3, late_step, late * 1e3, late / early))
+    print(f"\n{lab_id}: phase {early_phase!r} at step {early_step}, {lab.runner.current.phase!r} at step {late_step}")
+    late, late_median = _frame_cost(qtbot, lab)
+    _ROWS.append((lab_id, early_step, early * 1e3, late_step, late * 1e3, late / early, late_median / early_median))
     print()
-    print(f"{'lab':14s} {'step':>6s} {'ms':>7s} {'step':>7s} {'ms':>7s} {'ratio':>6s}")
+    print(f"{'lab':14s} {'step':>6s} {'ms':>7s} {'step':>7s} {'ms':>7s} {'ratio':>6s} {'median ratio':>13s}")
     for row in _ROWS:
-        print(f"{row[0]:14s} {row[1]:6d} {row[2]:7.2f} {row[3]:7d} {row[4]:7.2f} {row[5]:6.2f}")
+        print(f"{row[0]:14s} {row[1]:6d} {row[2]:7.2f} {row[3]:7d} {row[4]:7.2f} {row[5]:6.2f} {row[6]:13.2f}")
     assert lab.runner.error is None

@@ -31,6 +31,9 @@ GRAPH_CHOICES = [
 TOP_N = 15
 SHOWN_STATES_MAX = 8
 LOG_MIN, LOG_MAX = -1.0, 2.0  # colour scale of log10(d · P_i)
+#: points of the surfers' error curve at most (one per bucket of moves): a frame's cost stays
+#: flat however many moves the surfers make, and 2,000 points fill any plot's width
+SURFER_POINTS = 2000
 
 
 def _viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
@@ -65,6 +68,9 @@ class PageRankLab(Lab):
         self._nodes_key = None
         self._bars_key = None
         self._chain_points: dict[int, np.ndarray] = {}
+        self._mc_bucket = -1.0  # bucket of moves of the last surfer point drawn
+        self._looks_key = None
+        self._looks: dict = {}
 
     def parameter_specs(self):
         return [
@@ -347,8 +353,27 @@ class PageRankLab(Lab):
         if self._selected < 0 or pos is None or self._selected >= len(pos):
             self.selected_item.setData([], [])
             return
+        looks = self._looks_for(s)
         self.selected_item.setData(pos=pos[[self._selected]], size=s.marker_size * 3.2, symbol="o",
-                                   pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale), brush=pg.mkBrush(None))
+                                   pen=looks["selected_pen"], brush=looks["no_brush"])
+
+    def _looks_for(self, s: theme.Style) -> dict:
+        """Pens and brushes of the per-frame items, made once per style: pyqtgraph caches a
+        scatter symbol per pen and brush *object*, so new ones every frame would render new
+        symbols every frame."""
+        if self._looks_key != s:
+            self._looks_key = s
+            self._looks = {
+                "selected_pen": pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale),
+                "no_brush": pg.mkBrush(None),
+                "walker_brushes": [pg.mkBrush(theme.CATEGORICAL[(k + 1) % 6]) for k in range(6)],
+                "walker_pen": pg.mkPen(s.foreground, width=1.2 * s.scale),
+                "move_pen": pg.mkPen(theme.OKABE_ITO["vermillion"], width=2.5 * s.scale),
+                "mc_brush": pg.mkBrush(theme.OKABE_ITO["orange"]),
+                "mc_pen": pg.mkPen(s.foreground, width=s.scale),
+                "walkers": {},  # number of walkers -> list of their brushes
+            }
+        return self._looks
 
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
@@ -457,17 +482,19 @@ class PageRankLab(Lab):
             self.walker_item.setData([], [])
             self.move_item.setData([], [])
             return
-        colors = [theme.CATEGORICAL[(k + 1) % 6] for k in range(w.size)]
+        looks = self._looks_for(s)
+        brushes = looks["walkers"].get(w.size)
+        if brushes is None:
+            brushes = looks["walkers"][w.size] = [looks["walker_brushes"][k % 6] for k in range(w.size)]
         self.walker_item.setData(pos=positions[w], symbol="star", size=s.marker_size * 2.8,
-                                 brush=[pg.mkBrush(c) for c in colors], pen=pg.mkPen(s.foreground, width=1.2 * s.scale))
+                                 brush=brushes, pen=looks["walker_pen"])
         follow = ~snapshot.walkers_jumped
         src, dst = snapshot.walkers_prev[follow], w[follow]
         if src.size:
             xy = np.empty((2 * src.size, 2))
             xy[0::2] = positions[src]
             xy[1::2] = positions[dst]
-            self.move_item.setData(xy[:, 0], xy[:, 1], connect="pairs",
-                                   pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=2.5 * s.scale))
+            self.move_item.setData(xy[:, 0], xy[:, 1], connect="pairs", pen=looks["move_pen"])
         else:
             self.move_item.setData([], [])
 
@@ -500,8 +527,9 @@ class PageRankLab(Lab):
         order = np.argsort(-dist, kind="stable")[:TOP_N]
         x = np.arange(1, len(order) + 1, dtype=float)
         if snapshot.moves > 0:
+            looks = self._looks_for(s)
             self.mc_item.setData(x, np.asarray(snapshot.frequencies)[order], symbol="d", size=s.marker_size * 1.3,
-                                 brush=pg.mkBrush(theme.OKABE_ITO["orange"]), pen=pg.mkPen(s.foreground, width=s.scale))
+                                 brush=looks["mc_brush"], pen=looks["mc_pen"])
         else:
             self.mc_item.setData([], [])
         key = (id(snapshot.distribution), s)
@@ -519,6 +547,7 @@ class PageRankLab(Lab):
             self.change_series.clear()
             self.mc_series.clear()
             self._conv_nmax, self._conv_floor = 1.0, 1e-3
+            self._mc_bucket = -1.0
         added = history.added
         power = [h for h in added if h.phase == "power method"]
         n = np.fromiter((h.iteration for h in power), float, len(power))
@@ -529,7 +558,14 @@ class PageRankLab(Lab):
         m = np.fromiter((h.moves for h in surf), float, len(surf))
         err = np.fromiter((h.l1_error for h in surf), float, len(surf))
         good = np.isfinite(err) & (err > 0)
-        self.mc_series.extend(m[good], err[good])
+        # the first point of each bucket of moves: at most SURFER_POINTS points in all
+        stride = max(1, -(-int(self.run_params.get("surfer_moves", 0) or 0) // SURFER_POINTS))
+        bucket = np.floor(m / stride)
+        first = bucket != np.concatenate(([self._mc_bucket], bucket[:-1]))
+        if bucket.size:
+            self._mc_bucket = float(bucket[-1])
+        pick = good & first
+        self.mc_series.extend(m[pick], err[pick])
         self._conv_nmax = max(self._conv_nmax, float(n.max()) if n.size else 0.0, float(m.max()) if m.size else 0.0)
         if ok.any():
             self._conv_floor = min(self._conv_floor, float(change[ok].min()))
@@ -559,13 +595,15 @@ class PageRankLab(Lab):
             self.chain_curves.append(c)
 
     def _draw_chain(self, history) -> None:
+        changed = history.rewound
         if history.rewound:
             self._chain_points = {}
         for h in history.added:  # the layout frame(s) hold P_0: one point per iteration
             if h.phase != "random surfer":
                 self._chain_points[h.iteration] = h.distribution
+                changed = True
         n = np.array(sorted(self._chain_points), float)
-        if not n.size:
+        if not n.size or not changed:  # the surfers' moves leave P_n as it is
             return
         P = np.array([self._chain_points[int(k)] for k in n])
         for k, c in enumerate(self.chain_curves):
@@ -596,6 +634,7 @@ class PageRankLab(Lab):
     def show_idle(self) -> None:
         self._nodes_key = self._bars_key = None
         self._chain_points = {}
+        self._mc_bucket = -1.0
         self.walker_item.setData([], [])
         self.move_item.setData([], [])
         self.change_series.clear()
