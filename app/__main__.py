@@ -319,11 +319,11 @@ def cmd_startup_time(args) -> int:
 
     app = _make_app(False)
     window = _new_window(args, interactive=True)
-    window.show()
     host = window.tabs.currentWidget()
-    while host is not None and not host._painted:
-        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
-    print(f"startup-time {time.perf_counter() - _T0:.3f} s since app.__main__ loaded", flush=True)
+    if host is not None:  # printed from the paint itself (the lab is built right after it)
+        host.firstPainted.connect(
+            lambda: print(f"startup-time {time.perf_counter() - _T0:.3f} s since app.__main__ loaded", flush=True))
+    window.show()
     while host is not None and host.lab is None:
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
     app.processEvents()
