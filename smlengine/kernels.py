@@ -181,14 +181,15 @@ class KernelRows:
             out *= self.scale
         return out
 
-    def block_dot(self, R, S, coef):
-        """k(x_R, x_S) @ coef for index arrays R and S, in row chunks of bounded size."""
+    def block_dot(self, R, S, coef, max_bytes=16 * 2**20):
+        """k(x_R, x_S) @ coef for index arrays R and S, in row chunks of at most about
+        ``max_bytes`` of temporaries."""
         XS = self.X[S]
         if self.name == "linear":  # sum_s c_s <x_r, x_s> = <x_r, sum_s c_s x_s>
             return self.X[R] @ (coef @ XS)
         auxS = -self.gamma * self.sq[S][None, :] if self.name == "rbf" else None
         out = np.empty(R.size)
-        step = max(1, (1 << 21) // max(1, S.size))  # about 16 MB of temporaries per chunk
+        step = max(1, int(max_bytes) // (8 * max(1, S.size)))
         for a in range(0, R.size, step):
             r = R[a : a + step]
             auxr = (-self.gamma * self.sq[r])[:, None] if self.name == "rbf" else None

@@ -203,8 +203,9 @@ class _KernelCache:
         np.copyto(a, self.tau, where=a <= 0.0)  # as LIBSVM, with a tau on the kernel's scale
 
     def block_dot(self, R, S, coef):
-        """K[R, S] @ coef for original indices R and S (gradient reconstruction)."""
-        return self.rows.block_dot(R, S, coef)
+        """K[R, S] @ coef for original indices R and S (gradient reconstruction), in blocks
+        of at most 1/16 of the budget (at least 1 MB): memory beyond it stays O(n)."""
+        return self.rows.block_dot(R, S, coef, max_bytes=min(16 * 2**20, max(2**20, self.budget / 16)))
 
 
 # Largest kernel value k(x, x) accepted. SMO adds up C * K_ij over many pairs and squares
