@@ -30,6 +30,7 @@ order fit in 64 bits, and a context's continuations form one contiguous slice.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import re
@@ -166,29 +167,141 @@ def _distinct_strings(tokens: list, name="tokens") -> dict:
 
 _ENCODINGS = LRUCache(1)  # tuple of tokens -> (vocab, index, ids) of the last fit (any thread)
 
+CHUNK = 50_000
+"""Tokens handled per step of a fit where each token costs Python work (a dict lookup):
+about 10 ms each, so a fit of all of Shakespeare (1.2 M tokens) never holds its thread, or
+the interpreter lock, for long. Vectorised steps (sorting the m-grams of a range of
+contexts, indexing positions) take ``2 * CHUNK`` events; a single context more frequent
+than that is sorted in one step of its own."""
 
-def _encode(tokens: list) -> tuple[tuple, dict, np.ndarray]:
-    """Vocabulary (<UNK> first, then sorted) and the id array of ``tokens``.
+
+def _n_chunks(size: int, chunk: int | None = None) -> int:
+    return max(1, -(-int(size) // (chunk or CHUNK)))
+
+
+def _encode_steps(tokens: list):
+    """Vocabulary (<UNK> first, then sorted) and the id array of ``tokens``, in steps.
+
+    A generator: yields progress fractions in [0, 1) (one between every two pieces of
+    work of at most :data:`CHUNK` tokens) and returns ``(vocab, index, ids)``. It yields the
+    same number of times whether the result is cached or not (the step numbers of a run do
+    not depend on what ran before), ``2 * ceil(len / CHUNK) + 2`` times in all.
 
     Mapping a million tokens through a dict is the costliest step of a low-order fit, so the
     last result is kept: fitting N = 1..5 on the same tokens encodes them once. The cache
     compares the whole token tuple (fast: mostly identity checks), so a changed list is
     never mistaken for the old one.
     """
+    L = len(tokens)
+    k = _n_chunks(L)
     key = tuple(tokens)
-    hit = _ENCODINGS.get(key)
+    yield 0.0
+    hit = _ENCODINGS.get(key)  # hashing and comparing a million tokens: another 10-20 ms
     if hit is not None:
+        for i in range(2 * k + 1):
+            yield min(i, 2 * k - 1) / (2 * k)
         return hit
-    distinct = _distinct_strings(tokens)
+    # distinct tokens, one chunk at a time (dict.fromkeys of a million strings is one long
+    # call that never releases the interpreter lock)
+    distinct: dict = {}
+    for i in range(k):
+        yield i / (2 * k)
+        distinct.update(_distinct_strings(tokens[i * CHUNK:(i + 1) * CHUNK]))
     if BOS in distinct:
         raise ValueError(f"{BOS!r} is reserved for padding and may not appear in the tokens")
     distinct.pop(UNK, None)
+    yield 0.5  # sorting the vocabulary: ~30 ms for Shakespeare's 23,000 words
     vocab = (UNK, *sorted(distinct))
     index = {t: i for i, t in enumerate(vocab)}
-    ids = np.fromiter(map(index.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+    ids = np.empty(L, dtype=np.int64)
+    get = index.__getitem__
+    for i in range(k):
+        yield (k + i) / (2 * k)
+        a, b = i * CHUNK, min(L, (i + 1) * CHUNK)
+        ids[a:b] = np.fromiter(map(get, tokens[a:b]), dtype=np.int64, count=b - a)
     ids.setflags(write=False)
     _ENCODINGS.put(key, (vocab, index, ids))
     return vocab, index, ids
+
+
+def _relay(gen, make):
+    """Yield ``make(f)`` for every fraction ``f`` that ``gen`` yields; return its value."""
+    while True:
+        try:
+            f = next(gen)
+        except StopIteration as done:
+            return done.value
+        yield make(f)
+
+
+def _encode(tokens: list) -> tuple[tuple, dict, np.ndarray]:
+    """:func:`_encode_steps` in one call."""
+    steps = _encode_steps(tokens)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def _count_order(key: np.ndarray, prefix: np.ndarray, n_prefix: int, n_real: int, B: int):
+    """Sorted distinct ``key`` values, the rank of every element and the counts, in steps.
+
+    ``key`` = prefix * B + token is sorted by ``prefix`` first, so the events are cut into
+    buckets of consecutive prefix values of at most ``2 * CHUNK`` events each (a single
+    prefix more frequent than that is cut by ranges of its tokens) and each bucket is sorted
+    alone: the distinct keys of the buckets, one after the other, are the distinct keys of
+    all, exactly as one ``np.unique`` would give them. Only a single m-gram more frequent
+    than ``2 * CHUNK`` makes a longer step.
+
+    A generator: yields the fraction done before every bucket and returns
+    ``(keys, inverse, counts)`` with ``counts`` counting only the first ``n_real`` elements
+    (the others, e.g. the all-pad window, are listed among the keys with count 0).
+    """
+    size = 2 * CHUNK
+
+    def cut(hist):
+        """Bounds of consecutive ranges of at most `size` events (or one value)."""
+        cum = np.cumsum(hist)
+        cuts = [0]
+        while cuts[-1] < hist.size:
+            lo = cuts[-1]
+            base = int(cum[lo - 1]) if lo else 0
+            cuts.append(max(lo + 1, int(np.searchsorted(cum, base + size, side="right"))))
+        cuts[-1] = hist.size
+        return cuts, cum
+
+    cuts, cum = cut(np.bincount(prefix, minlength=n_prefix))
+    inverse = np.empty(key.size, dtype=np.int64)
+    keys, counts = [], []
+    n_buckets = len(cuts) - 1
+
+    offset = 0
+    for b in range(n_buckets):
+        yield b / n_buckets
+        lo, hi = cuts[b], cuts[b + 1]
+        n_events = int(cum[hi - 1]) - (int(cum[lo - 1]) if lo else 0)
+        if n_events == 0:
+            continue
+        sel = np.flatnonzero((key >= lo * B) & (key < hi * B))
+        if n_events <= size or hi > lo + 1:
+            pieces = [sel]
+        else:  # one context alone: cut it by ranges of the next token
+            tok = key[sel] - lo * B
+            tcuts, _ = cut(np.bincount(tok, minlength=B))
+            pieces = [sel[(tok >= tcuts[j]) & (tok < tcuts[j + 1])] for j in range(len(tcuts) - 1)]
+        for j, part in enumerate(pieces):
+            if j:
+                yield (b + j / len(pieces)) / n_buckets
+            if part.size == 0:
+                continue
+            u, inv = np.unique(key[part], return_inverse=True)
+            inv = inv.reshape(-1)
+            inverse[part] = inv + offset
+            counts.append(np.bincount(inv[part < n_real], minlength=u.size))
+            keys.append(u)
+            offset += u.size
+    return np.concatenate(keys), inverse, np.concatenate(counts)
 
 
 # --------------------------------------------------------------------------- information
@@ -395,16 +508,24 @@ class NGramModel(IterativeMixin, BaseEstimator):
         Yields
         ------
         NGramFitSnapshot
-            One per phase (vocabulary, each order, Kneser-Ney statistics); the last one has
-            ``progress=1.0`` and the model is then fitted.
+            Phases 'vocabulary', 'counting m-grams' for m = 1..N, 'context statistics' and
+            'done'; the last one has ``progress=1.0`` and the model is then fitted. Long
+            phases yield between pieces of work of at most :data:`CHUNK` tokens (twice that
+            for vectorised work on m-grams), so a step stays short on a million tokens:
+            about 2 L / CHUNK + 4 + N (L / (2 CHUNK) + 2) + 2 N steps for L tokens.
         """
         self._validate()
         tokens = _check_tokens(tokens)
         n = int(self.n)
-        step = 0
-        yield NGramFitSnapshot(step=step, phase="vocabulary", progress=0.0, order=0)
+        steps = itertools.count()
+        total = n + 2
 
-        vocab, index, ids = _encode(tokens)
+        def snap(phase, progress, order):
+            return NGramFitSnapshot(step=next(steps), phase=phase, progress=progress, order=order)
+
+        yield snap("vocabulary", 0.0, 0)
+        vocab, index, ids = yield from _relay(_encode_steps(tokens), lambda f: snap("vocabulary", f / total, 0))
+        yield snap("vocabulary", 1 / total, 0)
         V = len(vocab)
         B = V + 1  # ids 0..V-1 are tokens, V is the start pad
         seq, real = self._pad(ids, index.get(EOS, -1), n, V)
@@ -419,33 +540,37 @@ class NGramModel(IterativeMixin, BaseEstimator):
         orders: list = [None]
         before = real - 1
         for m in range(1, n + 1):
-            step += 1
-            yield NGramFitSnapshot(step=step, phase=f"counting {m}-grams", progress=m / (n + 2), order=m)
+            phase = f"counting {m}-grams"
+            yield snap(phase, m / total, m)
             t = _Order()
             if m == 1:
                 t.keys = np.arange(V, dtype=np.int64)
                 t.count = np.bincount(ids, minlength=V)
                 rep = None
             else:
-                key = R[m - 1][before] * B + ids
+                prefix = R[m - 1][before]
+                key = prefix * B + ids
+                n_prefix = B if m == 2 else U[m - 1].size
+                if m < n:  # the all-pad window is listed too: pads of order m point to it
+                    pad_rank = int(R[m - 1][0])  # seq[0] is always a pad
+                    prefix = np.append(prefix, pad_rank)
+                    key = np.append(key, pad_rank * B + V)
+                t.keys, inv, t.count = yield from _relay(
+                    _count_order(key, prefix, n_prefix, real.size, B),
+                    lambda f, m=m, phase=phase: snap(phase, (m + f) / total, m))
+                del prefix, key
+                yield snap(phase, (m + 1) / total, m)
                 if m < n:
-                    all_pad = int(R[m - 1][0]) * B + V  # seq[0] is always a pad
-                    t.keys, inv = np.unique(np.append(key, all_pad), return_inverse=True)
-                    inv = inv.reshape(-1)
                     Rm = np.full(seq.size, inv[-1], dtype=np.int64)
-                    Rm[real] = inv[:-1]
+                    inv = inv[:-1]
+                    Rm[real] = inv
                     R.append(Rm)
                     U.append(t.keys)
-                    t.count = np.bincount(inv[:-1], minlength=t.keys.size)
-                    inv = inv[:-1]
-                else:
-                    # return_inverse sorts with quicksort; return_index would need a stable sort
-                    t.keys, inv, t.count = np.unique(key, return_inverse=True, return_counts=True)
-                    inv = inv.reshape(-1)
                 # one occurrence per distinct m-gram, for the continuation counts below
                 rep = np.full(t.keys.size, -1, dtype=np.int64)
                 rep[inv] = real
                 rep = rep[rep >= 0]
+                del inv
             t.word = t.keys % B if m > 1 else t.keys
             orders.append(t)
             if m > 1:
@@ -455,14 +580,17 @@ class NGramModel(IterativeMixin, BaseEstimator):
                 prev.kn = np.bincount(suffix, minlength=prev.keys.size)[: prev.keys.size]
         orders[n].kn = orders[n].count
 
-        step += 1
-        yield NGramFitSnapshot(step=step, phase="context statistics", progress=(n + 1) / (n + 2), order=n)
         D = float(self.discount)
         for m in range(1, n + 1):
+            yield snap("context statistics", (n + 1 + (m - 1) / n) / total, m)
             t = orders[m]
             n_ctx = 1 if m == 1 else (B if m == 2 else U[m - 1].size)
-            ctx = t.keys // B if m > 1 else np.zeros(V, dtype=np.int64)
-            bounds = np.searchsorted(ctx, np.arange(n_ctx + 1))
+            if m == 1:
+                bounds = np.array([0, V], dtype=np.int64)
+            else:
+                # keys are sorted by context: a context's block ends at the running count
+                bounds = np.zeros(n_ctx + 1, dtype=np.int64)
+                np.cumsum(np.bincount(t.keys // B, minlength=n_ctx), out=bounds[1:])
             t.start, t.end = bounds[:-1], bounds[1:]
             rcum = np.concatenate([[0], np.cumsum(t.count)])
             kcum = np.concatenate([[0], np.cumsum(t.kn)])
@@ -470,6 +598,9 @@ class NGramModel(IterativeMixin, BaseEstimator):
             t.tot = rcum[t.end] - rcum[t.start]
             t.kn_tot = kcum[t.end] - kcum[t.start]
             t.kn_types = tcum[t.end] - tcum[t.start]
+            del rcum, kcum, tcum
+            yield snap("context statistics", (n + 1 + (m - 0.5) / n) / total, m)
+            rcum = np.concatenate([[0], np.cumsum(t.count)])
             t.rcum = rcum.astype(np.float64)
             t.dcum = np.concatenate([[0.0], np.cumsum(np.maximum(t.kn - D, 0.0))])
             # Kneser-Ney weight of the lower order per context; 1 for contexts never followed
@@ -489,8 +620,7 @@ class NGramModel(IterativeMixin, BaseEstimator):
         self.n_ngrams_ = tuple(int(np.count_nonzero(orders[m].count)) for m in range(1, n + 1))
         self._fit_params = (n, self.smoothing, float(self.k), D)
         self._bos_ranks = self._chain([V] * (n - 1))
-        step += 1
-        yield NGramFitSnapshot(step=step, phase="done", progress=1.0, order=n)
+        yield snap("done", 1.0, n)
 
     @staticmethod
     def _pad(ids: np.ndarray, eos: int, n: int, bos: int) -> tuple[np.ndarray, np.ndarray]:
@@ -909,6 +1039,47 @@ class NGramModel(IterativeMixin, BaseEstimator):
                 longest_span=longest,
             )
 
+    def verbatim_index_steps(self):
+        """Index every token's positions in the training stream, in steps.
+
+        The verbatim check of :meth:`generate_steps` (``span_length``) needs, for every
+        token id, its positions in the training stream in increasing order: a stable sort
+        of the ids, done here as a counting sort of ``2 * CHUNK`` positions per step (a
+        single sort of a million ids holds the thread for 0.1-0.2 s). ``generate_steps``
+        builds the index itself when it is missing; a caller that must stay responsive
+        runs this first. Kept until the next fit.
+
+        Yields
+        ------
+        float
+            The fraction done, before each chunk: ``ceil(n_tokens_ / (2 CHUNK))`` yields, also
+            when the index already exists.
+        """
+        self._check_fitted_model()
+        ids = self._ids
+        V = len(self.vocab_)
+        step = 2 * CHUNK
+        k = _n_chunks(ids.size, step)
+        if self._occ is not None:
+            for i in range(k):
+                yield i / k
+            return
+        bounds = np.zeros(V + 1, dtype=np.int64)
+        np.cumsum(np.bincount(ids, minlength=V), out=bounds[1:])
+        fill = bounds[:-1].copy()  # next free slot of every id
+        order = np.empty(ids.size, dtype=np.int64)
+        small = V <= 1 << 16  # numpy sorts 16-bit integers stably by radix, in linear time
+        for i in range(k):
+            yield i / k
+            a = i * step
+            c = ids[a:a + step]
+            o = np.argsort(c.astype(np.uint16) if small else c, kind="stable")
+            sc = c[o]
+            within = np.arange(sc.size) - np.searchsorted(sc, sc, side="left")
+            order[fill[sc] + within] = a + o
+            fill += np.bincount(c, minlength=V)
+        self._occ = (order, bounds)
+
     def _lookup_count(self, r: int, w: int) -> int:
         t = self._orders[self.n]
         key = r * self._B + w
@@ -926,10 +1097,8 @@ class _SpanTracker:
 
     def __init__(self, model: NGramModel):
         if model._occ is None:
-            ids = model._ids
-            order = np.argsort(ids, kind="stable")
-            bounds = np.searchsorted(ids[order], np.arange(len(model.vocab_) + 1))
-            model._occ = (order, bounds)
+            for _ in model.verbatim_index_steps():
+                pass
         self.corpus = model._ids
         self.order, self.bounds = model._occ
         self.cand = np.empty(0, dtype=np.int64)

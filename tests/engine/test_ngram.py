@@ -426,3 +426,112 @@ def test_kneser_ney_equals_the_formula(n):
             if w == "<UNK>":
                 continue
             assert model.prob(w, ctx) == pytest.approx(ref(w, ctx), rel=1e-12), (w, ctx)
+
+
+# ----------------------------------------------------------------- short steps on long inputs
+_FIELDS = ("keys", "word", "count", "kn", "start", "end", "tot", "kn_tot", "kn_types", "rcum", "dcum", "lam")
+
+
+def _synthetic_tokens(n_tokens, seed=0):
+    """Lines of about 12 tokens: one word in ten is "the", the others uniform over 3,000
+    words, so the line start and "the" are contexts more frequent than a bucket."""
+    rng = np.random.default_rng(seed)
+    words = np.array([f"w{i}" for i in range(3000)] + ["the", EOS])
+    pick = rng.integers(0, 3000, n_tokens)
+    pick[rng.random(n_tokens) < 0.1] = 3000
+    pick[rng.random(n_tokens) < 0.08] = 3001
+    return words[pick].tolist()
+
+
+class _SizeProbe:
+    """Stands in for numpy inside smlengine.ngram and records the largest input of every
+    sort, unique and fromiter, and the number of tokens of every dict pass, since the last
+    reset: the work of a step that cannot be interrupted."""
+
+    SORTS = ("unique", "sort", "argsort", "lexsort", "fromiter")
+
+    def __init__(self, monkeypatch):
+        import smlengine.ngram as ngram
+
+        self.largest = 0
+        self._np = np
+        real_distinct = ngram._distinct_strings
+
+        def distinct(tokens, *a, **k):
+            self.largest = max(self.largest, len(tokens))
+            return real_distinct(tokens, *a, **k)
+
+        monkeypatch.setattr(ngram, "np", self)
+        monkeypatch.setattr(ngram, "_distinct_strings", distinct)
+
+    def __getattr__(self, name):
+        fn = getattr(self._np, name)
+        if name not in self.SORTS:
+            return fn
+
+        def probe(a, *args, **kw):
+            size = kw["count"] if name == "fromiter" else np.size(a) if name != "lexsort" else np.size(a[0])
+            self.largest = max(self.largest, int(size))
+            return fn(a, *args, **kw)
+
+        return probe
+
+
+def test_every_fit_step_sorts_or_maps_at_most_two_chunks_of_tokens(monkeypatch):
+    """No step of a fit (nor of the verbatim index) sorts or maps more than 2 CHUNK tokens, on
+    a stream 40 chunks long, at every order; each long phase has one step per chunk."""
+    import smlengine.ngram as ngram
+
+    monkeypatch.setattr(ngram, "CHUNK", 500)
+    toks = _synthetic_tokens(20_000)
+    probe = _SizeProbe(monkeypatch)
+    for n in (1, 3, 5):
+        ngram._ENCODINGS.clear()
+        model = NGramModel(n=n, smoothing="kneser-ney")
+        phases = []
+        for s in model.fit_steps(toks):
+            phases.append(s.phase)
+            assert probe.largest <= 2 * 500, (n, s.phase, probe.largest)
+            probe.largest = 0
+        assert phases.count("vocabulary") >= 2 * 40
+        for m in range(2, n + 1):
+            assert phases.count(f"counting {m}-grams") >= 20
+        steps = list(model.verbatim_index_steps())
+        assert probe.largest <= 2 * 500 and len(steps) == 20
+    monkeypatch.undo()
+
+
+def test_chunked_fit_is_bit_identical_to_one_chunk(monkeypatch):
+    import smlengine.ngram as ngram
+
+    toks = _synthetic_tokens(6_000, seed=1)
+    for n in (2, 4):
+        whole = NGramModel(n=n, smoothing="kneser-ney").fit(toks)
+        monkeypatch.setattr(ngram, "CHUNK", 50)  # buckets of 100 events; the line start is ~480 alone
+        monkeypatch.setattr(ngram, "_ENCODINGS", ngram.LRUCache(1))
+        snaps = list(NGramModel(n=n, smoothing="kneser-ney").fit_steps(toks))
+        parts = NGramModel(n=n, smoothing="kneser-ney").fit(toks)
+        monkeypatch.undo()
+        assert [s.step for s in snaps] == list(range(len(snaps))) and len(snaps) > 200
+        assert [s.progress for s in snaps] == sorted(s.progress for s in snaps)
+        assert parts.vocab_ == whole.vocab_ and parts.n_ngrams_ == whole.n_ngrams_
+        for m in range(1, n + 1):
+            for f in _FIELDS:
+                a, b = getattr(whole._orders[m], f), getattr(parts._orders[m], f)
+                assert a.dtype == b.dtype and np.array_equal(a, b), (n, m, f)
+        for j in range(2, n):
+            np.testing.assert_array_equal(whole._U[j], parts._U[j])
+        assert parts.generate(200, random_state=4) == whole.generate(200, random_state=4)
+
+
+def test_verbatim_index_is_the_stable_sort_of_the_ids(monkeypatch):
+    import smlengine.ngram as ngram
+
+    model = NGramModel(n=2).fit(_synthetic_tokens(5_000, seed=2))
+    monkeypatch.setattr(ngram, "CHUNK", 100)
+    steps = list(model.verbatim_index_steps())
+    assert len(steps) == 25 and steps == sorted(steps)
+    order, bounds = model._occ
+    np.testing.assert_array_equal(order, np.argsort(model._ids, kind="stable"))
+    np.testing.assert_array_equal(bounds, np.searchsorted(model._ids[order], np.arange(len(model.vocab_) + 1)))
+    assert len(list(model.verbatim_index_steps())) == 25  # the same steps once built
