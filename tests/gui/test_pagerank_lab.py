@@ -273,3 +273,36 @@ def test_plots_style_themselves_both_ways(qtbot, make_window, monkeypatch):
     monkeypatch.setattr(theme, "style_plot", lambda *a, **k: calls.append(a))
     lab.apply_style(theme.current())
     assert calls == []
+
+
+def test_layout_draws_a_fixed_sample_of_links_then_all(qtbot, make_window):
+    """While the force layout moves, the graph shows LAYOUT_EDGES links (the same ones every
+    frame, at the moving positions); when it settles, every link."""
+    from app.labs.pagerank.lab import LAYOUT_EDGES
+
+    window, lab = _lab(qtbot, make_window)
+    lab.set_seed(9137)  # a seed whose layout is not cached yet: the frames animate
+    lab.start()
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.current is not None and r.settled, timeout=30_000)
+    lab.run_to(3)
+    qtbot.waitUntil(lambda: r.current is not None and r.current.step == 3 and r.settled, timeout=30_000)
+    r.flush()
+    snap = r.current
+    g = snap.graph
+    assert snap.phase == "layout" and snap.progress < 1.0 and g.n_links > LAYOUT_EDGES
+    x, y = lab.edge_item.getData()
+    assert len(x) == 2 * LAYOUT_EDGES
+    pick = lab.layout_edges(g)
+    assert pick.size == LAYOUT_EDGES and np.all(np.diff(pick) > 0)
+    np.testing.assert_array_equal(x[0::2], snap.positions[g.edge_rows[pick], 0])
+    np.testing.assert_array_equal(y[1::2], snap.positions[g.edge_cols[pick], 1])
+    lab.run_to(5)
+    qtbot.waitUntil(lambda: r.current.step == 5 and r.settled, timeout=30_000)
+    r.flush()
+    np.testing.assert_array_equal(lab.layout_edges(g), pick)  # the same sample every frame
+    snap = _finish(qtbot, lab)
+    x, y = lab.edge_item.getData()
+    assert len(x) == 2 * g.n_links
+    np.testing.assert_array_equal(x[0::2], snap.positions[g.edge_rows, 0])
+    window.close()

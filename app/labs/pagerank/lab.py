@@ -34,6 +34,9 @@ LOG_MIN, LOG_MAX = -1.0, 2.0  # colour scale of log10(d · P_i)
 #: points of the surfers' error curve at most (one per bucket of moves): a frame's cost stays
 #: flat however many moves the surfers make, and 2,000 points fill any plot's width
 SURFER_POINTS = 2000
+# While the force layout moves the nodes, the links are re-stroked every frame (Qt needs
+# ~30 ms for 15,000 lines): draw a fixed sample of this many links until the layout stops.
+LAYOUT_EDGES = 2000
 
 
 def _viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
@@ -64,6 +67,8 @@ class PageRankLab(Lab):
         self._graph: pagerank_run.GraphInfo | None = None
         self._drawn_graph_key = None
         self._drawn_positions = None
+        self._edges_moving = False  # the links drawn are the layout's sample
+        self._sample_key: tuple = (None, None)  # (graph key, sampled link indices)
         self._drawn_dist = None
         self._nodes_key = None
         self._bars_key = None
@@ -405,18 +410,20 @@ class PageRankLab(Lab):
         g = snapshot.graph
         self._graph = g
         positions = snapshot.positions
+        moving = snapshot.phase == "layout" and snapshot.progress < 1.0
         if snapshot.phase == "layout":
             # A restart on a graph laid out before (α, τ, an edit): the cached layout replays
             # the same frames; draw the settled picture instead of animating it again.
             final = pagerank_run.cached_final_layout(g.base_key, self.run_seed, g.n)
             if final is not None:
                 positions = final
+                moving = False
         new_graph = g.key != self._drawn_graph_key
         if new_graph:
             self._draw_adjacency(g)
             self._setup_chain_curves(g)
-        if new_graph or positions is not self._drawn_positions:
-            self._draw_edges(g, positions)
+        if new_graph or positions is not self._drawn_positions or moving != self._edges_moving:
+            self._draw_edges(g, positions, moving)
         self._drawn_graph_key = g.key
         self._drawn_positions = positions
         # Only what changed is redrawn: the surfer phase keeps the ranks, so nodes and bars stay.
@@ -434,13 +441,31 @@ class PageRankLab(Lab):
         if g.chain:
             self._draw_chain(history)
 
-    def _draw_edges(self, g, positions) -> None:
+    def layout_edges(self, g) -> np.ndarray:
+        """Indices of the links drawn while the layout moves: all of them up to LAYOUT_EDGES,
+        else a fixed random sample of LAYOUT_EDGES (the same for every frame of a graph, so
+        the picture thins out evenly and does not flicker), in link order."""
+        if self._sample_key[0] != g.key:
+            E = g.edge_rows.size
+            if E <= LAYOUT_EDGES:
+                pick = np.arange(E)
+            else:
+                pick = np.sort(np.random.default_rng(0).choice(E, LAYOUT_EDGES, replace=False))
+            self._sample_key = (g.key, pick)
+        return self._sample_key[1]
+
+    def _draw_edges(self, g, positions, moving: bool = False) -> None:
+        self._edges_moving = moving
         if g.edge_rows.size == 0:
             self.edge_item.setData([], [])
             return
-        xy = np.empty((2 * g.edge_rows.size, 2))
-        xy[0::2] = positions[g.edge_rows]
-        xy[1::2] = positions[g.edge_cols]
+        rows, cols = g.edge_rows, g.edge_cols
+        if moving:
+            pick = self.layout_edges(g)
+            rows, cols = rows[pick], cols[pick]
+        xy = np.empty((2 * rows.size, 2))
+        xy[0::2] = positions[rows]
+        xy[1::2] = positions[cols]
         self.edge_item.setData(xy[:, 0], xy[:, 1], connect="pairs", pen=self._edge_pen(g))
         gp = self.graph_plot.getPlotItem()
         gp.setRange(xRange=(-1.1, 1.1), yRange=(-1.1, 1.1), padding=0.02)
