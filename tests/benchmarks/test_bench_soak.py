@@ -3,11 +3,22 @@ stop growing once the caches are warm.
 
 Run: .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_soak.py
 Target (issue "never freeze, never lose work"): RSS growth after the first 30 s <= 10 MB over
-3 minutes per lab. SOAK_SECONDS (environment) shortens the soak for a quick look.
+3 minutes per lab. SOAK_SECONDS (environment) shortens the soak for a quick look; select labs
+with -k (e.g. -k "faces or pca").
+
+One RSS reading says little in a lab whose run allocates tens of MB for a moment (the face
+detector's pyramid): depending on when it is taken it is 10-15 MB above or below the last.
+So RSS is read after every restart (after gc) and the table reports, besides the two single
+readings, the *floor* growth: the lowest reading of the last third minus the lowest reading
+of the first window after warm-up (a leak raises the floor; transient peaks do not), the
+RSS after glibc's malloc_trim (memory actually held, not cached by the allocator), and the
+growth of Python's object count (a leak of Python objects shows there first).
 """
 
+import ctypes
 import gc
 import os
+import sys
 import time
 
 import pytest
@@ -25,6 +36,21 @@ def _rss_mb() -> float:
     with open("/proc/self/statm") as fh:
         pages = int(fh.read().split()[1])
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _trimmed_rss_mb() -> float:
+    """RSS after returning the allocator's free memory to the system (glibc only)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass
+    return _rss_mb()
+
+
+def _floor(samples, lo: float, hi: float) -> float:
+    inside = [r for t, r in samples if lo <= t < hi]
+    return min(inside) if inside else float("nan")
 
 
 @pytest.fixture
@@ -55,25 +81,38 @@ def test_soak(qtbot, window_for, lab_id):
     lab = window.show_lab(lab_id)
     lab.runner.set_rate(None)
     start = time.perf_counter()
-    warm_rss = None
+    warm_rss = warm_trim = warm_objects = None
     restarts = 0
     peak = 0.0
+    samples = []  # (seconds since start, RSS after gc) once per restart
     while time.perf_counter() - start < SOAK:
         lab.start(play=True)
         restarts += 1
         qtbot.wait(3000)
-        if warm_rss is None and time.perf_counter() - start >= WARM:
-            gc.collect()
+        gc.collect()
+        now = time.perf_counter() - start
+        samples.append((now, _rss_mb()))
+        if warm_rss is None and now >= WARM:
             warm_rss = _rss_mb()
+            warm_objects = len(gc.get_objects())
+            warm_trim = _trimmed_rss_mb()
         peak = max(peak, _rss_mb())
     lab.pause()
     gc.collect()
     qtbot.wait(200)
     end_rss = _rss_mb()
+    end_objects = len(gc.get_objects())
+    end_trim = _trimmed_rss_mb()
     growth = end_rss - (warm_rss if warm_rss is not None else end_rss)
-    _ROWS.append((lab_id, restarts, warm_rss or 0.0, end_rss, peak, growth))
+    last = samples[-1][0] if samples else 0.0
+    floor_growth = _floor(samples, last - (SOAK - WARM) / 3, last + 1) - _floor(samples, WARM, WARM + (SOAK - WARM) / 3)
+    trim_growth = end_trim - (warm_trim if warm_trim is not None else end_trim)
+    objects = end_objects - (warm_objects if warm_objects is not None else end_objects)
+    _ROWS.append((lab_id, restarts, warm_rss or 0.0, end_rss, peak, growth, floor_growth, trim_growth, objects))
     print()
-    print(f"{'lab':14s} {'restarts':>8s} {'RSS warm':>9s} {'RSS end':>8s} {'peak':>7s} {'growth':>7s}  (MB, {SOAK:.0f} s)")
+    print(f"{'lab':14s} {'restarts':>8s} {'RSS warm':>9s} {'RSS end':>8s} {'peak':>7s} {'growth':>7s} {'floor':>6s} "
+          f"{'trimmed':>7s} {'objects':>8s}  (MB, {SOAK:.0f} s, growth after {WARM:.0f} s)")
     for row in _ROWS:
-        print(f"{row[0]:14s} {row[1]:8d} {row[2]:9.1f} {row[3]:8.1f} {row[4]:7.1f} {row[5]:7.1f}")
+        print(f"{row[0]:14s} {row[1]:8d} {row[2]:9.1f} {row[3]:8.1f} {row[4]:7.1f} {row[5]:7.1f} {row[6]:6.1f} "
+              f"{row[7]:7.1f} {row[8]:+8d}")
     assert lab.runner.error is None, lab.runner.error
