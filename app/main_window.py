@@ -289,11 +289,21 @@ class MainWindow(QtWidgets.QMainWindow):
     def eventFilter(self, obj, event) -> bool:
         """Enter in a number or text field ends the edit: the keyboard goes back to the
         run bar, so Space plays instead of blanking the field."""
-        if event.type() == QtCore.QEvent.Type.KeyPress and event.key() in (QtCore.Qt.Key.Key_Return,
-                                                                           QtCore.Qt.Key.Key_Enter):
+        kind = event.type()
+        if kind == QtCore.QEvent.Type.KeyPress and event.key() in (QtCore.Qt.Key.Key_Return,
+                                                                   QtCore.Qt.Key.Key_Enter):
             if isinstance(obj, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)):
                 QtCore.QTimer.singleShot(0, self._release_focus)
+        elif kind == QtCore.QEvent.Type.Hide and isinstance(obj, QtWidgets.QDialog) and obj.isWindow():
+            # Any dialog (open/save, a lab's own file dialog, a message) gives the keyboard back
+            # to the window when it closes, so Space, arrows and shortcuts work without a click.
+            QtCore.QTimer.singleShot(0, self._take_keyboard_back)
         return super().eventFilter(obj, event)
+
+    def _take_keyboard_back(self) -> None:
+        active = QtWidgets.QApplication.activeWindow()
+        if self.isVisible() and (active is None or active is self or not active.isVisible()):
+            self.activateWindow()
 
     def _release_focus(self) -> None:
         focus = QtWidgets.QApplication.focusWidget()

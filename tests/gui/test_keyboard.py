@@ -154,8 +154,6 @@ def _load_points_dialog(window):
     window.lab()._load_points_dialog()
 
 
-@pytest.mark.xfail(strict=True, reason="only the export dialogs (MainWindow._ask_path) give the keyboard back to the "
-                                       "window; Open session and the labs' own file dialogs do not yet")
 @pytest.mark.parametrize("open_dialog", [_open_session_dialog, _load_points_dialog], ids=["open-session", "load-points"])
 def test_space_works_after_an_open_file_dialog(window, qtbot, monkeypatch, open_dialog):
     lab = window.lab()
