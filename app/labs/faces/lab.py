@@ -17,10 +17,10 @@ from PySide6 import QtCore, QtWidgets
 from ... import style as theme
 from ...lab import Lab
 from . import META
+from ...widgets.image_view import ImageView
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
-from .views import PhotoView
 
 MAX_STAGES = 19
 
@@ -104,13 +104,13 @@ class FacesLab(Lab):
     def build_plots(self) -> QtWidgets.QWidget:
         s = theme.current()
         # --- detection tab
-        self.photo_view = PhotoView("Detections")
+        self.photo_view = ImageView("Detections")
         self.photo_view.layer("raw", theme.OKABE_ITO["yellow"], 1.0, z=8)
         self.photo_view.layer("lbp", theme.OKABE_ITO["sky_blue"], 3.0, QtCore.Qt.PenStyle.DashLine, z=9)
         self.photo_view.layer("faces", theme.OKABE_ITO["vermillion"], 4.0, z=10)
         self.photo_view.layer("clicked", theme.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
         self.photo_view.clicked.connect(self.inspect_window)
-        self.heat_view = PhotoView("Stages passed", colormap="viridis")
+        self.heat_view = ImageView("Stages passed", colormap="viridis")
         self.heat_view.layer("faces", theme.OKABE_ITO["vermillion"], 2.5, z=10)
         self.heat_view.clicked.connect(self.inspect_window)
         self.funnel_panel = PlotPanel("Funnel", "stages ≥ j", "windows", log_y=True, legend=False)
@@ -145,8 +145,8 @@ class FacesLab(Lab):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setMaximumHeight(int(10 * s.scale))
-        self.feature_view = PhotoView("Stump on the mean face")
-        self.features_view = PhotoView("Stumps chosen")
+        self.feature_view = ImageView("Stump on the mean face")
+        self.features_view = ImageView("Stumps chosen")
         self.dr_panel = PlotPanel("DR", "stumps", "DR", legend_corner="bottom-left")
         self.dr_stage = self.dr_panel.curve("stage")
         self.dr_total = self.dr_panel.curve("cascade")
@@ -178,9 +178,9 @@ class FacesLab(Lab):
         self.gallery_label = QtWidgets.QLabel("Faces and non-faces of the training data, and the hard negatives: "
                                               "windows of face-free photos that pass the most stages.")
         self.gallery_label.setWordWrap(True)
-        self.faces_view = PhotoView("Faces (LFW)")
-        self.nonfaces_view = PhotoView("Non-faces")
-        self.hard_view = PhotoView("Hard negatives")
+        self.faces_view = ImageView("Faces (LFW)")
+        self.nonfaces_view = ImageView("Non-faces")
+        self.hard_view = ImageView("Hard negatives")
         grid = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         for v in (self.faces_view, self.nonfaces_view, self.hard_view):
             grid.addWidget(v)

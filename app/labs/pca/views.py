@@ -1,5 +1,5 @@
-"""Image views of the PCA lab: tiles of images in one plot (no axes, pixels square, row 0 at
-the top) and a small canvas to draw a digit with the mouse."""
+"""Image views of the PCA lab: tiles of images in one shared image view (no axes, pixels
+square, row 0 at the top) with text labels, and a small canvas to draw a digit with the mouse."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from ... import style as theme
+from ...widgets.image_view import ImageView
 
 
 def _lut(colors) -> np.ndarray:
@@ -21,51 +22,20 @@ GREYS = _lut(["#FFFFFF", "#000000"])
 DIVERGING = _lut(["#2166AC", "#92C5DE", "#F7F7F7", "#F4A582", "#B2182B"])
 
 
-class ImagePanel(pg.PlotWidget):
-    """Several images placed side by side in one view, with short text labels."""
+class ImagePanel(ImageView):
+    """Several images placed side by side in one view (named image layers, digits drawn dark
+    on white by default), with short text labels."""
+
+    fit_padding = 0.02
 
     def __init__(self, title: str = "", parent=None):
-        super().__init__(parent)
-        self.plot_item = self.getPlotItem()
-        self._title = title
-        for name in ("left", "bottom"):
-            self.plot_item.hideAxis(name)
-        vb = self.plot_item.getViewBox()
-        vb.invertY(True)
-        vb.setAspectLocked(True)
-        vb.setMouseEnabled(False, False)
-        vb.setMenuEnabled(False)
-        self.plot_item.hideButtons()
-        self._rect: tuple | None = None
-        vb.sigResized.connect(self._refit)
-        self.images: dict[str, pg.ImageItem] = {}
         self._labels: list[pg.TextItem] = []
         self._label_specs: list[tuple[float, float, str, tuple]] = []
-        self.setMinimumSize(120, 90)
-        self.apply_style(theme.current())
-        theme.manager().changed.connect(self.apply_style)
-
-    def image(self, name: str, lut=GREYS) -> pg.ImageItem:
-        """The named image item (created on first use)."""
-        if name not in self.images:
-            item = pg.ImageItem(axisOrder="row-major")
-            item.setLookupTable(lut)
-            self.plot_item.addItem(item)
-            self.images[name] = item
-        return self.images[name]
+        super().__init__(title, parent)
 
     def draw(self, name: str, array: np.ndarray, levels, *, x: float = 0.0, y: float = 0.0, lut=GREYS) -> pg.ImageItem:
         """Draw ``array`` (rows × cols) with its top-left corner at (x, y), one unit per pixel."""
-        item = self.image(name, lut)
-        arr = np.asarray(array, dtype=float)
-        item.setImage(arr, levels=levels, autoLevels=False)
-        item.setRect(QtCore.QRectF(x, y, arr.shape[1], arr.shape[0]))
-        item.setVisible(True)
-        return item
-
-    def hide_image(self, name: str) -> None:
-        if name in self.images:
-            self.images[name].setVisible(False)
+        return super().draw(name, np.asarray(array, dtype=float), levels, x=x, y=y, lut=lut)
 
     def set_labels(self, specs) -> None:
         """Text labels ``(x, y, text[, anchor])``, anchor (0.5, 1) = centred above the point."""
@@ -87,27 +57,9 @@ class ImagePanel(pg.PlotWidget):
     def label_texts(self) -> list[str]:
         return [spec[2] for spec in self._label_specs]
 
-    def fit(self, width: float, height: float, top: float = 0.0, left: float = 0.0) -> None:
-        """Show the region [left, width] × [top, height] whole (again after every resize)."""
-        self._rect = (left, width, top, height)
-        self._refit()
-
-    def _refit(self, *_args) -> None:
-        if self._rect is not None:
-            left, width, top, height = self._rect
-            self.plot_item.getViewBox().setRange(xRange=(left, width), yRange=(top, height), padding=0.02)
-
-    def set_title(self, title: str) -> None:
-        """Change the title text (cheap: the fonts are set by ``apply_style``)."""
-        if title == self._title:
-            return
-        self._title = title
-        s = theme.current()
-        self.plot_item.setTitle(title, color=s.foreground, size=f"{s.font_pt * 1.1:.0f}pt")
-
     def apply_style(self, s: theme.Style | None = None) -> None:
         s = s or theme.current()
-        theme.style_plot(self, s, title=self._title)
+        super().apply_style(s)
         if self._label_specs:
             self.set_labels(self._label_specs)
 

@@ -24,7 +24,7 @@ from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
 from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, INITS, METHODS
-from .views import ImageView, RectBrush, recolour_points
+from .views import RectBrush, SegmentView, recolour_points
 
 PALETTE = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in theme.CATEGORICAL], dtype=np.uint8)
 MAX_K = 12
@@ -124,8 +124,8 @@ class SegmentationLab(Lab):
 
     def build_plots(self) -> QtWidgets.QWidget:
         # --- tab 1: photo, segmentation, objective, clusters
-        self.photo_view = ImageView("Photo + segments")
-        self.seg_view = ImageView("Segmentation")
+        self.photo_view = SegmentView("Photo + segments")
+        self.seg_view = SegmentView("Segmentation")
         self.objective_panel = PlotPanel("Log-likelihood", "iteration", "ℓ", legend=False)
         self.objective = self.objective_panel.curve("objective")
         self.cluster_panel = PlotPanel("Cluster histograms", "grey-level bin", "probability", legend=False)
@@ -150,7 +150,7 @@ class SegmentationLab(Lab):
         main.setSizes([430, 280])
 
         # --- tab 2: where EM is unsure, the clicked pixel
-        self.unc_view = ImageView("Where EM is unsure", colormap="cividis")
+        self.unc_view = SegmentView("Where EM is unsure", colormap="cividis")
         self.pixel_panel = PlotPanel("Pixel (grey) vs t<sub>k</sub>", "grey-level bin", "fraction", legend=False)
         self.pixel_bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.9)
         self.pixel_panel.addItem(self.pixel_bars)
@@ -191,7 +191,7 @@ class SegmentationLab(Lab):
         self.stab_best = pg.ScatterPlotItem()
         self.bic_panel.addItem(self.bic_best)
         self.stab_panel.addItem(self.stab_best)
-        self.thumbs = ImageView("Segments per K")
+        self.thumbs = SegmentView("Segments per K")
         self.thumb_texts: list[pg.TextItem] = []
         order_tab = QtWidgets.QWidget()
         ol = QtWidgets.QVBoxLayout(order_tab)
@@ -216,7 +216,7 @@ class SegmentationLab(Lab):
         self.restarts_panel = PlotPanel("Final J", "restart", "J", legend=False)
         self.restarts_points = pg.ScatterPlotItem()
         self.restarts_panel.addItem(self.restarts_points)
-        self.d2_view = ImageView("k-means++ D²", colormap="viridis")
+        self.d2_view = SegmentView("k-means++ D²", colormap="viridis")
         self.d2_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.d2_slider.setRange(1, 1)
         self.d2_slider.setToolTip("Centres chosen so far: the map shows P(next centre = pixel) ∝ D(x)²")
@@ -268,7 +268,7 @@ class SegmentationLab(Lab):
 
     def _build_link_tab(self) -> QtWidgets.QWidget:
         """Photo (brushable) and the feature-space scatter of a pixel subsample, linked."""
-        self.link_view = ImageView("Photo: drag to brush", brush=True)
+        self.link_view = SegmentView("Photo: drag to brush", brush=True)
         self.link_view.brush.brushed.connect(self.brush_image)
         self.scatter_panel = PlotPanel("Feature space", "PC 1", "PC 2", legend=False)
         self.scatter_panel.setToolTip("A seeded subsample of the pixels on the first two principal directions of "
@@ -316,9 +316,9 @@ class SegmentationLab(Lab):
         self.compare_label = QtWidgets.QLabel(maths.compare_html(None))
         self.compare_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                          QtWidgets.QSizePolicy.Policy.Preferred)
-        self.km_view = ImageView("k-means")
-        self.em_view = ImageView("EM")
-        self.diff_view = ImageView("Where they differ")
+        self.km_view = SegmentView("k-means")
+        self.em_view = SegmentView("EM")
+        self.diff_view = SegmentView("Where they differ")
         self.km_panel = PlotPanel("k-means", "iteration", "J", legend=False)
         self.km_curve = self.km_panel.curve("J")
         self.em_panel = PlotPanel("EM", "iteration", "ℓ", legend=False)

@@ -1,4 +1,5 @@
-"""Image views of the segmentation lab: a photo or map drawn pixel for pixel, clickable; a
+"""Image views of the segmentation lab: the shared image view with what segmentation adds
+(label colours over the photo, a mask dimming unselected pixels, seed markers, a cursor); a
 rectangle brush for any view box (linked views: photo ↔ feature-space scatter)."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as theme
+from ...widgets.image_view import ImageView
 
 
 def recolour_points(item: pg.ScatterPlotItem, lut: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
@@ -74,90 +76,34 @@ class RectBrush(QtCore.QObject):
         self.band.setVisible(False)
 
 
-class ImageView(pg.PlotWidget):
-    """An image (row-major, first row at the top, square pixels) with a title and markers.
+class SegmentView(ImageView):
+    """An :class:`~app.widgets.image_view.ImageView` with label colours over the image
+    (:meth:`set_overlay`, opacity set by the lab), a mask dimming the pixels outside a brushed
+    selection (:meth:`set_mask`), markers at pixel centres (the clicked seeds) and a cursor.
+    ``brush=True`` adds a :class:`RectBrush` (left-drag selects a rectangle)."""
 
-    ``pixelClicked(row, col, button)`` is emitted for a click inside the image
-    (button 1 = left, 2 = right). Axes are hidden: the pixels are the picture.
-    """
-
-    pixelClicked = QtCore.Signal(int, int, int)
+    brush: RectBrush | None = None
 
     def __init__(self, title: str = "", parent=None, *, colormap: str | None = None, brush: bool = False):
-        super().__init__(parent)
-        self._title = title
-        pi = self.getPlotItem()
-        pi.invertY(True)
-        pi.setAspectLocked(True)
-        pi.hideAxis("left")
-        pi.hideAxis("bottom")
-        pi.setMenuEnabled(False)
-        pi.hideButtons()
-        self.vb = pi.getViewBox()
-        self.vb.setMouseEnabled(False, False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        pi.addItem(self.image)
-        self.overlay = pg.ImageItem(axisOrder="row-major")
-        self.overlay.setZValue(5)
-        pi.addItem(self.overlay)
-        self.mask = pg.ImageItem(axisOrder="row-major")  # dims the pixels outside a brushed selection
-        self.mask.setZValue(6)
-        pi.addItem(self.mask)
+        super().__init__(title, parent, colormap=colormap, colorbar_width=12)
+        self.overlay = self.add_image("overlay", z=5)
+        self.mask = self.add_image("mask", z=6)
         self.markers = pg.ScatterPlotItem(pxMode=True)
         self.markers.setZValue(20)
-        pi.addItem(self.markers)
+        self.plot_item.addItem(self.markers)
         self.cursor = pg.ScatterPlotItem(pxMode=True)
         self.cursor.setZValue(21)
-        pi.addItem(self.cursor)
-        self.colorbar = None
-        if colormap is not None:  # scalar maps get a colour bar with their values
-            self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get(colormap),
-                                            interactive=False, width=12)
-            self.colorbar.setImageItem(self.image)
-            pi.layout.addItem(self.colorbar, 2, 5)
-        self.shape: tuple = (0, 0)
-        self._key = None
-        self._overlay_key = None
-        self.brush = RectBrush(self.vb) if brush else None
-        self.setMinimumSize(120, 90)
-        self.scene().sigMouseClicked.connect(self._clicked)
-        self.apply_style(theme.current())
-        theme.manager().changed.connect(self.apply_style)
-
-    # --- data
-    def set_image(self, arr: np.ndarray, key=None, *, levels=None, lut=None) -> None:
-        """Show ``arr`` ((h, w) scalar with ``levels``/``lut``, or (h, w, 3) RGB); skipped when ``key`` is unchanged."""
-        if key is not None and key == self._key:
-            return
-        self._key = key
-        shape = arr.shape[:2]
-        kw = {"autoLevels": False}
-        if arr.ndim == 2:
-            kw["levels"] = levels if levels is not None else (0.0, 1.0)
-            if self.colorbar is not None:
-                self.colorbar.setLevels(kw["levels"])
-            else:
-                self.image.setLookupTable(lut)
-        else:
-            kw["levels"] = (0, 255) if arr.dtype == np.uint8 else (0.0, 1.0)
-            self.image.setLookupTable(None)
-        self.image.setImage(arr, **kw)
-        if shape != self.shape:
-            self.shape = shape
-            self.image.setRect(QtCore.QRectF(0, 0, shape[1], shape[0]))
-            self.overlay.setRect(QtCore.QRectF(0, 0, shape[1], shape[0]))
-            self.vb.setRange(xRange=(0, shape[1]), yRange=(0, shape[0]), padding=0.01)
+        self.plot_item.addItem(self.cursor)
+        if brush:
+            self.brush = RectBrush(self.vb)
 
     def set_overlay(self, rgb: np.ndarray | None, key=None) -> None:
+        """Label colours ((h, w, 3) uint8) over the image; None removes them."""
         if rgb is None:
             self.overlay.clear()
-            self._overlay_key = None
+            self._image_keys.pop("overlay", None)
             return
-        if key is not None and key == self._overlay_key:
-            return
-        self._overlay_key = key
-        self.overlay.setImage(rgb, levels=(0, 255), autoLevels=False)
-        self.overlay.setRect(QtCore.QRectF(0, 0, rgb.shape[1], rgb.shape[0]))
+        self.draw("overlay", rgb, (0, 255), key=key)
 
     def set_mask(self, selected: np.ndarray | None) -> None:
         """Dim every pixel outside ``selected`` ((h, w) bool); None removes the mask."""
@@ -167,13 +113,7 @@ class ImageView(pg.PlotWidget):
             return
         rgba = np.zeros(selected.shape + (4,), np.uint8)
         rgba[..., 3] = np.where(selected, 0, 170).astype(np.uint8)
-        self.mask.setImage(rgba, levels=(0, 255), autoLevels=False)
-        self.mask.setRect(QtCore.QRectF(0, 0, selected.shape[1], selected.shape[0]))
-        self.mask.setVisible(True)
-
-    def forget(self) -> None:
-        self._key = None
-        self._overlay_key = None
+        self.draw("mask", rgba, (0, 255))
 
     def set_markers(self, rows_cols, colors=None, symbol="o") -> None:
         """Markers at pixel centres (list of (row, col)), e.g. the clicked seeds."""
@@ -194,33 +134,8 @@ class ImageView(pg.PlotWidget):
         self.cursor.setData(x=[col + 0.5], y=[row + 0.5], symbol="+", size=s.marker_size * 2.2,
                             pen=pg.mkPen(theme.OKABE_ITO["yellow"], width=2.5 * s.scale), brush=pg.mkBrush(None))
 
-    # --- events
-    def _clicked(self, ev) -> None:
-        if not self.shape[0]:
-            return
-        pos = self.vb.mapSceneToView(ev.scenePos())
-        col, row = int(np.floor(pos.x())), int(np.floor(pos.y()))
-        if 0 <= row < self.shape[0] and 0 <= col < self.shape[1]:
-            button = 2 if ev.button() == QtCore.Qt.MouseButton.RightButton else 1
-            self.pixelClicked.emit(row, col, button)
-
-    # --- style
-    def set_title(self, title: str) -> None:
-        self._title = title
-        theme.style_plot(self, theme.current(), title=title)
-
     def apply_style(self, s: theme.Style | None = None) -> None:
         s = s or theme.current()
-        theme.style_plot(self, s, title=self._title)
-        if getattr(self, "brush", None) is not None:
+        super().apply_style(s)
+        if self.brush is not None:
             self.brush.restyle(s)
-        if self.colorbar is not None:
-            from PySide6 import QtGui
-
-            font = QtGui.QFont()
-            font.setPointSizeF(s.font_pt * 0.85)
-            axis = self.colorbar.axis
-            axis.setTickFont(font)
-            axis.setPen(pg.mkPen(s.foreground))
-            axis.setTextPen(pg.mkPen(s.foreground))
-            axis.enableAutoSIPrefix(False)
