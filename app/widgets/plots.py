@@ -43,6 +43,11 @@ class Series:
     """
 
     DASHED_POINTS = 1000
+    #: a history keeps at most this many points (plus an unfinished block): past it, each
+    #: block of points is kept as its lowest and highest, blocks doubling in length as the
+    #: history grows (the curve's envelope stays), so a frame costs the same at step 100,000
+    #: as at step 5,000
+    MAX_POINTS = 8192
 
     def __init__(self, item: pg.PlotDataItem, *, log_y: bool = False, on_change=None):
         self.item = item
@@ -53,9 +58,13 @@ class Series:
         self.bounds: tuple[float, float, float, float] | None = None  # x_lo, x_hi, y_lo, y_hi
         self.whole = False  # set whole by `set` (not a growing history): shown tight, no headroom
         self._on_change = on_change
+        self._level = 0  # past MAX_POINTS: each stored pair stands for 2 ** (level + 1) points
+        self._px = self._py = np.empty(0)  # newest points, not yet a whole block
 
     def clear(self) -> None:
         self.n = 0
+        self._level = 0
+        self._px = self._py = np.empty(0)
         self.bounds = None
         self.whole = False
         self._set_dashed(True)
@@ -89,6 +98,24 @@ class Series:
         xs, ys = xs[keep], ys[keep]
         if not xs.size:
             return
+        before = self.n + self._px.size
+        if self._level == 0:
+            self._store(xs, ys)
+        else:
+            self._px, self._py = np.concatenate([self._px, xs]), np.concatenate([self._py, ys])
+            self._fold_pending()
+        while not self.whole and self.n > self.MAX_POINTS:
+            self._thin()
+        if before <= self.DASHED_POINTS < self.n + self._px.size:
+            self._set_dashed(False)
+        new = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
+        b = self.bounds
+        self.bounds = new if b is None else (min(b[0], new[0]), max(b[1], new[1]), min(b[2], new[2]), max(b[3], new[3]))
+        self.item.setData(self.x if self._px.size else self._x[: self.n], self.y if self._px.size else self._y[: self.n])
+        if self._on_change is not None:
+            self._on_change(self)
+
+    def _store(self, xs, ys) -> None:
         need = self.n + xs.size
         if need > self._x.size:
             size = max(need, 2 * self._x.size)
@@ -96,19 +123,43 @@ class Series:
             self._y = np.resize(self._y, size)
         self._x[self.n:need] = xs
         self._y[self.n:need] = ys
-        if self.n <= self.DASHED_POINTS < need:
-            self._set_dashed(False)
         self.n = need
-        new = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
-        b = self.bounds
-        self.bounds = new if b is None else (min(b[0], new[0]), max(b[1], new[1]), min(b[2], new[2]), max(b[3], new[3]))
-        self.item.setData(self._x[: self.n], self._y[: self.n])
-        if self._on_change is not None:
-            self._on_change(self)
+
+    @staticmethod
+    def _fold(xs, ys, block: int):
+        """Every ``block`` points -> their lowest and highest, in x order."""
+        X, Y = xs.reshape(-1, block), ys.reshape(-1, block)
+        rows = np.arange(len(X))
+        lo, hi = Y.argmin(axis=1), Y.argmax(axis=1)
+        first, second = np.minimum(lo, hi), np.maximum(lo, hi)
+        return (np.column_stack([X[rows, first], X[rows, second]]).ravel(),
+                np.column_stack([Y[rows, first], Y[rows, second]]).ravel())
+
+    def _thin(self) -> None:
+        """Halve the stored points (each pair then stands for twice as many points)."""
+        m = (self.n // 4) * 4
+        fx, fy = self._fold(self._x[:m], self._y[:m], 4)
+        rest_x, rest_y = self._x[m:self.n].copy(), self._y[m:self.n].copy()
+        self.n = 0
+        self._store(fx, fy)
+        self._level += 1
+        self._px = np.concatenate([rest_x, self._px])  # an unpaired pair is folded with what follows
+        self._py = np.concatenate([rest_y, self._py])
+        self._fold_pending()
+
+    def _fold_pending(self) -> None:
+        block = 2 ** (self._level + 1)
+        m = (self._px.size // block) * block
+        if m:
+            fx, fy = self._fold(self._px[:m], self._py[:m], block)
+            self._store(fx, fy)
+            self._px, self._py = self._px[m:], self._py[m:]
 
     def set(self, xs, ys) -> None:
         """Replace the whole curve (for series that are not a history)."""
         self.n = 0
+        self._level = 0
+        self._px = self._py = np.empty(0)
         self.bounds = None
         self.whole = True
         self._append(xs, ys)
@@ -119,11 +170,11 @@ class Series:
 
     @property
     def x(self) -> np.ndarray:
-        return self._x[: self.n].copy()
+        return np.concatenate([self._x[: self.n], self._px])
 
     @property
     def y(self) -> np.ndarray:
-        return self._y[: self.n].copy()
+        return np.concatenate([self._y[: self.n], self._py])
 
 
 def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3) -> pg.LegendItem:

@@ -203,3 +203,24 @@ def test_short_vertical_axes_space_their_labels(qtbot):
         if len(values) > 1:
             assert spacing / 135.0 * size >= 1.25 * line - 1e-9, (size, values)
     assert len(axis.tickValues(-5.0, 130.0, 400.0)[0][1]) >= 3  # a tall axis keeps its usual ticks
+
+
+def test_long_histories_keep_their_envelope_in_bounded_points(qtbot):
+    from app.widgets.plots import PlotPanel, Series
+
+    panel = PlotPanel("loss", "step", "L")
+    qtbot.addWidget(panel)
+    curve = panel.curve("L")
+    rng = np.random.default_rng(3)
+    ys = rng.normal(size=100_000)
+    ys[54_321] = 50.0  # a spike must survive thinning
+    for lo in range(0, 100_000, 700):
+        curve.extend(np.arange(lo, min(lo + 700, 100_000)), ys[lo:lo + 700])
+    assert len(curve.x) <= Series.MAX_POINTS + 64
+    x, y = curve.x, curve.y
+    assert np.all(np.diff(x) > 0)  # still in step order
+    assert x[0] < 64 and x[-1] > 99_999 - 64  # within one block of each end
+    assert y.max() == 50.0 and y.min() == ys.min()
+    whole = panel.curve("whole")
+    whole.set(np.arange(20_000), np.arange(20_000.0))  # a curve given whole is never thinned
+    assert whole.n == 20_000
