@@ -456,6 +456,11 @@ class History:
         return self._timeline[self._index - 1] if self._index > 0 else None
 
 
+#: posted by a redraw tick to let the worker go on once the event loop has painted
+_RELEASE_EVENT = QtCore.QEvent.Type(QtCore.QEvent.registerEventType())
+_AFTER_PAINT_PRIORITY = int(QtCore.Qt.EventPriority.LowEventPriority.value) - 1
+
+
 class Runner(QtCore.QObject):
     """One live task per lab: start (cancelling the previous one), play, pause, step,
     step back, scrub, reset; renders through callbacks at most 30 times per second.
@@ -505,6 +510,7 @@ class Runner(QtCore.QObject):
         self.redraws = 0
         self.batches = 0
         self._requested_at: float | None = None
+        self._held_pacers: list[Pacer] = []
 
     # --- lifecycle ------------------------------------------------------------------
     def start(self, make_generator: Callable[[], Iterator], prepare: Callable | None = None, play: bool = False):
@@ -716,13 +722,26 @@ class Runner(QtCore.QObject):
     # --- collecting the worker's output (GUI thread, on the timer) --------------------
     def _tick(self) -> None:
         # The worker waits (without the interpreter lock) from here until the event loop has
-        # painted what this tick drew: the release is queued behind the paint requests.
+        # painted what this tick drew. Qt posts its paint requests (UpdateRequest) at low
+        # priority, after every ordinary event; the release is posted at a lower priority
+        # still, so it is handled only once the paint is done.
         pacer = self._pacer
         if pacer is not None:
             pacer.hold(True)
-            QtCore.QTimer.singleShot(0, lambda: pacer.hold(False))
-        self._collect()
-        self._redraw()
+        try:
+            self._collect()
+            self._redraw()
+        finally:
+            if pacer is not None:
+                self._held_pacers.append(pacer)
+                QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_RELEASE_EVENT), _AFTER_PAINT_PRIORITY)
+
+    def event(self, event) -> bool:  # Qt's name
+        if event.type() == _RELEASE_EVENT:
+            while self._held_pacers:
+                self._held_pacers.pop().hold(False)
+            return True
+        return super().event(event)
 
     def _collect(self) -> None:
         state = self._state
