@@ -160,3 +160,30 @@ def test_timeline_byte_budget_counts_shared_arrays_once():
 def test_timeline_capacity_validation(capacity):
     with pytest.raises(ValueError):
         Timeline(capacity)
+
+
+def test_flat_out_worker_waits_while_the_frame_is_painted(qtbot):
+    """A redraw holds the worker from the tick until Qt has painted what it drew, so
+    painting never competes with a flat-out worker for the interpreter."""
+    from PySide6 import QtWidgets
+
+    r = Runner()
+    held_at_paint = []
+
+    class View(QtWidgets.QWidget):
+        def paintEvent(self, event):  # Qt's name
+            if r._pacer is not None and r.timeline.last is not None:
+                held_at_paint.append(r._pacer._held)
+
+    view = View()
+    qtbot.addWidget(view)
+    view.resize(200, 100)
+    view.show()
+    r.frameChanged.connect(lambda _i: view.update())
+    r.start(counting())
+    r.set_rate(None)
+    r.play()
+    qtbot.waitUntil(lambda: len(held_at_paint) >= 20, timeout=60_000)
+    r.pause()
+    r.shutdown()
+    assert sum(held_at_paint) >= 0.9 * len(held_at_paint), held_at_paint
