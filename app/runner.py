@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 import numpy as np
+import shiboken6
 from PySide6 import QtCore
 
 from .tasks import BackgroundTask, TaskState, start_thread
@@ -456,9 +457,57 @@ class History:
         return self._timeline[self._index - 1] if self._index > 0 else None
 
 
-#: posted by a redraw tick to let the worker go on once the event loop has painted
+#: posted to let the workers go on once the event loop has painted
 _RELEASE_EVENT = QtCore.QEvent.Type(QtCore.QEvent.registerEventType())
 _AFTER_PAINT_PRIORITY = int(QtCore.Qt.EventPriority.LowEventPriority.value) - 1
+
+
+class _PaintGate(QtCore.QObject):
+    """Holds every running worker while Qt paints: a redraw tick's frame, and any other
+    paint (a hover, the status bar, a resize).
+
+    A flat-out Python worker holds the interpreter lock almost all the time; painting
+    pyqtgraph items makes many short calls that each need it back, and each then waits up to
+    the interpreter's switch interval, which made frames ten times slower. Qt posts its paint
+    requests (UpdateRequest) at low priority; the release is posted at a lower priority
+    still, so it is handled only once the paint is done.
+    """
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.pacers: weakref.WeakSet[Pacer] = weakref.WeakSet()
+        self._held: list[Pacer] = []
+        app.installEventFilter(self)
+
+    def hold_all(self) -> None:
+        if self._held or not self.pacers:
+            return
+        for pacer in list(self.pacers):
+            pacer.hold(True)
+            self._held.append(pacer)
+        QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_RELEASE_EVENT), _AFTER_PAINT_PRIORITY)
+
+    def eventFilter(self, obj, event) -> bool:  # Qt's name
+        if event.type() == QtCore.QEvent.Type.UpdateRequest:
+            self.hold_all()
+        return False
+
+    def event(self, event) -> bool:  # Qt's name
+        if event.type() == _RELEASE_EVENT:
+            while self._held:
+                self._held.pop().hold(False)
+            return True
+        return super().event(event)
+
+
+_GATE: _PaintGate | None = None
+
+
+def _paint_gate() -> _PaintGate:
+    global _GATE
+    if _GATE is None or not shiboken6.isValid(_GATE):
+        _GATE = _PaintGate(QtCore.QCoreApplication.instance())
+    return _GATE
 
 
 class Runner(QtCore.QObject):
@@ -510,7 +559,6 @@ class Runner(QtCore.QObject):
         self.redraws = 0
         self.batches = 0
         self._requested_at: float | None = None
-        self._held_pacers: list[Pacer] = []
 
     # --- lifecycle ------------------------------------------------------------------
     def start(self, make_generator: Callable[[], Iterator], prepare: Callable | None = None, play: bool = False):
@@ -528,6 +576,8 @@ class Runner(QtCore.QObject):
         self._last_frame_serial = -1
         self._force_rewind = True
         self._pacer = Pacer()
+        if QtCore.QCoreApplication.instance() is not None:
+            _paint_gate().pacers.add(self._pacer)
         self._state = state = TaskState()
         # The initial snapshot (step 0) is always computed so the lab has something to draw.
         self._pacer.step(1)
@@ -722,26 +772,10 @@ class Runner(QtCore.QObject):
     # --- collecting the worker's output (GUI thread, on the timer) --------------------
     def _tick(self) -> None:
         # The worker waits (without the interpreter lock) from here until the event loop has
-        # painted what this tick drew. Qt posts its paint requests (UpdateRequest) at low
-        # priority, after every ordinary event; the release is posted at a lower priority
-        # still, so it is handled only once the paint is done.
-        pacer = self._pacer
-        if pacer is not None:
-            pacer.hold(True)
-        try:
-            self._collect()
-            self._redraw()
-        finally:
-            if pacer is not None:
-                self._held_pacers.append(pacer)
-                QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_RELEASE_EVENT), _AFTER_PAINT_PRIORITY)
-
-    def event(self, event) -> bool:  # Qt's name
-        if event.type() == _RELEASE_EVENT:
-            while self._held_pacers:
-                self._held_pacers.pop().hold(False)
-            return True
-        return super().event(event)
+        # painted what this tick drew (see _PaintGate).
+        _paint_gate().hold_all()
+        self._collect()
+        self._redraw()
 
     def _collect(self) -> None:
         state = self._state
