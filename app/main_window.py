@@ -41,6 +41,7 @@ class _LabHost(QtWidgets.QWidget):
         if self.lab is None:
             self.lab = self.lab_cls()
             self._layout.removeWidget(self._loading)
+            self._loading.hide()  # deleteLater waits for the event loop: headless captures showed it
             self._loading.deleteLater()
             self._layout.addWidget(self.lab)
         return self.lab

@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as theme
 from ...lab import Lab
@@ -35,6 +35,15 @@ def _hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
     if not stretch_last:
         lay.addStretch(1)
     return lay
+
+
+class _FlatLabel(QtWidgets.QLabel):
+    """A wrapping label that does not make its page height-for-width: the page's scroll area
+    would then size the page from the plots' preferred heights, not from the screen (the
+    drawing canvas ran off the bottom at 1024×768). Its minimum height is two lines."""
+
+    def hasHeightForWidth(self) -> bool:  # Qt's name
+        return False
 
 
 class PCALab(Lab):
@@ -222,7 +231,7 @@ class PCALab(Lab):
         self.coeff_panel = PlotPanel("Projection", "j", "cⱼ", legend=False)
         self.coeff_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=theme.OKABE_ITO["blue"])
         self.coeff_panel.plot_item.addItem(self.coeff_bars)
-        self.novelty_label = QtWidgets.QLabel()
+        self.novelty_label = _FlatLabel()
         self.novelty_label.setWordWrap(True)
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         right.addWidget(self.draw_view)
@@ -685,6 +694,8 @@ class PCALab(Lab):
         for view in (self.iterate_view, self.found_view, self.gallery, self.recon_view, self.selected_view,
                      self.canvas, self.draw_view):
             view.apply_style(s)
+        line = QtGui.QFontMetrics(self.novelty_label.font()).lineSpacing()
+        self.novelty_label.setMinimumHeight(2 * line + 4)  # it wraps to two lines on a narrow page
         if self._data is not None:
             self._draw_scores(self._data)
             self._update_d_views()
