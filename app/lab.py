@@ -102,7 +102,7 @@ from .widgets.runbar import RunBar
 log = logging.getLogger(__name__)
 
 SESSION_VERSION = 1
-MATHS_INTERVAL = 0.25  # seconds between maths-panel updates while playing
+MATHS_INTERVAL = 0.4  # seconds between maths-panel updates while playing
 MAX_SEED = 2**31 - 1
 
 

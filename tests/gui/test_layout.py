@@ -224,3 +224,21 @@ def test_long_histories_keep_their_envelope_in_bounded_points(qtbot):
     whole = panel.curve("whole")
     whole.set(np.arange(20_000), np.arange(20_000.0))  # a curve given whole is never thinned
     assert whole.n == 20_000
+
+
+def test_hidden_maths_panel_lays_out_only_when_shown(qtbot):
+    from app.widgets.maths import MathsPanel
+
+    panel = MathsPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_html("<p>step 1</p>")
+    assert "step 1" in panel.document().toPlainText()
+    panel.hide()
+    panel.set_html("<p>step 2</p>")
+    assert "step 2" not in panel.document().toPlainText()  # no rich-text layout while hidden
+    panel.show()
+    assert "step 2" in panel.document().toPlainText()
+    panel.hide()
+    panel.set_html("<p>step 3</p>")
+    assert "step 3" in panel.toPlainText()  # reading the text lays out what is pending
