@@ -143,7 +143,7 @@ class NGramsLab(Lab):
         self.context_label = QtWidgets.QLabel("")
         self.context_label.setWordWrap(True)
         self.context_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.bar_plot = _TokenBarsPanel("Next-token distribution", "probability P(w | h)", "next token w (top 15)",
+        self.bar_plot = _TokenBarsPanel("Next-token distribution", "probability P(w | h)", "next token w",
                                         legend=False)
         pi = self.bar_plot.plot_item
         pi.getViewBox().invertY(True)
@@ -151,6 +151,8 @@ class NGramsLab(Lab):
         pi.hideButtons()
         pi.showGrid(x=True, y=False, alpha=0.25)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.75, width=[])
+        self._bars_shown = N_TOP
+        pi.getViewBox().sigResized.connect(self._bars_resized)
         pi.addItem(self.bars)
         self.bar_labels: list[pg.TextItem] = []
         right = QtWidgets.QWidget()
@@ -314,7 +316,14 @@ class NGramsLab(Lab):
                 f"trained on {snap.n_tokens:,} tokens (|V| = {snap.vocab_size:,}) · token {snap.index + 1} of "
                 f"{p['length']} · longest verbatim run {snap.longest_span}")
         self.text.show(toks, s)
+        self._bars_snap = snap
         self._draw_bars(snap, s)
+
+    def _bars_resized(self, *_args) -> None:
+        """A taller or shorter plot shows more or fewer token rows: redraw the last bars."""
+        snap = getattr(self, "_bars_snap", None)
+        if snap is not None and snap.kind == "token" and self.bar_rows(theme.current()) != self._bars_shown:
+            self._draw_bars(snap, theme.current())
 
     def verbatim_mask(self, toks) -> np.ndarray:
         """True for tokens inside a run of ≥ N + 1 tokens copied verbatim from the corpus."""
@@ -326,6 +335,15 @@ class NGramsLab(Lab):
             f"copied verbatim from the corpus (a run of ≥ N + 1 = {n + 1} tokens) · "
             f"<span style='background-color:{current_color(s)}; color:#000000'><b>&nbsp;current token&nbsp;</b></span>")
 
+    def bar_rows(self, s: theme.Style) -> int:
+        """How many token bars the next-token plot shows: all fifteen when each gets a row of
+        at least 1.5 lines of tick text, fewer (at least three) in a short plot."""
+        height = self.bar_plot.plot_item.getViewBox().height()
+        if height <= 1:  # not laid out yet
+            return N_TOP
+        line = 1.5 * s.font_pt * 96 / 72
+        return int(min(N_TOP, max(3, height // line)))
+
     def _draw_bars(self, snap, s: theme.Style) -> None:
         pi = self.bar_plot.getPlotItem()
         if snap.kind != "token":
@@ -335,6 +353,10 @@ class NGramsLab(Lab):
         keep = np.asarray(snap.top_probs, float) > 0  # a context with few continuations: no empty bars
         probs = np.asarray(snap.top_probs, float)[keep]
         tokens = [t for t, kept in zip(snap.top_tokens, keep) if kept]
+        # a short plot (projector fonts, small screen) shows as many of the top tokens as have a
+        # readable row each, not all fifteen squashed: the sampled token's rank is in the text above
+        rows = self._bars_shown = self.bar_rows(s)
+        probs, tokens = probs[:rows], tokens[:rows]
         k = len(probs)
         y = np.arange(k, dtype=float)
         brushes = [pg.mkBrush(theme.NEG_COLOR if i == snap.sampled_rank else theme.POS_COLOR) for i in range(k)]
@@ -342,12 +364,12 @@ class NGramsLab(Lab):
                           pen=pg.mkPen(s.foreground, width=max(1.0, 0.5 * s.scale)))
         # every k-th label when the plot is too short for all of them (projector fonts), the
         # sampled token always
-        rows_px = max(pi.getViewBox().height(), 1.0) / max(k, N_TOP)
+        rows_px = max(pi.getViewBox().height(), 1.0) / max(k, rows)
         every = max(1, math.ceil(1.15 * s.font_pt * 1.33 / rows_px))
         pi.getAxis("left").setTicks([[(float(i), show_token(t)) for i, t in enumerate(tokens)
                                       if i == snap.sampled_rank
                                       or (i % every == 0 and abs(i - snap.sampled_rank) >= every)]])
-        pi.setYRange(-0.6, max(k, N_TOP) - 0.4, padding=0)
+        pi.setYRange(-0.6, max(k, rows) - 0.4, padding=0)
         pi.setXRange(0, max(float(probs.max()) if k else 1.0, snap.probability, 0.05) * 1.08, padding=0)
         ctx = "  ".join(f"“{show_token(c)}”" for c in snap.context) if snap.context else \
             "(empty: a unigram model ignores the past)"
@@ -513,6 +535,9 @@ class NGramsLab(Lab):
         # a projector leaves the plots little width: stack them
         self.ppl_split.setOrientation(QtCore.Qt.Orientation.Vertical if s.projector else QtCore.Qt.Orientation.Horizontal)
         self.ppl_split.setSizes([500, 400] if s.projector else [500, 500])
+        # projector fonts: room for the title, the axis and at least five token rows (the page
+        # scrolls on a small screen rather than squash them)
+        self.bar_plot.setMinimumHeight(int(14 * s.font_pt * 96 / 72) if s.projector else 170)
         if s.projector:
             self.gen_split.setOrientation(QtCore.Qt.Orientation.Vertical)
             self.gen_split.setSizes([400, 350])
