@@ -47,7 +47,7 @@ class Series:
     #: block of points is kept as its lowest and highest, blocks doubling in length as the
     #: history grows (the curve's envelope stays), so a frame costs the same at step 100,000
     #: as at step 5,000
-    MAX_POINTS = 8192
+    MAX_POINTS = 4096
 
     def __init__(self, item: pg.PlotDataItem, *, log_y: bool = False, on_change=None):
         self.item = item

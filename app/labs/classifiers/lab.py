@@ -55,6 +55,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         # The points themselves live in the canvas (with their undo history); these are the
         # run's context and the last reference check.
         self._ctx: RunContext | None = None
+        self._pair_look: tuple = (None, None, None)  # style, pen, brush of the SMO pair's rings
         self._run_extent = (-3.0, 3.0, -3.0, 3.0)
         self._suppress_points_signal = False
         self.reference_result: dict | None = None
@@ -408,8 +409,10 @@ class ClassifiersLab(PointsLabMixin, Lab):
         self.sv_free_marker.show_mask((alpha > 0) & (alpha < C))
         self.sv_bound_marker.show_mask(alpha >= C)
         if eng.pair is not None:
+            if self._pair_look[0] != s:  # one pen per style: pyqtgraph renders a symbol per pen object
+                self._pair_look = (s, pg.mkPen(theme.OKABE_ITO["orange"], width=3.5 * s.scale), pg.mkBrush(None))
             self.current_marker.setData(pos=ctx.X_train[list(eng.pair)], symbol="o", size=s.marker_size * 3.0,
-                                        pen=pg.mkPen(theme.OKABE_ITO["orange"], width=3.5 * s.scale), brush=pg.mkBrush(None))
+                                        pen=self._pair_look[1], brush=self._pair_look[2])
         else:
             self.current_marker.setData([], [])
         self._append_curves(history, ctx.kind, ctx.n_test)
