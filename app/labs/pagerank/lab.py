@@ -5,6 +5,7 @@ not converge (reducible, periodic)."""
 from __future__ import annotations
 
 import html
+import math
 from typing import Callable, Iterator
 
 import numpy as np
@@ -160,7 +161,7 @@ class PageRankLab(Lab):
         self.walker_item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         gp.addItem(self.walker_item)
         self.legend = outside_legend(gp, "top", columns=3)
-        self.legend.addItem(self.node_item, "page (size, colour = rank)")
+        self.legend.addItem(self.node_item, "page (size = rank)")
         self.legend.addItem(self.walker_item, "surfers")
         self.legend.addItem(self.move_item, "last move")
         self.colorbar = pg.ColorBarItem(values=(LOG_MIN, LOG_MAX), colorMap=pg.colormap.get("viridis"),
@@ -240,10 +241,18 @@ class PageRankLab(Lab):
         split.addWidget(top)
         split.addWidget(bottom)
         split.setSizes([520, 280])
+        self.plot_split = split
         for panel in (self.graph_plot, self.bar_plot, self.chain_plot):
             panel.apply_style()  # their legends were added after the panel styled itself
         self._update_visibility()
-        return split
+        # a small screen in projector mode: the plots keep a readable height (apply_style) and
+        # the page scrolls vertically instead of squashing them under their legends
+        page = QtWidgets.QScrollArea()
+        page.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        page.setWidgetResizable(True)
+        page.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        page.setWidget(split)
+        return page
 
     # ------------------------------------------------------------------ parameters
     def _is_chain(self, graph=None) -> bool:
@@ -738,6 +747,29 @@ class PageRankLab(Lab):
         self.table.setFont(font)
         self.table.horizontalHeader().setFont(font)
         self.table.verticalHeader().setDefaultSectionSize(int(20 * s.scale))
+        # projector fonts leave the table too narrow for four columns: the page file name goes
+        # (it is in each title's tooltip) and the titles get the room
+        self.table.setColumnHidden(3, s.projector)
+        # the least height that keeps a plot's data area readable under its title, outside
+        # legend and axis: in lines of the plot font
+        line = s.font_pt * 96 / 72
+        lines = 14 if s.projector else 9
+        for w in (self.bar_plot, self.conv_plot, self.chain_plot, self.lower_right):
+            w.setMinimumHeight(int(lines * line))
+        self.table.setMinimumHeight(int(4.5 * 20 * s.scale))
+        QtCore.QTimer.singleShot(0, self.graph_plot, self._fit_min_widths)  # once the plots have laid out their new fonts
+
+    def _fit_min_widths(self) -> None:
+        """Each plot at least as wide as its title, axes and one-column legend need: the splitters
+        then never cut a plot's right edge (projector fonts at 1024 px)."""
+        for panel in (self.graph_plot, self.bar_plot, self.conv_plot, self.adj_plot, self.chain_plot):
+            pi = panel.plot_item
+            least = pi.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width()
+            legend = pi.legend
+            if legend is not None and legend.items and legend.columnCount > 1:
+                widest = max(a.boundingRect().width() + b.item.boundingRect().width() + 16 for a, b in legend.items)
+                least -= legend.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width() - widest
+            panel.setMinimumWidth(max(80, int(math.ceil(least)) + 2))
         if self._graph is not None:
             self.edge_item.setPen(self._edge_pen())
             self.adj_image.setLookupTable(self._adj_lut())
