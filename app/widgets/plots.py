@@ -412,7 +412,11 @@ class PlotPanel(pg.PlotWidget):
         theme.style_plot(self, s, title=self._title)
         left = self.plot_item.getAxis("left")
         left.setWidth(int(self.LEFT_AXIS_EM * s.font_pt * 1.4 + 18 * s.scale))
-        # title + axis + at least three tick labels' worth of data area
-        self.setMinimumHeight(int(s.font_pt * 1.33 * 8))
+        self._fit_height(s)
         for series in self.series.values():
             self._style_curve(series.item, s)
+
+    def _fit_height(self, s: theme.Style) -> None:
+        """Title + axis + a few tick labels' worth of data area (two labelled ticks at
+        projector font sizes)."""
+        self.setMinimumHeight(int(s.font_pt * 1.33 * (10 if s.projector else 8)))
