@@ -89,9 +89,10 @@ class _KernelCache:
     block of ``capacity`` rows of n floats with capacity * row bytes <= 3/4 of the budget (at
     least two rows, the pair being updated; the solver's compact rows use the last quarter),
     allocated when first used, so the full Gram matrix is held only when it fits. A row holds
-    what the working-set selection divides by, a_t = k(x_t, x_t) + k(x_o, x_o) - 2 k(x_t, x_o)
-    (2 + tau - 2 K for rbf, where K <= 1; otherwise a_t, replaced by tau where a_t <= 0, as
-    LIBSVM) and, except for rbf (where K = 1 - (a - tau) / 2), the kernel column itself.
+    what the working-set selection divides by, a_t = k(x_t, x_t) + k(x_o, x_o) - 2 k(x_t, x_o):
+    for rbf a_t itself, 2 + tau - 2 K (K <= 1, and K = 1 - (a - tau) / 2 gives the gradient
+    update); otherwise the kernel column and r_t = a_t^(-1/2) (a_t replaced by tau where
+    a_t <= 0, as LIBSVM), with which the gain of the selection is one product.
 
     Rows are stored in the original order of the points. While the solver shrinks, a column is
     evaluated only on the active points (libsvm does the same) and scattered into its row; such
@@ -195,12 +196,16 @@ class _KernelCache:
             self.rows.row(o, out, Pa, auxa)  # 2 K[:, o]
             np.subtract(2.0 + _TAU, out, out=out)  # a_t = 1 + 1 - 2 K_to + tau
             return
-        K, a = out[0], out[1]
+        K, r = out[0], out[1]
         self.rows.row(o, K, Pa, None)
-        np.multiply(K, -2.0, out=a)
-        a += auxa
-        a += self.diag[o]
-        np.copyto(a, self.tau, where=a <= 0.0)  # as LIBSVM, with a tau on the kernel's scale
+        np.multiply(K, -2.0, out=r)
+        r += auxa
+        r += self.diag[o]
+        np.copyto(r, self.tau, where=r <= 0.0)  # as LIBSVM, with a tau on the kernel's scale
+        # r = a^(-1/2): the selection's gain (F_i - F_t)^2 / a_t, for F_t < F_i, is then the
+        # square of (F_i - F_t) r_t, one product that keeps the sign instead of four passes
+        np.sqrt(r, out=r)
+        np.divide(1.0, r, out=r)
 
     def block_dot(self, R, S, coef):
         """K[R, S] @ coef for original indices R and S (gradient reconstruction), in blocks
@@ -568,19 +573,88 @@ class SVM(IterativeMixin, BaseEstimator):
         if m - M <= tol:
             return
         act, Fup, Flow, nv, av, tb = views(A)
+        diag = None if rbf else cache.diag.tolist()
+        linear = cache.kind == "linear"
+        Xo, dx = cache.X, np.empty(cache.X.shape[1])  # linear: P is X, in the solver's order
         counter = min(n, _SHRINK_EVERY)
         since = 0
         pair = None
-        while it < max_iter:
+        done = False
+        # Each pass of the loop selects the pair for the current i (and so learns whether the
+        # problem is optimal), reports the last update, shrinks now and then, and updates.
+        while True:
+            # Rows of i: K[:, i] and r_t = a_t^(-1/2) (rbf: the a-row, which holds both). While
+            # shrunk, the rows gathered for the active set are kept (compact) until it changes:
+            # a dict look-up instead of a gather.
+            oi = plist[i]
+            if act is None:
+                s_ = slot_of[oi]  # cache hit of a full row, inlined (the common case)
+                if s_ >= 0 and row_full[s_]:
+                    lru_touch(s_)
+                    r = cache.buf[s_]
+                else:
+                    r = column(oi)
+                if rbf:
+                    Ki = gi_row = r
+                else:
+                    Ki, gi_row = r
+            else:
+                e = compact.get(oi)
+                if e is None:
+                    e = compact_rows(oi)
+                Ki, gi_row = e
+            # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij,
+            # through a gain with the sign of m - F_j, so that entries with F_j >= m score <= 0
+            # and those outside I_low (F = +inf) -inf: (m - F_j) r_j (its square is the gain),
+            # or for rbf (m - F_j) |m - F_j| / a_ij.
+            s_m[()] = m
+            np.subtract(s_m, Flow, nv)
+            if rbf:
+                np.absolute(nv, tb)
+                np.multiply(nv, tb, nv)
+                np.divide(nv, gi_row, nv)
+            else:
+                np.multiply(nv, gi_row, nv)
+            j = int(nv.argmax())
+            Fj = float(Flow[j])
+            # m - M >= m - F_j: only a pair violating by at most tol asks whether all are.
+            if m - Fj <= tol:
+                M = float(Flow.min())
+                if m - M <= tol:
+                    if A < n:
+                        A = reconstruct()  # optimal on the active set: check all points
+                        i, m, M = extremes(A)
+                        act, Fup, Flow, nv, av, tb = views(A)
+                        counter = 1  # if not optimal after all, shrink again at the next step
+                        if m - M > tol:
+                            continue  # select again, on all points
+                    done = True
+            if every and since >= every:
+                since = 0
+                step += 1
+                if M is None:
+                    M = float(Flow.min())
+                yield state(pair, done, m, M)
+            if done:
+                break
+            if it >= max_iter:
+                if A < n:
+                    A = reconstruct()  # report the exact state on all points
+                    i, m, M = extremes(A)
+                    act, Fup, Flow, nv, av, tb = views(A)
+                break
             counter -= 1
             if counter == 0:
                 counter = min(n, _SHRINK_EVERY)
                 if shrinking:
+                    M = float(Flow.min())
+                    moved = False
                     if not unshrunk and m - M <= 10.0 * tol:
                         unshrunk = True
                         if A < n:
                             A = reconstruct()
                             i, m, M = extremes(A)
+                            moved = True
                     up, low = FF[0, :A], FF[1, :A]
                     mask = (low == inf) & (up < M)
                     mask |= (up == -inf) & (low > m)
@@ -600,47 +674,19 @@ class SVM(IterativeMixin, BaseEstimator):
                         A -= k
                         shrunk_ever = True
                         stats["shrinks"] += 1
-                    i, m, M = extremes(A)
-                    act, Fup, Flow, nv, av, tb = views(A)
-            # Rows of i: K[:, i] and a_i = K_ii + K_tt - 2 K_ti + tau (one array for rbf, whose
-            # cached rows already are a-rows). While shrunk, the rows gathered for the active
-            # set are kept (compact) until it changes: a dict look-up instead of a gather.
-            oi = plist[i]
-            if act is None:
-                s_ = slot_of[oi]  # cache hit of a full row, inlined (the common case)
-                if s_ >= 0 and row_full[s_]:
-                    lru_touch(s_)
-                    r = cache.buf[s_]
-                else:
-                    r = column(oi)
-                if rbf:
-                    Ki = ai_row = r
-                else:
-                    Ki, ai_row = r
+                        i, m, M = extremes(A)
+                        moved = True
+                    if moved:
+                        act, Fup, Flow, nv, av, tb = views(A)
+                        counter += 1  # the pass that selects again does not count as a step
+                        continue
+            # a_ij = K_ii + K_jj - 2 K_ij, as in the row (tau where it is <= 0)
+            if rbf:
+                aij = float(gi_row[j])
             else:
-                e = compact.get(oi)
-                if e is None:
-                    e = compact_rows(oi)
-                Ki, ai_row = e
-            # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij.
-            # The gain is computed as x |x| / a_ij with x = m - F_j, which keeps the sign:
-            # entries with F_j >= m get a gain <= 0, those outside I_low (F = +inf) -inf.
-            s_m[()] = m
-            np.subtract(s_m, Flow, nv)
-            np.absolute(nv, tb)
-            np.multiply(nv, tb, nv)
-            np.divide(nv, ai_row, nv)
-            j = int(nv.argmax())
-            aij = float(ai_row[j])
-            Fj = float(Flow[j])
-            if not (Fj < m and aij > 0.0):  # rounding made some a_ij <= 0: clip as LIBSVM does
-                np.subtract(s_m, Flow, nv)
-                np.maximum(nv, 0.0, out=nv)
-                np.multiply(nv, nv, nv)
-                np.maximum(ai_row, tau, out=tb)
-                np.divide(nv, tb, nv)
-                j = int(nv.argmax())
-                aij, Fj = float(tb[j]), float(Flow[j])
+                aij = (-2.0 * float(Ki[j]) + diag[plist[j]]) + diag[oi]
+                if not aij > 0.0:
+                    aij = tau
             t = (m - Fj) / aij
             ai, aj = float(alpha[i]), float(alpha[j])
             pi, pj = ylist[i] > 0, ylist[j] > 0
@@ -668,22 +714,32 @@ class SVM(IterativeMixin, BaseEstimator):
                 if s_ >= 0 and row_full[s_]:
                     lru_touch(s_)
                     Kj = cache.buf[s_]
+                    if not rbf:
+                        Kj = Kj[0]
+                elif linear:
+                    Kj = None
                 else:
-                    Kj = column(oj)
-                if not rbf:
-                    Kj = Kj[0]
+                    Kj = column(oj) if rbf else column(oj)[0]
             else:
                 e = compact.get(oj)
                 if e is None:
-                    e = compact_rows(oj)
-                Kj = e[0]
+                    e = None if linear else compact_rows(oj)
+                Kj = None if e is None else e[0]
             if rbf:
                 np.subtract(Kj, Ki, av)
                 s_t[()] = 0.5 * t
-            else:
+                np.multiply(av, s_t, av)
+            elif Kj is not None:
                 np.subtract(Ki, Kj, av)
                 s_t[()] = t
-            np.multiply(av, s_t, av)
+                np.multiply(av, s_t, av)
+            else:
+                # linear, column of j not at hand: K[:, i] - K[:, j] = X (x_i - x_j), one
+                # product over the active points instead of evaluating and caching a column
+                np.subtract(Xo[oi], Xo[oj], dx)
+                s_t[()] = t
+                np.multiply(dx, s_t, dx)
+                np.matmul(cache.Pa, dx, out=av)
             np.subtract(Fup, av, Fup)  # two 1-D passes beat one broadcast over both rows
             np.subtract(Flow, av, Flow)
             # new memberships of i and j (i was in I_up, j in I_low before the step)
@@ -697,22 +753,12 @@ class SVM(IterativeMixin, BaseEstimator):
             pair = (oi, oj)
             i = int(Fup.argmax())
             m = float(Fup[i])
-            M = float(Flow[int(Flow.argmin())])
-            if A < n and (m - M <= tol or it >= max_iter):
-                A = reconstruct()  # optimal on the active set: check all points
-                i, m, M = extremes(A)
-                act, Fup, Flow, nv, av, tb = views(A)
-                counter = 1  # if not optimal after all, shrink again at the next step
-            done = m - M <= tol
-            if every and since >= every:
-                since = 0
-                step += 1
-                yield state(pair, done, m, M)
-            if done:
-                break
+            M = None  # min F on I_low: computed when the next selection needs it
         if since:  # otherwise the state was just yielded, with the right converged flag
             step += 1
-            yield state(pair, m - M <= tol, m, M)
+            if M is None:
+                M = float(Flow.min())
+            yield state(pair, done, m, M)
 
     def _set_state(self, X, y, alpha, b, dual, it, C):
         self.alpha_ = alpha.copy()
