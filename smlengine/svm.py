@@ -416,7 +416,8 @@ class SVM(IterativeMixin, BaseEstimator):
 
         Shrinking (Joachims 1999; Fan, Chen & Lin 2005, as in libsvm): every min(n, 1000)
         pair updates, a multiplier at a bound whose F_t cannot be part of a violating pair
-        while m and M stay put (only in I_up with F_t < M, or only in I_low with F_t > m) is
+        while m and M stay put (only in I_up with F_t < M, or only in I_low with F_t > m, with
+        M the smaller and m the larger of their values now and at the previous check) is
         moved behind the active prefix [0, A) of the solver's ordering of the points; the
         selection and the gradient update then cost O(A) instead of O(n), and its F_t is not
         updated while it is out. When the active problem reaches m - M <= tol (and once at
@@ -580,6 +581,7 @@ class SVM(IterativeMixin, BaseEstimator):
         since = 0
         pair = None
         done = False
+        m_prev, M_prev = m, M
         # Each pass of the loop selects the pair for the current i (and so learns whether the
         # problem is optimal), reports the last update, shrinks now and then, and updates.
         while True:
@@ -656,8 +658,14 @@ class SVM(IterativeMixin, BaseEstimator):
                             i, m, M = extremes(A)
                             moved = True
                     up, low = FF[0, :A], FF[1, :A]
-                    mask = (low == inf) & (up < M)
-                    mask |= (up == -inf) & (low > m)
+                    # libsvm compares with the current m and M; the wider of these and the
+                    # previous check's keeps bounded points near the margin in (on heavily
+                    # overlapping data they re-entered after each reconstruction, which
+                    # doubled the number of pair updates)
+                    Ms, ms = min(M, M_prev), max(m, m_prev)
+                    m_prev, M_prev = m, M
+                    mask = (low == inf) & (up < Ms)
+                    mask |= (up == -inf) & (low > ms)
                     k = int(np.count_nonzero(mask))
                     if k:
                         if live:
