@@ -627,7 +627,10 @@ class SVM(IterativeMixin, BaseEstimator):
                         A = reconstruct()  # optimal on the active set: check all points
                         i, m, M = extremes(A)
                         act, Fup, Flow, nv, av, tb = views(A)
-                        counter = 1  # if not optimal after all, shrink again at the next step
+                        # if not optimal after all, the points that came back get a full period
+                        # before the next shrinking (libsvm shrinks at once; on overlapping data
+                        # that sent them out and back again, reconstruction after reconstruction)
+                        counter = min(n, _SHRINK_EVERY)
                         if m - M > tol:
                             continue  # select again, on all points
                     done = True
