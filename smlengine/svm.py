@@ -701,6 +701,8 @@ class SVM(IterativeMixin, BaseEstimator):
             t = (m - Fj) / aij
             ai, aj = float(alpha[i]), float(alpha[j])
             pi, pj = ylist[i] > 0, ylist[j] > 0
+            was_low_i = ai > 0 if pi else ai < C
+            was_up_j = aj < C if pj else aj > 0
             # Clip to the box. A multiplier that reaches its bound is set to it exactly (the
             # free / bounded sets stay clean); no other rounding towards a bound: a multiplier
             # of 1e-13 is real when the kernel values are ~1e13 (|x| ~ 1e6, linear), and
@@ -753,12 +755,18 @@ class SVM(IterativeMixin, BaseEstimator):
                 np.matmul(cache.Pa, dx, out=av)
             np.subtract(Fup, av, Fup)  # two 1-D passes beat one broadcast over both rows
             np.subtract(Flow, av, Flow)
-            # new memberships of i and j (i was in I_up, j in I_low before the step)
-            Fi, Fj = float(Fup[i]), float(Flow[j])
-            Fup[i] = Fi if (ai < C if pi else ai > 0) else -inf
-            Flow[i] = Fi if (ai > 0 if pi else ai < C) else inf
-            Fup[j] = Fj if (aj < C if pj else aj > 0) else -inf
-            Flow[j] = Fj if (aj > 0 if pj else aj < C) else inf
+            # new memberships of i and j (i was in I_up, j in I_low before the step); a free
+            # multiplier has the same F in both rows, so only a change of set is written
+            up, low = (ai < C, ai > 0) if pi else (ai > 0, ai < C)
+            if not (up and low == was_low_i):
+                Fi = float(Fup[i])
+                Fup[i] = Fi if up else -inf
+                Flow[i] = Fi if low else inf
+            up, low = (aj < C, aj > 0) if pj else (aj > 0, aj < C)
+            if not (low and up == was_up_j):
+                Fj = float(Flow[j])
+                Fup[j] = Fj if up else -inf
+                Flow[j] = Fj if low else inf
             it += 1
             since += 1
             pair = (oi, oj)
