@@ -461,3 +461,22 @@ def test_rescaled_problem_gives_the_same_machine(kernel, scale):
     np.testing.assert_allclose(ours.decision_function(Xs), ref.decision_function(Xs), atol=1e-2)
     a, b = set(ours.support_.tolist()), set(ref.support_.tolist())
     assert len(a ^ b) <= 2
+
+
+@pytest.mark.parametrize("kernel, params", [("linear", {}), ("poly", {"degree": 2, "coef0": 1.0})])
+def test_cached_rows_hold_the_column_and_inverse_root_curvature(kernel, params):
+    """Non-rbf cache rows: K[:, o] and r_t = a_t^(-1/2), a_t = K_tt + K_oo - 2 K_to (tau if <= 0)."""
+    X, _ = _moons(200, 0.3, 7)
+    X = np.vstack([X, X[:1]])  # a duplicate of point 0: a = 0 there, replaced by tau
+    cache = svm_module._KernelCache(X, kernel, 1.0, params.get("degree", 3), params.get("coef0", 1.0), 2**20)
+    K = make_kernel(kernel, **params)(X, X)
+    for o in (0, 57):
+        rows = np.array(cache.column(o))
+        np.testing.assert_allclose(rows[0], K[:, o], rtol=1e-12, atol=1e-12)
+        a = np.diag(K) + K[o, o] - 2 * K[:, o]
+        expect = 1 / np.sqrt(np.where(a <= 0, cache.tau, a))
+        keep = np.abs(a) > 1e-9  # elsewhere the round-off of a decides between a and tau
+        np.testing.assert_allclose(rows[1][keep], expect[keep], rtol=1e-6)
+        assert rows[1][o] >= cache.tau**-0.5 * (1 - 1e-12)  # a_oo = 0: the curvature floor
+    assert np.array(cache.column(0))[1][-1] >= cache.tau**-0.5 * (1 - 1e-12)  # the duplicate
+
