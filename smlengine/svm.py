@@ -709,15 +709,30 @@ class SVM(IterativeMixin, BaseEstimator):
             # moving it without moving F would break F = -y (Q alpha - 1).
             li = C - ai if pi else ai
             lj = aj if pj else C - aj
-            t = min(t, li, lj)
+            if li < t:  # t = min(t, li, lj), without a builtin call (this is the hot loop)
+                t = li
+            if lj < t:
+                t = lj
             if t >= li:
                 ai = C if pi else 0.0
+            elif pi:
+                ai += t
+                if ai > C:
+                    ai = C
             else:
-                ai = min(ai + t, C) if pi else max(ai - t, 0.0)
+                ai -= t
+                if ai < 0.0:
+                    ai = 0.0
             if t >= lj:
                 aj = 0.0 if pj else C
+            elif pj:
+                aj -= t
+                if aj < 0.0:
+                    aj = 0.0
             else:
-                aj = max(aj - t, 0.0) if pj else min(aj + t, C)
+                aj += t
+                if aj > C:
+                    aj = C
             alpha[i] = ai
             alpha[j] = aj
             # F <- F - t (K[:, i] - K[:, j]) on the active points (= F - t/2 (a_j - a_i) for rbf)
