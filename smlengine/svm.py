@@ -430,7 +430,12 @@ class SVM(IterativeMixin, BaseEstimator):
         on I_low (+inf elsewhere): i = argmax FF[0] and M = min FF[1] need no masking, and a
         pair update is one subtraction per row. Per pair update the work is a handful of numpy
         passes over the active set (its fixed cost per call dominates on small active sets,
-        hence the 0-d scalar operands and the compact rows below).
+        hence the 0-d scalar operands and the compact rows below): for the linear and
+        polynomial kernels the gain (m - F_t) r_t (2 passes, r = a^(-1/2) cached with the
+        column) and its argmax, t (K[:, i] - K[:, j]) (2 passes; linear without a cached column
+        of j: one product X (x_i - x_j)), the two gradient rows (2) and the next i (1); rbf
+        needs two more passes for its gain. M = min FF[1] is read only when the selected pair
+        violates by at most tol (m - M >= m - F_j, so otherwise the problem is not optimal).
 
         A live run (every > 0) also keeps a display copy of the gradient of the shrunk points
         for its snapshots; the solver never reads it, so live and batch runs take the same
