@@ -424,7 +424,8 @@ class SVM(IterativeMixin, BaseEstimator):
         m - M <= 10 tol) the full gradient is reconstructed,
         F_t -= sum_s (alpha_s - alpha_s^then) y_s k(x_t, x_s) over the multipliers that moved
         since t left, and the optimality check is repeated on all n points, so the result
-        meets the same stopping rule as without shrinking.
+        meets the same stopping rule as without shrinking; if it is not optimal there, the
+        next shrinking waits a full period.
 
         The gradient is kept as two rows, FF[0] = F on I_up (-inf elsewhere) and FF[1] = F
         on I_low (+inf elsewhere): i = argmax FF[0] and M = min FF[1] need no masking, and a
