@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 BATCH_INTERVAL = 1.0 / 30.0  # seconds between batches sent to the GUI
 REDRAW_INTERVAL_MS = 33  # <= 30 redraws per second
+RETRY_MS = 4  # a tick that found nothing new asks the worker for its steps and looks again this soon
+PARK_WAIT = 0.012  # s a frame waits for the workers to finish their step before drawing anyway
 
 
 class LabRunError(Exception):
@@ -65,6 +67,8 @@ class Pacer:
         self._next_time = 0.0
         self._waiting = False
         self._held = False
+        self.delivery_wanted = False  # the GUI is ready for a frame: hand over what is computed
+        self._parked = False  # the worker is inside wait_turn (not computing)
 
     @property
     def waiting(self) -> bool:
@@ -102,6 +106,11 @@ class Pacer:
             self._cancelled = True
             self._cond.notify_all()
 
+    def want_delivery(self) -> None:
+        """The GUI found nothing new to draw: the worker hands over after its current step
+        instead of at the end of its batch interval."""
+        self.delivery_wanted = True
+
     def hold(self, held: bool) -> None:
         """While held (the GUI draws a frame) the worker waits between steps without the
         interpreter lock, so the GUI thread's many short calls into Qt are not each delayed
@@ -110,6 +119,11 @@ class Pacer:
             self._held = bool(held)
             if not held:
                 self._cond.notify_all()
+
+    @property
+    def parked(self) -> bool:
+        """True while the worker waits between steps (it holds no interpreter lock)."""
+        return self._parked
 
     @property
     def cancelled(self) -> bool:
@@ -122,6 +136,11 @@ class Pacer:
     @property
     def pending_permits(self) -> int:
         return self._permits
+
+    @property
+    def flat_out(self) -> bool:
+        """Playing as fast as possible, or computing requested steps."""
+        return self._permits > 0 or (self._playing and self._rate is None)
 
     # --- worker side ----------------------------------------------------------------
     def will_block(self) -> bool:
@@ -141,29 +160,37 @@ class Pacer:
     def wait_turn(self) -> bool:
         """Block until the worker may compute one more snapshot; False once cancelled."""
         with self._cond:
-            while True:
-                if self._cancelled:
-                    return False
-                if self._held:
-                    self._cond.wait(timeout=0.1)  # a frame is being drawn
-                    continue
-                if self._permits > 0:
-                    self._permits -= 1
+            self._parked = True
+            try:
+                return self._wait_turn()
+            finally:
+                self._parked = False
+
+    def _wait_turn(self) -> bool:
+        """The waiting itself (called with the condition held)."""
+        while True:
+            if self._cancelled:
+                return False
+            if self._held:
+                self._cond.wait(timeout=0.1)  # a frame is being drawn
+                continue
+            if self._permits > 0:
+                self._permits -= 1
+                return True
+            if self._playing:
+                if self._rate is None:
                     return True
-                if self._playing:
-                    if self._rate is None:
-                        return True
-                    now = time.perf_counter()
-                    if now >= self._next_time:
-                        self._next_time = max(self._next_time + 1.0 / self._rate, now - 0.1)
-                        return True
-                    self._cond.wait(timeout=self._next_time - now)
-                    continue
-                self._waiting = True
-                try:
-                    self._cond.wait(timeout=0.5)
-                finally:
-                    self._waiting = False
+                now = time.perf_counter()
+                if now >= self._next_time:
+                    self._next_time = max(self._next_time + 1.0 / self._rate, now - 0.1)
+                    return True
+                self._cond.wait(timeout=self._next_time - now)
+                continue
+            self._waiting = True
+            try:
+                self._cond.wait(timeout=0.5)
+            finally:
+                self._waiting = False
 
 
 @dataclass
@@ -212,7 +239,8 @@ def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Ca
             else:
                 pending.append(snap)
             now = time.perf_counter()
-            if finished or now - last_sent >= BATCH_INTERVAL or pacer.will_block():
+            if finished or pacer.delivery_wanted or now - last_sent >= BATCH_INTERVAL or pacer.will_block():
+                pacer.delivery_wanted = False
                 prepared = _safe_prepare(prepare, pending[-1]) if pending else None
                 state.put(Batch(pending, prepared, finished))
                 pending = []
@@ -470,22 +498,40 @@ class _PaintGate(QtCore.QObject):
     pyqtgraph items makes many short calls that each need it back, and each then waits up to
     the interpreter's switch interval, which made frames ten times slower. Qt posts its paint
     requests (UpdateRequest) at low priority; the release is posted at a lower priority
-    still, so it is handled only once the paint is done.
+    still, so it is handled only once the paint is done. A redraw tick holds the workers
+    first (:meth:`hold_all` without release) and draws once they are parked, so the lab's
+    own drawing code has the interpreter to itself too.
     """
 
     def __init__(self, app):
         super().__init__(app)
         self.pacers: weakref.WeakSet[Pacer] = weakref.WeakSet()
         self._held: list[Pacer] = []
+        self._release_posted = False
+        # a hold without release (a frame waiting for the workers) never outlives this
+        self._fallback = QtCore.QTimer(self)
+        self._fallback.setSingleShot(True)
+        self._fallback.setInterval(int(1e3 * PARK_WAIT) + 40)
+        self._fallback.timeout.connect(self.hold_all)
         app.installEventFilter(self)
 
-    def hold_all(self) -> None:
-        if self._held or not self.pacers:
+    def hold_all(self, release_after_paint: bool = True) -> None:
+        if not self._held:
+            for pacer in list(self.pacers):
+                pacer.hold(True)
+                self._held.append(pacer)
+        if not self._held or self._release_posted:
             return
-        for pacer in list(self.pacers):
-            pacer.hold(True)
-            self._held.append(pacer)
-        QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_RELEASE_EVENT), _AFTER_PAINT_PRIORITY)
+        if release_after_paint:
+            self._release_posted = True
+            self._fallback.stop()
+            QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_RELEASE_EVENT), _AFTER_PAINT_PRIORITY)
+        elif not self._fallback.isActive():
+            self._fallback.start()
+
+    def all_parked(self) -> bool:
+        """Every held worker waits (none is in the middle of a step)."""
+        return all(p.parked or p.cancelled for p in self._held)
 
     def eventFilter(self, obj, event) -> bool:  # Qt's name
         if event.type() == QtCore.QEvent.Type.UpdateRequest:
@@ -494,6 +540,7 @@ class _PaintGate(QtCore.QObject):
 
     def event(self, event) -> bool:  # Qt's name
         if event.type() == _RELEASE_EVENT:
+            self._release_posted = False
             while self._held:
                 self._held.pop().hold(False)
             return True
@@ -558,6 +605,7 @@ class Runner(QtCore.QObject):
         self._timer.timeout.connect(self._tick)
         self.redraws = 0
         self.batches = 0
+        self._frame_due: float | None = None  # when the frame waiting for the workers to park was due
         self._requested_at: float | None = None
 
     # --- lifecycle ------------------------------------------------------------------
@@ -771,11 +819,35 @@ class Runner(QtCore.QObject):
 
     # --- collecting the worker's output (GUI thread, on the timer) --------------------
     def _tick(self) -> None:
-        # The worker waits (without the interpreter lock) from here until the event loop has
-        # painted what this tick drew (see _PaintGate).
-        _paint_gate().hold_all()
+        started = time.perf_counter()
         self._collect()
-        self._redraw()
+        if self._dirty:
+            gate = _paint_gate()
+            if self._frame_due is None:
+                self._frame_due = started
+            if not gate.all_parked() and started - self._frame_due < PARK_WAIT:
+                # The workers finish their current step and wait (without the interpreter
+                # lock) from here until the event loop has painted this frame.
+                gate.hold_all(release_after_paint=False)
+                self._timer.start(1)
+                return
+            gate.hold_all()
+            self._redraw()
+            if self._timer.isActive():
+                spent = int(1e3 * (time.perf_counter() - self._frame_due))
+                self._timer.start(max(1, REDRAW_INTERVAL_MS - spent))
+            self._frame_due = None
+            return
+        self._redraw()  # stops the timer when nothing can arrive
+        if self._timer.isActive():
+            pacer = self._pacer
+            if pacer is not None and pacer.flat_out:
+                # Flat out: the worker computes between frames; take its steps as soon as it
+                # has one rather than a whole redraw interval later.
+                pacer.want_delivery()
+                self._timer.start(RETRY_MS)
+            else:
+                self._timer.start(REDRAW_INTERVAL_MS)
 
     def _collect(self) -> None:
         state = self._state

@@ -54,8 +54,7 @@ class RunBar(QtWidgets.QWidget):
         self.slider.setRange(0, 0)
         self.slider.setToolTip("Scrub through the recorded timeline")
         self.slider.setMinimumWidth(40)
-        self.step_label = QtWidgets.QLabel("step 0")
-        self.step_label.setMinimumWidth(60)
+        self.step_label = _StepLabel("step 0")
 
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
@@ -96,11 +95,39 @@ class RunBar(QtWidgets.QWidget):
         text = ("step –" if step is None else f"step {step}") + (f" · {note}" if note else "")
         if text != self.step_label.text():
             self.step_label.setText(text)
-            width = self.step_label.fontMetrics().horizontalAdvance(text) + 8
-            if width > self.step_label.minimumWidth():
-                # grow in generous jumps so the bar relayouts rarely
-                self.step_label.setMinimumWidth(width + self.step_label.fontMetrics().horizontalAdvance("0000"))
 
     @property
     def rate(self) -> float:
         return float(self.speed.currentData())
+
+
+class _StepLabel(QtWidgets.QLabel):
+    """The step counter: a fixed-size label that grows in generous jumps.
+
+    Its text changes at every redraw. A label whose size may change asks its layout to
+    redo itself, and that request climbs to the lab's tab widget, which then repaints the
+    whole lab (every plot) at every frame; a fixed-size widget asks nothing.
+    """
+
+    def __init__(self, text: str = ""):
+        super().__init__(text)
+        self._fit()
+
+    def setText(self, text: str) -> None:  # Qt's name
+        super().setText(text)
+        if self._needed_width() > self.width():
+            self._fit()
+
+    def _needed_width(self) -> int:
+        return self.fontMetrics().horizontalAdvance(self.text()) + 8
+
+    def _fit(self) -> None:
+        fm = self.fontMetrics()
+        width = max(self._needed_width() + fm.horizontalAdvance("0000"), fm.horizontalAdvance("step 00000") + 8)
+        self.setFixedSize(width, max(fm.height() + 4, super().sizeHint().height()))
+
+    def changeEvent(self, event) -> None:  # Qt's name
+        super().changeEvent(event)
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._fit()
+
