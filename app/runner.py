@@ -820,24 +820,28 @@ class Runner(QtCore.QObject):
     # --- collecting the worker's output (GUI thread, on the timer) --------------------
     def _tick(self) -> None:
         started = time.perf_counter()
-        self._collect()
-        if self._dirty:
+        state = self._state
+        if self._dirty or (state is not None and state.pending):
             gate = _paint_gate()
             if self._frame_due is None:
                 self._frame_due = started
             if not gate.all_parked() and started - self._frame_due < PARK_WAIT:
                 # The workers finish their current step and wait (without the interpreter
-                # lock) from here until the event loop has painted this frame.
+                # lock) from here until the event loop has painted this frame; it is
+                # collected and drawn once they do.
                 gate.hold_all(release_after_paint=False)
                 self._timer.start(1)
                 return
-            gate.hold_all()
+        self._collect()
+        if self._dirty:
+            _paint_gate().hold_all()
             self._redraw()
             if self._timer.isActive():
-                spent = int(1e3 * (time.perf_counter() - self._frame_due))
+                spent = int(1e3 * (time.perf_counter() - (self._frame_due or started)))
                 self._timer.start(max(1, REDRAW_INTERVAL_MS - spent))
             self._frame_due = None
             return
+        self._frame_due = None
         self._redraw()  # stops the timer when nothing can arrive
         if self._timer.isActive():
             pacer = self._pacer

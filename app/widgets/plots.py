@@ -355,7 +355,9 @@ class PlotPanel(pg.PlotWidget):
         """The named curve, created on first use."""
         if name not in self.series:
             i = len(self.series)
-            item = self.plot_item.plot([], [])
+            # a long history is drawn as about two points (its lowest and highest) per pixel
+            # column: the same picture, and a stroke of a few hundred segments, not thousands
+            item = self.plot_item.plot([], [], autoDownsampleFactor=1.0)
             if self.legend is not None:
                 self.legend.addItem(item, name)
                 self.legend.setVisible(self._legend_wanted and len(self.series) >= 1)

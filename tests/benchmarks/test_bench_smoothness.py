@@ -64,7 +64,7 @@ def _pca(lab):
 
 
 def _segmentation(lab):
-    lab.form.set_values({"method": "em"})
+    lab.form.set_values({"method": "multinomial", "K": 8, "resolution": 256})
     lab.after_params_restored()
     lab.start()
     return "multinomial EM on local histograms"
