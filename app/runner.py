@@ -825,11 +825,11 @@ class Runner(QtCore.QObject):
             gate = _paint_gate()
             if self._frame_due is None:
                 self._frame_due = started
+            # The workers finish their current step and wait (without the interpreter lock)
+            # from here until the event loop has painted this frame; it is collected and
+            # drawn once they do.
+            gate.hold_all(release_after_paint=False)
             if not gate.all_parked() and started - self._frame_due < PARK_WAIT:
-                # The workers finish their current step and wait (without the interpreter
-                # lock) from here until the event loop has painted this frame; it is
-                # collected and drawn once they do.
-                gate.hold_all(release_after_paint=False)
                 self._timer.start(1)
                 return
         self._collect()

@@ -306,6 +306,15 @@ class _RoomyAxis(pg.AxisItem):
             return levels
         return [(nice_ceil(span / max(intervals, 1.0)), 0)]
 
+    def logTickValues(self, minVal, maxVal, size, stdTicks):
+        """Over two decades or more a log axis ticks (and grids) whole decades only: the
+        eight minor lines per decade added nothing readable and, as grid lines across the
+        plot, cost more to paint than the curves."""
+        levels = super().logTickValues(minVal, maxVal, size, stdTicks)
+        if maxVal - minVal >= 2.0:
+            levels = [level for level in levels if level[0] is not None] or levels
+        return levels
+
 
 class PlotPanel(pg.PlotWidget):
     """A plot with a title, axis labels and named curves, restyled on every style change.

@@ -199,7 +199,10 @@ class PageRankLab(Lab):
         self.conv_legend = self.conv_plot.legend
         self.change_series = self.conv_plot.curve("power method", color=theme.POS_COLOR, dash=0)
         # the bound is drawn in the text colour (dashed): its pen follows the theme in apply_style
-        self.bound_curve = cp.plot([], [], name="2(1 − α)<sup>n</sup>")
+        # it never sets the view's range (that follows the measured curves): a bound that
+        # reaches down a little further every frame would re-lay out the axes every frame
+        self.bound_curve = pg.PlotDataItem([], [], name="2(1 − α)<sup>n</sup>")
+        cp.addItem(self.bound_curve, ignoreBounds=True)
         self.mc_series = self.conv_plot.curve("surfers", color=theme.NEG_COLOR, dash=0)
         self.change_curve = self.change_series.item
         self.mc_curve = self.mc_series.item
