@@ -69,6 +69,7 @@ class Pacer:
         self._held = False
         self.delivery_wanted = False  # the GUI is ready for a frame: hand over what is computed
         self._parked = False  # the worker is inside wait_turn (not computing)
+        self._retired = False  # the worker has returned
 
     @property
     def waiting(self) -> bool:
@@ -120,10 +121,15 @@ class Pacer:
             if not held:
                 self._cond.notify_all()
 
+    def retire(self) -> None:
+        """The worker has returned: it computes nothing any more (a frame never waits for it)."""
+        self._retired = True
+
     @property
     def parked(self) -> bool:
-        """True while the worker waits between steps (it holds no interpreter lock)."""
-        return self._parked
+        """True while the worker waits between steps or has returned (it holds no
+        interpreter lock)."""
+        return self._parked or self._retired
 
     @property
     def cancelled(self) -> bool:
@@ -263,6 +269,7 @@ def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Ca
                 gen.close()  # run the generator's own clean-up on its thread
             except Exception:  # noqa: BLE001
                 log.exception("closing the run failed")
+        pacer.retire()
         state.done.set()
 
 

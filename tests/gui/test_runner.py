@@ -187,3 +187,52 @@ def test_flat_out_worker_waits_while_the_frame_is_painted(qtbot):
     r.pause()
     r.shutdown()
     assert sum(held_at_paint) >= 0.9 * len(held_at_paint), held_at_paint
+
+
+def test_flat_out_frame_is_drawn_while_the_worker_is_parked(qtbot):
+    """The lab's drawing code runs with the worker waiting between steps (not competing
+    for the interpreter), and a finished run elsewhere never makes a frame wait."""
+    from app.runner import _paint_gate
+
+    done = Runner()
+    done.start(counting(3))
+    done.set_rate(None)
+    done.play()
+    qtbot.waitUntil(lambda: done.finished, timeout=30_000)
+    qtbot.waitUntil(lambda: done._pacer.parked, timeout=30_000)  # its worker has returned
+
+    r = Runner()
+    parked_at_draw = []
+    r.frameChanged.connect(lambda _i: parked_at_draw.append(r._pacer.parked and _paint_gate().all_parked()))
+    r.start(counting())
+    r.set_rate(None)
+    r.play()
+    qtbot.waitUntil(lambda: len(parked_at_draw) >= 20, timeout=60_000)
+    r.shutdown()
+    done.shutdown()
+    assert sum(parked_at_draw) >= 0.9 * len(parked_at_draw), parked_at_draw
+
+
+def test_a_tick_that_finds_nothing_asks_the_worker_to_hand_over(qtbot):
+    """Flat out, the worker hands over after its current step when the GUI is ready for a
+    frame, not only at the end of its batch interval."""
+    import app.runner as runner_module
+
+    r = Runner()
+    r.start(counting(delay=0.002))
+    r.set_rate(None)
+    r.play()
+    qtbot.waitUntil(lambda: r.redraws >= 5, timeout=30_000)
+    asked = []
+    original = runner_module.Pacer.want_delivery
+
+    def want(pacer):
+        asked.append(True)
+        original(pacer)
+
+    runner_module.Pacer.want_delivery = want
+    try:
+        qtbot.waitUntil(lambda: len(asked) >= 3 and r.redraws >= 15, timeout=30_000)
+    finally:
+        runner_module.Pacer.want_delivery = original
+    r.shutdown()
