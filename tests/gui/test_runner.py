@@ -162,6 +162,12 @@ def test_timeline_capacity_validation(capacity):
         Timeline(capacity)
 
 
+def _play_flat_out(runner, generator):
+    runner.start(generator)
+    runner.set_rate(None)
+    runner.play()
+
+
 def test_flat_out_worker_waits_while_the_frame_is_painted(qtbot):
     """A redraw holds the worker from the tick until Qt has painted what it drew, so
     painting never competes with a flat-out worker for the interpreter."""
@@ -180,9 +186,7 @@ def test_flat_out_worker_waits_while_the_frame_is_painted(qtbot):
     view.resize(200, 100)
     view.show()
     r.frameChanged.connect(lambda _i: view.update())
-    r.start(counting())
-    r.set_rate(None)
-    r.play()
+    _play_flat_out(r, counting())
     qtbot.waitUntil(lambda: len(held_at_paint) >= 20, timeout=60_000)
     r.pause()
     r.shutdown()
@@ -195,18 +199,14 @@ def test_flat_out_frame_is_drawn_while_the_worker_is_parked(qtbot):
     from app.runner import _paint_gate
 
     done = Runner()
-    done.start(counting(3))
-    done.set_rate(None)
-    done.play()
+    _play_flat_out(done, counting(3))
     qtbot.waitUntil(lambda: done.finished, timeout=30_000)
     qtbot.waitUntil(lambda: done._pacer.parked, timeout=30_000)  # its worker has returned
 
     r = Runner()
     parked_at_draw = []
     r.frameChanged.connect(lambda _i: parked_at_draw.append(r._pacer.parked and _paint_gate().all_parked()))
-    r.start(counting())
-    r.set_rate(None)
-    r.play()
+    _play_flat_out(r, counting())
     qtbot.waitUntil(lambda: len(parked_at_draw) >= 20, timeout=60_000)
     r.shutdown()
     done.shutdown()
@@ -219,9 +219,7 @@ def test_a_tick_that_finds_nothing_asks_the_worker_to_hand_over(qtbot):
     import app.runner as runner_module
 
     r = Runner()
-    r.start(counting(delay=0.002))
-    r.set_rate(None)
-    r.play()
+    _play_flat_out(r, counting(delay=0.002))
     qtbot.waitUntil(lambda: r.redraws >= 5, timeout=30_000)
     asked = []
     original = runner_module.Pacer.want_delivery
