@@ -40,6 +40,13 @@ __all__ = ["SVM", "SVMSnapshot"]
 
 _TAU = 1e-12  # curvature floor for non-PD kernels / duplicate points (as in LIBSVM)
 _SHRINK_EVERY = 1000  # pair updates between shrinking steps (libsvm: min(n, 1000))
+# Float vectors of n entries a fit may hold at once besides the kernel rows (counted against
+# cache_size): data and kernel terms, the solver's gradient rows, work rows, multipliers and
+# orderings (with their Python lists), the multipliers saved at shrinking steps, the
+# temporaries of a reconstruction and of the final state, the compact rows in use but not
+# kept. Measured with tracemalloc: up to about 65 (N = 30,000, rbf).
+_WORK_VECTORS = 80
+_MAX_EVENTS = 2  # shrinking steps remembered between reconstructions (older ones are merged)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -102,7 +109,7 @@ class _KernelCache:
     reordering every cached row at each shrinking step.
     """
 
-    def __init__(self, X, kind, gamma, degree, coef0, cache_bytes):
+    def __init__(self, X, kind, gamma, degree, coef0, cache_bytes, extra_vectors=0):
         n = X.shape[0]
         self.n = n
         self.kind = kind
@@ -123,10 +130,16 @@ class _KernelCache:
         # k(x_t, x_t), for the a-row).
         self.P = self.rows.P
         self.aux = self.rows.aux if kind == "rbf" else self.diag
-        # 3/4 of the budget for full rows, 1/4 for the solver's compact rows while shrunk
+        # The budget covers the whole fit, not only the rows: the gradient reconstruction's
+        # kernel blocks and the O(n) working vectors (the solver's and the fit's, counted in
+        # _WORK_VECTORS) are set aside first; of what is left, 3/4 hold full rows and 1/4 the
+        # solver's compact rows while shrunk.
         self.budget = cache_bytes
+        self.block_bytes = min(16 * 2**20, max(2**16, cache_bytes / 32))
+        self.reserved = self.block_bytes + 8 * n * (_WORK_VECTORS + extra_vectors)
+        self.row_budget = max(0.0, cache_bytes - self.reserved)
         row_bytes = 8 * n * (1 if kind == "rbf" else 2)  # rbf: a-row; else K row and a-row
-        self.capacity = int(min(n, max(2, (0.75 * cache_bytes) // row_bytes)))
+        self.capacity = int(min(n, max(2, (0.75 * self.row_budget) // row_bytes)))
         self.buf = None  # np.empty((capacity, n)), allocated at the first column
         self.slot_of = [-1] * n  # original index -> cache slot
         self.owner = [-1] * self.capacity  # slot -> original index
@@ -209,8 +222,8 @@ class _KernelCache:
 
     def block_dot(self, R, S, coef):
         """K[R, S] @ coef for original indices R and S (gradient reconstruction), in blocks
-        of at most 1/16 of the budget (at least 1 MB): memory beyond it stays O(n)."""
-        return self.rows.block_dot(R, S, coef, max_bytes=min(16 * 2**20, max(2**20, self.budget / 16)))
+        of ``block_bytes`` (1/32 of the budget, between 64 kB and 16 MB), set aside in it."""
+        return self.rows.block_dot(R, S, coef, max_bytes=self.block_bytes)
 
 
 # Largest kernel value k(x, x) accepted. SMO adds up C * K_ij over many pairs and squares
@@ -376,7 +389,9 @@ class SVM(IterativeMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         _check_kernel_scale(X, self.kernel, self.degree, self.coef0)
         self._kernel_func()  # validates the kernel parameters
-        cols = _KernelCache(X, self.kernel, self.gamma, self.degree, self.coef0, float(self.cache_size) * 2**20)
+        # one-vs-rest keeps the multipliers of every binary machine (about 4 n-vectors each)
+        extra = 4 * classes.size if classes.size > 2 else 0
+        cols = _KernelCache(X, self.kernel, self.gamma, self.degree, self.coef0, float(self.cache_size) * 2**20, extra)
         self._cache = cols
         self._fit_X = X
         self._y_pm = {}  # class_index -> labels +-1 of that binary problem (for snapshots)
@@ -465,7 +480,7 @@ class SVM(IterativeMixin, BaseEstimator):
         FF = np.empty((2, n))
         FF[0] = np.where(y > 0, y, -inf)
         FF[1] = np.where(y > 0, inf, y)
-        ylist = y.tolist()
+        ypos = (y > 0).tolist()  # y_t = +1, as Python bools (the hot loop reads them)
         work = np.empty((3, n))
         compact = {}  # original index -> (K row, a row) on the current active set
         compact_room = [0]
@@ -486,7 +501,8 @@ class SVM(IterativeMixin, BaseEstimator):
             act = None if A == n and not shrunk_ever else perm[:A]
             cache.set_active(act, Pp[:A], auxp[:A])
             compact.clear()
-            compact_room[0] = max(2, int(0.25 * cache.budget // (8 * A * (1 if rbf else 2))))
+            # none at all on a budget that tight: a row not kept is evaluated when needed
+            compact_room[0] = int(0.25 * cache.row_budget // (8 * A * (1 if rbf else 2)))
             return act, FF[0, :A], FF[1, :A], work[0, :A], work[1, :A], work[2, :A]
 
         def compact_rows(o):
@@ -509,16 +525,31 @@ class SVM(IterativeMixin, BaseEstimator):
             out[perm] = alpha
             return out
 
+        def catch_up(lo, hi, a_then, a_now):
+            """F on the shrunk positions lo..hi, left at alpha = a_then, brought to a_now:
+            F_t -= sum_s (a_now - a_then)_s y_s k(x_t, x_s) over the multipliers that moved."""
+            d = a_now - a_then
+            S = np.flatnonzero(d)
+            if S.size:
+                Fs = gradient(lo, hi) - cache.block_dot(perm[lo:hi], S, d[S] * y0[S])
+                FF[0, lo:hi] = np.where(FF[0, lo:hi] > -inf, Fs, -inf)
+                FF[1, lo:hi] = np.where(FF[1, lo:hi] < inf, Fs, inf)
+
+        def remember_shrink(lo, hi):
+            """Record a shrinking step; beyond _MAX_EVENTS the oldest block is brought up to
+            the next one's multipliers and joins it (each record holds n floats)."""
+            if len(events) >= _MAX_EVENTS:
+                lo1, hi1, a1 = events.pop(0)
+                lo2, hi2, a2 = events[0]
+                catch_up(lo1, hi1, a1, a2)
+                events[0] = (lo2, hi1, a2)  # the older block sits right behind the newer one
+            events.append((lo, hi, alpha_original()))
+
         def reconstruct():
             """Bring F of the shrunk points up to date; the active set becomes everything."""
             a_now = alpha_original()
             for lo, hi, a_then in events:
-                d = a_now - a_then
-                S = np.flatnonzero(d)
-                if S.size:
-                    Fs = gradient(lo, hi) - cache.block_dot(perm[lo:hi], S, d[S] * y0[S])
-                    FF[0, lo:hi] = np.where(FF[0, lo:hi] > -inf, Fs, -inf)
-                    FF[1, lo:hi] = np.where(FF[1, lo:hi] < inf, Fs, inf)
+                catch_up(lo, hi, a_then, a_now)
             events.clear()
             cache.new_epoch()
             stats["reconstructions"] += 1
@@ -680,13 +711,13 @@ class SVM(IterativeMixin, BaseEstimator):
                         if live:
                             sync_display()
                         order = np.concatenate([np.flatnonzero(~mask), np.flatnonzero(mask)])
-                        events.append((A - k, A, alpha_original()))
+                        remember_shrink(A - k, A)
                         if not shrunk_ever:
                             Pp, auxp = Pp.copy(), auxp.copy()
                         FF[:, :A] = FF[:, order]
                         for arr in (alpha, y, perm, Pp, auxp) + ((F_disp,) if live else ()):
                             arr[:A] = arr[order]
-                        ylist = y.tolist()
+                        ypos = (y > 0).tolist()
                         plist = perm.tolist()
                         A -= k
                         shrunk_ever = True
@@ -706,7 +737,7 @@ class SVM(IterativeMixin, BaseEstimator):
                     aij = tau
             t = (m - Fj) / aij
             ai, aj = float(alpha[i]), float(alpha[j])
-            pi, pj = ylist[i] > 0, ylist[j] > 0
+            pi, pj = ypos[i], ypos[j]
             was_low_i = ai > 0 if pi else ai < C
             was_up_j = aj < C if pj else aj > 0
             # Clip to the box. A multiplier that reaches its bound is set to it exactly (the
