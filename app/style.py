@@ -60,6 +60,12 @@ class Style:
         return 10.0 * self.scale
 
     @property
+    def legend_pt(self) -> float:
+        """Legend text: a notch below the axis text in projector mode (still larger than the
+        normal mode's), so legends take less of a small screen's plot room."""
+        return 10.0 * (1.4 if self.projector else 1.0)
+
+    @property
     def line_width(self) -> float:
         return 2.0 * self.scale
 
@@ -171,17 +177,20 @@ def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *,
         if label:
             axis.setLabel(label, units=axis.labelUnits or None, **{"font-size": f"{style.font_pt:.0f}pt", "color": style.foreground})
     if title is not None or item.titleLabel.text:
+        from .widgets.plots import eliding_title
+
+        eliding_title(item)  # a long title is cut with "…" rather than widening the plot
         text = title if title is not None else getattr(item, "_sml_title", "")
         item._sml_title = text
         item.setTitle(text, color=style.foreground, size=f"{style.font_pt * 1.1:.0f}pt")
     legend = item.legend
     if legend is not None:
         legend.setLabelTextColor(style.foreground)
-        legend.setLabelTextSize(f"{style.font_pt:.0f}pt")
+        legend.setLabelTextSize(f"{style.legend_pt:.0f}pt")
         legend.setBrush(pg.mkBrush(style.background + "C8"))
         legend.setPen(pg.mkPen(style.foreground + "60"))
         for _sample, label in legend.items:
-            label.setText(label.text, color=style.foreground, size=f"{style.font_pt:.0f}pt")
+            label.setText(label.text, color=style.foreground, size=f"{style.legend_pt:.0f}pt")
         fit = getattr(legend, "_sml_fit", None)
         if fit is not None:
             fit()

@@ -25,7 +25,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from pyqtgraph.graphicsItems.LegendItem import ItemSample
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import style as theme
 
@@ -177,6 +178,74 @@ class Series:
         return np.concatenate([self._y[: self.n], self._py])
 
 
+class _ElidingTitle(pg.LabelItem):
+    """A plot title that never widens its plot: when the plot is narrower than the title,
+    the title is cut with "…" and the whole text is its tooltip."""
+
+    _shown = None
+
+    def updateMin(self):
+        super().updateMin()
+        least = min(self.minimumWidth(), 3 * self.itemRect().height())  # about three letters
+        self.setMinimumWidth(least)
+        hint = dict(self._sizeHint)
+        hint[QtCore.Qt.SizeHint.MinimumSize] = (least, hint[QtCore.Qt.SizeHint.MinimumSize][1])
+        self._sizeHint = hint
+
+    def setText(self, text, **args):
+        self._shown = None
+        super().setText(text, **args)
+        self._elide()
+
+    def resizeEvent(self, ev):
+        self._elide()
+        super().resizeEvent(ev)
+
+    def _elide(self) -> None:
+        width = self.rect().width()
+        if width <= 0:
+            return
+        font = QtGui.QFont()
+        size = str(self.opts.get("size") or "")
+        if size.endswith("pt"):
+            font.setPointSizeF(float(size[:-2]))
+        font.setBold(bool(self.opts.get("bold")))
+        plain = QtGui.QTextDocumentFragment.fromHtml(self.text).toPlainText()
+        metrics = QtGui.QFontMetricsF(font)
+        if metrics.horizontalAdvance(plain) + 8 <= width:
+            shown, tip = self.text, ""
+        else:
+            cut = metrics.elidedText(plain, QtCore.Qt.TextElideMode.ElideRight, max(width - 8, 1.0))
+            shown, tip = cut.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), plain
+        if shown == self._shown:
+            return
+        self._shown = shown
+        color = pg.mkColor(self.opts.get("color") or pg.getConfigOption("foreground"))
+        style = [f"color: {color.name(QtGui.QColor.NameFormat.HexArgb)}"]
+        if size:
+            style.append(f"font-size: {size}")
+        if self.opts.get("bold") in (True, False):
+            style.append(f"font-weight: {'bold' if self.opts['bold'] else 'normal'}")
+        self.item.setHtml(f"<span style='{'; '.join(style)}'>{shown}</span>")
+        self.setToolTip(tip)
+
+
+def eliding_title(plot_item: pg.PlotItem) -> None:
+    """Give ``plot_item`` a title that is cut with "…" (full text in a tooltip) instead of
+    widening the plot past its widget."""
+    old = plot_item.titleLabel
+    if isinstance(old, _ElidingTitle):
+        return
+    new = _ElidingTitle(old.text or " ", **{k: v for k, v in old.opts.items() if k in ("size", "color", "justify")})
+    plot_item.layout.removeItem(old)
+    if old.scene() is not None:
+        old.scene().removeItem(old)
+    plot_item.layout.addItem(new, 0, 1)
+    plot_item.titleLabel = new
+    if not old.isVisible():
+        new.setVisible(False)
+
+
 def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3) -> pg.LegendItem:
     """A legend that takes its own room next to the data area, so it never covers data.
 
@@ -200,28 +269,103 @@ def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3)
     return legend
 
 
+class _Sample(ItemSample):
+    """A legend sample whose marker is at most a legend row high: a large ring (the point
+    just used) would otherwise spill over its own label."""
+
+    LARGEST = 18.0
+
+    def paint(self, p, *args):
+        item = self.item
+        opts = item.scatter.opts if isinstance(item, pg.PlotDataItem) else item.opts
+        size = opts.get("size") if opts.get("symbol") is not None else None
+        if isinstance(size, (int, float)) and size > self.LARGEST:
+            shrink = self.LARGEST / size
+            p.translate(10, 10)
+            p.scale(shrink, shrink)
+            p.translate(-10, -10)
+        super().paint(p, *args)
+
+
 class _FlowLegend(pg.LegendItem):
     """A legend that re-flows its columns whenever an entry is added."""
 
     _sml_fit = None
 
     def addItem(self, item, name):
+        if isinstance(item, pg.ScatterPlotItem):
+            item = _Sample(item)
         super().addItem(item, name)
         if self._sml_fit is not None:
             self._sml_fit()
 
 
 def _fit_columns(plot_item: pg.PlotItem, legend: pg.LegendItem, most: int) -> None:
-    """As many legend entries side by side as the plot's width allows (at most ``most``)."""
+    """As many legend entries side by side as the data column's width allows (at most ``most``).
+
+    Entries fill the grid row by row, and each column is as wide as its widest entry, so a
+    long label only widens its own column. The room is what the plot is given (its view's
+    width, never a width the legend itself forced) less every other column of the plot's
+    grid (axes, a colour bar)."""
     if not legend.items:
         return
-    widest = max(sample.boundingRect().width() + label.item.boundingRect().width() + 16 for sample, label in legend.items)
-    room = plot_item.width() - plot_item.getAxis("left").width() - 10
+    given = plot_item.width()
+    views = plot_item.scene().views() if plot_item.scene() is not None else []
+    if len(views) == 1 and getattr(views[0], "centralWidget", None) is plot_item:
+        view = views[0]
+        given = min(given, view.width())
+        if getattr(legend, "_sml_view", None) is not view:
+            # the view shrinking below what the legend's columns need would leave the plot
+            # at its old width, cut off at the right: refit as the view resizes, before it
+            # lays the plot out at the new size
+            legend._sml_view = view
+            view.installEventFilter(_LegendRefit(view, lambda: _fit_columns(plot_item, legend, most)))
+    grid = plot_item.layout
+    others = sum(_column_width(grid, c) for c in range(grid.columnCount()) if c != 1)
+    room = given - others - 4
     if room <= 50:
         return  # not laid out yet
-    cols = int(max(1, min(most, len(legend.items), room // max(widest, 1))))
+    lay = legend.layout
+    gap = lay.horizontalSpacing()
+    margins = lay.getContentsMargins()
+    samples = [sample.boundingRect().width() for sample, _label in legend.items]
+    labels = [label.item.boundingRect().width() for _sample, label in legend.items]
+    cols = 1
+    for n in range(int(min(most, len(labels))), 1, -1):
+        need = sum(max(samples[c::n]) + max(labels[c::n]) for c in range(n))
+        need += gap * (2 * n - 1) + margins[0] + margins[2] + 4
+        if need <= room:
+            cols = n
+            break
     if cols != legend.columnCount:
         legend.setColumnCount(cols)
+
+
+class _LegendRefit(QtCore.QObject):
+    """Refits an outside legend's columns when its plot's view is resized."""
+
+    def __init__(self, view, fit):
+        super().__init__(view)
+        self._fit = fit
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QtCore.QEvent.Type.Resize:
+            self._fit()
+        return False
+
+
+def _column_width(grid: QtWidgets.QGraphicsGridLayout, column: int) -> float:
+    """The width the items of one column of a plot's grid take (0 for a hidden axis)."""
+    widest = 0.0
+    for row in range(grid.rowCount()):
+        item = grid.itemAt(row, column)
+        if item is None:
+            continue
+        graphics = item.graphicsItem() if hasattr(item, "graphicsItem") else None
+        if graphics is not None and not graphics.isVisible():
+            continue
+        widest = max(widest, item.geometry().width())
+    return widest
 
 
 def nice_ceil(value: float) -> float:
@@ -290,6 +434,12 @@ class _RangeAnchor(pg.GraphicsObject):
         pass
 
 
+def _minor_rank(v: float) -> tuple[int, float]:
+    """Which minor log ticks to keep first: 5 × and 2 × a decade, then 3, 4, 6 …"""
+    mantissa = int(round(10.0 ** (v - math.floor(v))))
+    return ({5: 0, 2: 1}.get(mantissa, 2), v)
+
+
 class _RoomyAxis(pg.AxisItem):
     """A vertical axis whose labelled ticks stay at least 1.25 lines apart (pyqtgraph asks
     for at least 2.25 intervals whatever the length, which piles the labels of a short
@@ -313,6 +463,24 @@ class _RoomyAxis(pg.AxisItem):
         levels = super().logTickValues(minVal, maxVal, size, stdTicks)
         if maxVal - minVal >= 2.0:
             levels = [level for level in levels if level[0] is not None] or levels
+        elif self.orientation in ("left", "right") and maxVal > minVal and size > 0:
+            # under two decades the minor ticks (2 … 9 × a decade) are labelled too: on a
+            # short axis keep only those 1.25 lines clear of every tick already kept
+            font = self.style.get("tickFont") or QtGui.QFont()
+            gap = 1.25 * QtGui.QFontMetricsF(font).height() * (maxVal - minVal) / size
+            kept = [v for spacing, values in levels if spacing is not None for v in values]
+            thinned = []
+            for spacing, values in levels:
+                if spacing is not None:
+                    thinned.append((spacing, values))
+                    continue
+                mine = []
+                for v in sorted(values, key=_minor_rank):  # 5× and 2× a decade before the others
+                    if all(abs(v - k) >= gap for k in kept):
+                        kept.append(v)
+                        mine.append(v)
+                thinned.append((spacing, sorted(mine)))
+            levels = thinned
         return levels
 
 

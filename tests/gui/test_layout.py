@@ -3,7 +3,9 @@
 
 Rules checked on the live widget tree: the window is never wider than the screen; the
 parameter panel has no horizontal overflow; no button, box or field in it is narrower
-than its minimum size hint; legends that lie over a plot's data area cover no data point.
+than its minimum size hint; legends that lie over a plot's data area cover no data point;
+no plot is cut by its widget (a plot whose title, legend and axes need more room than its
+widget has is drawn larger than the widget and loses its bottom or right edge).
 """
 
 import numpy as np
@@ -57,6 +59,21 @@ def _legends_over_data(lab) -> list[str]:
     return bad
 
 
+def _clipped_plots(lab) -> list[str]:
+    """Plots drawn larger than the widget that shows them (their edges cut off)."""
+    bad = []
+    for view in lab.findChildren(pg.PlotWidget):
+        if not view.isVisibleTo(lab) or view.width() < 2:
+            continue
+        item = view.getPlotItem()
+        rect = item.geometry()
+        port = view.viewport()
+        if rect.width() > port.width() + 2 or rect.height() > port.height() + 2:
+            bad.append(f"{item.titleLabel.text!r}: plot {rect.width():.0f}×{rect.height():.0f} "
+                       f"in {port.width()}×{port.height()}")
+    return bad
+
+
 @pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @pytest.mark.parametrize("lab_id", LAB_IDS)
@@ -81,6 +98,7 @@ def test_lab_fits_the_screen(qtbot, make_window, lab_id, size, projector):
         assert inner.width() <= lab.controls_scroll.viewport().width() + 1, f"{where}: parameter panel overflows"
         assert not _squeezed_controls(lab), f"{where}: {_squeezed_controls(lab)}"
         assert not _legends_over_data(lab), f"{where}: {_legends_over_data(lab)}"
+        assert not _clipped_plots(lab), f"{where}: {_clipped_plots(lab)}"
     assert lab.error_text == "", lab.error_text
 
 

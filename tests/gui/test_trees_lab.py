@@ -126,8 +126,8 @@ def test_boosting_plots_follow_the_run(qtbot, make_window):
     x, y = lab.boost_panel.series["train error"].item.getData()
     np.testing.assert_array_equal(x, np.arange(13))
     assert y[-1] == pytest.approx(snap.train_error)
-    _, b = lab.boost_panel.series["bound Π2√(e(1−e))"].item.getData()
-    _, el = lab.boost_panel.series["mean e^(−yF/2)"].item.getData()
+    _, b = lab.boost_panel.series["bound"].item.getData()
+    _, el = lab.boost_panel.series["exp. loss"].item.getData()
     np.testing.assert_allclose(b, el, rtol=1e-9)  # the bound equals the half-exponent loss
     # point sizes follow the weights; the stump line is at the threshold; α bars
     pos = snap.ctx.y_train > 0

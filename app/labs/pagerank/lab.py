@@ -194,6 +194,8 @@ class PageRankLab(Lab):
         # --- convergence
         self.conv_plot = PlotPanel("Convergence", "n (iteration / surfer move)", "L1 distance", log_y=True,
                                    legend_corner="top")
+        self.conv_plot.LEFT_AXIS_EM = 2.8  # decades only (1, 10⁻⁵, 10⁻¹⁰): room for the legend and curves
+        self.conv_plot.apply_style()
         cp = self.conv_plot.plot_item
         cp.showGrid(x=True, y=True, alpha=0.25)
         self.conv_legend = self.conv_plot.legend
@@ -201,7 +203,7 @@ class PageRankLab(Lab):
         # the bound is drawn in the text colour (dashed): its pen follows the theme in apply_style
         # it never sets the view's range (that follows the measured curves): a bound that
         # reaches down a little further every frame would re-lay out the axes every frame
-        self.bound_curve = pg.PlotDataItem([], [], name="2(1 − α)<sup>n</sup>")
+        self.bound_curve = pg.PlotDataItem([], [], name="2(1−α)<sup>n</sup>")
         cp.addItem(self.bound_curve, ignoreBounds=True)
         self.mc_series = self.conv_plot.curve("surfers", color=theme.NEG_COLOR, dash=0)
         self.change_curve = self.change_series.item
@@ -753,13 +755,14 @@ class PageRankLab(Lab):
         # projector fonts leave the table too narrow for four columns: the page file name goes
         # (it is in each title's tooltip) and the titles get the room
         self.table.setColumnHidden(3, s.projector)
-        # the least height that keeps a plot's data area readable under its title, outside
-        # legend and axis: in lines of the plot font
+        # a first guess at the least height that keeps a plot's data area readable under its
+        # title, outside legend and axis (in lines of the plot font); _fit_min_widths refines
+        # it once the legends have found their columns
         line = s.font_pt * 96 / 72
         lines = 14 if s.projector else 9
         for w in (self.bar_plot, self.conv_plot, self.chain_plot, self.lower_right):
             w.setMinimumHeight(int(lines * line))
-        self.table.setMinimumHeight(int(4.5 * 20 * s.scale))
+        self.table.setMinimumHeight(int(3.5 * 20 * s.scale))  # header and three pages
         QtCore.QTimer.singleShot(0, self.graph_plot, self._fit_min_widths)  # once the plots have laid out their new fonts
 
     def _fit_min_widths(self) -> None:
@@ -773,6 +776,18 @@ class PageRankLab(Lab):
                 widest = max(a.boundingRect().width() + b.item.boundingRect().width() + 16 for a, b in legend.items)
                 least -= legend.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width() - widest
             panel.setMinimumWidth(max(80, int(math.ceil(least)) + 2))
+        # each plot as tall as its title, legend (in the columns it now has) and axis need,
+        # plus four lines of data: legends that went side by side give their rows back
+        s = theme.current()
+        data = 4 * s.font_pt * 96 / 72
+        for panel in (self.bar_plot, self.conv_plot, self.chain_plot):
+            pi = panel.plot_item
+            frame = sum(pi.layout.itemAt(r, 1).geometry().height() for r in range(pi.layout.rowCount())
+                        if r != 2 and pi.layout.itemAt(r, 1) is not None
+                        and not (hasattr(pi.layout.itemAt(r, 1), "isVisible") and not pi.layout.itemAt(r, 1).isVisible()))
+            if frame > 0:
+                panel.setMinimumHeight(int(math.ceil(frame + data)) + 4)
+        self.lower_right.setMinimumHeight(max(self.adj_plot.minimumHeight(), self.chain_plot.minimumHeight()))
         if self._graph is not None:
             self.edge_item.setPen(self._edge_pen())
             self.adj_image.setLookupTable(self._adj_lut())

@@ -254,7 +254,7 @@ class TreesLab(PointsLabMixin, Lab):
 
         # --- AdaBoost page
         self.boost_panel = PlotPanel("Errors and bound", "round m", "value", legend_corner="top")
-        for name in ("train error", "test error", "mean e^(−yF/2)", "bound Π2√(e(1−e))"):
+        for name in ("train error", "test error", "exp. loss", "bound"):  # as the maths panel names them
             self.boost_panel.curve(name)
         self.boost_panel.plot_item.enableAutoRange(x=False, y=False)
         self._boost_y_range(theme.current())
