@@ -12,11 +12,13 @@ Offscreen (the default) and in a real X window::
     xvfb-run -a -s "-screen 0 1920x1080x24" env QT_QPA_PLATFORM=xcb \\
         pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_smoothness.py
 
-``SMOOTH_SECONDS`` sets the measuring time per lab (default 8 s).
+``SMOOTH_SECONDS`` sets the measuring time per lab (default 8 s); ``SMOOTH_FREEZE=0`` leaves
+out the app's ``gc.freeze`` after its first lab is built (to compare).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import time
@@ -27,6 +29,7 @@ from PySide6 import QtCore
 pytestmark = pytest.mark.benchmark
 
 SECONDS = float(os.environ.get("SMOOTH_SECONDS", "8"))
+FREEZE = os.environ.get("SMOOTH_FREEZE", "1") != "0"  # SMOOTH_FREEZE=0: without the app's gc.freeze
 
 
 def _classifiers(lab):
@@ -96,6 +99,11 @@ def test_smoothness_flat_out(qtbot, tmp_path, monkeypatch, lab_id):
     window.resize(1400, 860)
     window.show()
     lab = window.show_lab(lab_id)
+    if FREEZE:
+        from app.__main__ import freeze_start_up_heap
+
+        freeze_start_up_heap(window)  # as the app does once its first lab is built
+        qtbot.wait(1)
     what = SETUPS[lab_id](lab)
     r = lab.runner
     qtbot.waitUntil(lambda: r.current is not None or r.error is not None, timeout=120_000)
@@ -140,6 +148,7 @@ def test_smoothness_flat_out(qtbot, tmp_path, monkeypatch, lab_id):
     r.pause()
     window.shutdown()
     window.close()
+    gc.unfreeze()
 
     g = sorted(1e3 * x for x in gaps[3:]) or [float("nan")]
     platform = os.environ.get("QT_QPA_PLATFORM", "")

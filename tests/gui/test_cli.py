@@ -72,3 +72,26 @@ def test_no_display_message(tmp_path):
     assert "--screenshot" in text and "QT_QPA_PLATFORM=offscreen" in text
     assert "xcb" not in text.lower()
     assert len(text) < 1000  # a short message, not a traceback
+
+
+@pytest.mark.parametrize("deferred", [False, True], ids=["built", "built-after-first-paint"])
+def test_the_start_up_heap_is_frozen_once_the_first_lab_is_built(qtbot, make_window, deferred):
+    """The interactive start moves what exists once the first lab is built out of the
+    garbage collector's reach (shorter full collections while a run plays)."""
+    import gc
+
+    from app.__main__ import freeze_start_up_heap
+
+    gc.unfreeze()
+    try:
+        window = make_window(lab_ids=["pagerank"], build_after_first_paint=deferred)
+        assert bool(window.built_labs()) is not deferred
+        freeze_start_up_heap(window)
+        qtbot.waitUntil(lambda: bool(window.built_labs()), timeout=30_000)
+        qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=10_000)
+        frozen = gc.get_freeze_count()
+        window.show_lab("pagerank").start()
+        qtbot.wait(50)
+        assert gc.get_freeze_count() <= frozen  # frozen once, not on every build or run
+    finally:
+        gc.unfreeze()
