@@ -26,12 +26,93 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.LegendItem import ItemSample
+from pyqtgraph.graphicsItems.PlotCurveItem import arrayToLineSegments
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import style as theme
 
 DASHES = [QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
           QtCore.Qt.PenStyle.DashDotLine]
+
+
+class _HistoryCurve(pg.PlotCurveItem):
+    """A curve that strokes only its newest points each frame.
+
+    A growing history is drawn as a head, stroked once into an image of the view and reused
+    frame after frame, and a tail of at most :attr:`BLOCK` points stroked on top. The head
+    is stroked again only when it grows by a block, when its points change (a history
+    thinned, a new view range or downsampling) or when the view moves or resizes; so a
+    long curve costs a few hundred segments a frame instead of thousands. Anything but a
+    plain solid curve on screen (fills, dashes, export to SVG or an image) is drawn as
+    usual, in one piece.
+    """
+
+    BLOCK = 128
+
+    _head = None  # (key, head x, head y, image)
+
+    def paint(self, p, opt, widget):
+        x, y = self.xData, self.yData
+        n = 0 if x is None else len(x)
+        device = p.device()
+        o = self.opts
+        pen = o["pen"]
+        if (n <= 2 * self.BLOCK or widget is None or self._exportOpts is not False
+                or not isinstance(device, QtWidgets.QWidget) or o["fillLevel"] is not None
+                or o["stepMode"] or o["connect"] not in ("all", "finite") or o["compositionMode"] is not None
+                or (o["shadowPen"] is not None and o["shadowPen"].style() != QtCore.Qt.PenStyle.NoPen)
+                or pen is None or pen.style() != QtCore.Qt.PenStyle.SolidLine):
+            self._head = None
+            return super().paint(p, opt, widget)
+        h = (n - 1) // self.BLOCK * self.BLOCK  # head: points 0 … h; tail: h … n − 1
+        t = p.combinedTransform()
+        dpr = device.devicePixelRatioF()
+        key = (t.m11(), t.m12(), t.m21(), t.m22(), t.m31(), t.m32(), device.width(), device.height(), dpr,
+               pen.color().rgba(), pen.widthF(), bool(o["antialias"]), h)
+        head = self._head
+        if (head is None or head[0] != key or not np.array_equal(head[1], x[: h + 1])
+                or not np.array_equal(head[2], y[: h + 1])):
+            image = QtGui.QImage(max(1, round(device.width() * dpr)), max(1, round(device.height() * dpr)),
+                                 QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+            image.setDevicePixelRatio(dpr)
+            image.fill(0)
+            q = QtGui.QPainter(image)
+            q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, bool(o["antialias"]))
+            q.setTransform(t)
+            self._stroke(q, pen, x[: h + 1], y[: h + 1])
+            q.end()
+            head = self._head = (key, x[: h + 1].copy(), y[: h + 1].copy(), image)
+        p.save()
+        p.resetTransform()
+        p.drawImage(QtCore.QPointF(0.0, 0.0), head[3])
+        p.restore()
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, bool(o["antialias"]))
+        self._stroke(p, pen, x[h:], y[h:])
+
+    def _stroke(self, painter, pen, xs, ys) -> None:
+        painter.setPen(pen)
+        finite_check = not self.opts["skipFiniteCheck"]
+        connect = self.opts["connect"]
+        if self._shouldUseDrawLineSegments(pen):  # thick pens: separate segments, as pyqtgraph does
+            segments = arrayToLineSegments(xs, ys, connect=connect, finiteCheck=finite_check)
+            painter.drawLines(*segments.drawargs())  # (drawargs points into segments' buffer: keep it alive)
+        else:
+            painter.drawPath(pg.arrayToQPath(xs, ys, connect=connect, finiteCheck=finite_check))
+
+
+class _HistoryItem(pg.PlotDataItem):
+    """A PlotDataItem whose line is a :class:`_HistoryCurve`."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        plain = self.curve
+        plain.setParentItem(None)
+        if plain.scene() is not None:
+            plain.scene().removeItem(plain)
+        self.curve = _HistoryCurve()
+        self.curve.setParentItem(self)
+        self.curve.sigClicked.connect(self.sigClicked)
+        self.updateItems()
 
 
 class Series:
@@ -534,7 +615,8 @@ class PlotPanel(pg.PlotWidget):
             i = len(self.series)
             # a long history is drawn as about two points (its lowest and highest) per pixel
             # column: the same picture, and a stroke of a few hundred segments, not thousands
-            item = self.plot_item.plot([], [], autoDownsampleFactor=1.0)
+            item = _HistoryItem([], [], autoDownsampleFactor=1.0)
+            self.plot_item.addItem(item)
             if self.legend is not None:
                 self.legend.addItem(item, name)
                 self.legend.setVisible(self._legend_wanted and len(self.series) >= 1)

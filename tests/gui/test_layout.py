@@ -244,6 +244,40 @@ def test_long_histories_keep_their_envelope_in_bounded_points(qtbot):
     assert whole.n == 20_000
 
 
+@pytest.mark.parametrize("log_y", [False, True], ids=["linear", "log"])
+def test_a_growing_history_is_drawn_as_if_stroked_whole(qtbot, monkeypatch, log_y):
+    """A long history strokes only its tail each frame (its head is kept as an image); the
+    picture is the same, pixel for pixel, as the whole curve stroked in one go."""
+    from app.widgets import plots
+
+    panel = plots.PlotPanel("loss", "step", "L", log_y=log_y)
+    qtbot.addWidget(panel)
+    panel.resize(600, 400)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_calm(True)  # the range grows in steps, as while a run plays
+    a, b = panel.curve("a"), panel.curve("b")
+    for k in range(20):  # twenty frames of a run
+        xs = np.arange(k * 300, (k + 1) * 300)
+        a.extend(xs, np.abs(np.sin(xs / 500.0)) + 0.01 + 0.1 * np.cos(xs / 7.0) ** 2)
+        b.extend(xs, 1.0 + np.cos(xs / 300.0))
+        qtbot.wait(5)
+    curve = a.item.curve
+    assert isinstance(curve, plots._HistoryCurve) and curve._head is not None
+    cached = panel.grab().toImage()
+    image = curve._head[3]
+    a.extend([6000.0], [0.5])  # one more point: only the tail is stroked again
+    panel.grab()
+    assert curve._head[3] is image
+    a.item.setData(a.x[:-1], a.y[:-1])  # back to the picture above
+    monkeypatch.setattr(plots._HistoryCurve, "BLOCK", 10**9)  # every curve stroked whole
+    for series in (a, b):
+        series.item.curve.update()
+    whole = panel.grab().toImage()
+    assert cached.size() == whole.size()
+    assert cached == whole
+
+
 def test_hidden_maths_panel_lays_out_only_when_shown(qtbot):
     from app.widgets.maths import MathsPanel
 
