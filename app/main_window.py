@@ -264,7 +264,16 @@ class MainWindow(QtWidgets.QMainWindow):
         progress = getattr(snap, "progress", None) if snap is not None else None
         if r.finished and r.current_index == len(r.timeline) - 1:
             progress = 1.0
-        self.status_progress.setValue(int(1000 * progress) if progress is not None else 0)
+        value = int(1000 * progress) if progress is not None else 0
+        bar = self.status_progress
+        if bar.value() != value:
+            # QProgressBar.setValue repaints at once, and a repaint at once paints every
+            # dirty part of the window (the plots too) while the workers compute: the bar
+            # is repainted with the next frame instead
+            bar.setUpdatesEnabled(False)
+            bar.setValue(value)
+            bar.setUpdatesEnabled(True)
+            bar.update()
 
     # ------------------------------------------------------------------ view
     def set_projector(self, on: bool) -> None:

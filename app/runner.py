@@ -44,6 +44,8 @@ BATCH_INTERVAL = 1.0 / 30.0  # seconds between batches sent to the GUI
 REDRAW_INTERVAL_MS = 33  # <= 30 redraws per second
 RETRY_MS = 4  # a tick that found nothing new asks the worker for its steps and looks again this soon
 PARK_WAIT = 0.012  # s a frame waits for the workers to finish their step before drawing anyway
+FRAME_LEAD = 0.002  # s before an expected frame a flat-out worker stops at its next step boundary
+FRAME_GRACE = 0.020  # s past an expected frame that did not come, the worker computes on
 
 
 class LabRunError(Exception):
@@ -70,6 +72,7 @@ class Pacer:
         self.delivery_wanted = False  # the GUI is ready for a frame: hand over what is computed
         self._parked = False  # the worker is inside wait_turn (not computing)
         self._retired = False  # the worker has returned
+        self._frame_at: float | None = None  # when the GUI expects to draw its next frame
 
     @property
     def waiting(self) -> bool:
@@ -81,6 +84,7 @@ class Pacer:
         with self._cond:
             self._playing = True
             self._rate = rate
+            self._frame_at = None
             self._next_time = time.perf_counter()
             self._waiting = False  # it wakes now; the GUI keeps collecting until it waits again
             self._cond.notify_all()
@@ -106,6 +110,22 @@ class Pacer:
         with self._cond:
             self._cancelled = True
             self._cond.notify_all()
+
+    def expect_frame(self, at: float | None) -> None:
+        """The GUI will draw its next frame at ``at`` (``time.perf_counter()``), or None.
+
+        A flat-out worker hands over what it computed and waits (without the interpreter
+        lock) from just before that moment until the frame is drawn. Otherwise the frame's
+        timer, a Python slot, would first wait for the worker to give the lock up (up to the
+        interpreter's switch interval, or a whole step of C code), and then for it to finish
+        its step: frames came late and unevenly."""
+        with self._cond:
+            self._frame_at = at
+            self._cond.notify_all()
+
+    def _frame_near(self, now: float) -> bool:
+        at = self._frame_at
+        return at is not None and at - FRAME_LEAD <= now < at + FRAME_GRACE
 
     def want_delivery(self) -> None:
         """The GUI found nothing new to draw: the worker hands over after its current step
@@ -161,7 +181,8 @@ class Pacer:
                 return False
             if not self._playing:
                 return True
-            return self._rate is not None and time.perf_counter() < self._next_time
+            now = time.perf_counter()
+            return (self._rate is not None and now < self._next_time) or (self._rate is None and self._frame_near(now))
 
     def wait_turn(self) -> bool:
         """Block until the worker may compute one more snapshot; False once cancelled."""
@@ -180,6 +201,13 @@ class Pacer:
             if self._held:
                 self._cond.wait(timeout=0.1)  # a frame is being drawn
                 continue
+            if self._frame_at is not None and self._playing and self._rate is None:
+                now = time.perf_counter()
+                if self._frame_near(now):
+                    self._cond.wait(timeout=self._frame_at + FRAME_GRACE - now)  # the frame is due
+                    continue
+                if now >= self._frame_at:
+                    self._frame_at = None  # it did not come: compute on
             if self._permits > 0:
                 self._permits -= 1
                 return True
@@ -844,8 +872,12 @@ class Runner(QtCore.QObject):
             _paint_gate().hold_all()
             self._redraw()
             if self._timer.isActive():
-                spent = int(1e3 * (time.perf_counter() - (self._frame_due or started)))
-                self._timer.start(max(1, REDRAW_INTERVAL_MS - spent))
+                due = (self._frame_due or started) + REDRAW_INTERVAL_MS / 1e3
+                self._timer.start(max(1, round(1e3 * (due - time.perf_counter()))))
+                pacer = self._pacer
+                if pacer is not None:
+                    # a flat-out worker hands over and waits just before the next frame
+                    pacer.expect_frame(due if pacer.playing and pacer.flat_out else None)
             self._frame_due = None
             return
         self._frame_due = None

@@ -234,3 +234,70 @@ def test_a_tick_that_finds_nothing_asks_the_worker_to_hand_over(qtbot):
     finally:
         runner_module.Pacer.want_delivery = original
     r.shutdown()
+
+
+def test_a_flat_out_worker_hands_over_and_waits_for_the_expected_frame(monkeypatch):
+    """Just before the frame the GUI expects, a flat-out worker delivers what it computed
+    (``would_wait``) and waits without the interpreter lock until the frame is drawn, so
+    the frame's timer finds the lock free and the worker already parked."""
+    import threading
+
+    import app.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "FRAME_GRACE", 30.0)  # a frame that never comes: wait long
+    p = Pacer()
+    p.play(None)
+    assert p.wait_turn() and not p.would_wait()  # no frame expected: compute on
+    p.expect_frame(time.perf_counter() + 30.0)
+    assert p.wait_turn() and not p.would_wait()  # the frame is far off
+    p.expect_frame(time.perf_counter())
+    assert p.would_wait()  # deliver now: the frame is due
+    returned = []
+    worker = threading.Thread(target=lambda: returned.append(p.wait_turn()), daemon=True)
+    worker.start()
+    deadline = time.perf_counter() + 10.0
+    while not p.parked and time.perf_counter() < deadline:
+        time.sleep(0.001)
+    assert p.parked and worker.is_alive() and not returned  # waiting for the frame
+    p.hold(True)  # the frame: held while it is drawn ...
+    p.expect_frame(time.perf_counter() + 30.0)  # ... which schedules the next one
+    time.sleep(0.02)
+    assert worker.is_alive() and not returned  # still held until the paint is done
+    p.hold(False)
+    worker.join(timeout=10.0)
+    assert returned == [True]
+    p.set_rate(100.0)
+    p.expect_frame(time.perf_counter())
+    assert p.wait_turn()  # a rate-limited play never waits for frames
+
+
+def test_the_status_bar_progress_is_painted_with_the_next_frame(qtbot, make_window):
+    """QProgressBar.setValue repaints at once, which paints every dirty part of the window
+    while the workers compute; the status bar's progress waits for the next paint."""
+    from PySide6 import QtCore, QtWidgets
+
+    window = make_window(lab_ids=["pagerank"])
+    lab = window.show_lab("pagerank")
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=30_000)
+    lab.run_to(5)
+    qtbot.waitUntil(lambda: lab.runner.settled, timeout=30_000)
+    lab.runner.flush()
+    qtbot.wait(50)
+    window.status_progress.setValue(0)
+    painted = []
+
+    class Paints(QtCore.QObject):
+        def eventFilter(self, obj, event):  # Qt's name
+            if event.type() == QtCore.QEvent.Type.Paint:
+                painted.append(type(obj).__name__)
+            return False
+
+    spy = Paints()
+    QtWidgets.QApplication.instance().installEventFilter(spy)
+    try:
+        window._update_status()
+        during = list(painted)
+    finally:
+        QtWidgets.QApplication.instance().removeEventFilter(spy)
+    assert window.status_progress.value() > 0
+    assert during == []
