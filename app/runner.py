@@ -44,7 +44,8 @@ BATCH_INTERVAL = 1.0 / 30.0  # seconds between batches sent to the GUI
 REDRAW_INTERVAL_MS = 33  # <= 30 redraws per second
 RETRY_MS = 4  # a tick that found nothing new asks the worker for its steps and looks again this soon
 PARK_WAIT = 0.012  # s a frame waits for the workers to finish their step before drawing anyway
-FRAME_LEAD = 0.002  # s before an expected frame a flat-out worker stops at its next step boundary
+FRAME_LEAD = 0.002  # s before an expected frame a flat-out worker stops at its next step boundary ...
+FRAME_LEAD_MAX = 0.010  # ... or as long before as its steps take, up to this
 FRAME_GRACE = 0.020  # s past an expected frame that did not come, the worker computes on
 
 
@@ -73,6 +74,7 @@ class Pacer:
         self._parked = False  # the worker is inside wait_turn (not computing)
         self._retired = False  # the worker has returned
         self._frame_at: float | None = None  # when the GUI expects to draw its next frame
+        self._step_seconds = 0.0  # how long the worker's recent steps took (a moving average)
 
     @property
     def waiting(self) -> bool:
@@ -124,8 +126,15 @@ class Pacer:
             self._cond.notify_all()
 
     def _frame_near(self, now: float) -> bool:
+        """The expected frame is closer than the next step would take (at least
+        FRAME_LEAD, at most FRAME_LEAD_MAX): the step would make the frame wait."""
         at = self._frame_at
-        return at is not None and at - FRAME_LEAD <= now < at + FRAME_GRACE
+        lead = min(max(FRAME_LEAD, self._step_seconds), FRAME_LEAD_MAX)
+        return at is not None and at - lead <= now < at + FRAME_GRACE
+
+    def step_took(self, seconds: float) -> None:
+        """Worker side: one step took ``seconds``."""
+        self._step_seconds += 0.3 * (seconds - self._step_seconds)
 
     def want_delivery(self) -> None:
         """The GUI found nothing new to draw: the worker hands over after its current step
@@ -262,6 +271,7 @@ def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Ca
                 last_sent = time.perf_counter()
             if not pacer.wait_turn():
                 return
+            started = time.perf_counter()
             try:
                 snap = next(gen)
             except StopIteration:
@@ -273,6 +283,7 @@ def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Ca
             else:
                 pending.append(snap)
             now = time.perf_counter()
+            pacer.step_took(now - started)
             if finished or pacer.delivery_wanted or now - last_sent >= BATCH_INTERVAL or pacer.will_block():
                 pacer.delivery_wanted = False
                 prepared = _safe_prepare(prepare, pending[-1]) if pending else None
