@@ -184,7 +184,9 @@ class ParamForm(QtWidgets.QWidget):
                 w.addItem(label, value)
             w.setCurrentIndex(max(0, w.findData(p.default)))
             w.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            w.setMinimumContentsLength(min(max(len(lbl) for _v, lbl in p.choice_pairs()), 16) if p.choices else 8)
+            # long choices elide (each item has its tooltip): the panel keeps a projector-sized
+            # font within a 1024 px screen
+            w.setMinimumContentsLength(min(max(len(lbl) for _v, lbl in p.choice_pairs()), 12) if p.choices else 8)
             for i in range(w.count()):
                 w.setItemData(i, w.itemText(i), QtCore.Qt.ItemDataRole.ToolTipRole)
             w.currentIndexChanged.connect(lambda _i: self._edited(name))

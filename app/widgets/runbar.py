@@ -14,7 +14,7 @@ SPEEDS: list[tuple[str, float]] = [
     ("50 steps/s", 50.0),
     ("200 steps/s", 200.0),
     ("1000 steps/s", 1000.0),
-    ("As fast as possible", 0.0),
+    ("Fastest", 0.0),  # as fast as the computer can
 ]
 DEFAULT_SPEED_INDEX = 4
 
@@ -44,12 +44,17 @@ class RunBar(QtWidgets.QWidget):
         for text, value in SPEEDS:
             self.speed.addItem(text, value)
         self.speed.setCurrentIndex(DEFAULT_SPEED_INDEX)
-        self.speed.setToolTip("How many algorithm steps are shown per second while playing")
+        self.speed.setToolTip("How many algorithm steps are shown per second while playing "
+                              "(Fastest: as fast as the computer can)")
+        # as wide as its longest choice, not wider: the run bar fits 1024 px in projector mode
+        self.speed.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.speed.setMinimumContentsLength(10)  # in widths of "X": "1000 steps/s" fits
         self.seed = QtWidgets.QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setValue(0)
         self.seed.setPrefix("seed ")
         self.seed.setToolTip("Random seed: the same seed replays the same run exactly")
+        self._fit_seed()
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.slider.setRange(0, 0)
         self.slider.setToolTip("Scrub through the recorded timeline")
@@ -73,6 +78,19 @@ class RunBar(QtWidgets.QWidget):
         self._updating = False
         for b in (self.play_button, self.step_button, self.back_button, self.reset_button):
             b.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+
+    def _fit_seed(self) -> None:
+        """Room for seven digits: the box would otherwise be as wide as its largest seed
+        (ten digits) and, in projector fonts, push the run bar past a 1024 px screen."""
+        box = self.seed
+        fm = box.fontMetrics()
+        frame = box.minimumSizeHint().width() - fm.horizontalAdvance(box.prefix() + str(box.maximum()))
+        box.setMinimumWidth(max(0, frame) + fm.horizontalAdvance(box.prefix() + "0000000"))
+
+    def changeEvent(self, event) -> None:  # Qt's name
+        super().changeEvent(event)
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._fit_seed()
 
     def _slider_moved(self, value: int) -> None:
         if not self._updating:
@@ -123,7 +141,7 @@ class _StepLabel(QtWidgets.QLabel):
 
     def _fit(self) -> None:
         fm = self.fontMetrics()
-        width = max(self._needed_width() + fm.horizontalAdvance("0000"), fm.horizontalAdvance("step 00000") + 8)
+        width = max(self._needed_width() + fm.horizontalAdvance("00"), fm.horizontalAdvance("step 00000") + 8)
         self.setFixedSize(width, max(fm.height() + 4, super().sizeHint().height()))
 
     def changeEvent(self, event) -> None:  # Qt's name

@@ -78,7 +78,10 @@ def _clipped_plots(lab) -> list[str]:
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @pytest.mark.parametrize("lab_id", LAB_IDS)
 def test_lab_fits_the_screen(qtbot, make_window, lab_id, size, projector):
+    from app import style as theme
+
     width, height = size
+    theme.manager().set(projector=projector)  # as a start with projector mode restored: built in it
     window = make_window(lab_ids=[lab_id])
     window.set_projector(projector)
     window.resize(width, height - 40)  # a panel or task bar takes the rest
