@@ -117,6 +117,23 @@ class LogSlider(QtWidgets.QWidget):
             self.valueChanged.emit(value)
 
 
+class _ElidingCombo(QtWidgets.QComboBox):
+    """A choice box narrower than its choice shows it cut with "…" (the whole text in the
+    tooltip), never clipped mid-letter."""
+
+    def paintEvent(self, event):  # Qt's name
+        painter = QtWidgets.QStylePainter(self)
+        opt = QtWidgets.QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        painter.drawComplexControl(QtWidgets.QStyle.ComplexControl.CC_ComboBox, opt)
+        field = self.style().subControlRect(QtWidgets.QStyle.ComplexControl.CC_ComboBox, opt,
+                                            QtWidgets.QStyle.SubControl.SC_ComboBoxEditField, self)
+        text = opt.currentText
+        opt.currentText = self.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, field.width())
+        self.setToolTip(text if opt.currentText != text else "")
+        painter.drawControl(QtWidgets.QStyle.ControlElement.CE_ComboBoxLabel, opt)
+
+
 class ParamForm(QtWidgets.QWidget):
     """Builds a form from :class:`Param` specs. Emits ``changed(name)`` on any edit."""
 
@@ -179,7 +196,7 @@ class ParamForm(QtWidgets.QWidget):
             w = LogSlider(float(p.minimum), float(p.maximum), float(p.default), p.decimals)
             w.valueChanged.connect(lambda _v: self._edited(name))
         elif p.kind == "choice":
-            w = QtWidgets.QComboBox()
+            w = _ElidingCombo()
             for value, label in p.choice_pairs():
                 w.addItem(label, value)
             w.setCurrentIndex(max(0, w.findData(p.default)))
