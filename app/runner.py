@@ -45,7 +45,7 @@ REDRAW_INTERVAL_MS = 33  # <= 30 redraws per second
 RETRY_MS = 4  # a tick that found nothing new asks the worker for its steps and looks again this soon
 PARK_WAIT = 0.012  # s a frame waits for the workers to finish their step before drawing anyway
 FRAME_LEAD = 0.002  # s before an expected frame a flat-out worker stops at its next step boundary ...
-FRAME_LEAD_MAX = 0.010  # ... or as long before as its steps take, up to this
+FRAME_LEAD_MAX = 0.015  # ... or as long before as its steps take, if they take no longer than this
 FRAME_GRACE = 0.020  # s past an expected frame that did not come, the worker computes on
 
 
@@ -127,9 +127,11 @@ class Pacer:
 
     def _frame_near(self, now: float) -> bool:
         """The expected frame is closer than the next step would take (at least
-        FRAME_LEAD, at most FRAME_LEAD_MAX): the step would make the frame wait."""
+        FRAME_LEAD): the step would make the frame wait. Steps longer than FRAME_LEAD_MAX
+        are not waited for this way (the worker would idle for most of each frame)."""
         at = self._frame_at
-        lead = min(max(FRAME_LEAD, self._step_seconds), FRAME_LEAD_MAX)
+        step = self._step_seconds
+        lead = max(FRAME_LEAD, step) if step <= FRAME_LEAD_MAX else FRAME_LEAD
         return at is not None and at - lead <= now < at + FRAME_GRACE
 
     def step_took(self, seconds: float) -> None:
