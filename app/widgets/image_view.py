@@ -244,3 +244,6 @@ class ImageView(pg.PlotWidget):
             axis.setPen(pg.mkPen(s.foreground))
             axis.setTextPen(pg.mkPen(s.foreground))
             axis.enableAutoSIPrefix(False)
+            # the end labels stand half a line past the bar: room for them below it
+            half = int(QtGui.QFontMetricsF(font).height() / 2) + 1
+            self.plot_item.layout.setContentsMargins(1, 1, 1, half)

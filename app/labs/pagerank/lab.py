@@ -747,6 +747,8 @@ class PageRankLab(Lab):
         self.colorbar.axis.setPen(pg.mkPen(s.foreground))
         self.colorbar.axis.setLabel("log₁₀(d · rank)", **{"font-size": f"{s.font_pt:.0f}pt",
                                                            "color": s.foreground})
+        # the colour bar's end labels stand half a line past it: room for them below
+        self.graph_plot.plot_item.layout.setContentsMargins(1, 1, 1, int(QtGui.QFontMetricsF(font).height() / 2) + 1)
         font = self.table.font()
         font.setPointSizeF(9.0 * s.scale)
         self.table.setFont(font)
