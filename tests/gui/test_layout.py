@@ -266,8 +266,8 @@ def test_a_growing_history_is_drawn_as_if_stroked_whole(qtbot, monkeypatch, log_
         b.extend(xs, 1.0 + np.cos(xs / 300.0))
         qtbot.wait(5)
     curve = a.item.curve
+    cached = panel.grab().toImage()  # painted through the cache (the head as an image)
     assert isinstance(curve, plots._HistoryCurve) and curve._head is not None
-    cached = panel.grab().toImage()
     image = curve._head[3]
     a.extend([6000.0], [0.5])  # one more point: only the tail is stroked again
     panel.grab()

@@ -310,12 +310,19 @@ def test_a_worker_stops_as_long_before_the_frame_as_its_steps_take():
 
     p = Pacer()
     p.play(None)
-    p.expect_frame(time.perf_counter() + 0.006)
-    assert not p.would_wait()  # quick steps: compute on until just before the frame
+    at = 1000.0
+    p.expect_frame(at)
+    assert not p._frame_near(at - 0.006)  # quick steps: compute on until just before the frame
+    assert p._frame_near(at - 0.5 * runner_module.FRAME_LEAD)
     for _ in range(20):
         p.step_took(0.008)
-    assert p.would_wait()  # an 8 ms step would overrun a frame 6 ms away
-    p.expect_frame(time.perf_counter() + 0.5 * runner_module.FRAME_LEAD_MAX)
+    assert p._frame_near(at - 0.006)  # an 8 ms step would overrun a frame 6 ms away
+    assert not p._frame_near(at - 0.009)
     for _ in range(20):
         p.step_took(1.0)
-    assert not p.would_wait()  # long steps: only FRAME_LEAD early (it would idle most of each frame)
+    assert not p._frame_near(at - 0.5 * runner_module.FRAME_LEAD_MAX)  # long steps: only FRAME_LEAD early
+    assert p._frame_near(at - 0.5 * runner_module.FRAME_LEAD)
+    assert p._frame_near(at + 0.5 * runner_module.FRAME_GRACE)  # a late frame is still waited for ...
+    assert not p._frame_near(at + 2 * runner_module.FRAME_GRACE)  # ... but not for ever
+    p.expect_frame(time.perf_counter() + 30.0)
+    assert not p.would_wait()  # a frame far off: compute on
