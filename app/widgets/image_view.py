@@ -33,6 +33,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from .. import style as theme
+from .plots import leave_room_below
 
 
 def _levels(arr: np.ndarray, levels) -> tuple:
@@ -244,6 +245,4 @@ class ImageView(pg.PlotWidget):
             axis.setPen(pg.mkPen(s.foreground))
             axis.setTextPen(pg.mkPen(s.foreground))
             axis.enableAutoSIPrefix(False)
-            # the end labels stand half a line past the bar: room for them below it
-            half = int(QtGui.QFontMetricsF(font).height() / 2) + 1
-            self.plot_item.layout.setContentsMargins(1, 1, 1, half)
+            leave_room_below(self.plot_item, font)  # for the colour bar's end labels

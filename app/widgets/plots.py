@@ -435,18 +435,36 @@ class _LegendRefit(QtCore.QObject):
         return False
 
 
+def _visible_cells(grid: QtWidgets.QGraphicsGridLayout, rows, columns):
+    """The layout items of a plot's grid in those rows and columns, hidden ones (an axis not
+    shown) left out."""
+    for row in rows:
+        for column in columns:
+            item = grid.itemAt(row, column)
+            if item is None:
+                continue
+            graphics = item.graphicsItem()
+            if graphics is not None and not graphics.isVisible():
+                continue
+            yield item
+
+
 def _column_width(grid: QtWidgets.QGraphicsGridLayout, column: int) -> float:
     """The width the items of one column of a plot's grid take (0 for a hidden axis)."""
-    widest = 0.0
-    for row in range(grid.rowCount()):
-        item = grid.itemAt(row, column)
-        if item is None:
-            continue
-        graphics = item.graphicsItem() if hasattr(item, "graphicsItem") else None
-        if graphics is not None and not graphics.isVisible():
-            continue
-        widest = max(widest, item.geometry().width())
-    return widest
+    return max((item.geometry().width() for item in _visible_cells(grid, range(grid.rowCount()), [column])),
+               default=0.0)
+
+
+def frame_height(plot_item: pg.PlotItem) -> float:
+    """How tall a plot's title, top legend and bottom axis are: its height less the data area."""
+    grid = plot_item.layout
+    rows = [r for r in range(grid.rowCount()) if r != 2]  # row 2 holds the view box
+    return sum(item.geometry().height() for item in _visible_cells(grid, rows, [1]))
+
+
+def leave_room_below(plot_item: pg.PlotItem, font: QtGui.QFont) -> None:
+    """Half a line of ``font`` below the plot: a colour bar's end labels stand that far past it."""
+    plot_item.layout.setContentsMargins(1, 1, 1, int(QtGui.QFontMetricsF(font).height() / 2) + 1)
 
 
 def nice_ceil(value: float) -> float:

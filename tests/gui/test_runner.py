@@ -168,6 +168,14 @@ def _play_flat_out(runner, generator):
     runner.play()
 
 
+def _sample_flat_out(qtbot, r, samples, count=20):
+    """Play ``r`` flat out until ``count`` samples are taken (by the test's own hooks), then stop it."""
+    _play_flat_out(r, counting())
+    qtbot.waitUntil(lambda: len(samples) >= count, timeout=60_000)
+    r.pause()
+    r.shutdown()
+
+
 def test_flat_out_worker_waits_while_the_frame_is_painted(qtbot):
     """A redraw holds the worker from the tick until Qt has painted what it drew, so
     painting never competes with a flat-out worker for the interpreter."""
@@ -186,10 +194,7 @@ def test_flat_out_worker_waits_while_the_frame_is_painted(qtbot):
     view.resize(200, 100)
     view.show()
     r.frameChanged.connect(lambda _i: view.update())
-    _play_flat_out(r, counting())
-    qtbot.waitUntil(lambda: len(held_at_paint) >= 20, timeout=60_000)
-    r.pause()
-    r.shutdown()
+    _sample_flat_out(qtbot, r, held_at_paint)
     assert sum(held_at_paint) >= 0.9 * len(held_at_paint), held_at_paint
 
 
@@ -206,9 +211,7 @@ def test_flat_out_frame_is_drawn_while_the_worker_is_parked(qtbot):
     r = Runner()
     parked_at_draw = []
     r.frameChanged.connect(lambda _i: parked_at_draw.append(r._pacer.parked and _paint_gate().all_parked()))
-    _play_flat_out(r, counting())
-    qtbot.waitUntil(lambda: len(parked_at_draw) >= 20, timeout=60_000)
-    r.shutdown()
+    _sample_flat_out(qtbot, r, parked_at_draw)
     done.shutdown()
     assert sum(parked_at_draw) >= 0.9 * len(parked_at_draw), parked_at_draw
 

@@ -16,7 +16,7 @@ from ... import style as theme
 from ...lab import Lab
 from . import META
 from ...widgets.params import Param
-from ...widgets.plots import PlotPanel, outside_legend
+from ...widgets.plots import PlotPanel, frame_height, leave_room_below, outside_legend
 from . import run as pagerank_run
 
 GRAPH_CHOICES = [
@@ -747,8 +747,7 @@ class PageRankLab(Lab):
         self.colorbar.axis.setPen(pg.mkPen(s.foreground))
         self.colorbar.axis.setLabel("log₁₀(d · rank)", **{"font-size": f"{s.font_pt:.0f}pt",
                                                            "color": s.foreground})
-        # the colour bar's end labels stand half a line past it: room for them below
-        self.graph_plot.plot_item.layout.setContentsMargins(1, 1, 1, int(QtGui.QFontMetricsF(font).height() / 2) + 1)
+        leave_room_below(self.graph_plot.plot_item, font)  # for the colour bar's end labels
         font = self.table.font()
         font.setPointSizeF(9.0 * s.scale)
         self.table.setFont(font)
@@ -783,10 +782,7 @@ class PageRankLab(Lab):
         s = theme.current()
         data = 4 * s.font_pt * 96 / 72
         for panel in (self.bar_plot, self.conv_plot, self.chain_plot):
-            pi = panel.plot_item
-            frame = sum(pi.layout.itemAt(r, 1).geometry().height() for r in range(pi.layout.rowCount())
-                        if r != 2 and pi.layout.itemAt(r, 1) is not None
-                        and not (hasattr(pi.layout.itemAt(r, 1), "isVisible") and not pi.layout.itemAt(r, 1).isVisible()))
+            frame = frame_height(panel.plot_item)
             if frame > 0:
                 panel.setMinimumHeight(int(math.ceil(frame + data)) + 4)
         self.lower_right.setMinimumHeight(max(self.adj_plot.minimumHeight(), self.chain_plot.minimumHeight()))
