@@ -34,6 +34,7 @@ from ._base import (
     check_X_y,
     frozen_array,
 )
+from ._smo_compiled import linear_pairs as compiled_linear_pairs
 from .kernels import KernelRows, make_kernel
 
 __all__ = ["SVM", "SVMSnapshot"]
@@ -46,6 +47,10 @@ _SHRINK_EVERY = 1000  # pair updates between shrinking steps (libsvm: min(n, 100
 # temporaries of a reconstruction and of the final state, the compact rows in use but not
 # kept. Measured with tracemalloc: up to about 65 (N = 30,000, rbf).
 _WORK_VECTORS = 80
+_USE_COMPILED = True  # the linear kernel's pair updates in compiled code, when numba is there
+_COMPILED_MIN = 2  # shortest run of pair updates handed to it (a live run does one at a time)
+_COMPILED_MIN_N = 2000  # smaller problems take tens of ms in numpy, less than loading numba
+_COMPILED_MAX_D = 16  # it evaluates <x_t, x_i> per point (d products): cached columns beyond
 _MAX_EVENTS = 2  # shrinking steps remembered between reconstructions (older ones are merged)
 
 
@@ -467,6 +472,14 @@ class SVM(IterativeMixin, BaseEstimator):
         A live run (every > 0) also keeps a display copy of the gradient of the shrunk points
         for its snapshots; the solver never reads it, so live and batch runs take the same
         iterates, and ``fit`` (every = 0) pays nothing for snapshots but the first and last.
+
+        On the linear kernel with n >= _COMPILED_MIN_N and d <= _COMPILED_MAX_D, and numba
+        installed, the runs of updates between two bookkeeping events (a snapshot due, the
+        shrinking step, max_iter, a pair violating by at most tol with m - M <= tol) go through
+        ``smlengine._smo_compiled``: the same rule with the kernel evaluated from the points,
+        so the iterates are those above up to rounding (a live run of single updates takes
+        the numpy path; a run with snapshots every few updates and ``fit`` then round
+        differently, and meet the same stopping rule).
         """
         n = y0.shape[0]
         C = float(self.C)
@@ -504,7 +517,7 @@ class SVM(IterativeMixin, BaseEstimator):
         it = 0
         step = step0
         shrunk_ever = False
-        stats = {"shrinks": 0, "reconstructions": 0, "compact_bytes": 0}  # tests, profiling
+        stats = {"shrinks": 0, "reconstructions": 0, "compact_bytes": 0, "compiled_updates": 0}  # tests, profiling
         target._shrink_stats = stats
 
         def views(A):
@@ -630,9 +643,35 @@ class SVM(IterativeMixin, BaseEstimator):
         pair = None
         done = False
         m_prev, M_prev = m, M
+        # compiled pair updates (linear kernel): looked up when first needed, so that a live
+        # run of single updates or a small problem never waits for numba
+        compiled = None
+        try_compiled = (
+            _USE_COMPILED and linear and n >= _COMPILED_MIN_N and Xo.shape[1] <= _COMPILED_MAX_D
+            and Xo.flags.c_contiguous
+        )
         # Each pass of the loop selects the pair for the current i (and so learns whether the
         # problem is optimal), reports the last update, shrinks now and then, and updates.
         while True:
+            if try_compiled:
+                # a run of pair updates with no bookkeeping due in between (a snapshot, the
+                # shrinking step, max_iter), in one compiled loop; it stops before an update
+                # when the problem may be optimal, which the selection below then checks
+                kmax = min(counter - 1, max_iter - it, every - since if every else counter)
+                if kmax >= _COMPILED_MIN and compiled is None:
+                    compiled = compiled_linear_pairs()
+                    try_compiled = compiled is not None
+                if kmax >= _COMPILED_MIN and try_compiled:
+                    k, i, m, li_, lj_, _ = compiled(
+                        cache.Pa, cache.auxa, y[:A], alpha[:A], Fup, Flow, C, tol, tau, i, m, kmax
+                    )
+                    if k:
+                        it += k
+                        since += k
+                        counter -= k
+                        stats["compiled_updates"] += k
+                        pair = (plist[li_], plist[lj_])
+                        M = None
             # Rows of i: K[:, i] and r_t = a_t^(-1/2) (rbf: the a-row, which holds both). While
             # shrunk, the rows gathered for the active set are kept (compact) until it changes:
             # a dict look-up instead of a gather.

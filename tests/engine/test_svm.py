@@ -512,3 +512,105 @@ def test_cached_rows_hold_the_column_and_inverse_root_curvature(kernel, params):
         assert rows[1][o] >= cache.tau**-0.5 * (1 - 1e-12)  # a_oo = 0: the curvature floor
     assert np.array(cache.column(0))[1][-1] >= cache.tau**-0.5 * (1 - 1e-12)  # the duplicate
 
+
+
+# ---------------------------------------------------------------- compiled linear pair updates
+def _compiled_or_skip():
+    pytest.importorskip("numba")
+    from smlengine import _smo_compiled
+
+    if _smo_compiled.linear_pairs() is None:
+        pytest.fail(f"numba is installed but the compiled pair updates are not: {_smo_compiled.error}")
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("data, C, seed", [(("blobs", 1.5), 1.0, 0), (("blobs", 0.8), 10.0, 1), (("moons", 0.3), 1.0, 2)])
+def test_compiled_linear_pairs_reach_the_numpy_paths_solution(data, C, seed, shrinking, monkeypatch):
+    _compiled_or_skip()
+    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 150)  # shrink and reconstruct several times
+    X, y = _data(data, 900, seed)
+    fast = SVM(C=C, kernel="linear", shrinking=shrinking).fit(X, y)
+    monkeypatch.setattr(svm_module, "_USE_COMPILED", False)
+    slow = SVM(C=C, kernel="linear", shrinking=shrinking).fit(X, y)
+    assert fast._shrink_stats["compiled_updates"] >= 0.9 * fast.n_iter_
+    assert slow._shrink_stats["compiled_updates"] == 0
+    y_pm = np.where(y == fast.classes_[1], 1.0, -1.0)
+    for m in (fast, slow):
+        assert m.last_snapshot_.converged
+        assert _kkt_gap(m, X, y_pm) <= m.tol * (1 + 1e-6)
+        assert abs(m.alpha_ @ y_pm) <= 1e-9 * C * len(y)
+    exact = _dual_objective(fast.dual_coef_, fast.support_vectors_, make_kernel("linear"))
+    assert fast.dual_objective_ == pytest.approx(exact, rel=1e-9)
+    assert abs(fast.dual_objective_ - slow.dual_objective_) <= 1e-4 * abs(slow.dual_objective_)
+    assert abs(fast.intercept_ - slow.intercept_) <= 2 * fast.tol
+    assert len(set(fast.support_.tolist()) ^ set(slow.support_.tolist())) <= 0.01 * slow.support_.size
+    np.testing.assert_allclose(fast.decision_function(X), slow.decision_function(X), atol=0.02)
+    svm_mod = pytest.importorskip("sklearn.svm")
+    ref = svm_mod.SVC(kernel="linear", C=C, tol=1e-3).fit(X, y)
+    assert np.mean(fast.predict(X) == ref.predict(X)) >= 0.995
+
+
+def test_compiled_linear_pairs_take_the_numpy_paths_steps(monkeypatch):
+    """Run by run (two or three updates between snapshots, the rest in numpy), the pairs and
+    multipliers are those of the numpy path: the same selection, clipping and gradient update."""
+    _compiled_or_skip()
+    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    X, y = _blobs(700, 1.5, 3)
+    runs = {}
+    for use in (True, False):
+        monkeypatch.setattr(svm_module, "_USE_COMPILED", use)
+        m = SVM(C=1.0, kernel="linear")
+        runs[use] = list(zip(range(40), m.fit_steps(X, y, snapshot_every=3)))
+        assert (m._shrink_stats["compiled_updates"] > 0) == use
+    for (_, a), (_, b) in zip(runs[True], runs[False]):
+        assert a.pair == b.pair and a.step == b.step
+        np.testing.assert_allclose(a.alpha, b.alpha, atol=1e-9)
+        assert a.dual_objective == pytest.approx(b.dual_objective, rel=1e-9)
+
+
+def test_compiled_linear_pairs_stop_at_max_iter_and_at_snapshots(monkeypatch):
+    _compiled_or_skip()
+    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    X, y = _blobs(800, 1.0, 4)
+    m = SVM(C=1.0, kernel="linear", max_iter=257).fit(X, y)
+    assert m.n_iter_ == 257 and not m.last_snapshot_.converged
+    assert m._shrink_stats["compiled_updates"] > 200
+    y_pm = np.where(y == m.classes_[1], 1.0, -1.0)
+    assert m.kkt_violation() == pytest.approx(_kkt_gap(m, X, y_pm), abs=1e-9)
+    snaps = list(SVM(C=1.0, kernel="linear", max_iter=257).fit_steps(X, y, snapshot_every=10))
+    assert [s.step for s in snaps] == list(range(len(snaps)))
+    assert len(snaps) == 1 + 26  # step 0, one per 10 updates, and the last (7 updates)
+
+
+def test_without_numba_the_numpy_path_is_used(monkeypatch):
+    from smlengine import _smo_compiled
+
+    def missing():
+        raise ImportError("No module named 'numba'")
+
+    monkeypatch.setattr(_smo_compiled, "_compile", missing)
+    monkeypatch.setattr(_smo_compiled, "_TRIED", False)
+    monkeypatch.setattr(_smo_compiled, "_KERNEL", None)
+    monkeypatch.setattr(_smo_compiled, "error", None)
+    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    X, y = _blobs(500, 1.5, 0)
+    m = SVM(C=1.0, kernel="linear").fit(X, y)
+    assert m.last_snapshot_.converged and m._shrink_stats["compiled_updates"] == 0
+    assert _smo_compiled.error == "ImportError: No module named 'numba'"
+
+
+def test_small_problems_and_live_single_steps_never_load_the_compiled_code(monkeypatch):
+    from smlengine import _smo_compiled
+
+    asked = []
+    monkeypatch.setattr(_smo_compiled, "linear_pairs", lambda: asked.append(1))
+    monkeypatch.setattr(svm_module, "compiled_linear_pairs", _smo_compiled.linear_pairs)
+    X, y = _blobs(svm_module._COMPILED_MIN_N - 1, 1.5, 0)
+    SVM(C=1.0, kernel="linear").fit(X, y)
+    X, y = _blobs(svm_module._COMPILED_MIN_N, 1.5, 0)
+    for _ in zip(range(50), SVM(C=1.0, kernel="linear").fit_steps(X, y, snapshot_every=1)):
+        pass
+    assert asked == []
+    SVM(C=1.0, kernel="linear").fit(X, y)
+    assert asked == [1]
