@@ -10,6 +10,8 @@ Rows (issue 16):
   data (seeds 0-4): the number of updates varies by 2-4 x between draws, for libsvm too.
 - peak memory of a whole fit at N = 30,000 (tracemalloc: numpy's buffers are traced) against
   ``cache_size``, which bounds the fit, not only its kernel rows;
+- the compiled path (numba, linear kernel, n >= 2,000): its share of the updates, the numpy
+  path's own ratio beside it, and its cost at the start of a process (compile or cache load);
 - the live lab: steps per second of ``fit_steps(snapshot_every=1)`` on moons N = 3,000 RBF,
   every snapshot consumed as the GUI does (its alpha read), against ``fit``'s pair updates per second.
 
@@ -17,6 +19,9 @@ The machine may be shared: ratios of best-of-3 times are the figure to read, and
 of the file should be compared before concluding anything.
 """
 
+import os
+import subprocess
+import sys
 import time
 import tracemalloc
 
@@ -24,6 +29,8 @@ import numpy as np
 import pytest
 
 from smlengine.datasets import make_blobs, make_moons, make_spirals
+import smlengine.svm as svm_module
+from smlengine import _smo_compiled
 from smlengine.svm import SVM
 
 sklearn_svm = pytest.importorskip("sklearn.svm")
@@ -65,7 +72,7 @@ def _print_table():
 
 @pytest.mark.benchmark
 @pytest.mark.parametrize("kind, n, kernel", FIT_CASES)
-def test_bench_fit(kind, n, kernel):
+def test_bench_fit(kind, n, kernel, monkeypatch):
     X, y = _data(kind, n)
     params = _params(kind, kernel)
     repeats = 1 if n >= 30000 else 3
@@ -76,6 +83,11 @@ def test_bench_fit(kind, n, kernel):
         f"it {ours.n_iter_}/{int(ref.n_iter_[0])}  nSV {ours.support_.size}/{ref.support_.size}  "
         f"agree {agree:.4f}  (best of {repeats})"
     )
+    compiled = ours._shrink_stats["compiled_updates"]
+    if compiled:
+        monkeypatch.setattr(svm_module, "_USE_COMPILED", False)
+        t_np, _ = _best_time(lambda: SVM(tol=1e-3, shrinking=True, **params).fit(X, y), repeats)
+        detail += f"  compiled {compiled / ours.n_iter_:.0%} of updates; numpy path alone {t_np / t_sk:.2f} x"
     _ROWS.append((f"{kind} N={n} {kernel}", f"{t_us:.4f} s", f"{t_sk:.4f} s", t_us / t_sk, detail))
     _print_table()
     assert agree >= 0.99
@@ -83,12 +95,12 @@ def test_bench_fit(kind, n, kernel):
 
 @pytest.mark.benchmark
 @pytest.mark.parametrize("kind, n", [("blobs", 3000), ("moons", 3000)])
-def test_bench_fit_seeds(kind, n):
+def test_bench_fit_seeds(kind, n, monkeypatch):
     """Linear fits on five draws of the data (seeds 0-4), times summed: on overlapping data the
     number of SMO updates (ours and libsvm's) changes by 2-4 x from one draw to the next, so a
     single draw says little about the per-update cost."""
     params = _params(kind, "linear")
-    t_us = t_sk = 0.0
+    t_us = t_sk = t_np = 0.0
     it_us, it_sk = [], []
     for seed in range(5):
         X, y = (make_moons(n, noise=0.25, random_state=seed) if kind == "moons" else make_blobs(n, noise=2.0, random_state=seed))
@@ -96,10 +108,16 @@ def test_bench_fit_seeds(kind, n):
         t_sk += t
         t, ours = _best_time(lambda: SVM(tol=1e-3, shrinking=True, **params).fit(X, y), 2)
         t_us += t
+        with monkeypatch.context() as mp:
+            mp.setattr(svm_module, "_USE_COMPILED", False)
+            t_np += _best_time(lambda: SVM(tol=1e-3, shrinking=True, **params).fit(X, y), 2)[0]
         it_us.append(ours.n_iter_)
         it_sk.append(int(ref.n_iter_[0]))
         assert np.mean(ours.predict(X) == ref.predict(X)) >= 0.99
-    detail = f"it {sum(it_us)}/{sum(it_sk)} (per seed {it_us} / {it_sk}), best of 2 each"
+    detail = (
+        f"it {sum(it_us)}/{sum(it_sk)} (per seed {it_us} / {it_sk}), best of 2 each; "
+        f"numpy path alone {t_np / t_sk:.2f} x"
+    )
     _ROWS.append((f"{kind} N={n} linear, seeds 0-4", f"{t_us:.4f} s", f"{t_sk:.4f} s", t_us / t_sk, detail))
     _print_table()
 
@@ -160,3 +178,30 @@ def test_bench_live_steps():
     _ROWS.append(("live moons N=3000 rbf, snapshots on", f"{n_snaps / best:.0f}/s", "", None, detail))
     _print_table()
     assert gaps.max() < 50.0
+
+
+_LOAD = """
+import time
+t = time.perf_counter()
+from smlengine import _smo_compiled
+f = _smo_compiled.linear_pairs()
+print(time.perf_counter() - t, f is not None)
+"""
+
+
+@pytest.mark.benchmark
+def test_bench_compiled_start(tmp_path):
+    """What the compiled path costs once per process: importing numba and compiling the pair
+    updates (an empty cache) or loading them from numba's on-disk cache (every later start)."""
+    pytest.importorskip("numba")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    times = []
+    for _ in range(3):  # the first compiles into the empty cache, the others load it
+        out = subprocess.run([sys.executable, "-c", _LOAD], capture_output=True, text=True, env=env, check=True)
+        t, ok = out.stdout.split()
+        assert ok == "True", out.stderr
+        times.append(float(t))
+    detail = f"compile (empty cache) {times[0]:.2f} s; load from cache {min(times[1:]):.2f} s (numba import included)"
+    _ROWS.append(("compiled SMO start, once per process", f"{min(times[1:]):.2f} s", "", None, detail))
+    _print_table()
+    assert _smo_compiled.linear_pairs() is not None
