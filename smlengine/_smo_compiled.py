@@ -15,9 +15,11 @@ Without numba (``linear_pairs()`` is None) the solver uses its numpy path alone.
 from __future__ import annotations
 
 import sys
+import threading
 
 import numpy as np
 
+_LOCK = threading.Lock()
 _KERNEL = None
 _TRIED = False
 error: str | None = None  # why the compiled code is not in use (None: in use, or not tried yet)
@@ -27,13 +29,14 @@ def linear_pairs():
     """The compiled function (see ``_compile``), or None without numba; compiled (or loaded
     from numba's cache) at the first call of a process, which is when a fit first needs it."""
     global _KERNEL, _TRIED, error
-    if not _TRIED:
-        _TRIED = True
-        try:
-            _KERNEL = _compile()
-        except Exception as exc:  # numba missing or unable to compile here: the numpy path is used
-            _KERNEL = None
-            error = f"{type(exc).__name__}: {exc}"
+    with _LOCK:  # fits on two threads (a live run and a grid search) wait for one compilation
+        if not _TRIED:
+            try:
+                _KERNEL = _compile()
+            except Exception as exc:  # numba missing or unable to compile here: the numpy path is used
+                _KERNEL = None
+                error = f"{type(exc).__name__}: {exc}"
+            _TRIED = True
     return _KERNEL
 
 
@@ -56,9 +59,10 @@ def _compile():
         Flow = F on I_low (+inf elsewhere), i = argmax Fup with m = Fup[i]. For each update:
         j = argmax over I_low of (m - F_t) a_it^(-1/2) with a_it = |x_i - x_t|^2 (tau where
         <= 0); if m - F_j <= tol, stop before the update when also m - M <= tol (M = min
-        Flow: the caller checks optimality, on all points if shrunk). Otherwise the step t = (m - F_j) / a_ij clipped to the box, F -= t X (x_i - x_j), the
-        memberships of i and j, and the next i. Returns (updates done, i, m, i and j of the last
-        update, i of the last update, stopped at the check).
+        Flow: the caller checks optimality, on all points if shrunk). Otherwise the step
+        t = (m - F_j) / a_ij clipped to the box, F -= t X (x_i - x_j), the memberships of i
+        and j, and the next i. Returns (updates done, i, m, i and j of the last update,
+        stopped for the check).
         """
         A, d = X.shape
         inf = np.inf

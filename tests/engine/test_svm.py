@@ -332,6 +332,10 @@ def test_whole_fit_stays_within_cache_size(kernel, params, data, every, monkeypa
     monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)  # many shrinking steps, merged records
     X, y = _data(data, 3000)
     SVM(C=1.0, kernel=kernel, **params).fit(X[:200], y[:200])  # imports, first-call set-up
+    if kernel == "linear":  # numba's import and compilation, once per process (if installed)
+        from smlengine import _smo_compiled
+
+        _smo_compiled.linear_pairs()
     budget_mb = 3.0
     model = SVM(C=1.0, kernel=kernel, cache_size=budget_mb, **params)
     tracemalloc.start()
