@@ -40,6 +40,17 @@ def _kkt_gap(model, X, y_pm):
     return F[up].max() - F[low].min()
 
 
+@pytest.fixture(params=["numpy", "compiled"])
+def linear_path(request, monkeypatch):
+    """Run a test on the numpy path and on the compiled linear pair updates (any n)."""
+    if request.param == "compiled":
+        _compiled_or_skip()
+        monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 1)
+    else:
+        monkeypatch.setattr(svm_module, "_USE_COMPILED", False)
+    return request.param
+
+
 CASES = [
     # kernel, params, data, C
     ("linear", {}, ("blobs", 6.0), 1.0),  # separable
@@ -52,9 +63,13 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("kernel, params, data, C", CASES)
+# the linear cases on both paths (numpy, compiled pair updates)
+PATH_CASES = [(*case, path) for case in CASES for path in (("numpy", "compiled") if case[0] == "linear" else ("numpy",))]
+
+
+@pytest.mark.parametrize("kernel, params, data, C, linear_path", PATH_CASES, indirect=["linear_path"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_agrees_with_sklearn(kernel, params, data, C, seed):
+def test_agrees_with_sklearn(kernel, params, data, C, seed, linear_path):
     svm_mod = pytest.importorskip("sklearn.svm")
     kind, scale = data
     X, y = (_moons if kind == "moons" else _blobs)(200, scale, seed)
@@ -424,7 +439,7 @@ def test_shrinking_must_be_bool():
 
 
 @pytest.mark.parametrize("kernel, scale", [("poly", 10.0), ("linear", 100.0), ("rbf", 10.0)])
-def test_duplicates_and_large_kernel_values_give_no_nan(kernel, scale, monkeypatch):
+def test_duplicates_and_large_kernel_values_give_no_nan(kernel, scale, linear_path, monkeypatch):
     # a_ij = k_ii + k_jj - 2 k_ij is 0 for duplicated points; with kernel values ~1e4 a tau
     # added afterwards is absorbed, and 0 / 0 in the selection made NaN (a RuntimeWarning).
     monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)
@@ -436,6 +451,7 @@ def test_duplicates_and_large_kernel_values_give_no_nan(kernel, scale, monkeypat
         warnings.simplefilter("error")
         m = SVM(C=0.1, kernel=kernel, degree=2, gamma=0.1, max_iter=3000).fit(X, y)
     assert np.all(np.isfinite(m.alpha_)) and np.isfinite(m.intercept_) and np.isfinite(m.dual_objective_)
+    assert (m._shrink_stats["compiled_updates"] > 0) == (kernel == "linear" and linear_path == "compiled")
     y_pm = np.where(y == m.classes_[1], 1.0, -1.0)
     gap = _kkt_gap(m, X, y_pm)
     assert m.kkt_violation() == pytest.approx(gap, rel=1e-6, abs=1e-6)
@@ -450,7 +466,7 @@ def _separable(n=200, seed=0):
 
 
 @pytest.mark.parametrize("scale", [1e-6, 1e3, 1e6, 1e9])
-def test_linear_hard_margin_at_any_scale_agrees_with_svc(scale):
+def test_linear_hard_margin_at_any_scale_agrees_with_svc(scale, linear_path):
     # |x| ~ 1e6 makes k ~ 1e12 and the multipliers ~ 1e-13: they used to be rounded to 0
     # (a bound test absolute in C), and the machine learned nothing.
     svm_mod = pytest.importorskip("sklearn.svm")
@@ -474,7 +490,7 @@ def test_linear_hard_margin_at_any_scale_agrees_with_svc(scale):
 
 @pytest.mark.parametrize("scale", [1e-9, 1e-6, 1e3, 1e6, 1e9])
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
-def test_rescaled_problem_gives_the_same_machine(kernel, scale):
+def test_rescaled_problem_gives_the_same_machine(kernel, scale, linear_path):
     # X -> s X with C -> C / s^2 (linear) or gamma -> gamma / s^2 (rbf) is the same problem:
     # alpha s^2 (linear) or alpha (rbf) and f are unchanged. The solver's thresholds (the
     # curvature floor tau, the bounds) must follow the kernel's scale, as tol on F does.
