@@ -33,11 +33,16 @@ def linear_pairs():
         if not _TRIED:
             try:
                 _KERNEL = _compile()
-            except Exception as exc:  # numba missing or unable to compile here: the numpy path is used
+            except Exception as exc:  # noqa: BLE001 - numba missing or unable to compile: the numpy path
                 _KERNEL = None
                 error = f"{type(exc).__name__}: {exc}"
             _TRIED = True
     return _KERNEL
+
+
+def loaded() -> bool:
+    """Whether the compiled function is ready in this process (never loads it)."""
+    return _KERNEL is not None
 
 
 def _compile():

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _smo_compiled
 from ._base import (
     MAX_ABS_VALUE,
     BaseEstimator,
@@ -34,7 +35,6 @@ from ._base import (
     check_X_y,
     frozen_array,
 )
-from ._smo_compiled import linear_pairs as compiled_linear_pairs
 from .kernels import KernelRows, make_kernel
 
 __all__ = ["SVM", "SVMSnapshot"]
@@ -48,8 +48,10 @@ _SHRINK_EVERY = 1000  # pair updates between shrinking steps (libsvm: min(n, 100
 # kept. Measured with tracemalloc: up to about 65 (N = 30,000, rbf).
 _WORK_VECTORS = 80
 _USE_COMPILED = True  # the linear kernel's pair updates in compiled code, when numba is there
-_COMPILED_MIN = 2  # shortest run of pair updates handed to it (a live run does one at a time)
-_COMPILED_MIN_N = 2000  # smaller problems take tens of ms in numpy, less than loading numba
+# n from which a fit loads the compiled code (about 0.6 s: numba's import and its cache; 2 s the
+# first time, to compile): a smaller problem takes less than that in numpy. Once loaded, the
+# process uses it for problems of any size.
+_COMPILED_MIN_N = 2000
 _COMPILED_MAX_D = 16  # it evaluates <x_t, x_i> per point (d products): cached columns beyond
 _MAX_EVENTS = 2  # shrinking steps remembered between reconstructions (older ones are merged)
 
@@ -473,13 +475,13 @@ class SVM(IterativeMixin, BaseEstimator):
         for its snapshots; the solver never reads it, so live and batch runs take the same
         iterates, and ``fit`` (every = 0) pays nothing for snapshots but the first and last.
 
-        On the linear kernel with n >= _COMPILED_MIN_N and d <= _COMPILED_MAX_D, and numba
-        installed, the runs of updates between two bookkeeping events (a snapshot due, the
-        shrinking step, max_iter, a pair violating by at most tol with m - M <= tol) go through
-        ``smlengine._smo_compiled``: the same rule with the kernel evaluated from the points,
-        so the iterates are those above up to rounding (a live run of single updates takes
-        the numpy path; a run with snapshots every few updates and ``fit`` then round
-        differently, and meet the same stopping rule).
+        On the linear kernel with d <= _COMPILED_MAX_D and numba installed, a fit with
+        n >= _COMPILED_MIN_N (not a live run of single updates), or any fit once the compiled
+        code is loaded in this process, makes every selection and update in
+        ``smlengine._smo_compiled`` (several at once between two bookkeeping events: a
+        snapshot due, the shrinking step, max_iter, the optimality check): the same rule with
+        the kernel evaluated from the points, so its iterates are those of the numpy path up
+        to rounding, and a live run and ``fit`` on that path take the same iterates.
         """
         n = y0.shape[0]
         C = float(self.C)
@@ -643,69 +645,68 @@ class SVM(IterativeMixin, BaseEstimator):
         pair = None
         done = False
         m_prev, M_prev = m, M
-        # compiled pair updates (linear kernel): looked up when first needed, so that a live
-        # run of single updates or a small problem never waits for numba
+        # compiled pair updates (linear kernel; see the docstring): every selection and update
+        # of this fit then goes through them, so live and batch runs take the same iterates
         compiled = None
-        try_compiled = (
-            _USE_COMPILED and linear and n >= _COMPILED_MIN_N and Xo.shape[1] <= _COMPILED_MAX_D
-            and Xo.flags.c_contiguous
-        )
+        if (
+            _USE_COMPILED and linear and Xo.shape[1] <= _COMPILED_MAX_D and Xo.flags.c_contiguous
+            and (_smo_compiled.loaded() or (n >= _COMPILED_MIN_N and every != 1))
+        ):
+            compiled = _smo_compiled.linear_pairs()
         # Each pass of the loop selects the pair for the current i (and so learns whether the
         # problem is optimal), reports the last update, shrinks now and then, and updates.
         while True:
-            if try_compiled:
-                # a run of pair updates with no bookkeeping due in between (a snapshot, the
-                # shrinking step, max_iter), in one compiled loop; it stops before an update
-                # when the problem may be optimal, which the selection below then checks
+            if compiled is not None:
+                # the updates with no bookkeeping due in between (a snapshot, the shrinking
+                # step, max_iter) in one call; it stops before an update when the active
+                # problem is optimal (m - M <= tol), which is then checked below as here
                 kmax = min(counter - 1, max_iter - it, every - since if every else counter)
-                if kmax >= _COMPILED_MIN and compiled is None:
-                    compiled = compiled_linear_pairs()
-                    try_compiled = compiled is not None
-                if kmax >= _COMPILED_MIN and try_compiled:
-                    k, i, m, li_, lj_, _ = compiled(
-                        cache.Pa, cache.auxa, y[:A], alpha[:A], Fup, Flow, C, tol, tau, i, m, kmax
-                    )
-                    if k:
-                        it += k
-                        since += k
-                        counter -= k
-                        stats["compiled_updates"] += k
-                        pair = (plist[li_], plist[lj_])
-                        M = None
-            # Rows of i: K[:, i] and r_t = a_t^(-1/2) (rbf: the a-row, which holds both). While
-            # shrunk, the rows gathered for the active set are kept (compact) until it changes:
-            # a dict look-up instead of a gather.
-            oi = plist[i]
-            if act is None:
-                s_ = slot_of[oi]  # cache hit of a full row, inlined (the common case)
-                if s_ >= 0 and row_full[s_]:
-                    lru_touch(s_)
-                    r = cache.buf[s_]
+                k, i, m, li_, lj_, check = compiled(
+                    cache.Pa, cache.auxa, y[:A], alpha[:A], Fup, Flow, C, tol, tau, i, m, max(kmax, 0)
+                )
+                if k:
+                    it += k
+                    since += k
+                    counter -= k
+                    stats["compiled_updates"] += k
+                    pair = (plist[li_], plist[lj_])
+                    M = None
+                Fj = m if check else -inf  # what the check below reads
+            else:
+                # Rows of i: K[:, i] and r_t = a_t^(-1/2) (rbf: the a-row, which holds both). While
+                # shrunk, the rows gathered for the active set are kept (compact) until it changes:
+                # a dict look-up instead of a gather.
+                oi = plist[i]
+                if act is None:
+                    s_ = slot_of[oi]  # cache hit of a full row, inlined (the common case)
+                    if s_ >= 0 and row_full[s_]:
+                        lru_touch(s_)
+                        r = cache.buf[s_]
+                    else:
+                        r = column(oi)
+                    if rbf:
+                        Ki = gi_row = r
+                    else:
+                        Ki, gi_row = r
                 else:
-                    r = column(oi)
+                    e = compact.get(oi)
+                    if e is None:
+                        e = compact_rows(oi)
+                    Ki, gi_row = e
+                # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij,
+                # through a gain with the sign of m - F_j, so that entries with F_j >= m score <= 0
+                # and those outside I_low (F = +inf) -inf: (m - F_j) r_j (its square is the gain),
+                # or for rbf (m - F_j) |m - F_j| / a_ij.
+                s_m[()] = m
+                np.subtract(s_m, Flow, nv)
                 if rbf:
-                    Ki = gi_row = r
+                    np.absolute(nv, tb)
+                    np.multiply(nv, tb, nv)
+                    np.divide(nv, gi_row, nv)
                 else:
-                    Ki, gi_row = r
-            else:
-                e = compact.get(oi)
-                if e is None:
-                    e = compact_rows(oi)
-                Ki, gi_row = e
-            # Second-order choice of j in I_low with F_j < F_i = m: maximise (m - F_j)^2 / a_ij,
-            # through a gain with the sign of m - F_j, so that entries with F_j >= m score <= 0
-            # and those outside I_low (F = +inf) -inf: (m - F_j) r_j (its square is the gain),
-            # or for rbf (m - F_j) |m - F_j| / a_ij.
-            s_m[()] = m
-            np.subtract(s_m, Flow, nv)
-            if rbf:
-                np.absolute(nv, tb)
-                np.multiply(nv, tb, nv)
-                np.divide(nv, gi_row, nv)
-            else:
-                np.multiply(nv, gi_row, nv)
-            j = int(nv.argmax())
-            Fj = float(Flow[j])
+                    np.multiply(nv, gi_row, nv)
+                j = int(nv.argmax())
+                Fj = float(Flow[j])
             # m - M >= m - F_j: only a pair violating by at most tol asks whether all are.
             if m - Fj <= tol:
                 M = float(Flow.min())
@@ -778,6 +779,17 @@ class SVM(IterativeMixin, BaseEstimator):
                         act, Fup, Flow, nv, av, tb = views(A)
                         counter += 1  # the pass that selects again does not count as a step
                         continue
+            if compiled is not None:
+                k, i, m, li_, lj_, _ = compiled(
+                    cache.Pa, cache.auxa, y[:A], alpha[:A], Fup, Flow, C, tol, tau, i, m, 1
+                )
+                if k:  # (none if the active problem became optimal: the next pass checks it)
+                    it += 1
+                    since += 1
+                    stats["compiled_updates"] += 1
+                    pair = (plist[li_], plist[lj_])
+                    M = None
+                continue
             # a_ij = K_ii + K_jj - 2 K_ij, as in the row (tau where it is <= 0)
             if rbf:
                 aij = float(gi_row[j])

@@ -313,6 +313,7 @@ def test_shrinking_on_and_off_give_the_same_solution(kernel, params, data, C, n,
 
 @pytest.mark.parametrize("kernel, rows", [("rbf", 3), ("rbf", 20), ("linear", 6)])
 def test_kernel_cache_never_exceeds_its_budget(kernel, rows, monkeypatch):
+    monkeypatch.setattr(svm_module, "_USE_COMPILED", False)  # the compiled linear path caches no rows
     monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)  # compact rows of the active set too
     X, y = _moons(500, 0.3, 1)
     row_bytes = 8 * 500 * (1 if kernel == "rbf" else 2)  # rbf: a-row; else K row and a-row
@@ -346,11 +347,8 @@ def test_whole_fit_stays_within_cache_size(kernel, params, data, every, monkeypa
     tracemalloc = pytest.importorskip("tracemalloc")
     monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)  # many shrinking steps, merged records
     X, y = _data(data, 3000)
+    monkeypatch.setattr(svm_module, "_USE_COMPILED", False)  # the compiled linear path caches no rows
     SVM(C=1.0, kernel=kernel, **params).fit(X[:200], y[:200])  # imports, first-call set-up
-    if kernel == "linear":  # numba's import and compilation, once per process (if installed)
-        from smlengine import _smo_compiled
-
-        _smo_compiled.linear_pairs()
     budget_mb = 3.0
     model = SVM(C=1.0, kernel=kernel, cache_size=budget_mb, **params)
     tracemalloc.start()
@@ -589,6 +587,24 @@ def test_compiled_linear_pairs_take_the_numpy_paths_steps(monkeypatch):
         assert a.dual_objective == pytest.approx(b.dual_objective, rel=1e-9)
 
 
+@pytest.mark.parametrize("shrink_every", [100, 1000])
+def test_compiled_fit_and_live_runs_take_the_same_iterates(shrink_every, monkeypatch):
+    _compiled_or_skip()
+    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", shrink_every)
+    X, y = _blobs(1200, 1.0, 5)
+    fitted = SVM(C=1.0, kernel="linear").fit(X, y)
+    assert fitted._shrink_stats["compiled_updates"] == fitted.n_iter_
+    for every in (1, 7, 250):
+        live = SVM(C=1.0, kernel="linear")
+        snaps = list(live.fit_steps(X, y, snapshot_every=every))
+        assert live._shrink_stats == fitted._shrink_stats
+        np.testing.assert_array_equal(snaps[-1].alpha, fitted.alpha_)
+        assert snaps[-1].b == fitted.intercept_ and live.n_iter_ == fitted.n_iter_
+        assert [s.step for s in snaps] == list(range(len(snaps)))
+        assert len(snaps) == 2 + (fitted.n_iter_ - 1) // every  # step 0, one per `every`, the last
+
+
 def test_compiled_linear_pairs_stop_at_max_iter_and_at_snapshots(monkeypatch):
     _compiled_or_skip()
     monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
@@ -625,7 +641,7 @@ def test_small_problems_and_live_single_steps_never_load_the_compiled_code(monke
 
     asked = []
     monkeypatch.setattr(_smo_compiled, "linear_pairs", lambda: asked.append(1))
-    monkeypatch.setattr(svm_module, "compiled_linear_pairs", _smo_compiled.linear_pairs)
+    monkeypatch.setattr(_smo_compiled, "_KERNEL", None)  # not loaded in this process yet
     X, y = _blobs(svm_module._COMPILED_MIN_N - 1, 1.5, 0)
     SVM(C=1.0, kernel="linear").fit(X, y)
     X, y = _blobs(svm_module._COMPILED_MIN_N, 1.5, 0)
@@ -634,3 +650,12 @@ def test_small_problems_and_live_single_steps_never_load_the_compiled_code(monke
     assert asked == []
     SVM(C=1.0, kernel="linear").fit(X, y)
     assert asked == [1]
+
+
+def test_once_loaded_the_compiled_code_serves_small_problems_too():
+    _compiled_or_skip()
+    X, y = _blobs(300, 1.5, 0)
+    m = SVM(C=1.0, kernel="linear").fit(X, y)
+    assert m._shrink_stats["compiled_updates"] > 0.5 * m.n_iter_
+    assert SVM(C=1.0, kernel="rbf").fit(X, y)._shrink_stats["compiled_updates"] == 0
+    assert SVM(C=1.0, kernel="linear").fit(np.asfortranarray(np.hstack([X, X])), y).last_snapshot_.converged
