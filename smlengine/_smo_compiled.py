@@ -58,7 +58,8 @@ def _compile():
 
     @numba.njit(signature, cache=cache, nogil=True)
     def linear_pairs(X, sq, y, alpha, Fup, Flow, C, tol, tau, i, m, kmax):
-        """Up to ``kmax`` pair updates on the active points (arrays in the solver's order).
+        """Up to ``kmax`` pair updates on the active points (arrays in the solver's order),
+        each selection followed by the optimality check, the last one too.
 
         X (A, d) points, sq = |x_t|^2, y = +-1, alpha, Fup = F on I_up (-inf elsewhere),
         Flow = F on I_low (+inf elsewhere), i = argmax Fup with m = Fup[i]. For each update:
@@ -74,7 +75,7 @@ def _compile():
         dx = np.empty(d)
         k = 0
         last_i = last_j = -1
-        while k < kmax:
+        while True:
             # second-order selection of j: the largest (m - F_t)^2 / a_it over F_t < m,
             # compared by cross-multiplication (no square root or division per point)
             best_num = 0.0
@@ -110,6 +111,8 @@ def _compile():
                         M = Flow[t]
                 if m - M <= tol:
                     return k, i, m, last_i, last_j, True
+            if k >= kmax:  # (after the check: with kmax = 0 a call only checks)
+                return k, i, m, last_i, last_j, False
             kij = 0.0
             for c in range(d):
                 kij += X[i, c] * X[j, c]
@@ -186,6 +189,5 @@ def _compile():
                 if Fup[t] > m:
                     m = Fup[t]
                     i = t
-        return k, i, m, last_i, last_j, False
 
     return linear_pairs

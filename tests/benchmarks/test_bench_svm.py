@@ -12,7 +12,8 @@ Rows (issue 16):
   ``cache_size``, which bounds the fit, not only its kernel rows;
 - the compiled path (numba, linear kernel, n >= 2,000): its share of the updates, the numpy
   path's own ratio beside it, and its cost at the start of a process (compile or cache load);
-- the live lab: steps per second of ``fit_steps(snapshot_every=1)`` on moons N = 3,000 RBF,
+- the live lab: steps per second of ``fit_steps(snapshot_every=1)`` on moons N = 3,000 RBF
+  and blobs N = 3,000 linear,
   every snapshot consumed as the GUI does (its alpha read), against ``fit``'s pair updates per second.
 
 The machine may be shared: ratios of best-of-3 times are the figure to read, and two runs
@@ -152,10 +153,12 @@ def test_bench_memory(cache_mb):
 
 
 @pytest.mark.benchmark
-def test_bench_live_steps():
-    """Steps per second of a live run (a snapshot per pair update, each one consumed)."""
-    X, y = _data("moons", 3000)
-    params = _params("moons", "rbf")
+@pytest.mark.parametrize("kind, kernel", [("moons", "rbf"), ("blobs", "linear")])
+def test_bench_live_steps(kind, kernel):
+    """Steps per second of a live run (a snapshot per pair update, each one consumed); linear
+    on the compiled path once it is loaded (as after any earlier linear fit of >= 2,000 points)."""
+    X, y = _data(kind, 3000)
+    params = _params(kind, kernel)
     t_fit, fitted = _best_time(lambda: SVM(tol=1e-3, **params).fit(X, y), 3)
     best, gaps = np.inf, None
     for _ in range(3):
@@ -175,7 +178,7 @@ def test_bench_live_steps():
         f"{n_snaps} snapshots in {best:.2f} s; per step median {np.median(gaps):.3f} ms, "
         f"p99 {np.percentile(gaps, 99):.3f} ms, max {gaps.max():.2f} ms; fit: {fitted.n_iter_ / t_fit:.0f} pairs/s"
     )
-    _ROWS.append(("live moons N=3000 rbf, snapshots on", f"{n_snaps / best:.0f}/s", "", None, detail))
+    _ROWS.append((f"live {kind} N=3000 {kernel}, snapshots on", f"{n_snaps / best:.0f}/s", "", None, detail))
     _print_table()
     assert gaps.max() < 50.0
 

@@ -600,6 +600,7 @@ def test_compiled_fit_and_live_runs_take_the_same_iterates(shrink_every, monkeyp
         snaps = list(live.fit_steps(X, y, snapshot_every=every))
         assert live._shrink_stats == fitted._shrink_stats
         np.testing.assert_array_equal(snaps[-1].alpha, fitted.alpha_)
+        assert snaps[-1].converged and not any(s.converged for s in snaps[:-1])
         assert snaps[-1].b == fitted.intercept_ and live.n_iter_ == fitted.n_iter_
         assert [s.step for s in snaps] == list(range(len(snaps)))
         assert len(snaps) == 2 + (fitted.n_iter_ - 1) // every  # step 0, one per `every`, the last
