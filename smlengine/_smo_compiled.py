@@ -19,7 +19,47 @@ import threading
 
 import numpy as np
 
+def clip_pair(ai, aj, pi, pj, t, C):
+    """The pair step clipped to the box: (alpha_i, alpha_j, t) after alpha_i += y_i t,
+    alpha_j -= y_j t with t = min(t, room of i, room of j) (pi, pj: y > 0).
+
+    A multiplier that reaches its bound is set to it exactly (the free / bounded sets stay
+    clean); no other rounding towards a bound: a multiplier of 1e-13 is real when the kernel
+    values are ~1e13 (|x| ~ 1e6, linear), and moving it without moving F would break
+    F = -y (Q alpha - 1). Plain Python, so that the numpy path runs it as it is and the
+    compiled path compiles the same rule; no builtin calls (it runs once per pair update).
+    """
+    li = C - ai if pi else ai
+    lj = aj if pj else C - aj
+    if li < t:
+        t = li
+    if lj < t:
+        t = lj
+    if t >= li:
+        ai = C if pi else 0.0
+    elif pi:
+        ai += t
+        if ai > C:
+            ai = C
+    else:
+        ai -= t
+        if ai < 0.0:
+            ai = 0.0
+    if t >= lj:
+        aj = 0.0 if pj else C
+    elif pj:
+        aj -= t
+        if aj < 0.0:
+            aj = 0.0
+    else:
+        aj += t
+        if aj > C:
+            aj = C
+    return ai, aj, t
+
+
 _LOCK = threading.Lock()
+_clip = None  # clip_pair compiled (set by _compile)
 _KERNEL = None
 _TRIED = False
 error: str | None = None  # why the compiled code is not in use (None: in use, or not tried yet)
@@ -55,6 +95,11 @@ def _compile():
     signature = numba.types.Tuple((i8, i8, f8, i8, i8, b1))(
         f8[:, ::1], vec, vec, vec, vec, vec, f8, f8, f8, i8, f8, i8
     )
+
+    # a module global, not a closure variable: numba's cache keys a closure by its cells, which
+    # would make every process compile again
+    global _clip
+    _clip = numba.njit(cache=cache, nogil=True)(clip_pair)
 
     @numba.njit(signature, cache=cache, nogil=True)
     def linear_pairs(X, sq, y, alpha, Fup, Flow, C, tol, tau, i, m, kmax):
@@ -126,32 +171,7 @@ def _compile():
             pj = y[j] > 0
             was_low_i = ai > 0 if pi else ai < C
             was_up_j = aj < C if pj else aj > 0
-            li = C - ai if pi else ai
-            lj = aj if pj else C - aj
-            if li < step:
-                step = li
-            if lj < step:
-                step = lj
-            if step >= li:
-                ai = C if pi else 0.0
-            elif pi:
-                ai += step
-                if ai > C:
-                    ai = C
-            else:
-                ai -= step
-                if ai < 0.0:
-                    ai = 0.0
-            if step >= lj:
-                aj = 0.0 if pj else C
-            elif pj:
-                aj -= step
-                if aj < 0.0:
-                    aj = 0.0
-            else:
-                aj += step
-                if aj > C:
-                    aj = C
+            ai, aj, step = _clip(ai, aj, pi, pj, step, C)
             alpha[i] = ai
             alpha[j] = aj
             # F <- F - step (K[:, i] - K[:, j]) = F - X (step (x_i - x_j))
@@ -163,18 +183,12 @@ def _compile():
                     v += X[t, c] * dx[c]
                 Fup[t] -= v
                 Flow[t] -= v
-            if pi:
-                up, low = ai < C, ai > 0
-            else:
-                up, low = ai > 0, ai < C
+            up, low = (ai < C, ai > 0) if pi else (ai > 0, ai < C)
             if not (up and low == was_low_i):
                 Fi = Fup[i]
                 Fup[i] = Fi if up else -inf
                 Flow[i] = Fi if low else inf
-            if pj:
-                up, low = aj < C, aj > 0
-            else:
-                up, low = aj > 0, aj < C
+            up, low = (aj < C, aj > 0) if pj else (aj > 0, aj < C)
             if not (low and up == was_up_j):
                 Fj = Flow[j]
                 Fup[j] = Fj if up else -inf

@@ -35,6 +35,7 @@ from ._base import (
     check_X_y,
     frozen_array,
 )
+from ._smo_compiled import clip_pair
 from .kernels import KernelRows, make_kernel
 
 __all__ = ["SVM", "SVMSnapshot"]
@@ -802,36 +803,7 @@ class SVM(IterativeMixin, BaseEstimator):
             pi, pj = ypos[i], ypos[j]
             was_low_i = ai > 0 if pi else ai < C
             was_up_j = aj < C if pj else aj > 0
-            # Clip to the box. A multiplier that reaches its bound is set to it exactly (the
-            # free / bounded sets stay clean); no other rounding towards a bound: a multiplier
-            # of 1e-13 is real when the kernel values are ~1e13 (|x| ~ 1e6, linear), and
-            # moving it without moving F would break F = -y (Q alpha - 1).
-            li = C - ai if pi else ai
-            lj = aj if pj else C - aj
-            if li < t:  # t = min(t, li, lj), without a builtin call (this is the hot loop)
-                t = li
-            if lj < t:
-                t = lj
-            if t >= li:
-                ai = C if pi else 0.0
-            elif pi:
-                ai += t
-                if ai > C:
-                    ai = C
-            else:
-                ai -= t
-                if ai < 0.0:
-                    ai = 0.0
-            if t >= lj:
-                aj = 0.0 if pj else C
-            elif pj:
-                aj -= t
-                if aj < 0.0:
-                    aj = 0.0
-            else:
-                aj += t
-                if aj > C:
-                    aj = C
+            ai, aj, t = clip_pair(ai, aj, pi, pj, t, C)  # to the box
             alpha[i] = ai
             alpha[j] = aj
             # F <- F - t (K[:, i] - K[:, j]) on the active points (= F - t/2 (a_j - a_i) for rbf)
