@@ -2,6 +2,8 @@
 step exactness, switching classifiers, cross-validation, the reference check, projector
 mode, sessions and bad input."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -155,28 +157,36 @@ def test_grid_search_fills_cell_by_cell(qtbot, make_window):
     assert lab.params()["gamma"] == cv.result["best_params"]["gamma"]
 
 
-def test_grid_search_can_be_cancelled(qtbot, make_window):
+def test_grid_search_can_be_cancelled(qtbot, make_window, monkeypatch):
+    from app import tasks
+
     window, lab = _lab(qtbot, make_window, **{**MOONS, "n_samples": 300})
     cv = lab.cv_view
+    handed, after_cancel, gate = [], [], threading.Event()
+
+    class GatedState(tasks.TaskState):
+        def put(self, item):  # the search's second cell waits until the user has cancelled
+            handed.append(item)
+            if len(handed) == 2:
+                gate.wait(60)
+            if self.cancelled:
+                after_cancel.append(item)
+            super().put(item)
+
+    monkeypatch.setattr(tasks, "TaskState", GatedState)
     lab.run_grid_search()
     state = cv.task.state
-    put, after_cancel = state.put, []
-
-    def recording_put(item):  # which cells the search still hands over once cancelled
-        if state.cancelled:
-            after_cancel.append(item)
-        put(item)
-
-    state.put = recording_put
+    assert isinstance(state, GatedState)
     qtbot.waitUntil(lambda: len(cv.snapshots) >= 1, timeout=60_000)
     cv.cancel_button.click()
+    gate.set()
     assert not cv.running and cv.run_button.isEnabled() and state.cancelled
     n = len(cv.snapshots)
     assert state.done.wait(60)  # the search stops at the next cell ...
     cv.task.poll()
-    assert len(cv.snapshots) == n  # ... and nothing it still computed is shown
-    assert len(after_cancel) <= 1  # at most the cell under way when cancel came
-    assert n + len(state.take()) < 42
+    assert len(cv.snapshots) == n == 1  # ... and nothing it still computed is shown
+    assert len(handed) == 2 and len(after_cancel) == 1  # only the cell under way when cancel came
+    assert len(state.take()) == 1
 
 
 @pytest.mark.parametrize("kind", ["svm_rbf", "svm_linear", "logistic"])
