@@ -19,6 +19,7 @@ import threading
 
 import numpy as np
 
+
 def clip_pair(ai, aj, pi, pj, t, C):
     """The pair step clipped to the box: (alpha_i, alpha_j, t) after alpha_i += y_i t,
     alpha_j -= y_j t with t = min(t, room of i, room of j) (pi, pj: y > 0).

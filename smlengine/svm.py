@@ -53,7 +53,9 @@ _USE_COMPILED = True  # the linear kernel's pair updates in compiled code, when 
 # first time, to compile): a smaller problem takes less than that in numpy. Once loaded, the
 # process uses it for problems of any size.
 _COMPILED_MIN_N = 2000
-_COMPILED_MAX_D = 16  # it evaluates <x_t, x_i> per point (d products): cached columns beyond
+# it evaluates <x_t, x_i> per point (d products); for more features the numpy path's cached
+# kernel columns cost less
+_COMPILED_MAX_D = 16
 _MAX_EVENTS = 2  # shrinking steps remembered between reconstructions (older ones are merged)
 
 
