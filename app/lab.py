@@ -201,6 +201,13 @@ class Lab(QtWidgets.QWidget):
         self.runner.frameChanged.connect(self._on_frame)
         self.runner.stateChanged.connect(self._update_controls)
         self.runner.stateChanged.connect(self._follow_play)
+        self.runner.stateChanged.connect(self._settle_maths)
+        # While playing, the maths panel follows at MATHS_INTERVAL; a frame skipped by that
+        # throttle is shown when the interval ends, so the panel is never more than one
+        # interval behind the picture.
+        self._maths_trailing = QtCore.QTimer(self)
+        self._maths_trailing.setSingleShot(True)
+        self._maths_trailing.timeout.connect(self._refresh_maths)
         self._calm_plots = False
         self.runner.errorOccurred.connect(self.show_error)
         self.form.changed.connect(self.on_param_changed)
@@ -405,11 +412,38 @@ class Lab(QtWidgets.QWidget):
             # playing, the maths panel follows at a few updates per second.
             if not self.runner.playing or now - self._maths_time > MATHS_INTERVAL:
                 self._maths_time = now
+                self._maths_trailing.stop()
                 self.maths.set_html(self.maths_html(snapshot))
+            elif not self._maths_trailing.isActive():
+                wait = MATHS_INTERVAL - (now - self._maths_time)
+                self._maths_trailing.start(max(1, round(1000 * wait)))
         except Exception as exc:  # noqa: BLE001 - a drawing bug must not take the app down
             log.exception("drawing failed")
             self.show_error(f"Could not draw this step: {exc}")
         self._update_controls()
+
+    def refresh_maths(self) -> None:
+        """Show the maths of the snapshot on screen now (labs call this when something the
+        maths depends on changes outside the run, such as a clicked point)."""
+        self._maths_trailing.stop()
+        snapshot = self.runner.current
+        if snapshot is None:
+            return
+        self._maths_time = time.perf_counter()
+        try:
+            self.maths.set_html(self.maths_html(snapshot))
+        except Exception as exc:  # noqa: BLE001 - a maths bug must not take the app down
+            log.exception("maths panel failed")
+            self.show_error(f"Could not write the maths of this step: {exc}")
+
+    def _refresh_maths(self) -> None:
+        self.refresh_maths()
+
+    def _settle_maths(self) -> None:
+        """Once the run stops (paused, finished, stepped, scrubbed, reset), the panel shows
+        the maths of the snapshot on screen, not the last one the throttle let through."""
+        if not self.runner.playing:
+            self.refresh_maths()
 
     def _follow_play(self) -> None:
         """While a run plays, history plots grow their view in steps (calm ranges, see
@@ -456,6 +490,7 @@ class Lab(QtWidgets.QWidget):
         return self.banner.text() if self.banner.isVisible() else ""
 
     def shutdown(self) -> None:
+        self._maths_trailing.stop()
         for t in self._tasks.values():
             t.shutdown()
         self.runner.shutdown()

@@ -1,0 +1,67 @@
+"""What the screen shows is the truth: checks on what is drawn, for every lab.
+
+The maths panel is the product's promise of "live numbers": whenever the run is not playing
+(paused, finished, stepped, stepped back, scrubbed, reset) it shows ``maths_html`` of the
+snapshot on screen.
+"""
+
+import pytest
+
+from app import registry
+
+LAB_IDS = [cls.id for cls in registry.discover()]
+
+
+def _maths_in_step(qtbot, lab):
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.settled and not r.playing, timeout=30_000)
+    qtbot.waitUntil(lambda: not r._dirty, timeout=30_000)
+    snap = r.current
+    assert snap is not None
+    expected = lab.maths_html(snap)
+    assert lab.maths._html == expected, f"{lab.id}: maths panel is not that of step {snap.step}"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_maths_panel_follows_the_step_on_screen(qtbot, make_window, lab_id):
+    window = make_window(lab_ids=[lab_id])
+    lab = window.show_lab(lab_id)
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.current is not None or r.error is not None, timeout=30_000)
+    assert r.error is None, r.error
+    r.set_rate(None)  # as fast as possible: the throttle drops most frames' maths
+
+    lab.play()
+    qtbot.waitUntil(lambda: len(r.timeline) >= 25 or r.finished or r.error is not None, timeout=60_000)
+    lab.pause()
+    _maths_in_step(qtbot, lab)
+
+    if not r.finished:
+        lab.step()
+        qtbot.waitUntil(lambda: r.settled, timeout=30_000)
+        _maths_in_step(qtbot, lab)
+    lab.step_back()
+    _maths_in_step(qtbot, lab)
+    lab.runbar.slider.setValue(0)
+    _maths_in_step(qtbot, lab)
+    lab.runbar.slider.setValue(lab.runbar.slider.maximum())
+    _maths_in_step(qtbot, lab)
+
+    lab.reset()
+    qtbot.waitUntil(lambda: r.current is not None, timeout=30_000)
+    _maths_in_step(qtbot, lab)
+    window.close()
+
+
+@pytest.mark.parametrize("lab_id", ["classifiers", "trees", "segmentation"])
+def test_maths_panel_shows_the_last_step_when_the_run_ends(qtbot, make_window, lab_id):
+    window = make_window(lab_ids=[lab_id])
+    lab = window.show_lab(lab_id)
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.current is not None, timeout=30_000)
+    lab.play()  # at the run bar's default speed, as a class watches it
+    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=120_000)
+    assert r.error is None, r.error
+    _maths_in_step(qtbot, lab)
+    assert r.current is r.timeline.last
+    window.close()
