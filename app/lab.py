@@ -143,6 +143,9 @@ class Lab(QtWidgets.QWidget):
         self.run_params: dict = {}
         self.run_seed = 0
         self._maths_time = 0.0
+        #: the maths panel was opened (F1) although projector mode on a small screen folds it
+        self.maths_unfolded = False
+        self._projector_seen = theme.current().projector
         self._tasks: dict[str, BackgroundTask] = {}
         self.init_state()
         self.runner = Runner(self)
@@ -299,6 +302,9 @@ class Lab(QtWidgets.QWidget):
             QtCore.QTimer.singleShot(0, self.fit_panels)
 
     def _restyle(self, s: theme.Style) -> None:
+        if s.projector != self._projector_seen:
+            self.maths_unfolded = False  # switching projector mode folds again
+        self._projector_seen = s.projector
         self.fit_panels(s)
         self.maths.apply_style(s)
         self.apply_style(s)
@@ -320,11 +326,23 @@ class Lab(QtWidgets.QWidget):
             controls = int(max(least, min(contents.sizeHint().width() + bar, 0.30 * total)))
         maths = 0
         if self.maths.isVisible() or (not self.isVisible() and not self.maths.isHidden()):
-            # a projector on a small screen: the plots come first, the maths panel is folded
-            # away (drag the splitter's right edge, or F1 twice, to open it)
-            if not (s.projector and total < 1400):
+            if not self.maths_folded_by_projector(s, total):
                 maths = int(min(280 * s.scale, max(0.20 * total, 160)))
+                if s.projector and total < 1400:
+                    maths = int(min(maths, 0.30 * total))  # opened by F1: the plots yield
         self.splitter.setSizes([controls, max(total - controls - maths, 200), maths])
+
+    def maths_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
+        """A projector on a small screen: the plots come first and the maths panel is folded
+        away until F1 opens it (:attr:`maths_unfolded`)."""
+        s = s or theme.current()
+        total = max(self.splitter.width(), 600) if total is None else total
+        return s.projector and total < 1400 and not self.maths_unfolded
+
+    def unfold_maths(self, on: bool = True) -> None:
+        """Open (or fold again) the maths panel that projector mode folded away."""
+        self.maths_unfolded = bool(on)
+        self.fit_panels()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

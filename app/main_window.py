@@ -132,6 +132,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build_lab(self, host: _LabHost) -> Lab:
         lab = host.build()
         lab.maths.setVisible(self.maths_action.isChecked())
+        lab.maths_unfolded = any(other.maths_unfolded for other in self.built_labs() if other is not lab)
         lab.controls_scroll.setVisible(self.controls_action.isChecked())
         restored = False
         problem = ""
@@ -210,7 +211,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.projector_action = self._action(v, "&Projector mode", self.set_projector, "F5", checkable=True,
                                              tip="Larger fonts, thicker lines and markers for a classroom")
         self.dark_action = self._action(v, "&Dark theme", self.set_dark, checkable=True)
-        self.maths_action = self._action(v, "Show the &maths", self.set_maths_visible, "F1", checkable=True)
+        self.maths_action = self._action(v, "Show the &maths", self.toggle_maths, "F1", checkable=True)
         self.maths_action.setChecked(True)
         self.controls_action = self._action(v, "Show the p&arameters", self.set_controls_visible, "F2",
                                             checkable=True, tip="Hide the side panels and the plots take the room")
@@ -289,6 +290,22 @@ class MainWindow(QtWidgets.QMainWindow):
         for lab in self.built_labs():
             lab.maths.setVisible(bool(on))
             lab.fit_panels()
+
+    def toggle_maths(self, on: bool) -> None:
+        """F1: show or hide the maths panel. In projector mode on a small screen the panel is
+        folded away for the plots; F1 then opens it (the plots yield), and F1 again folds it."""
+        lab = self.lab()
+        if lab is not None and lab.maths.isVisible() and lab.maths_folded_by_projector():
+            self.maths_action.setChecked(True)
+            for other in self.built_labs():
+                other.unfold_maths(True)
+            return
+        if lab is not None and not on and lab.maths_unfolded:
+            self.maths_action.setChecked(True)
+            for other in self.built_labs():
+                other.unfold_maths(False)
+            return
+        self.set_maths_visible(on)
 
     def set_controls_visible(self, on: bool) -> None:
         self.controls_action.setChecked(bool(on))

@@ -65,3 +65,29 @@ def test_maths_panel_shows_the_last_step_when_the_run_ends(qtbot, make_window, l
     _maths_in_step(qtbot, lab)
     assert r.current is r.timeline.last
     window.close()
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 800)], ids=["1024x768", "1280x800"])
+def test_f1_opens_the_maths_panel_in_projector_mode(qtbot, make_window, size):
+    from PySide6 import QtCore
+
+    window = make_window(lab_ids=["classifiers", "trees"])
+    window.resize(*size)
+    lab = window.show_lab("classifiers")
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=30_000)
+    window.set_projector(True)
+    qtbot.waitUntil(lambda: lab.splitter.sizes()[2] == 0, timeout=5_000)  # folded for the plots
+    plots_before = lab.splitter.sizes()[1]
+
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_F1)
+    qtbot.waitUntil(lambda: lab.splitter.sizes()[2] >= 150, timeout=5_000)
+    assert lab.maths.isVisible() and window.maths_action.isChecked()
+    assert lab.splitter.sizes()[1] < plots_before  # the plots yield
+    assert lab.maths.toPlainText().strip()
+    other = window.show_lab("trees")  # the other labs follow
+    qtbot.waitUntil(lambda: other.splitter.sizes()[2] >= 150, timeout=5_000)
+
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_F1)  # F1 again folds it away
+    qtbot.waitUntil(lambda: other.splitter.sizes()[2] == 0, timeout=5_000)
+    window.set_projector(False)
+    qtbot.waitUntil(lambda: other.splitter.sizes()[2] >= 150, timeout=5_000)
