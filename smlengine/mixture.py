@@ -1,0 +1,784 @@
+"""Gaussian mixtures fitted by EM, one E-step or M-step at a time.
+
+Model
+-----
+π(x) = Σ_k c_k g(x; μ_k, Σ_k), with a latent assignment m_i ∈ {1..K} of every point x_i.
+
+EM (the course's updates)
+-------------------------
+* E-step: a_ik = c_k g(x_i; μ_k, Σ_k) / Σ_l c_l g(x_i; μ_l, Σ_l)   (the responsibilities)
+* M-step: n_k = Σ_i a_ik, c_k = n_k / n, μ_k = Σ_i a_ik x_i / n_k,
+  S_k = Σ_i a_ik (x_i − μ_k)(x_i − μ_k)ᵀ / n_k, and Σ_k depends on ``covariance_type``:
+
+  - ``'full'``: Σ_k = S_k
+  - ``'diag'``: Σ_k = diag(S_k)
+  - ``'spherical'``: Σ_k = σ_k² I with σ_k² = tr(S_k) / f
+  - ``'tied'``: one Σ = Σ_k n_k S_k / n for every component
+
+  and ``reg_covar`` · I is added to every Σ_k (a floor: without it a component that
+  collapses onto one point has det Σ_k → 0 and the likelihood → ∞).
+
+The log-likelihood ℓ(θ) = Σ_i log Σ_k c_k g(x_i; μ_k, Σ_k) never decreases from one
+iteration to the next. Behind that is the lower bound
+F(a, θ) = Σ_i Σ_k a_ik (log c_k g(x_i; μ_k, Σ_k) − log a_ik) ≤ ℓ(θ): the E-step raises F to
+ℓ(θ) (equality for the responsibilities of θ), the M-step raises F by maximising over θ
+with a fixed. With ``half_steps=True`` both halves are yielded and F is reported.
+
+Also here: :func:`soft_kmeans_steps` (EM with Σ_k = σ² I fixed and c_k = 1/K, which becomes
+k-means as σ → 0), :func:`mixture_restarts` (seeded restarts and their distinct optima) and
+:func:`model_order_steps` (BIC, AIC and split-half stability against K).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, replace
+from typing import Iterator
+
+import numpy as np
+from scipy.special import xlogy
+
+from ._base import (
+    MAX_ABS_VALUE,
+    BaseEstimator,
+    IterativeMixin,
+    Snapshot,
+    check_array,
+    check_choice,
+    check_random_state,
+    check_scalar,
+    frozen_array,
+)
+
+__all__ = [
+    "COVARIANCE_TYPES",
+    "INITS",
+    "GaussianMixture",
+    "MixtureSnapshot",
+    "n_parameters",
+    "soft_kmeans_steps",
+    "SoftKMeansSnapshot",
+    "mixture_restarts",
+    "MixtureRestartsSnapshot",
+    "model_order_steps",
+    "ModelOrderSnapshot",
+]
+
+COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
+INITS = ("kmeans", "k-means++", "random")
+_LOG_2PI = math.log(2.0 * math.pi)
+_EPS10 = 10.0 * np.finfo(float).eps  # added to n_k, as scikit-learn does, so an empty component gives 0/ε, not 0/0
+
+
+def n_parameters(n_components: int, n_features: int, covariance_type: str) -> int:
+    """Free parameters m of a K-component mixture in f dimensions (used by BIC and AIC).
+
+    m = (K − 1) weights + K f means + the covariance parameters: K f(f+1)/2 ('full'),
+    K f ('diag'), K ('spherical') or f(f+1)/2 ('tied').
+    """
+    k, f = int(n_components), int(n_features)
+    cov = {"full": k * f * (f + 1) // 2, "diag": k * f, "spherical": k, "tied": f * (f + 1) // 2}
+    check_choice("covariance_type", covariance_type, COVARIANCE_TYPES)
+    return (k - 1) + k * f + cov[covariance_type]
+
+
+# ----------------------------------------------------------------------------- snapshots
+
+
+@dataclass(frozen=True, kw_only=True)
+class MixtureSnapshot(Snapshot):
+    """State of EM after one iteration (or one half step).
+
+    Attributes
+    ----------
+    half : str
+        ``'init'`` (step 0: the initial parameters and their responsibilities), ``'EM'`` (a
+        whole iteration: M-step then E-step), or with ``half_steps=True`` ``'M'`` (new
+        parameters, responsibilities of the previous E-step) and ``'E'`` (new
+        responsibilities, parameters unchanged).
+    weights : ndarray (K,) -- c_k
+    means : ndarray (K, f) -- μ_k
+    covariances : ndarray (K, f, f) -- Σ_k as full matrices for every covariance type
+        (diagonal, a multiple of I, or the same matrix K times), ``reg_covar`` included
+    responsibilities : ndarray (n, K) -- a_ik; rows sum to one
+    log_likelihood : float -- ℓ(θ) = Σ_i log π(x_i) of this snapshot's parameters
+    lower_bound : float -- F(a, θ) of this snapshot's responsibilities and parameters
+        (equal to ℓ after an E-step)
+    change : float -- (ℓ_j − ℓ_{j−1}) / n since the previous iteration (inf at step 0)
+    n_iter : int -- M-steps done in this restart
+    converged : bool -- |change| < tol
+    restart : int -- index of the restart (``n_init`` runs restarts in turn)
+    """
+
+    half: str
+    weights: np.ndarray
+    means: np.ndarray
+    covariances: np.ndarray
+    responsibilities: np.ndarray
+    log_likelihood: float
+    lower_bound: float
+    change: float
+    n_iter: int
+    converged: bool = False
+    restart: int = 0
+
+    @property
+    def labels(self) -> np.ndarray:
+        """argmax_k a_ik (ties to the lowest k)."""
+        return np.argmax(self.responsibilities, axis=1)
+
+
+# ----------------------------------------------------------------------------- numerics
+
+
+def _log_normalise(L: np.ndarray) -> np.ndarray:
+    """Turn the (K, n) log joint L in place into responsibilities; return log Σ_k exp L[k, i]."""
+    m = L.max(axis=0)
+    m[~np.isfinite(m)] = 0.0
+    L -= m
+    np.exp(L, out=L)
+    s = L.sum(axis=0)
+    L /= s
+    return m + np.log(s)
+
+
+def _cholesky(cov: np.ndarray, reg: float) -> np.ndarray:
+    """Lower Cholesky factors of the (K, f, f) covariances; a clear error when one is singular."""
+    try:
+        chol = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        chol = None
+    if chol is not None:
+        d = np.diagonal(chol, axis1=1, axis2=2)
+        if np.all(np.isfinite(chol)) and np.all(d > 1e-150):
+            return chol
+    bad = []
+    for j in range(cov.shape[0]):
+        try:
+            c = np.linalg.cholesky(cov[j])
+            if not (np.all(np.isfinite(c)) and np.all(np.diagonal(c) > 1e-150)):
+                bad.append(j)
+        except np.linalg.LinAlgError:
+            bad.append(j)
+    which = ", ".join(str(j) for j in bad) or "?"
+    raise ValueError(
+        f"the covariance of component {which} became singular: the component collapsed onto a single point or "
+        f"a line, and the likelihood grows without bound. Set reg_covar > 0 (now {reg:g}) or use fewer components"
+    )
+
+
+class _EM:
+    """E- and M-steps on fixed data, feature-major and centred on the data mean.
+
+    Centring keeps P x − P μ (P = L⁻¹, Σ = L Lᵀ) accurate for data far from the origin; the
+    K Mahalanobis distances come from one BLAS product of the stacked P_k with the data.
+    """
+
+    def __init__(self, X: np.ndarray, covariance_type: str, reg: float):
+        self.n, self.f = X.shape
+        self.center = X.mean(axis=0)
+        self.Xt = np.ascontiguousarray((X - self.center).T)  # (f, n)
+        self.ctype = covariance_type
+        self.reg = reg
+
+    def log_joint(self, weights, means, chol) -> np.ndarray:
+        """(K, n): log c_k + log g(x_i; μ_k, Σ_k)."""
+        k, f = means.shape
+        eye = np.eye(f)
+        P = np.linalg.solve(chol, np.broadcast_to(eye, chol.shape))  # (K, f, f) = L_k⁻¹
+        Y = P.reshape(k * f, f) @ self.Xt  # (K f, n)
+        Y -= np.einsum("kab,kb->ka", P, means - self.center).reshape(k * f, 1)
+        np.square(Y, out=Y)
+        Q = Y.reshape(k, f, self.n).sum(axis=1)  # squared Mahalanobis distances (K, n)
+        half_logdet = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+        with np.errstate(divide="ignore"):
+            logc = np.log(weights)
+        Q *= -0.5
+        Q += (logc - half_logdet - 0.5 * f * _LOG_2PI)[:, None]
+        return Q
+
+    def m_step(self, R: np.ndarray, floor_small: bool = False):
+        """Weights, means (K, f) and full covariances (K, f, f) from responsibilities R (K, n).
+
+        ``floor_small``: components with fewer than f + 1 points (an initial hard assignment)
+        get the covariance of all the data instead of a singular one.
+        """
+        k = R.shape[0]
+        f = self.f
+        nk = R.sum(axis=1) + _EPS10
+        mu_c = (R @ self.Xt.T) / nk[:, None]
+        S = np.empty((k, f, f))
+        for j in range(k):
+            D = self.Xt - mu_c[j][:, None]
+            S[j] = (D * R[j]) @ D.T / nk[j]
+        if floor_small:
+            small = nk < f + 1
+            if np.any(small):
+                S[small] = np.cov(self.Xt, bias=True).reshape(f, f)
+        cov = _constrain(S, nk, self.ctype)
+        cov[:, np.arange(f), np.arange(f)] += self.reg
+        return nk / nk.sum(), mu_c + self.center, cov
+
+
+def _constrain(S: np.ndarray, nk: np.ndarray, ctype: str) -> np.ndarray:
+    """Full scatter matrices S_k → Σ_k of the covariance type (as full matrices, no floor yet)."""
+    k, f, _ = S.shape
+    if ctype == "full":
+        return S
+    if ctype == "tied":
+        T = np.einsum("k,kab->ab", nk, S) / nk.sum()
+        return np.repeat(T[None], k, axis=0)
+    d = np.diagonal(S, axis1=1, axis2=2)
+    if ctype == "spherical":
+        d = np.repeat(d.mean(axis=1, keepdims=True), f, axis=1)
+    out = np.zeros_like(S)
+    out[:, np.arange(f), np.arange(f)] = d
+    return out
+
+
+def _full_from(cov, k: int, f: int, ctype: str, name: str) -> np.ndarray:
+    """A covariance parameter in scikit-learn's shape for ``ctype`` → (K, f, f), validated."""
+    C = np.asarray(cov, dtype=np.float64)
+    shapes = {"full": (k, f, f), "diag": (k, f), "spherical": (k,), "tied": (f, f)}
+    if C.shape != shapes[ctype]:
+        raise ValueError(f"{name} for covariance_type={ctype!r} must have shape {shapes[ctype]}, got {C.shape}")
+    if not np.all(np.isfinite(C)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if ctype == "full":
+        full = C.copy()
+    elif ctype == "tied":
+        full = np.repeat(C[None], k, axis=0)
+    elif ctype == "diag":
+        full = np.zeros((k, f, f))
+        full[:, np.arange(f), np.arange(f)] = C
+    else:
+        full = C[:, None, None] * np.eye(f)[None]
+    if not np.allclose(full, full.transpose(0, 2, 1), rtol=1e-10, atol=0):
+        raise ValueError(f"{name} must be symmetric")
+    if np.any(np.linalg.eigvalsh(full)[:, 0] <= 0):
+        raise ValueError(f"{name} must be positive definite (every variance > 0)")
+    return full
+
+
+def _native(cov: np.ndarray, ctype: str) -> np.ndarray:
+    """Full (K, f, f) covariances → scikit-learn's shape for ``ctype``."""
+    if ctype == "full":
+        return cov.copy()
+    if ctype == "tied":
+        return cov[0].copy()
+    d = np.diagonal(cov, axis1=1, axis2=2).copy()
+    return d if ctype == "diag" else d[:, 0].copy()
+
+
+def _check_data(X, k, *, name="n_components"):
+    X = check_array(X, max_abs=MAX_ABS_VALUE)
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"a Gaussian mixture needs at least 2 points, got {n}")
+    check_scalar(name, k, numbers.Integral, min_value=1)
+    if k > n:
+        raise ValueError(f"{name}={k} is larger than the number of points ({n}); choose {name} <= {n}")
+    distinct = np.unique(X, axis=0).shape[0]
+    if distinct == 1:
+        raise ValueError("all points are identical: there is no spread for a Gaussian to fit; add different points")
+    if k > distinct:
+        raise ValueError(f"{name}={k} is larger than the number of distinct points ({distinct}); "
+                         f"choose {name} <= {distinct}")
+    return X
+
+
+# ----------------------------------------------------------------------------- the estimator
+
+
+class GaussianMixture(IterativeMixin, BaseEstimator):
+    """Gaussian mixture fitted by EM, with every half step observable.
+
+    See the module docstring for the E- and M-step and the four covariance types. EM stops
+    when the change of the mean log-likelihood per point, |ℓ_j − ℓ_{j−1}| / n, is below
+    ``tol`` (scikit-learn's rule), or after ``max_iter`` M-steps. With ``n_init > 1`` the
+    restarts run in turn from different seeds and the one with the highest final ℓ is kept
+    (EM finds a local maximum only).
+
+    Parameters
+    ----------
+    n_components : int, K >= 1 (at most the number of distinct points)
+    covariance_type : {'full', 'diag', 'spherical', 'tied'}
+    init : {'kmeans', 'k-means++', 'random'} or array (K, f) of initial means
+        'kmeans': a k-means fit (k-means++ seeded), then c_k, μ_k, Σ_k of its clusters;
+        'k-means++': D²-seeded data points as means; 'random': K distinct data points chosen
+        uniformly; an array: these means (then ``n_init`` must be 1). Unless given by
+        ``weights_init``/``covariances_init``, initial weights and covariances are those of
+        the hard assignment of every point to its nearest initial mean (a group with fewer
+        than f + 1 points gets the covariance of all the data).
+    weights_init : array (K,), optional -- initial c_k (non-negative; normalised to sum 1)
+    covariances_init : array, optional -- initial Σ_k in scikit-learn's shape for the type:
+        (K, f, f) full, (K, f) diag, (K,) spherical, (f, f) tied
+    reg_covar : float >= 0 -- added to the diagonal of every Σ_k
+    tol : float >= 0 -- stop when |Δℓ| / n < tol (0: run ``max_iter`` iterations)
+    max_iter : int >= 0 -- M-steps per restart
+    n_init : int >= 1 -- restarts; the best final log-likelihood is kept
+    random_state : None, int or numpy Generator
+
+    Attributes
+    ----------
+    weights_ : (K,), means_ : (K, f), covariances_ : scikit-learn's shape for the type
+    covariances_full_ : (K, f, f) -- the same covariances as full matrices
+    responsibilities_ : (n, K), labels_ : (n,) int64 -- argmax_k a_ik on the training data
+    log_likelihood_ : list of float -- ℓ after every iteration of the kept run (step 0 first)
+    n_iter_ : int, converged_ : bool, last_snapshot_ : MixtureSnapshot
+    """
+
+    def __init__(self, n_components=3, *, covariance_type="full", init="kmeans", weights_init=None,
+                 covariances_init=None, reg_covar=1e-6, tol=1e-3, max_iter=100, n_init=1, random_state=None):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.init = init
+        self.weights_init = weights_init
+        self.covariances_init = covariances_init
+        self.reg_covar = reg_covar
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.random_state = random_state
+
+    # -- validation ----------------------------------------------------------------------
+    def _validate(self, X):
+        check_choice("covariance_type", self.covariance_type, COVARIANCE_TYPES)
+        X = _check_data(X, self.n_components)
+        k, f = int(self.n_components), X.shape[1]
+        check_scalar("reg_covar", self.reg_covar, numbers.Real, min_value=0.0)
+        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
+        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=0)
+        check_scalar("n_init", self.n_init, numbers.Integral, min_value=1)
+        if isinstance(self.init, str):
+            check_choice("init", self.init, INITS)
+            init = self.init
+        else:
+            init = np.asarray(self.init, dtype=np.float64)
+            if init.shape != (k, f):
+                raise ValueError(f"init means must have shape (n_components, n_features) = {(k, f)}, got {init.shape}")
+            if not np.all(np.isfinite(init)):
+                raise ValueError("init means contain NaN or infinite values")
+            if self.n_init != 1:
+                raise ValueError(f"with explicit init means n_init must be 1, got {self.n_init}")
+        w = None
+        if self.weights_init is not None:
+            w = np.asarray(self.weights_init, dtype=np.float64)
+            if w.shape != (k,) or not np.all(np.isfinite(w)) or w.min() < 0 or w.sum() <= 0:
+                raise ValueError(f"weights_init must be {k} non-negative numbers with a positive sum")
+            w = w / w.sum()
+        cov = None
+        if self.covariances_init is not None:
+            cov = _full_from(self.covariances_init, k, f, self.covariance_type, "covariances_init")
+        return X, k, init, w, cov
+
+    # -- initialisation ------------------------------------------------------------------
+    def _initial(self, em: _EM, X, k, init, w, cov, rng):
+        from .cluster import KMeans, _kmeans_plusplus
+
+        n = X.shape[0]
+        if isinstance(init, np.ndarray):
+            means = init.copy()
+        elif init == "kmeans":
+            km = KMeans(k, init="k-means++", n_init=1, random_state=rng).fit(X)
+            means = km.cluster_centers_
+        elif init == "k-means++":
+            means = _kmeans_plusplus(X, k, rng)
+        else:
+            uniq = np.unique(X, axis=0)
+            means = uniq[rng.choice(uniq.shape[0], size=k, replace=False)]
+            means = means[rng.permutation(k)]
+        if w is None or cov is None:
+            d = ((X[:, None, :] - means[None]) ** 2).sum(axis=2)
+            labels = np.argmin(d, axis=1)
+            R = np.zeros((k, n))
+            R[labels, np.arange(n)] = 1.0
+            w0, _, cov0 = em.m_step(R, floor_small=True)
+            w = w0 if w is None else w
+            cov = cov0 if cov is None else cov
+        return np.array(w, dtype=np.float64), np.array(means, dtype=np.float64), np.array(cov, dtype=np.float64)
+
+    # -- the run -------------------------------------------------------------------------
+    def fit_steps(self, X, half_steps: bool = False) -> Iterator[MixtureSnapshot]:
+        """Run EM, yielding a :class:`MixtureSnapshot` per iteration or per half step.
+
+        Parameters
+        ----------
+        X : array (n, f)
+        half_steps : bool
+            False: step 0 is the initial parameters with their responsibilities, then one
+            snapshot per iteration (M-step followed by E-step). True: an ``'M'`` snapshot
+            (parameters updated, responsibilities still the previous ones) and an ``'E'``
+            snapshot (responsibilities updated, parameters unchanged) per iteration.
+
+        Yields
+        ------
+        MixtureSnapshot
+            With ``n_init > 1`` the restarts follow each other (``restart`` field) and a final
+            snapshot (``phase='best'``) repeats the kept run's end. The last snapshot equals
+            the fitted state; ℓ never decreases within a restart.
+        """
+        X, k, init, w, cov = self._validate(X)
+        rng = check_random_state(self.random_state)
+        reg = float(self.reg_covar)
+        em = _EM(X, self.covariance_type, reg)
+        best = None
+        step = 0
+        for r in range(int(self.n_init)):
+            phase = f"restart {r + 1}/{self.n_init}" if self.n_init > 1 else "EM"
+            c0, mu0, cov0 = self._initial(em, X, k, init, w, cov, rng)
+            snap = None
+            history = []
+            for snap in _em_run(em, c0, mu0, cov0, float(self.tol), int(self.max_iter), half_steps, r, phase):
+                if snap.half != "M":
+                    history.append(snap.log_likelihood)
+                yield replace(snap, step=step)
+                step += 1
+            if best is None or snap.log_likelihood > best[0].log_likelihood:
+                best = (snap, history)
+        snap, history = best
+        if self.n_init > 1:
+            snap = replace(snap, step=step, phase="best")
+            yield snap
+        ctype = self.covariance_type
+        self.weights_ = np.array(snap.weights)
+        self.means_ = np.array(snap.means)
+        self.covariances_full_ = np.array(snap.covariances)
+        self.covariances_ = _native(self.covariances_full_, ctype)
+        self._chol = np.linalg.cholesky(self.covariances_full_)
+        self.responsibilities_ = np.array(snap.responsibilities)
+        self.labels_ = np.argmax(self.responsibilities_, axis=1).astype(np.int64)
+        self.log_likelihood_ = history
+        self.n_iter_ = snap.n_iter
+        self.converged_ = snap.converged
+        self.n_features_in_ = X.shape[1]
+        self._center = em.center
+
+    # -- using the fitted model ----------------------------------------------------------
+    def _log_joint(self, X) -> np.ndarray:
+        self._check_fitted("means_")
+        X = check_array(X, n_features=self.n_features_in_, max_abs=MAX_ABS_VALUE)
+        em = _EM.__new__(_EM)
+        em.n, em.f = X.shape
+        em.center = self._center
+        em.Xt = np.ascontiguousarray((X - self._center).T)
+        return em.log_joint(self.weights_, self.means_, self._chol)
+
+    def score_samples(self, X) -> np.ndarray:
+        """log π(x_i) = log Σ_k c_k g(x_i; μ_k, Σ_k) for every row of X."""
+        return _log_normalise(self._log_joint(X))
+
+    def score(self, X) -> float:
+        """Mean log-likelihood per point, ℓ / n."""
+        return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Responsibilities a_ik of the fitted parameters, shape (n, K)."""
+        L = self._log_joint(X)
+        _log_normalise(L)
+        return np.ascontiguousarray(L.T)
+
+    def predict(self, X) -> np.ndarray:
+        """The most responsible component argmax_k a_ik of every row."""
+        return np.argmax(self._log_joint(X), axis=0).astype(np.int64)
+
+    def fit_predict(self, X) -> np.ndarray:
+        return self.fit(X).labels_
+
+    def _n_parameters(self) -> int:
+        return n_parameters(self.means_.shape[0], self.means_.shape[1], self.covariance_type)
+
+    def bic(self, X) -> float:
+        """BIC = −2 ℓ + m log n with m free parameters (see :func:`n_parameters`); lower is better."""
+        ll = float(np.sum(self.score_samples(X)))
+        return -2.0 * ll + self._n_parameters() * math.log(np.asarray(X).shape[0])
+
+    def aic(self, X) -> float:
+        """AIC = −2 ℓ + 2 m; lower is better."""
+        return -2.0 * float(np.sum(self.score_samples(X))) + 2.0 * self._n_parameters()
+
+    def sample(self, n_samples=1, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+        """Draw from the fitted mixture: m ~ Categorical(c), then x = μ_m + L_m z, z ~ N(0, I).
+
+        Returns ``(X, y)``: the points (n_samples, f), grouped by component, and the component
+        of each (as scikit-learn's ``sample``).
+        """
+        self._check_fitted("means_")
+        check_scalar("n_samples", n_samples, numbers.Integral, min_value=1, max_value=100_000_000)
+        rng = check_random_state(random_state)
+        counts = rng.multinomial(int(n_samples), self.weights_ / self.weights_.sum())
+        f = self.n_features_in_
+        parts = [self.means_[j] + rng.standard_normal((c, f)) @ self._chol[j].T for j, c in enumerate(counts)]
+        y = np.repeat(np.arange(counts.size), counts)
+        return np.vstack(parts), y
+
+
+def _em_run(em: _EM, c, mu, cov, tol, max_iter, half_steps, restart, phase):
+    """One EM run from (c, μ, Σ); step numbers are local to the run (renumbered by the caller)."""
+    n = em.n
+    reg = em.reg
+    L = em.log_joint(c, mu, _cholesky(cov, reg))
+    ll = float(_log_normalise(L).sum())
+    R = L
+    R.setflags(write=False)
+    entropy = -float(xlogy(R, R).sum()) if half_steps else 0.0
+
+    def snap(half, c, mu, cov, R, ll, lb, change, it, converged):
+        return MixtureSnapshot(
+            step=0, phase=phase, half=half, weights=frozen_array(c), means=frozen_array(mu),
+            covariances=frozen_array(cov), responsibilities=R.T, log_likelihood=ll, lower_bound=lb,
+            change=change, n_iter=it, converged=converged, restart=restart,
+        )
+
+    yield snap("init", c, mu, cov, R, ll, ll, math.inf, 0, False)
+    for it in range(1, max_iter + 1):
+        c, mu, cov = em.m_step(R)
+        L = em.log_joint(c, mu, _cholesky(cov, reg))
+        if half_steps:
+            lb = float(np.sum(R * L)) + entropy
+        new_ll_rows = _log_normalise(L)
+        new_ll = float(new_ll_rows.sum())
+        if not math.isfinite(new_ll):
+            raise ValueError("the log-likelihood became infinite: a component collapsed onto a point; "
+                             f"set reg_covar > 0 (now {reg:g})")
+        change = (new_ll - ll) / n
+        ll = new_ll
+        converged = abs(change) < tol
+        if half_steps:
+            yield snap("M", c, mu, cov, R, ll, lb, change, it, False)
+        R = L
+        R.setflags(write=False)
+        if half_steps:
+            entropy = -float(xlogy(R, R).sum())
+        yield snap("E" if half_steps else "EM", c, mu, cov, R, ll, ll, change, it, converged)
+        if converged:
+            return
+
+
+# ----------------------------------------------------------------------------- soft k-means
+
+
+@dataclass(frozen=True, kw_only=True)
+class SoftKMeansSnapshot(Snapshot):
+    """One iteration of :func:`soft_kmeans_steps`.
+
+    means (K, f); responsibilities (n, K); objective: Σ_i log Σ_k (1/K) g(x_i; μ_k, σ² I);
+    n_iter; converged.
+    """
+
+    means: np.ndarray
+    responsibilities: np.ndarray
+    objective: float
+    n_iter: int
+    converged: bool
+
+
+def soft_kmeans_steps(X, means_init, sigma, *, max_iter=100, tol=1e-8) -> Iterator[SoftKMeansSnapshot]:
+    """EM for a mixture with fixed Σ_k = σ² I and c_k = 1/K: k-means in the limit σ → 0.
+
+    E-step: a_ik = exp(−‖x_i − μ_k‖² / 2σ²) / Σ_l exp(−‖x_i − μ_l‖² / 2σ²);
+    M-step: μ_k = Σ_i a_ik x_i / Σ_i a_ik (a component with no weight keeps its mean).
+    As σ → 0 the responsibilities become the 0/1 nearest-mean assignment and the iteration is
+    Lloyd's k-means. Stops when the means move less than ``tol`` (Σ_k ‖Δμ_k‖) or after
+    ``max_iter`` M-steps.
+
+    Yields
+    ------
+    SoftKMeansSnapshot
+        Step 0: the initial means with their responsibilities; then one per iteration.
+    """
+    X = check_array(X, max_abs=MAX_ABS_VALUE)
+    mu = np.array(means_init, dtype=np.float64)
+    if mu.ndim != 2 or mu.shape[1] != X.shape[1] or mu.shape[0] < 1 or not np.all(np.isfinite(mu)):
+        raise ValueError(f"means_init must be a finite array of shape (K, {X.shape[1]})")
+    check_scalar("sigma", sigma, numbers.Real, min_value=0.0, include_min=False)
+    check_scalar("max_iter", max_iter, numbers.Integral, min_value=0)
+    check_scalar("tol", tol, numbers.Real, min_value=0.0)
+    k, f = mu.shape
+    s2 = float(sigma) ** 2
+    xx = np.einsum("ij,ij->i", X, X)
+
+    def estep(mu):
+        d2 = xx[:, None] - 2.0 * X @ mu.T + np.einsum("ij,ij->i", mu, mu)[None]
+        np.maximum(d2, 0.0, out=d2)
+        L = (-0.5 / s2) * d2.T - math.log(k) - 0.5 * f * (_LOG_2PI + math.log(s2))
+        ll = float(_log_normalise(L).sum())
+        L.setflags(write=False)
+        return L, ll
+
+    R, ll = estep(mu)
+    yield SoftKMeansSnapshot(step=0, phase="soft k-means", means=frozen_array(mu), responsibilities=R.T,
+                             objective=ll, n_iter=0, converged=False)
+    for it in range(1, int(max_iter) + 1):
+        nk = R.sum(axis=1)
+        new = mu.copy()
+        ok = nk > 0
+        new[ok] = (R[ok] @ X) / nk[ok, None]
+        shift = float(np.sqrt(((new - mu) ** 2).sum(axis=1)).sum())
+        mu = new
+        R, ll = estep(mu)
+        converged = shift <= tol
+        yield SoftKMeansSnapshot(step=it, phase="soft k-means", means=frozen_array(mu), responsibilities=R.T,
+                                 objective=ll, n_iter=it, converged=converged)
+        if converged:
+            return
+
+
+# ----------------------------------------------------------------------------- restarts
+
+
+@dataclass(frozen=True, kw_only=True)
+class MixtureRestartsSnapshot(Snapshot):
+    """Progress of :func:`mixture_restarts`, one snapshot per finished restart.
+
+    log_likelihoods (r,) final ℓ of each finished restart; n_iters (r,); solution_ids (r,):
+    which distinct optimum each reached; n_distinct; best_index (-1 before the first);
+    best_means (K, f) or None; n_restarts: how many will run.
+    """
+
+    log_likelihoods: np.ndarray
+    n_iters: np.ndarray
+    solution_ids: np.ndarray
+    n_distinct: int
+    best_index: int
+    best_means: np.ndarray | None
+    n_restarts: int
+
+
+def _same_optimum(A: np.ndarray, B: np.ndarray, scale: float) -> bool:
+    from scipy.optimize import linear_sum_assignment
+
+    cost = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
+    r, c = linear_sum_assignment(cost)
+    return bool(cost[r, c].max() <= 0.05 * scale)
+
+
+def mixture_restarts(X, n_components=3, *, n_restarts=20, covariance_type="full", init="random", reg_covar=1e-6,
+                     tol=1e-4, max_iter=200, random_state=None) -> Iterator[MixtureRestartsSnapshot]:
+    """Run EM ``n_restarts`` times from seeded initialisations; yield after each restart.
+
+    Restart r uses the seed ``seeds[r]`` drawn once from ``random_state`` (the same
+    ``random_state`` replays the same restarts). Two restarts reach the same optimum when
+    their means coincide up to relabelling within 5 % of the data's standard deviation.
+    """
+    check_scalar("n_restarts", n_restarts, numbers.Integral, min_value=1, max_value=10_000)
+    if not isinstance(init, str):
+        raise ValueError("restarts need a random init ('kmeans', 'k-means++' or 'random'), not fixed means")
+    X = _check_data(X, n_components)
+    rng = check_random_state(random_state)
+    seeds = rng.integers(0, 2**31 - 1, size=int(n_restarts))
+    scale = float(np.sqrt(X.var(axis=0).sum())) or 1.0
+    lls, iters, ids, reps = [], [], [], []
+    best_i, best_means = -1, None
+    for r in range(int(n_restarts)):
+        gm = GaussianMixture(n_components, covariance_type=covariance_type, init=init, reg_covar=reg_covar, tol=tol,
+                             max_iter=max_iter, random_state=int(seeds[r])).fit(X)
+        ll = gm.log_likelihood_[-1]
+        lls.append(ll)
+        iters.append(gm.n_iter_)
+        for j, rep in enumerate(reps):
+            if _same_optimum(rep, gm.means_, scale):
+                ids.append(j)
+                break
+        else:
+            ids.append(len(reps))
+            reps.append(gm.means_)
+        if best_i < 0 or ll > lls[best_i]:
+            best_i, best_means = r, gm.means_
+        yield MixtureRestartsSnapshot(
+            step=r, phase="restarts", progress=(r + 1) / n_restarts, log_likelihoods=frozen_array(lls),
+            n_iters=frozen_array(iters, dtype=np.int64), solution_ids=frozen_array(ids, dtype=np.int64),
+            n_distinct=len(reps), best_index=best_i, best_means=frozen_array(best_means), n_restarts=int(n_restarts),
+        )
+
+
+# ----------------------------------------------------------------------------- model order
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelOrderSnapshot(Snapshot):
+    """Progress of :func:`model_order_steps`: one snapshot per finished K (then per stability K).
+
+    ks (m,); bic, aic, log_likelihood, instability (m,) with NaN where not done yet;
+    models: tuple of (weights, means, full covariances) per K done (None where not);
+    best_bic_k, best_aic_k: the K with the lowest criterion so far (0 when none).
+    """
+
+    ks: np.ndarray
+    bic: np.ndarray
+    aic: np.ndarray
+    log_likelihood: np.ndarray
+    instability: np.ndarray
+    models: tuple
+    best_bic_k: int
+    best_aic_k: int
+
+
+def model_order_steps(X, ks=range(1, 9), *, covariance_type="full", n_init=3, reg_covar=1e-6, tol=1e-4,
+                      max_iter=200, n_splits=3, random_state=None) -> Iterator[ModelOrderSnapshot]:
+    """Compare K by BIC = −2ℓ + m log n, AIC = −2ℓ + 2m and split-half instability.
+
+    For each K (skipping those larger than the distinct points) fit with ``n_init``
+    restarts and record BIC and AIC; then for each K the instability of
+    :func:`smlengine.cluster.stability` (two random halves, fitted separately, disagreement on
+    one half minimised over relabellings; ``n_splits`` splits; 0 skips it). One snapshot per
+    finished piece of work, so a live view fills in progressively.
+    """
+    from .cluster import stability_steps
+
+    X = _check_data(X, 1)
+    ks = np.asarray(list(ks), dtype=np.int64)
+    if ks.size == 0 or ks.min() < 1:
+        raise ValueError("ks must be a non-empty list of K >= 1")
+    check_scalar("n_splits", n_splits, numbers.Integral, min_value=0, max_value=100)
+    distinct = np.unique(X, axis=0).shape[0]
+    ks = ks[ks <= distinct]
+    if ks.size == 0:
+        raise ValueError(f"every K is larger than the number of distinct points ({distinct})")
+    rng = check_random_state(random_state)
+    seeds = rng.integers(0, 2**31 - 1, size=ks.size + 1)
+    m = ks.size
+    bic, aic, lls, inst = (np.full(m, np.nan) for _ in range(4))
+    models: list = [None] * m
+    total = m + (m if n_splits else 0)
+    step = 0
+
+    def snapshot():
+        def best(v):
+            return int(ks[np.nanargmin(v)]) if np.any(np.isfinite(v)) else 0
+
+        return ModelOrderSnapshot(
+            step=step, phase="model order", progress=(step + 1) / total, ks=frozen_array(ks), bic=frozen_array(bic),
+            aic=frozen_array(aic), log_likelihood=frozen_array(lls), instability=frozen_array(inst),
+            models=tuple(models), best_bic_k=best(bic), best_aic_k=best(aic),
+        )
+
+    for i, k in enumerate(ks):
+        gm = GaussianMixture(int(k), covariance_type=covariance_type, reg_covar=reg_covar, tol=tol, max_iter=max_iter,
+                             n_init=n_init, random_state=int(seeds[i])).fit(X)
+        bic[i], aic[i] = gm.bic(X), gm.aic(X)
+        lls[i] = gm.log_likelihood_[-1]
+        models[i] = (frozen_array(gm.weights_), frozen_array(gm.means_), frozen_array(gm.covariances_full_))
+        yield snapshot()
+        step += 1
+    if not n_splits:
+        return
+    half = X.shape[0] // 2
+    for i, k in enumerate(ks):
+        if k > half or k < 2:
+            inst[i] = 0.0 if k == 1 else np.nan
+        else:
+            def factory(kk, seed):
+                return GaussianMixture(kk, covariance_type=covariance_type, reg_covar=max(reg_covar, 1e-6), tol=tol,
+                                       max_iter=max_iter, random_state=seed)
+
+            try:
+                last = None
+                for last in stability_steps(factory, X, [int(k)], n_splits=n_splits, random_state=int(seeds[-1])):
+                    pass
+                inst[i] = float(last.result.instability[0])
+            except ValueError:  # a half with too few distinct points for this K
+                inst[i] = np.nan
+        yield snapshot()
+        step += 1
