@@ -43,6 +43,10 @@ _LAZY = {
     "load_cascade": "_faces",
     "load_face_patches": "_faces",
     "negative_photos": "_faces",
+    "make_gaussian_mixture": "_mixture",
+    "make_mixture_preset": "_mixture",
+    "mixture_preset": "_mixture",
+    "MIXTURE_PRESETS": "_mixture",
     "dishonest_casino": "_casino",
 }
 
