@@ -37,6 +37,7 @@ _LAZY = {
     "scale_free_digraph": "_graph",
     "load_digits": "_digits",
     "load_image_stack": "_digits",
+    "digit_from_bitmap": "_digit_bitmap",
     "list_photos": "_images",
     "load_photo": "_images",
     "read_image_file": "_images",
