@@ -57,6 +57,7 @@ __all__ = [
     "GaussianMixture",
     "MixtureSnapshot",
     "n_parameters",
+    "e_step",
     "soft_kmeans_steps",
     "SoftKMeansSnapshot",
     "mixture_restarts",
@@ -286,6 +287,38 @@ def _check_data(X, k, *, name="n_components"):
         raise ValueError(f"{name}={k} is larger than the number of distinct points ({distinct}); "
                          f"choose {name} <= {distinct}")
     return X
+
+
+def e_step(X, weights, means, covariances) -> tuple[np.ndarray, float]:
+    """One E-step for given parameters: the responsibilities and the log-likelihood.
+
+    a_ik = c_k g(x_i; μ_k, Σ_k) / Σ_l c_l g(x_i; μ_l, Σ_l) and ℓ = Σ_i log Σ_k c_k g(x_i; μ_k, Σ_k).
+
+    Parameters
+    ----------
+    X : array (n, f)
+    weights : array (K,) -- non-negative, normalised to sum 1
+    means : array (K, f)
+    covariances : array (K, f, f) -- symmetric positive definite
+
+    Returns
+    -------
+    responsibilities : ndarray (n, K)
+    log_likelihood : float
+    """
+    X = check_array(X, max_abs=MAX_ABS_VALUE)
+    mu = np.asarray(means, dtype=np.float64)
+    if mu.ndim != 2 or mu.shape[1] != X.shape[1] or not np.all(np.isfinite(mu)):
+        raise ValueError(f"means must be a finite array of shape (K, {X.shape[1]})")
+    k, f = mu.shape
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (k,) or not np.all(np.isfinite(w)) or w.min() < 0 or w.sum() <= 0:
+        raise ValueError(f"weights must be {k} non-negative numbers with a positive sum")
+    cov = _full_from(covariances, k, f, "full", "covariances")
+    em = _EM(X, "full", 0.0)
+    L = em.log_joint(w / w.sum(), mu, _cholesky(cov, 0.0))
+    ll = float(_log_normalise(L).sum())
+    return np.ascontiguousarray(L.T), ll
 
 
 # ----------------------------------------------------------------------------- the estimator

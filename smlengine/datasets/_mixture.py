@@ -92,7 +92,7 @@ MIXTURE_PRESETS: dict[str, MixtureTruth] = {
         np.array([0.3, 0.4, 0.3]), np.array([[-3.0, -1.5], [3.0, -1.0], [0.0, 3.5]]),
         np.array([_rot(30, 1.0, 0.6), _rot(-20, 0.9, 0.5), _rot(80, 1.1, 0.7)]), "three well separated clusters"),
     "overlapping": MixtureTruth(
-        np.array([0.35, 0.35, 0.3]), np.array([[-1.2, 0.0], [1.2, 0.3], [0.0, 1.8]]),
+        np.array([0.35, 0.35, 0.3]), np.array([[-1.7, 0.0], [1.7, 0.3], [0.0, 2.7]]),
         np.array([_rot(0, 1.0, 0.8), _rot(45, 1.1, 0.7), _rot(-30, 0.9, 0.8)]), "three overlapping clusters"),
     "anisotropic": MixtureTruth(
         np.array([0.3, 0.3, 0.4]), np.array([[-2.5, 0.0], [0.0, 0.6], [2.5, 0.0]]),

@@ -303,3 +303,18 @@ def test_bad_input_types_and_unfitted():
     with pytest.raises(ValueError, match="n_samples"):
         gm.sample(0)
     assert math.isfinite(gm.score(np.zeros((2, 2))))
+
+
+def test_e_step_equals_scipy_densities():
+    from scipy.stats import multivariate_normal
+
+    from smlengine.mixture import e_step
+
+    X, _ = _data(7, n=60, offset=3.0)
+    t = mixture_preset("overlapping")
+    R, ll = e_step(X, t.weights, t.means, t.covariances)
+    dens = np.column_stack([w * multivariate_normal(m, c).pdf(X) for w, m, c in zip(t.weights, t.means, t.covariances)])
+    np.testing.assert_allclose(R, dens / dens.sum(axis=1, keepdims=True), rtol=1e-10)
+    assert ll == pytest.approx(np.log(dens.sum(axis=1)).sum(), rel=1e-12)
+    with pytest.raises(ValueError, match="positive definite"):
+        e_step(X, t.weights, t.means, np.zeros((3, 2, 2)))
