@@ -80,6 +80,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._session_paths: dict[str, str] = {}
         self._build_menus()
         self._build_status()
+        self._focus_left_button: QtWidgets.QAbstractButton | None = None
         QtWidgets.QApplication.instance().installEventFilter(self)
         self.tabs.currentChanged.connect(self._tab_changed)
         self._status_timer = QtCore.QTimer(self)
@@ -321,6 +322,25 @@ class MainWindow(QtWidgets.QMainWindow):
                                                                    QtCore.Qt.Key.Key_Enter):
             if isinstance(obj, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)):
                 QtCore.QTimer.singleShot(0, self._release_focus)
+        elif (kind == QtCore.QEvent.Type.MouseButtonRelease and isinstance(obj, QtWidgets.QAbstractButton)
+              and obj.window() is self):
+            # A button did its job: the keyboard goes back to the run bar, so Space plays
+            # instead of pressing the button again.
+            QtCore.QTimer.singleShot(0, self._release_focus)
+        elif kind == QtCore.QEvent.Type.FocusOut and isinstance(obj, QtWidgets.QAbstractButton):
+            self._focus_left_button = obj
+        elif (kind == QtCore.QEvent.Type.FocusIn and event.reason() == QtCore.Qt.FocusReason.OtherFocusReason
+              and isinstance(obj, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)) and obj.window() is self):
+            # Focus that lands in a field because the focused button was disabled (by the side
+            # task it started) is passed on to the run bar: R and Space must not edit the field.
+            left = self._focus_left_button
+            self._focus_left_button = None
+            try:
+                disabled = left is not None and not left.isEnabled()
+            except RuntimeError:  # the button was deleted since
+                disabled = False
+            if disabled:
+                QtCore.QTimer.singleShot(0, self._release_focus)
         elif kind == QtCore.QEvent.Type.Hide and isinstance(obj, QtWidgets.QDialog) and obj.isWindow():
             # Any dialog (open/save, a lab's own file dialog, a message) gives the keyboard back
             # to the window when it closes, so Space, arrows and shortcuts work without a click.
@@ -334,7 +354,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _release_focus(self) -> None:
         focus = QtWidgets.QApplication.focusWidget()
-        if isinstance(focus, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)):
+        if focus is not None and focus.window() is not self:
+            return  # a dialog or another window has the keyboard now
+        if isinstance(focus, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit, QtWidgets.QAbstractButton)):
             focus.clearFocus()
         self.tabs.setFocus()
 

@@ -164,3 +164,29 @@ def test_space_works_after_an_open_file_dialog(window, qtbot, monkeypatch, open_
     press(qtbot, Key.Key_Space)
     qtbot.waitUntil(lambda: lab.runner.playing, timeout=3000)
     lab.pause()
+
+
+def test_run_bar_keys_work_after_the_grid_search_button(window, qtbot):
+    """Run grid search disables itself while the search runs; the keyboard must not fall
+    into the "k = 5" box next to it, where R and Space would blank it."""
+    lab = window.lab()
+    lab.form.set_values({"classifier": "svm_linear", "test_fraction": 0.25}, quiet=False)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.kind == "svm_linear")
+    lab.pause()
+    tabs = lab.plots
+    cv = lab.cv_view
+    tabs.setCurrentIndex(next(i for i in range(tabs.count()) if tabs.widget(i).isAncestorOf(cv)))
+    qtbot.waitUntil(cv.run_button.isVisible)
+    cv.run_button.setFocus(QtCore.Qt.FocusReason.MouseFocusReason)  # as a real click does
+    qtbot.waitUntil(cv.run_button.hasFocus)
+    QtTest.QTest.mouseClick(cv.run_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not isinstance(_app().focusWidget(), (QtWidgets.QAbstractSpinBox, QtWidgets.QAbstractButton)),
+                    timeout=3000)
+    step_before = lab.runner.current
+    press(qtbot, Key.Key_R)
+    qtbot.waitUntil(lambda: lab.runner.current is not step_before, timeout=5000)
+    press(qtbot, Key.Key_Space)
+    qtbot.waitUntil(lambda: lab.runner.playing, timeout=3000)
+    assert cv.folds.value() == 5 and cv.folds.cleanText() == "5"
+    lab.pause()
+    cv.cancel_button.click()
