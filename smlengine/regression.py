@@ -1,0 +1,886 @@
+"""Linear regression: least squares, ridge and lasso, basis functions and bias against variance.
+
+Objectives (the course's, and scikit-learn's own, so the same α gives the same coefficients):
+
+* least squares: minimise ‖y − Xw − b‖²; ŵ solves the normal equations XᵀX w = Xᵀy on centred
+  data, computed by ``numpy.linalg.lstsq`` (SVD), never by inverting XᵀX; or by gradient
+  descent on L(w) = (1/2n)‖y_c − X_c w‖², w ← w − η (1/n) X_cᵀ(X_c w − y_c);
+* ridge: minimise ‖y − Xw − b‖² + α‖w‖² (scikit-learn's ``Ridge``); on centred data
+  ŵ = (X_cᵀX_c + αI)⁻¹X_cᵀy_c, the intercept b = ȳ − x̄ᵀŵ is not penalised;
+* lasso: minimise (1/2n)‖y − Xw − b‖² + α‖w‖₁ (scikit-learn's ``Lasso``) by coordinate
+  descent with soft thresholding, one coordinate per step:
+  w_j ← S(x_jᵀ(r + x_j w_j)/n, α) / (‖x_j‖²/n), S(z, α) = sign(z) max(|z| − α, 0).
+
+``ridge_path`` and ``lasso_path`` fit no intercept (the caller centres), as scikit-learn's
+``lasso_path``. Basis functions (:class:`PolynomialBasis`, :class:`GaussianBasis`) turn a
+1-D input x into features, and :class:`BasisRegression` chains a basis with a regressor.
+:func:`bias_variance` redraws training sets from a known truth and splits the expected error.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ._base import (
+    MAX_ABS_VALUE,
+    BaseEstimator,
+    IterativeMixin,
+    Snapshot,
+    check_array,
+    check_choice,
+    check_random_state,
+    check_scalar,
+    frozen_array,
+)
+
+__all__ = [
+    "LinearRegression",
+    "Ridge",
+    "Lasso",
+    "RegressionSnapshot",
+    "ridge_path",
+    "lasso_path",
+    "lasso_alpha_max",
+    "PolynomialBasis",
+    "GaussianBasis",
+    "BasisRegression",
+    "BiasVariance",
+    "bias_variance",
+    "cross_val_mse",
+    "clone",
+    "soft_threshold",
+    "MAX_DEGREE",
+]
+
+#: highest polynomial degree accepted: past it the powers of the scaled input are so alike
+#: that XᵀX is singular to working precision and the fitted curve is noise
+MAX_DEGREE = 30
+#: most Gaussian bumps a basis may have
+MAX_CENTRES = 500
+
+
+# --------------------------------------------------------------------------- helpers
+def soft_threshold(z, t):
+    """S(z, t) = sign(z) max(|z| − t, 0), the proximal step of t|w|."""
+    return np.sign(z) * np.maximum(np.abs(z) - t, 0.0)
+
+
+def clone(estimator):
+    """A new unfitted estimator with the same hyper-parameters (nested ones cloned too)."""
+    params = estimator.get_params(deep=False)
+    params = {k: clone(v) if _is_estimator(v) else copy.deepcopy(v) for k, v in params.items()}
+    return type(estimator)(**params)
+
+
+def _is_estimator(value) -> bool:
+    return hasattr(value, "get_params") and not isinstance(value, type)
+
+
+def _check_xy(X, y, *, min_samples: int = 1):
+    X = check_array(X, name="X", min_samples=min_samples, max_abs=MAX_ABS_VALUE)
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must contain numbers only") from None
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X and y have different numbers of samples: {X.shape[0]} and {y.shape[0]}")
+    if not np.all(np.isfinite(y)):
+        bad = int(np.count_nonzero(~np.isfinite(y)))
+        raise ValueError(f"y contains {bad} NaN or infinite value(s); remove or impute them first")
+    if y.size and float(np.max(np.abs(y))) > MAX_ABS_VALUE:
+        raise ValueError(f"y has values up to {float(np.max(np.abs(y))):.3g}; rescale the data (|y| <= {MAX_ABS_VALUE:.0e})")
+    return X, y
+
+
+def _centre(X, y, fit_intercept: bool):
+    if fit_intercept:
+        x_mean, y_mean = X.mean(axis=0), float(y.mean())
+        return X - x_mean, y - y_mean, x_mean, y_mean
+    return X, y, np.zeros(X.shape[1]), 0.0
+
+
+class _ParamsMixin:
+    """scikit-learn's nested parameters (``basis__degree``), so ``clone`` and grid searches accept them."""
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Hyper-parameters as given to ``__init__``; with ``deep`` also those of nested estimators."""
+        out = BaseEstimator.get_params(self)
+        if deep:
+            for key, value in list(out.items()):
+                if _is_estimator(value):
+                    for sub, sub_value in value.get_params(deep=True).items():
+                        out[f"{key}__{sub}"] = sub_value
+        return out
+
+    def set_params(self, **params):
+        """Set hyper-parameters; ``name__sub`` sets ``sub`` of the nested estimator ``name``."""
+        nested: dict[str, dict] = {}
+        plain = {}
+        for key, value in params.items():
+            head, sep, tail = key.partition("__")
+            if sep:
+                nested.setdefault(head, {})[tail] = value
+            else:
+                plain[key] = value
+        BaseEstimator.set_params(self, **plain)
+        for head, sub in nested.items():
+            if head not in self._param_names() or not _is_estimator(getattr(self, head)):
+                raise ValueError(f"unknown parameter {head!r} for {type(self).__name__}; valid: {sorted(self._param_names())}")
+            getattr(self, head).set_params(**sub)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
+        return f"{type(self).__name__}({args})"
+
+
+class _RegressorMixin(_ParamsMixin):
+    """R² score and scikit-learn's regressor tags."""
+
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import RegressorTags, Tags, TargetTags  # only reached from scikit-learn
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    regressor_tags=RegressorTags())
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "coef_")
+
+    def score(self, X, y) -> float:
+        """R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² (1.0 for a perfect fit; 0.0 when y is constant and predicted exactly)."""
+        y = np.asarray(y, dtype=np.float64).ravel()
+        pred = self.predict(X)
+        ss_res = float(np.sum((y - pred) ** 2))
+        ss_tot = float(np.sum((y - y.mean()) ** 2))
+        if ss_tot == 0.0:
+            return 1.0 if ss_res == 0.0 else 0.0
+        return 1.0 - ss_res / ss_tot
+
+
+class _LinearModel(_RegressorMixin, IterativeMixin, BaseEstimator):
+    def predict(self, X) -> np.ndarray:
+        """ŷ = Xŵ + b."""
+        self._check_fitted("coef_")
+        X = check_array(X, n_features=self.coef_.shape[0], max_abs=MAX_ABS_VALUE)
+        return X @ self.coef_ + self.intercept_
+
+    def _snapshot(self, step, w, x_mean, y_mean, objective, **extra):
+        return RegressionSnapshot(step=step, coef=frozen_array(w), intercept=float(y_mean - x_mean @ w),
+                                  objective=float(objective), **extra)
+
+    def _finish(self, snap, n_iter, converged=True):
+        self.coef_ = np.array(snap.coef)
+        self.intercept_ = snap.intercept
+        self.n_iter_ = n_iter
+        self.converged_ = converged
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class RegressionSnapshot(Snapshot):
+    """State of a linear regression after one update.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n_features,)
+        Current weights w.
+    intercept : float
+        Current intercept b = ȳ − x̄ᵀw (0 without an intercept).
+    objective : float
+        The estimator's objective at w (its docstring states which).
+    coordinate : int
+        The coordinate just updated (lasso), else -1.
+    sweep : int
+        Pass over the coordinates (lasso) or iteration (gradient descent).
+    gap : float
+        Lasso: duality gap after the last complete sweep (an upper bound on the distance
+        to the optimal objective); gradient descent: norm of the gradient; else 0.
+    converged : bool
+        True once the stopping rule holds.
+    """
+
+    coef: np.ndarray
+    intercept: float
+    objective: float
+    coordinate: int = -1
+    sweep: int = 0
+    gap: float = 0.0
+    converged: bool = False
+
+    def predict(self, X) -> np.ndarray:
+        return np.asarray(X, dtype=np.float64) @ self.coef + self.intercept
+
+
+# --------------------------------------------------------------------------- least squares
+class LinearRegression(_LinearModel):
+    """Ordinary least squares: ŵ = argmin ‖y − Xw − b‖².
+
+    On centred data the minimiser solves the normal equations X_cᵀX_c w = X_cᵀy_c and
+    b = ȳ − x̄ᵀw. ``solver='lstsq'`` solves them by ``numpy.linalg.lstsq`` (an SVD of X_c,
+    never the inverse of XᵀX). ``solver='gd'`` runs gradient descent on
+    L(w) = (1/2n)‖y_c − X_c w‖²:
+
+        w ← w − η ∇L(w),  ∇L(w) = (1/n) X_cᵀ(X_c w − y_c),
+
+    with η = ``learning_rate`` or, when ``None``, 1/λ_max(X_cᵀX_c/n) (the largest step for
+    which L never increases). It stops when ‖∇L‖ ≤ ``tol`` · max(1, ‖X_cᵀy_c‖/n) or after
+    ``max_iter`` steps.
+
+    A design of rank below its number of columns (fewer points than parameters, a constant
+    input, repeated x values for a high degree) has infinitely many least-squares solutions:
+    ``fit`` raises ``ValueError`` and suggests ridge, whose XᵀX + αI is invertible for any α > 0.
+    """
+
+    def __init__(self, solver="lstsq", fit_intercept=True, learning_rate=None, max_iter=5000, tol=1e-8):
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _validate(self):
+        check_choice("solver", self.solver, ("lstsq", "gd"))
+        check_choice("fit_intercept", self.fit_intercept, (True, False))
+        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0, include_min=False, allow_none=True)
+        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
+        check_scalar("tol", self.tol, numbers.Real, min_value=0)
+
+    def fit_steps(self, X, y):
+        """Yield a :class:`RegressionSnapshot` per update (objective (1/2n)‖y − Xw − b‖²).
+
+        Yields
+        ------
+        RegressionSnapshot
+            Step 0 is w = 0; ``lstsq`` then yields the solution, ``gd`` one snapshot per
+            gradient step (``gap`` holds ‖∇L‖).
+        """
+        self._validate()
+        X, y = _check_xy(X, y)
+        Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
+        n, p = Xc.shape
+        s = np.linalg.svd(Xc, compute_uv=False)
+        rank = int(np.sum(s > s[0] * max(n, p) * np.finfo(float).eps)) if s.size and s[0] > 0 else 0
+        self.rank_ = rank
+        if rank < p:
+            raise ValueError(_rank_message(n, p, rank, self.fit_intercept))
+
+        def objective(w):
+            r = yc - Xc @ w
+            return 0.5 * float(r @ r) / n
+
+        w = np.zeros(p)
+        yield self._snapshot(0, w, x_mean, y_mean, objective(w))
+        if self.solver == "lstsq":
+            w = np.linalg.lstsq(Xc, yc, rcond=None)[0]
+            snap = self._snapshot(1, w, x_mean, y_mean, objective(w), converged=True)
+            self._finish(snap, 1)
+            yield snap
+            return
+        eta = self.learning_rate if self.learning_rate is not None else n / float(s[0] ** 2)
+        Xty = Xc.T @ yc / n
+        scale = max(1.0, float(np.linalg.norm(Xty)))
+        grad = -Xty
+        snap = None
+        start = objective(w)
+        for it in range(1, self.max_iter + 1):
+            with np.errstate(over="ignore", invalid="ignore"):
+                w = w - eta * grad
+                grad = Xc.T @ (Xc @ w - yc) / n
+                g = float(np.linalg.norm(grad))
+                loss = objective(w)
+            if not (math.isfinite(g) and math.isfinite(loss)) or loss > 1e6 * start + 1e-300:
+                raise ValueError(f"gradient descent diverged at step {it}: learning_rate = {eta:.3g} is too large "
+                                 f"for this data (it must be below 2/λ_max = {2 * n / float(s[0] ** 2):.3g})")
+            done = g <= self.tol * scale
+            snap = self._snapshot(it, w, x_mean, y_mean, loss, sweep=it, gap=g, converged=done)
+            if done or it == self.max_iter:
+                self._finish(snap, it, done)
+            yield snap
+            if done:
+                return
+
+
+def _rank_message(n, p, rank, intercept):
+    params = p + int(bool(intercept))
+    if n < params:
+        why = f"there are fewer points ({n}) than parameters ({params})"
+    else:
+        why = f"the {p} feature columns are linearly dependent (rank {rank}): a constant input or too few distinct x values"
+    return (f"least squares has infinitely many solutions: {why}, so XᵀX is singular. "
+            "Use ridge (λ > 0 makes XᵀX + λI invertible) or a smaller basis, or add points.")
+
+
+# --------------------------------------------------------------------------- ridge
+class Ridge(_LinearModel):
+    """Ridge regression, scikit-learn's objective ‖y − Xw − b‖² + α‖w‖².
+
+    The intercept is not penalised: on centred data ŵ = (X_cᵀX_c + αI)⁻¹X_cᵀy_c, computed
+    from the SVD X_c = U diag(s) Vᵀ as ŵ = V diag(s / (s² + α)) Uᵀy_c, and b = ȳ − x̄ᵀŵ. For
+    any α > 0 the matrix X_cᵀX_c + αI is positive definite, so the solution is unique even
+    with fewer points than features.
+    """
+
+    def __init__(self, alpha=1.0, fit_intercept=True):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+
+    def fit_steps(self, X, y):
+        """Yield w = 0 (step 0), then the closed-form solution (step 1).
+
+        Yields
+        ------
+        RegressionSnapshot
+            ``objective`` is ‖y − Xw − b‖² + α‖w‖².
+        """
+        check_scalar("alpha", self.alpha, numbers.Real, min_value=0)
+        check_choice("fit_intercept", self.fit_intercept, (True, False))
+        X, y = _check_xy(X, y)
+        Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
+        if self.alpha == 0:
+            s = np.linalg.svd(Xc, compute_uv=False)
+            rank = int(np.sum(s > s[0] * max(Xc.shape) * np.finfo(float).eps)) if s[0] > 0 else 0
+            if rank < Xc.shape[1]:
+                raise ValueError("alpha = 0 is least squares: " + _rank_message(*Xc.shape, rank, self.fit_intercept))
+
+        def objective(w):
+            r = yc - Xc @ w
+            return float(r @ r) + self.alpha * float(w @ w)
+
+        w = np.zeros(Xc.shape[1])
+        yield self._snapshot(0, w, x_mean, y_mean, objective(w))
+        w = ridge_path(Xc, yc, [self.alpha])[1][:, 0]
+        snap = self._snapshot(1, w, x_mean, y_mean, objective(w), converged=True)
+        self._finish(snap, 1)
+        yield snap
+
+
+def ridge_path(X, y, alphas):
+    """Ridge coefficients for each α, without intercept (centre X and y first).
+
+    w(α) = V diag(s / (s² + α)) Uᵀy from one SVD X = U diag(s) Vᵀ; ``alphas`` are returned
+    in decreasing order, as :func:`lasso_path` does.
+
+    Returns
+    -------
+    alphas : ndarray of shape (n_alphas,)
+    coefs : ndarray of shape (n_features, n_alphas)
+    """
+    X, y = _check_xy(X, y)
+    alphas = _check_alphas(alphas)
+    U, s, Vt = np.linalg.svd(X, full_matrices=False)
+    Uty = U.T @ y
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factors = np.where(s[:, None] > 0, s[:, None] / (s[:, None] ** 2 + alphas[None, :]), 0.0)
+    return alphas, Vt.T @ (factors * Uty[:, None])
+
+
+def _check_alphas(alphas) -> np.ndarray:
+    try:
+        a = np.asarray(alphas, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError("alphas must be numbers") from None
+    if a.size == 0:
+        raise ValueError("alphas must hold at least one value")
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ValueError("alphas must be finite and >= 0")
+    return np.sort(a)[::-1].copy()
+
+
+# --------------------------------------------------------------------------- lasso
+class Lasso(_LinearModel):
+    """The lasso, scikit-learn's objective (1/2n)‖y − Xw − b‖² + α‖w‖₁, by coordinate descent.
+
+    On centred data (the intercept b = ȳ − x̄ᵀw is not penalised), each step minimises the
+    objective exactly along one coordinate j, cyclically:
+
+        ρ_j = x_jᵀ(r + x_j w_j) / n,   w_j ← S(ρ_j, α) / (‖x_j‖²/n),   r = y_c − X_c w,
+
+    with S the soft threshold, so the objective never increases. After each sweep over all
+    coordinates the duality gap G(w) ≥ P(w) − P(ŵ) is computed; the run stops when
+    G ≤ ``tol`` · ‖y_c‖²/n (scikit-learn's rule) or after ``max_iter`` sweeps. A coordinate
+    whose soft threshold lands in the dead zone |ρ_j| ≤ α is exactly zero: this is why the
+    lasso selects features.
+    """
+
+    def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-6, max_iter=1000):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit_steps(self, X, y):
+        """Yield a :class:`RegressionSnapshot` after every coordinate update.
+
+        Yields
+        ------
+        RegressionSnapshot
+            ``coordinate`` is j just updated, ``sweep`` the pass (1-based), ``objective``
+            (1/2n)‖y − Xw − b‖² + α‖w‖₁, ``gap`` the duality gap of the last complete sweep.
+        """
+        check_scalar("alpha", self.alpha, numbers.Real, min_value=0)
+        check_choice("fit_intercept", self.fit_intercept, (True, False))
+        check_scalar("tol", self.tol, numbers.Real, min_value=0)
+        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
+        X, y = _check_xy(X, y)
+        Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
+        n, p = Xc.shape
+        alpha = float(self.alpha)
+        norms = np.einsum("ij,ij->j", Xc, Xc) / n
+        w = np.zeros(p)
+        r = yc.copy()
+        bound = self.tol * float(yc @ yc) / n
+
+        def objective():
+            return 0.5 * float(r @ r) / n + alpha * float(np.abs(w).sum())
+
+        gap = _duality_gap(Xc.T @ r, r, yc, w, n * alpha) / n
+        yield self._snapshot(0, w, x_mean, y_mean, objective(), gap=gap)
+        step = 0
+        for sweep in range(1, self.max_iter + 1):
+            for j in range(p):
+                step += 1
+                if norms[j] > 0:
+                    old = w[j]
+                    rho = float(Xc[:, j] @ r) / n + norms[j] * old
+                    new = math.copysign(max(abs(rho) - alpha, 0.0), rho) / norms[j]
+                    if new != old:
+                        r -= (new - old) * Xc[:, j]
+                        w[j] = new
+                last = j == p - 1
+                if last:
+                    gap = _duality_gap(Xc.T @ r, r, yc, w, n * alpha) / n
+                done = last and gap <= bound
+                snap = self._snapshot(step, w, x_mean, y_mean, objective(), coordinate=j, sweep=sweep,
+                                      gap=gap, converged=done)
+                if done or (last and sweep == self.max_iter):
+                    self._finish(snap, sweep, done)
+                yield snap
+                if done:
+                    return
+
+
+def _duality_gap(c, r, y, w, lam):
+    """Gap of ½‖y − Xw‖² + λ‖w‖₁ given c = Xᵀr and r = y − Xw (scikit-learn's dual point θ = r·min(1, λ/‖c‖∞))."""
+    rr = float(r @ r)
+    dual_norm = float(np.max(np.abs(c))) if c.size else 0.0
+    if dual_norm > lam:
+        const = lam / dual_norm
+        gap = 0.5 * (rr + rr * const * const)
+    else:
+        const = 1.0
+        gap = rr
+    return max(gap + lam * float(np.abs(w).sum()) - const * float(r @ y), 0.0)
+
+
+def lasso_alpha_max(X, y) -> float:
+    """The smallest α whose lasso solution (no intercept) is w = 0: ‖Xᵀy‖∞ / n."""
+    X, y = _check_xy(X, y)
+    return float(np.max(np.abs(X.T @ y))) / X.shape[0]
+
+
+def lasso_path(X, y, alphas=None, *, n_alphas=100, eps=1e-3, tol=1e-4, max_iter=1000, precompute="auto"):
+    """Lasso coefficients along a path of α, without intercept, as scikit-learn's ``lasso_path``.
+
+    Objective at each α: (1/2n)‖y − Xw‖² + α‖w‖₁. ``alphas``
+    (sorted decreasing) or, when ``None``, ``n_alphas`` values log-spaced from
+    α_max = ‖Xᵀy‖∞/n down to ``eps``·α_max. Each α starts from the previous solution (warm
+    start). With the Gram matrix G = XᵀX and q = Xᵀy (``precompute``: 'auto' uses them when
+    n ≥ p), a coordinate update costs O(p): with c = q − Gw,
+
+        z = c_j + G_jj w_j,   w_j ← S(z, nα) / G_jj,   c ← c − G_{:,j} Δw_j.
+
+    Coordinate sweeps run over a working set: the nonzero coordinates and those kept by the
+    sequential strong rule |c_j| ≥ n(2α_k − α_{k−1}); after the set has converged, every
+    coordinate is checked (|c_j| ≤ nα for the zeros) and violators join it. An α is done
+    when the duality gap is ≤ ``tol``·‖y‖² (scikit-learn's rule on its n-scaled objective).
+
+    Returns
+    -------
+    alphas : ndarray of shape (n_alphas,)
+    coefs : ndarray of shape (n_features, n_alphas)
+    """
+    X, y = _check_xy(X, y)
+    check_scalar("n_alphas", n_alphas, numbers.Integral, min_value=1, max_value=100_000)
+    check_scalar("eps", eps, numbers.Real, min_value=0, max_value=1, include_min=False)
+    check_scalar("tol", tol, numbers.Real, min_value=0)
+    check_scalar("max_iter", max_iter, numbers.Integral, min_value=1)
+    check_choice("precompute", precompute, ("auto", True, False))
+    n, p = X.shape
+    q = X.T @ y
+    if alphas is None:
+        a_max = float(np.max(np.abs(q))) / n
+        if a_max <= 0:
+            alphas = np.zeros(n_alphas)
+        else:
+            alphas = np.geomspace(a_max, a_max * eps, n_alphas) if n_alphas > 1 else np.array([a_max])
+    else:
+        alphas = _check_alphas(alphas)
+    use_gram = (n >= p) if precompute == "auto" else bool(precompute)
+    coefs = np.empty((p, len(alphas)))
+    bound = tol * float(y @ y)
+    if use_gram:
+        G = _gram(X)
+        _gram_path(G, q, float(y @ y), n, alphas, bound, max_iter, coefs)
+    else:
+        _residual_path(X, y, alphas, bound, max_iter, coefs)
+    return alphas, coefs
+
+
+def _gram(X):
+    """XᵀX (numpy hands ``X.T @ X`` to BLAS's symmetric rank-k update)."""
+    return X.T @ X
+
+
+def _gram_gap(G, q, yy, w, c, lam):
+    """Duality gap of ½‖y − Xw‖² + λ‖w‖₁ from the Gram matrix: ‖r‖² = yᵀy − wᵀ(q + c), rᵀy = yᵀy − wᵀq."""
+    wq = float(w @ q)
+    rr = max(yy - wq - float(w @ c), 0.0)
+    dual_norm = float(np.max(np.abs(c))) if c.size else 0.0
+    if dual_norm > lam:
+        const = lam / dual_norm
+        gap = 0.5 * (rr + rr * const * const)
+    else:
+        const = 1.0
+        gap = rr
+    return gap + lam * float(np.abs(w).sum()) - const * (yy - wq)
+
+
+def _gram_path(G, q, yy, n, alphas, bound, max_iter, coefs):
+    p = len(q)
+    w = np.zeros(p)
+    c = q.copy()  # Xᵀr = q − G w
+    diag = np.diag(G).copy()
+    columns = [G[:, j] for j in range(p)]
+    prev_lam = n * float(alphas[0])
+    for k, alpha in enumerate(alphas):
+        lam = n * float(alpha)
+        strong = np.abs(c) >= 2 * lam - prev_lam
+        prev_lam = lam
+        if _sign_step(G, q, w, c, lam):
+            coefs[:, k] = w
+            continue
+        working = np.flatnonzero((strong | (w != 0)) & (diag > 0)).tolist()
+        for _ in range(max_iter):
+            biggest = 0.0
+            for j in working:
+                old = w[j]
+                z = c[j] + diag[j] * old
+                if z > lam:
+                    new = (z - lam) / diag[j]
+                elif z < -lam:
+                    new = (z + lam) / diag[j]
+                else:
+                    new = 0.0
+                if new != old:
+                    delta = new - old
+                    c -= delta * columns[j]
+                    w[j] = new
+                    if abs(delta) > biggest:
+                        biggest = abs(delta)
+            wmax = float(np.max(np.abs(w))) if working else 0.0
+            if biggest > 1e-4 * wmax and biggest > 0:
+                continue  # the working set is still moving: the gap would not be small yet
+            inside = set(working)
+            violators = [j for j in np.flatnonzero((np.abs(c) > lam) & (diag > 0)).tolist() if j not in inside]
+            if violators:
+                working = sorted(inside.union(violators))
+                continue
+            if _gram_gap(G, q, yy, w, c, lam) <= bound or biggest == 0:
+                break  # converged (or a sweep moved nothing: the gap is at its rounding floor)
+        coefs[:, k] = w
+
+
+def _sign_step(G, q, w, c, lam) -> bool:
+    """Try the exact solution for the current signs: w_A = G_AA⁻¹(q_A − λ s_A) on A = {w_j ≠ 0}.
+
+    Along a path the nonzero set and its signs usually stay as they were from one α to the
+    next, and then the lasso's optimality conditions, G_AA w_A = q_A − λ s_A with the same
+    signs and |c_j| ≤ λ off A, are one linear solve instead of many coordinate sweeps. The
+    step is taken (w and c updated in place, True returned) only when those conditions hold.
+    """
+    active = np.flatnonzero(w)
+    if active.size == 0:
+        ok = bool(np.max(np.abs(c)) <= lam) if c.size else True
+        return ok
+    signs = np.sign(w[active])
+    try:
+        w_a = np.linalg.solve(G[np.ix_(active, active)], q[active] - lam * signs)
+    except np.linalg.LinAlgError:
+        return False
+    if not np.all(np.sign(w_a) == signs):
+        return False
+    c_new = q - G[:, active] @ w_a
+    off = np.ones(len(w), dtype=bool)
+    off[active] = False
+    if off.any() and float(np.max(np.abs(c_new[off]))) > lam:
+        return False
+    w[:] = 0.0
+    w[active] = w_a
+    c[:] = c_new
+    return True
+
+
+def _residual_path(X, y, alphas, bound, max_iter, coefs):
+    n, p = X.shape
+    w = np.zeros(p)
+    r = y.copy()
+    norms = np.einsum("ij,ij->j", X, X)
+    for k, alpha in enumerate(alphas):
+        lam = n * float(alpha)
+        for _ in range(max_iter):
+            for j in range(p):
+                if norms[j] == 0:
+                    continue
+                old = w[j]
+                z = float(X[:, j] @ r) + norms[j] * old
+                new = math.copysign(max(abs(z) - lam, 0.0), z) / norms[j]
+                if new != old:
+                    r -= (new - old) * X[:, j]
+                    w[j] = new
+            if _duality_gap(X.T @ r, r, y, w, lam) <= bound:
+                break
+        coefs[:, k] = w
+
+
+# --------------------------------------------------------------------------- basis functions
+def _check_x(x, name="x", min_samples=1) -> np.ndarray:
+    """x of shape (n, 1) (or (n,)) as a finite float column."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must contain numbers only") from None
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[1] != 1:
+        raise ValueError(f"{name} must have shape (n, 1) (one input variable), got {np.shape(x)}")
+    return check_array(arr, name=name, min_samples=min_samples, max_abs=MAX_ABS_VALUE)
+
+
+class PolynomialBasis(_ParamsMixin, BaseEstimator):
+    """Powers of the scaled input: φ(x) = (u, u², …, u^p), u = (x − m) / h.
+
+    ``fit`` takes m and h as the midpoint and half-range of the training inputs, so u lies in
+    [−1, 1] on them and the columns stay well conditioned up to :data:`MAX_DEGREE`. The
+    constant term is the regressor's intercept, so degree p gives p features (p + 1
+    parameters); degree 0 gives a single column of zeros (the model is the mean).
+    """
+
+    def __init__(self, degree=3):
+        self.degree = degree
+
+    def fit(self, x, y=None):
+        check_scalar("degree", self.degree, numbers.Integral, min_value=0, max_value=MAX_DEGREE)
+        x = _check_x(x)[:, 0]
+        lo, hi = float(x.min()), float(x.max())
+        self.centre_ = 0.5 * (lo + hi)
+        self.scale_ = 0.5 * (hi - lo) if hi > lo else 1.0
+        return self
+
+    def transform(self, x) -> np.ndarray:
+        self._check_fitted("scale_")
+        u = (_check_x(x)[:, 0] - self.centre_) / self.scale_
+        if self.degree == 0:
+            return np.zeros((len(u), 1))
+        return np.power.outer(u, np.arange(1, self.degree + 1))
+
+    def fit_transform(self, x, y=None) -> np.ndarray:
+        return self.fit(x).transform(x)
+
+    @property
+    def n_features(self) -> int:
+        return max(int(self.degree), 1)
+
+    def names(self) -> list[str]:
+        return [f"u^{k}" for k in range(1, self.n_features + 1)] if self.degree else ["0"]
+
+
+class GaussianBasis(_ParamsMixin, BaseEstimator):
+    """Gaussian bumps φ_k(x) = exp(−(x − c_k)² / (2 s²)).
+
+    ``centres``: the centres c_k, or an int K for K centres evenly spaced over the training
+    inputs' range; ``width``: s > 0, or ``None`` for the spacing of the centres (their range
+    when there is one centre).
+    """
+
+    def __init__(self, centres=10, width=None):
+        self.centres = centres
+        self.width = width
+
+    def fit(self, x, y=None):
+        x = _check_x(x)[:, 0]
+        if isinstance(self.centres, numbers.Integral) and not isinstance(self.centres, bool):
+            k = check_scalar("centres", self.centres, numbers.Integral, min_value=1, max_value=MAX_CENTRES)
+            lo, hi = float(x.min()), float(x.max())
+            c = np.linspace(lo, hi, k) if k > 1 else np.array([0.5 * (lo + hi)])
+        else:
+            try:
+                c = np.asarray(self.centres, dtype=np.float64).ravel()
+            except (TypeError, ValueError):
+                raise ValueError("centres must be an int (how many) or a list of numbers") from None
+            if c.size == 0 or c.size > MAX_CENTRES or not np.all(np.isfinite(c)):
+                raise ValueError(f"centres must hold 1 to {MAX_CENTRES} finite numbers, got {c.size}")
+        check_scalar("width", self.width, numbers.Real, min_value=0, include_min=False, allow_none=True)
+        if self.width is None:
+            span = float(np.ptp(c)) if c.size > 1 else float(np.ptp(x))
+            width = span / (c.size - 1) if c.size > 1 else span
+            width = width if width > 0 else 1.0
+        else:
+            width = float(self.width)
+        self.centres_ = c
+        self.width_ = width
+        return self
+
+    def transform(self, x) -> np.ndarray:
+        self._check_fitted("centres_")
+        d = _check_x(x)[:, 0][:, None] - self.centres_[None, :]
+        return np.exp(-0.5 * (d / self.width_) ** 2)
+
+    def fit_transform(self, x, y=None) -> np.ndarray:
+        return self.fit(x).transform(x)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.centres) if isinstance(self.centres, numbers.Integral) else int(np.size(self.centres))
+
+    def names(self) -> list[str]:
+        return [f"φ{k + 1}" for k in range(self.n_features)]
+
+
+class BasisRegression(_RegressorMixin, IterativeMixin, BaseEstimator):
+    """A regressor on basis features: ŷ(x) = Σ_k w_k φ_k(x) + b.
+
+    ``fit`` fits a copy of ``basis`` on x (shape (n, 1)), transforms x to Φ and fits a copy
+    of ``regressor`` on (Φ, y); the fitted copies are ``basis_`` and ``regressor_``.
+    ``fit_steps`` yields the regressor's own snapshots (its coefficients are on Φ).
+    """
+
+    def __init__(self, basis=None, regressor=None):
+        self.basis = basis
+        self.regressor = regressor
+
+    def _parts(self):
+        basis = PolynomialBasis(3) if self.basis is None else self.basis
+        regressor = LinearRegression() if self.regressor is None else self.regressor
+        for name, part, need in (("basis", basis, "transform"), ("regressor", regressor, "fit_steps")):
+            if not hasattr(part, need) or not _is_estimator(part):
+                raise TypeError(f"{name} must be an estimator with {need}(), got {type(part).__name__}")
+        return clone(basis), clone(regressor)
+
+    def fit_steps(self, x, y):
+        """Yield the regressor's snapshots while it fits Φ(x) → y.
+
+        Yields
+        ------
+        RegressionSnapshot
+        """
+        basis, regressor = self._parts()
+        x = _check_x(x)
+        _x, y = _check_xy(x, y)
+        phi = basis.fit(x).transform(x)
+        self.basis_ = basis
+        self.regressor_ = regressor
+        yield from regressor.fit_steps(phi, y)
+        self.coef_ = regressor.coef_
+        self.intercept_ = regressor.intercept_
+
+    def predict(self, x) -> np.ndarray:
+        self._check_fitted("regressor_")
+        return self.regressor_.predict(self.basis_.transform(x))
+
+    def features(self, x) -> np.ndarray:
+        """Φ(x) of the fitted basis."""
+        self._check_fitted("basis_")
+        return self.basis_.transform(x)
+
+
+# --------------------------------------------------------------------------- bias and variance
+@dataclass(frozen=True, eq=False)
+class BiasVariance:
+    """Bias–variance decomposition over training sets redrawn from one truth.
+
+    Attributes
+    ----------
+    predictions : ndarray of shape (n_sets, n_eval)
+        ŷ_s(x) of the model fitted on training set s.
+    mean_prediction : ndarray of shape (n_eval,)
+        ȳ(x) = mean over s of ŷ_s(x).
+    truth : ndarray of shape (n_eval,)
+        f(x).
+    bias2 : ndarray of shape (n_eval,)
+        (ȳ(x) − f(x))².
+    variance : ndarray of shape (n_eval,)
+        mean over s of (ŷ_s(x) − ȳ(x))² (1/S, so bias2 + variance equals the mean of
+        (ŷ_s(x) − f(x))² exactly).
+    noise : float
+        σ², the error no model avoids: the expected test error at x is
+        bias2 + variance + noise.
+    """
+
+    predictions: np.ndarray
+    mean_prediction: np.ndarray
+    truth: np.ndarray
+    bias2: np.ndarray
+    variance: np.ndarray
+    noise: float
+
+    @property
+    def expected_test_error(self) -> np.ndarray:
+        return self.bias2 + self.variance + self.noise
+
+
+def bias_variance(model_factory: Callable, f: Callable, noise, x_train, x_eval, n_sets=50, random_state=None,
+                  y_draws=None) -> BiasVariance:
+    """Fit ``n_sets`` models on training sets drawn from one truth and split their error.
+
+    The design ``x_train`` is fixed; training set s has responses y = f(x_train) + σ ε_s,
+    ε_s ~ N(0, I) (``y_draws`` may give these responses, shape (n_sets, n_train)). Each
+    ``model_factory()`` is an unfitted estimator on x of shape (n, 1). At each x of
+    ``x_eval``: E_s[(ŷ_s(x) − f(x))²] = (ȳ(x) − f(x))² + E_s[(ŷ_s(x) − ȳ(x))²], bias² plus
+    variance, and the expected error on a new response f(x) + σε adds σ².
+    """
+    check_scalar("noise", noise, numbers.Real, min_value=0)
+    check_scalar("n_sets", n_sets, numbers.Integral, min_value=2, max_value=100_000)
+    if not callable(model_factory) or not callable(f):
+        raise TypeError("model_factory and f must be callables")
+    x_train = _check_x(x_train, "x_train")
+    x_eval = _check_x(x_eval, "x_eval")
+    f_train = np.asarray(f(x_train[:, 0]), dtype=np.float64).reshape(-1)
+    truth = np.asarray(f(x_eval[:, 0]), dtype=np.float64).reshape(-1)
+    if f_train.shape != (len(x_train),) or truth.shape != (len(x_eval),):
+        raise ValueError("f must map an array of x values to an array of the same length")
+    if y_draws is None:
+        rng = check_random_state(random_state)
+        y_draws = f_train[None, :] + float(noise) * rng.standard_normal((n_sets, len(x_train)))
+    else:
+        y_draws = np.asarray(y_draws, dtype=np.float64)
+        if y_draws.shape != (n_sets, len(x_train)):
+            raise ValueError(f"y_draws must have shape ({n_sets}, {len(x_train)}), got {y_draws.shape}")
+    preds = np.empty((n_sets, len(x_eval)))
+    for s in range(n_sets):
+        preds[s] = model_factory().fit(x_train, y_draws[s]).predict(x_eval)
+    mean = preds.mean(axis=0)
+    return BiasVariance(predictions=preds, mean_prediction=mean, truth=truth, bias2=(mean - truth) ** 2,
+                        variance=((preds - mean) ** 2).mean(axis=0), noise=float(noise) ** 2)
+
+
+def cross_val_mse(model_factory: Callable, x, y, k=5, random_state=0) -> tuple[float, float]:
+    """k-fold cross-validation: (mean, standard error) of the folds' mean squared errors."""
+    from .model_selection import kfold_indices
+
+    x = _check_x(x)
+    _x, y = _check_xy(x, y)
+    errors = []
+    for train, val in kfold_indices(len(y), k, shuffle=True, random_state=random_state):
+        model = model_factory().fit(x[train], y[train])
+        errors.append(float(np.mean((model.predict(x[val]) - y[val]) ** 2)))
+    errors = np.array(errors)
+    return float(errors.mean()), float(errors.std(ddof=1) / math.sqrt(len(errors))) if len(errors) > 1 else 0.0
