@@ -1,7 +1,8 @@
 """Graphs and Markov chains for the PageRank lab.
 
 * :func:`load_graph` -- the shipped hyperlink graph of Python's HTML documentation.
-* :func:`read_edge_list` -- your own graph, one ``source<TAB or comma>target`` per line.
+* :func:`read_edge_list` -- your own graph, one ``source target`` link per line (spaces, TAB
+  or comma between the ids; SNAP and KONECT files, CSV with a header).
 * :func:`crawl_html_folder` -- the link graph of a folder of HTML pages (the shipped graph
   is produced by this very function, see ``resources/data/scripts/derive_python_docs_graph.py``).
 * :func:`textbook_chain`, :func:`karate_club`, :func:`scale_free_digraph` -- small chains
@@ -13,6 +14,8 @@ for a link i -> j, plus the node names in the same order.
 
 from __future__ import annotations
 
+import codecs
+import csv
 import gzip
 import html
 import io
@@ -20,19 +23,24 @@ import numbers
 import os
 import posixpath
 import re
+from array import array
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import LineErrors, check_random_state, check_scalar, display_path, quote_text
+from .._base import QUOTE_LIMIT, LineErrors, check_random_state, check_scalar, display_path, quote_text
 from .._resources import resource_path
 
 __all__ = [
     "load_graph",
     "read_edge_list",
+    "EdgeListInfo",
+    "MAX_EDGE_LIST_BYTES",
+    "MAX_EDGE_LIST_LINKS",
     "crawl_html_folder",
     "write_graph_file",
     "textbook_chain",
@@ -136,46 +144,274 @@ def load_graph(name: str = "python-docs", *, return_titles: bool = False):
 
 # ----------------------------------------------------------------------------- edge lists
 
-_SEP = re.compile(r"[\t,]")
+#: largest edge-list file read, in bytes (for a text file object: characters); a larger
+#: file is refused from its size before anything is read
+MAX_EDGE_LIST_BYTES = 64 * 2**20
+#: most links an edge list may hold; reading stops at the first link beyond it
+MAX_EDGE_LIST_LINKS = 1_000_000
+#: a line longer than this (in characters) is malformed: it is counted, never kept whole
+MAX_LINE_CHARS = 10_000
+_CHUNK = 2**18  # read this many bytes (characters) at a time
+
 _INT = re.compile(r"^[0-9]+$")
+_NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+# one field of a whitespace-separated line: a "quoted id" ("" is a quote inside it) or a run
+# of non-blank characters; the two alternatives start differently, so the scan is linear
+_WS_FIELD = re.compile(r'\s*(?:"((?:[^"]|"")*)"|([^\s"]+))')
+_QUOTED = re.compile(r'"(?:[^"]|"")*"')  # a quoted id, for finding the separator outside quotes
+_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_LINE_ENDS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# the words of a header line ("source,target", SNAP's "FromNodeId ToNodeId"), compared
+# in lower case without anything but letters and digits
+_HEADER_WORDS = frozenset(
+    "source target from to src dst dest destination fromnodeid tonodeid fromnode tonode node1 node2 "
+    "nodea nodeb id1 id2 sourceid targetid sourcenode targetnode u v head tail citing cited "
+    "follower followee followed page link linkfrom linkto".split()
+)
+_KONECT = re.compile(r"^%\s*(sym|asym|bip)\b", re.IGNORECASE)
 
 
-def _read_user_text(path: Path, what: str) -> str:
-    """Text of a file the user picked, or a ValueError a student understands.
+@dataclass(frozen=True)
+class EdgeListInfo:
+    """What :func:`read_edge_list` found in a file, for a message to the user.
 
-    A folder, binary data (NUL bytes) and non-UTF-8 text get their own messages instead
-    of an ``IsADirectoryError`` or a ``UnicodeDecodeError`` quoting raw bytes.
+    Attributes
+    ----------
+    separators : tuple of str
+        The separators of the link lines, in order of first use: ``'whitespace'``,
+        ``'TAB'``, ``'comma'``.
+    style : {'plain', 'SNAP', 'KONECT'}
+        ``'SNAP'`` when ``#`` comments carry SNAP's header ("Directed graph", "Nodes:",
+        "FromNodeId"), ``'KONECT'`` when the first line is KONECT's ``% sym|asym|bip ...``.
+    header : tuple of str or None
+        The header line's fields when the file has one.
+    undirected : bool
+        Each link was read both ways (KONECT ``sym``, SNAP "Undirected graph").
+    extra_columns : int
+        Link lines whose numeric columns after the two ids (weight, timestamp) were ignored.
+    comments : int
+        ``#`` and ``%`` comment lines skipped.
+    lines : int
+        Link lines read (duplicates included).
     """
-    shown = display_path(path)
+
+    separators: tuple
+    style: str
+    header: tuple | None
+    undirected: bool
+    extra_columns: int
+    comments: int
+    lines: int
+
+    @property
+    def separator(self) -> str:
+        """The separator(s) found, e.g. ``'TAB'`` or ``'TAB and comma'``."""
+        return " and ".join(self.separators) if self.separators else "none"
+
+    def summary(self) -> str:
+        """One line for the lab: separator, style, header and what was ignored."""
+        parts = [f"separator: {self.separator}"]
+        if self.style != "plain":
+            parts.append(f"{self.style} file")
+        if self.header:
+            parts.append("header " + " / ".join(quote_text(h, 30) for h in self.header))
+        if self.undirected:
+            parts.append("undirected: each link read both ways")
+        if self.extra_columns:
+            parts.append(f"extra columns (weight, time) ignored on {self.extra_columns:,} line(s)")
+        parts.append(f"{self.lines:,} link line(s)")
+        return ", ".join(parts)
+
+
+def _size_limit_message(label: str, size: int, unit: str = "bytes", whole: bool = False) -> str:
+    limit = MAX_EDGE_LIST_BYTES
+    return (f"{label} is larger than the edge-list limit of {limit / 2**20:g} MB ({limit:,} {unit}; "
+            f"{'file' if whole else 'read so far'}: {size:,}); split the graph or keep its largest part")
+
+
+def _file_chunks(path: Path, label: str):
+    """Text of an edge-list file in chunks: size, binary data and UTF-8 checked as it is read.
+
+    The size is checked from the file system before the first byte is read, and again while
+    reading (a file that grows); NUL bytes and invalid UTF-8 stop the reading with a message.
+    """
     if path.is_dir():
-        raise ValueError(f"{shown} is a folder, not {what}")
+        raise ValueError(f"{label} is a folder, not an edge list file")
     if not path.is_file():
-        raise FileNotFoundError(f"{what} not found: {shown}")
-    data = path.read_bytes()
-    if b"\x00" in data:
-        raise ValueError(f"{shown} is not a text file (binary data)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{shown} is not UTF-8 text (bad byte at offset {exc.start}); save it as UTF-8 first") from None
+        raise FileNotFoundError(f"an edge list file not found: {label}")
+    size = path.stat().st_size
+    if size > MAX_EDGE_LIST_BYTES:
+        raise ValueError(_size_limit_message(label, size, whole=True))
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0
+    first = True
+    with open(path, "rb") as fh:
+        while True:
+            data = fh.read(_CHUNK)
+            final = not data
+            if done + len(data) > MAX_EDGE_LIST_BYTES:
+                raise ValueError(_size_limit_message(label, done + len(data)))
+            if b"\x00" in data:
+                raise ValueError(f"{label} is not a text file (binary data)")
+            pending = len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(data, final=final)
+            except UnicodeDecodeError as exc:
+                offset = done - pending + exc.start
+                raise ValueError(f"{label} is not UTF-8 text (bad byte at offset {offset:,}); "
+                                 "save it as UTF-8 first") from None
+            done += len(data)
+            if first and text:
+                text = text.removeprefix("\ufeff")
+                first = False
+            if text:
+                yield text
+            if final:
+                return
 
 
-def _integer_nodes(flat: list[str]):
+def _object_chunks(source, label: str):
+    """Text of an open text file in chunks of at most ``_CHUNK`` characters, size-checked."""
+    done = 0
+    while True:
+        text = source.read(_CHUNK)
+        if isinstance(text, bytes):
+            raise TypeError("read_edge_list needs a text file object (open the file with 'r', not 'rb')")
+        if not text:
+            return
+        done += len(text)
+        if done > MAX_EDGE_LIST_BYTES:
+            raise ValueError(_size_limit_message(label, done, "characters"))
+        if "\x00" in text:
+            raise ValueError(f"{label} is not a text file (binary data)")
+        yield text
+
+
+class _LongLine(str):
+    """A line cut at MAX_LINE_CHARS: its beginning, and ``length`` the whole line's length."""
+
+    length = 0
+
+
+def _lines(chunks):
+    """``(line number, line)`` for each line of the text in ``chunks`` (any of Python's line breaks).
+
+    Memory stays bounded whatever the input: at most one chunk and one partial line of at
+    most MAX_LINE_CHARS are held; a longer line is skipped to its end and given as a
+    :class:`_LongLine` holding its first characters and its length.
+    """
+    lineno = 0
+    carry = ""
+    long_head, long_length = None, 0
+    head = min(QUOTE_LIMIT, MAX_LINE_CHARS)  # characters of a long line kept for the message
+    for chunk in chunks:
+        buf = carry + chunk
+        carry = ""
+        pos = 0
+        if long_head is not None:
+            m = _BREAK.search(buf)
+            if m is None:
+                long_length += len(buf)
+                continue
+            long_length += m.start()
+            lineno += 1
+            yield lineno, _long_line(long_head, long_length)
+            long_head = None
+            pos = m.end()
+        parts = (buf[pos:] if pos else buf).splitlines(keepends=True)
+        last = ""
+        # an unfinished last line (no break yet, or a '\r' whose '\n' is in the next chunk)
+        if parts and (parts[-1][-1] not in _LINE_ENDS or parts[-1][-1] == "\r"):
+            last = parts.pop()
+        for part in parts:
+            lineno += 1
+            line = part.rstrip(_LINE_ENDS)
+            yield lineno, (_long_line(line[:head], len(line)) if len(line) > MAX_LINE_CHARS else line)
+        if len(last) > MAX_LINE_CHARS:
+            long_head, long_length = last[:head], len(last.rstrip(_LINE_ENDS))
+        else:
+            carry = last
+    if long_head is not None:
+        yield lineno + 1, _long_line(long_head, long_length)
+    elif carry:
+        line = carry.rstrip(_LINE_ENDS)
+        yield lineno + 1, (_long_line(line[:head], len(line)) if len(line) > MAX_LINE_CHARS else line)
+
+
+def _long_line(head: str, length: int) -> _LongLine:
+    line = _LongLine(head)
+    line.length = length
+    return line
+
+
+def _quote_line(raw: str) -> str:
+    if isinstance(raw, _LongLine):
+        shown = quote_text(str(raw))
+        return f"{shown.split('... (')[0]}... ({raw.length:,} characters)"
+    return quote_text(raw)
+
+
+def _split_fields(line: str):
+    """``(fields, separator)`` of a stripped link line, or ``(None, separator)`` if its quotes are broken.
+
+    A TAB outside quotes makes TAB the separator (so ids may contain spaces; runs of TABs
+    count as one); else a comma outside quotes makes it a CSV line (quoted ids, ``""`` for a
+    quote); else any run of whitespace separates (an id with spaces or commas is quoted).
+    """
+    bare = _QUOTED.sub('""', line) if '"' in line else line
+    if "\t" in bare:
+        if '"' in line:
+            try:
+                fields = next(csv.reader([line], delimiter="\t", skipinitialspace=True, strict=True))
+            except csv.Error:
+                return None, "TAB"
+        else:
+            fields = line.split("\t")
+        return [f.strip() for f in fields if f.strip()], "TAB"
+    if "," in bare:
+        if '"' in line:
+            try:
+                fields = next(csv.reader([line], delimiter=",", skipinitialspace=True, strict=True))
+            except csv.Error:
+                return None, "comma"
+        else:
+            fields = line.split(",")
+        return [f.strip() for f in fields], "comma"
+    if '"' not in line:
+        return line.split(), "whitespace"
+    fields, pos = [], 0
+    while pos < len(line):
+        m = _WS_FIELD.match(line, pos)
+        if m is None or m.end() == pos:
+            return None, "whitespace"
+        fields.append(m.group(1).replace('""', '"') if m.group(1) is not None else m.group(2))
+        pos = m.end()
+        if pos < len(line) and not line[pos].isspace():
+            return None, "whitespace"  # 'a"b' or '"a"b': a quote inside an id
+    return fields, "whitespace"
+
+
+def _is_header(fields) -> bool:
+    return all(re.sub(r"[^0-9a-z]", "", f.lower()) in _HEADER_WORDS for f in fields[:2])
+
+
+def _integer_nodes(flat, first: int = 0):
     """Node numbers for integer names: ``(names, index of every name in flat)``.
 
     Only the ids that occur are looked at (``np.unique`` with ``return_inverse``), so the
     cost is O(E log E) whatever the ids' size. Ids are node numbers: when the gaps between
-    them are at most as many as the ids themselves (``max + 1 <= 2 * distinct``), the graph
-    has nodes ``0 .. max`` and a missing number is an isolated page, so a graph numbered
-    0..n-1 keeps its isolated pages; sparser ids (``17``, ``1000000000``) give only the
-    nodes that occur, in numeric order.
+    them are at most as many as the ids themselves (``max + 1 - first <= 2 * distinct``), the
+    graph has nodes ``first .. max`` and a missing number is an isolated page, so a graph
+    numbered 0..n-1 keeps its isolated pages; sparser ids (``17``, ``1000000000``) give only
+    the nodes that occur, in numeric order. ``first`` is 1 for KONECT files (ids 1..n).
     """
     canon = [v.lstrip("0") or "0" for v in flat]  # "007" means node 7
     if max(len(v) for v in canon) <= 18:  # fits int64
         ids = np.array(canon, dtype=np.int64)
         uniq, inverse = np.unique(ids, return_inverse=True)
-        if int(uniq[-1]) + 1 <= 2 * uniq.size:
-            return [str(i) for i in range(int(uniq[-1]) + 1)], ids
+        first = first if int(uniq[0]) >= first else 0
+        if int(uniq[-1]) + 1 - first <= 2 * uniq.size:
+            return [str(i) for i in range(first, int(uniq[-1]) + 1)], ids - first
         return [str(int(i)) for i in uniq], inverse
     # Ids beyond int64 (a 31-digit id): numeric order of canonical decimal strings is the
     # order of (length, text); such ids are always sparse.
@@ -184,91 +420,182 @@ def _integer_nodes(flat: list[str]):
     return uniq, np.fromiter((index[v] for v in canon), dtype=np.int64, count=len(canon))
 
 
-def read_edge_list(source, *, nodes=None):
+def read_edge_list(source, *, nodes=None, return_info: bool = False):
     """Read a directed graph from an edge list.
 
-    One link per line, ``source<TAB>target`` or ``source,target``; blank lines and lines
-    starting with ``#`` are skipped (a ``#`` inside a line is part of a name). Fields are
-    stripped of surrounding spaces.
+    One link per line: ``source target``. Accepted files:
+
+    * **separators**: any run of whitespace, a TAB, or a comma between the two ids. A line
+      with a TAB is split at TABs (ids may contain spaces); else a line with a comma is a
+      CSV line (``"New York","Los Angeles"``: quoted ids, ``""`` for a quote inside one);
+      else any run of spaces separates (an id with spaces is quoted). Fields are stripped.
+    * **comments**: blank lines and lines starting with ``#`` (SNAP) or ``%`` (KONECT)
+      are skipped (a ``#`` inside a line is part of a name).
+    * **header**: the first non-comment line is a header, not a link, when both its fields
+      are column names (``source``/``target``, ``from``/``to``, ``FromNodeId``/``ToNodeId``,
+      ``u``/``v``, ...), or when every other id of the file is an integer and its two
+      fields are two different non-integers that occur nowhere else.
+    * **extra columns**: numbers after the two ids (KONECT's and SNAP's weights and
+      timestamps) are ignored: PageRank reads a listed pair as one link whatever its weight.
+      Anything else after the two ids makes the line malformed.
+    * **undirected files**: a KONECT file whose first line is ``% sym ...`` and a SNAP file
+      whose comments say "Undirected graph" list each friendship once: each link is read
+      both ways.
+
+    Nodes:
 
     * If every name is a non-negative integer, names are node numbers (``"007"`` is node
       7), sorted numerically. While the numbers are dense (largest + 1 at most twice the
-      number of distinct ids) the graph has nodes ``0 .. largest`` and gaps become isolated
-      pages; sparser ids (``0`` and ``1000000000``) give only the nodes that occur.
-      Otherwise nodes are the distinct names in order of first appearance.
+      number of distinct ids) the graph has nodes ``0 .. largest`` (KONECT: ``1 ..
+      largest``) and gaps become isolated pages; sparser ids (``0`` and ``1000000000``)
+      give only the nodes that occur. Otherwise nodes are the distinct names in order of
+      first appearance.
     * Duplicate links collapse to one link; self-loops are kept (a page linking to itself
       is allowed; it makes the chain aperiodic).
     * ``nodes``: an optional list of allowed names (fixes the node order too); a name not in
       it is an error naming the line.
 
-    Malformed lines (not exactly two non-empty fields) are never dropped silently: they
-    are all counted in one ``ValueError`` that shows the first three with their line
-    numbers (each quoted to at most 80 characters).
+    Malformed lines (fewer than two ids, broken quotes, a non-number after the two ids,
+    a line over ``MAX_LINE_CHARS`` characters) are never dropped silently: they are all
+    counted in one ``ValueError`` that shows the first three with their line numbers (each
+    quoted to at most 80 characters).
+
+    Limits
+    ------
+    The file is read in chunks, so memory stays bounded by the limits whatever the input:
+    a file over ``MAX_EDGE_LIST_BYTES`` (64 MB) is refused from its size before it is read,
+    and reading stops at the first link beyond ``MAX_EDGE_LIST_LINKS`` (1,000,000); both
+    messages name the limit.
 
     Parameters
     ----------
     source : str, os.PathLike or text file object
     nodes : sequence of str, optional
+    return_info : bool, default=False
+        Also return an :class:`EdgeListInfo` (separator found, SNAP/KONECT style, header).
 
     Returns
     -------
     adjacency : scipy.sparse.csr_matrix of shape (n, n)
     names : list of str
+    info : EdgeListInfo
+        Only with ``return_info=True``.
 
     Raises
     ------
     FileNotFoundError
         If the path does not exist.
+    TypeError
+        If ``source`` is a binary file object.
     ValueError
-        If the path is a folder, the file is binary or not UTF-8, has malformed lines,
-        unknown names (with ``nodes``) or no link at all.
+        If the path is a folder, the file is binary or not UTF-8, is over a limit, has
+        malformed lines, unknown names (with ``nodes``) or no link at all.
     """
     if hasattr(source, "read"):
-        text = source.read()
         label = display_path(getattr(source, "name", "edge list"))
-        if isinstance(text, bytes):
-            raise TypeError("read_edge_list needs a text file object (open the file with 'r', not 'rb')")
+        chunks = _object_chunks(source, label)
     else:
         path = Path(os.fspath(source))
-        text = _read_user_text(path, "an edge list file")
         label = display_path(path)
-    pairs, where = [], []
-    errors = LineErrors()
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        fields = [f.strip() for f in _SEP.split(line, maxsplit=2)]
-        if len(fields) != 2 or not fields[0] or not fields[1]:
-            errors.add(f"line {lineno}: expected 'source<TAB>target' or 'source,target', got {quote_text(raw)}")
-            continue
-        pairs.append((fields[0], fields[1]))
-        where.append(lineno)
-    del text
+        chunks = _file_chunks(path, label)
+
+    index: dict[str, int] = {}
+    allowed = None
     if nodes is not None:
-        names = [str(n) for n in nodes]
-        index = {n: i for i, n in enumerate(names)}
-        if len(index) != len(names):
+        allowed = [str(n) for n in nodes]
+        index = {n: i for i, n in enumerate(allowed)}
+        if len(index) != len(allowed):
             raise ValueError("nodes contains duplicate names")
-        for (s, t), lineno in zip(pairs, where):
-            for v in (s, t):
-                if v not in index:
+    codes = array("q")
+    errors = LineErrors()
+    separators: list[str] = []
+    style, undirected, header = "plain", False, None
+    extra = comments = 0
+    seen_content = False
+    limit = MAX_EDGE_LIST_LINKS
+    for lineno, raw in _lines(chunks):
+        line = raw.strip()
+        if not line:
+            continue
+        if line[0] in "#%":
+            comments += 1
+            if not seen_content and _KONECT.match(line):
+                style, undirected = "KONECT", line[1:].split()[0].lower() == "sym"
+            elif line[0] == "#" and style == "plain":
+                low = line.lower()
+                if "directed graph" in low or "nodeid" in low or ("nodes:" in low and "edges:" in low):
+                    style = "SNAP"
+            if line[0] == "#" and "undirected graph" in line.lower():
+                undirected = True
+            seen_content = True
+            continue
+        seen_content = True
+        fields, sep = (None, "") if isinstance(raw, _LongLine) else _split_fields(line)
+        if fields is None or len(fields) < 2 or not fields[0] or not fields[1] or not all(
+            _NUMBER.match(f) for f in fields[2:]
+        ):
+            errors.add(f"line {lineno}: expected 'source target' (separated by spaces, a TAB or a comma), "
+                       f"got {_quote_line(raw)}")
+            continue
+        if not codes and header is None and not errors and _is_header(fields) and not (
+            allowed is not None and fields[0] in index and fields[1] in index
+        ):
+            header = (fields[0], fields[1])
+            if sep not in separators:
+                separators.append(sep)
+            continue
+        if sep not in separators:
+            separators.append(sep)
+        if len(fields) > 2:
+            extra += 1
+        if len(codes) >= 2 * limit:
+            raise ValueError(f"{label}: more than {limit:,} links (line {lineno}); edge lists are limited to "
+                             f"{limit:,} links: keep the graph's largest part")
+        for v in fields[:2]:
+            code = index.get(v)
+            if code is None:
+                if allowed is not None:
                     errors.add(f"line {lineno}: unknown node {quote_text(v)}")
+                    code = -1
+                else:
+                    code = index[v] = len(index)
+            codes.append(code)
     if errors:
         raise ValueError(errors.message(label))
-    if not pairs:
+    if not codes:
         raise ValueError(f"{label}: no links found")
-    flat = [v for pair in pairs for v in pair]
-    if nodes is None and all(_INT.match(v) for v in flat):
-        names, codes = _integer_nodes(flat)
-    else:
-        if nodes is None:
-            index = {}
-            for v in flat:
-                index.setdefault(v, len(index))
-            names = list(index)
-        codes = np.fromiter((index[v] for v in flat), dtype=np.int64, count=len(flat))
-    return _csr(codes[0::2], codes[1::2], len(names)), names
+    links = np.frombuffer(codes, dtype=np.int64).copy()
+    names = list(index)
+    if allowed is None and header is None and links.size > 2:
+        links, names, header = _drop_header_line(links, names)
+    if allowed is None and all(_INT.match(v) for v in names):
+        names, remap = _integer_nodes(names, first=1 if style == "KONECT" else 0)
+        links = remap[links]
+    src, dst = links[0::2], links[1::2]
+    if undirected:
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    adjacency = _csr(src, dst, len(names))
+    if not return_info:
+        return adjacency, names
+    info = EdgeListInfo(tuple(separators), style, header, undirected, extra, comments, links.size // 2)
+    return adjacency, names, info
+
+
+def _drop_header_line(links, names):
+    """The first link as a header when its two names differ, are not integers, occur nowhere
+    else, and every other name is an integer (``source target`` above numbered links)."""
+    first = {int(links[0]), int(links[1])}
+    if len(first) == 1 or any(_INT.match(names[c]) for c in first):
+        return links, names, None
+    rest = links[2:]
+    if np.isin(rest, list(first)).any():
+        return links, names, None
+    others = [v for k, v in enumerate(names) if k not in first]
+    if not others or not all(_INT.match(v) for v in others):
+        return links, names, None
+    header = (names[int(links[0])], names[int(links[1])])
+    # the header's two names have the first two codes
+    return rest - 2, names[2:], header
 
 
 # ----------------------------------------------------------------------------- HTML crawl

@@ -283,3 +283,201 @@ def test_crawl_of_a_file_or_an_empty_folder(tmp_path):
 def test_scale_free_size_limit():
     with pytest.raises(ValueError, match="n must be <= 50000000"):
         scale_free_digraph(2**40)
+
+
+# ----------------------------------------------------------------------------- edge-list formats
+
+# one directed graph on pages 0..7 (page 7 is dangling), written the ways people have it
+_LINKS = [(0, 1), (0, 2), (1, 2), (2, 0), (3, 2), (4, 3), (4, 5), (5, 4), (5, 6), (6, 0), (6, 7), (1, 1)]
+
+
+def _formats():
+    ws = "".join(f"{s}   {t}\n" if k % 2 else f" {s} {t} \n" for k, (s, t) in enumerate(_LINKS))
+    tab = "".join(f"{s}\t{t}\n" for s, t in _LINKS)
+    csv_text = "source,target\n" + "".join(f"{s}, {t}\r\n" for s, t in _LINKS)
+    snap = ("# Directed graph (each unordered pair of nodes is saved once): web-Tiny.txt\n"
+            "# A tiny web graph\n# Nodes: 8 Edges: 12\n# FromNodeId\tToNodeId\n"
+            + "".join(f"{s}\t{t}\n" for s, t in _LINKS))
+    # KONECT numbers nodes from 1 and may add weight and timestamp columns
+    konect = ("% asym unweighted\n% 12 8 8\n"
+              + "".join(f"{s + 1} {t + 1} 1 {1_200_000_000 + 17 * k}\n" for k, (s, t) in enumerate(_LINKS)))
+    return {"whitespace": ws, "TAB": tab, "CSV with header": csv_text, "SNAP": snap, "KONECT": konect}
+
+
+def test_the_same_graph_from_every_format_gives_identical_ranks(tmp_path):
+    from smlengine.markov import pagerank
+
+    nx = pytest.importorskip("networkx")
+    expected_info = {
+        "whitespace": ("whitespace", "plain", None, 0),
+        "TAB": ("TAB", "plain", None, 0),
+        "CSV with header": ("comma", "plain", ("source", "target"), 0),
+        "SNAP": ("TAB", "SNAP", None, 0),
+        "KONECT": ("whitespace", "KONECT", None, len(_LINKS)),
+    }
+    ranks = {}
+    for kind, text in _formats().items():
+        path = tmp_path / f"{kind}.txt"
+        path.write_text(text, encoding="utf-8")
+        a, names, info = read_edge_list(path, return_info=True)
+        assert (info.separator, info.style, info.header, info.extra_columns) == expected_info[kind], kind
+        assert not info.undirected and info.lines == len(_LINKS)
+        first = 1 if kind == "KONECT" else 0
+        assert names == [str(i + first) for i in range(8)], kind
+        assert {(int(names[i]) - first, int(names[j]) - first) for i, j in zip(*a.nonzero())} == set(_LINKS)
+        ranks[kind] = pagerank(a, teleport=0.15, tol=1e-12)
+    for kind, r in ranks.items():
+        np.testing.assert_array_equal(r, ranks["TAB"], err_msg=kind)
+    g = nx.DiGraph(_LINKS)
+    ref = nx.pagerank(g, alpha=0.85, tol=1e-14, max_iter=1000)
+    np.testing.assert_allclose(ranks["TAB"], [ref[i] for i in range(8)], atol=1e-9)
+
+
+def test_space_separated_names_and_the_separator_found():
+    text = "about news\nnews  about\nabout\t home\nhome,about\n"
+    a, names, info = read_edge_list(io.StringIO(text), return_info=True)
+    assert names == ["about", "news", "home"] and a.nnz == 4
+    assert info.separators == ("whitespace", "TAB", "comma") and info.separator == "whitespace and TAB and comma"
+    assert "separator: whitespace and TAB and comma" in info.summary()
+
+
+def test_quoted_ids_with_spaces():
+    csv_text = 'from,to\n"New York","Los Angeles"\n"Los Angeles", "San ""Frisco"""\nBoston,"New York"\n'
+    a, names, info = read_edge_list(io.StringIO(csv_text), return_info=True)
+    assert names == ["New York", "Los Angeles", 'San "Frisco"', "Boston"] and info.header == ("from", "to")
+    assert a.toarray()[3, 0] == 1 and a.nnz == 3
+    a, names = read_edge_list(io.StringIO('"Main Page"  "Talk page"\n"Talk page" Help\n'))
+    assert names == ["Main Page", "Talk page", "Help"] and a.nnz == 2
+    a, names = read_edge_list(io.StringIO("Main Page\tTalk page\n"))  # TAB: spaces belong to the ids
+    assert names == ["Main Page", "Talk page"]
+    with pytest.raises(ValueError, match=r"(?s)2 malformed.*line 1:.*line 2:"):
+        read_edge_list(io.StringIO('"New York,Boston\na"b c\nx y\n'))
+
+
+def test_header_lines():
+    # column names over named pages, and any two words over numbered pages
+    a, names, info = read_edge_list(io.StringIO("FromNodeId ToNodeId\n0 1\n1 2\n"), return_info=True)
+    assert names == ["0", "1", "2"] and info.header == ("FromNodeId", "ToNodeId")
+    a, names, info = read_edge_list(io.StringIO("citing paper\tcited paper\n10\t11\n11\t12\n"), return_info=True)
+    assert names == ["10", "11", "12"] and info.header == ("citing paper", "cited paper")
+    a, names, info = read_edge_list(io.StringIO("Source,Target\nhome,about\n"), return_info=True)
+    assert names == ["home", "about"] and info.header == ("Source", "Target") and a.nnz == 1
+    # a first line of names that occur again is a link, not a header
+    a, names, info = read_edge_list(io.StringIO("home about\nabout 1\n"), return_info=True)
+    assert names == ["home", "about", "1"] and info.header is None and a.nnz == 2
+    # with fixed nodes, a first line whose names are nodes is a link
+    a, names = read_edge_list(io.StringIO("source,target\n"), nodes=["source", "target"])
+    assert a.nnz == 1
+
+
+def test_extra_columns_numbers_are_ignored_others_are_malformed():
+    a, names, info = read_edge_list(io.StringIO("a b 0.5\nb c 2 1e9\nc a -1\n"), return_info=True)
+    assert a.nnz == 3 and info.extra_columns == 3 and "extra columns" in info.summary()
+    with pytest.raises(ValueError, match=r"(?s)1 malformed.*line 2: expected 'source target'"):
+        read_edge_list(io.StringIO("a b 0.5\nb c heavy\n"))
+
+
+def test_undirected_konect_and_snap_files_read_each_link_both_ways():
+    zachary = "% sym unweighted\n% 3 4 4\n1 2\n1 3\n3 4\n"
+    a, names, info = read_edge_list(io.StringIO(zachary), return_info=True)
+    assert names == ["1", "2", "3", "4"] and info.undirected and "both ways" in info.summary()
+    assert (a != a.T).nnz == 0 and a.nnz == 6
+    snap = "# Undirected graph (each unordered pair of nodes is saved once): ca-Tiny.txt\n0\t1\n1\t2\n2\t1\n"
+    a, names, info = read_edge_list(io.StringIO(snap), return_info=True)
+    assert info.style == "SNAP" and info.undirected and (a != a.T).nnz == 0 and a.nnz == 4
+    # a '% ...' line that is not KONECT's first line is only a comment
+    a, names, info = read_edge_list(io.StringIO("# mine\n% sym\n1 2\n"), return_info=True)
+    assert not info.undirected and info.style == "plain" and info.comments == 2 and a.nnz == 1
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 7, 64])
+def test_reading_in_chunks_gives_the_same_result(tmp_path, monkeypatch, chunk):
+    from smlengine.datasets import _graph
+
+    text = ("\ufeff# caf\u00e9 \u65e5\u672c\r\n\u00e9t\u00e9 \u65e5\u672c\r\nb\u00e9\tc\rc,\u00e9t\u00e9\n"
+            "\u65e5\u672c d\u2028d \u00e9t\u00e9\n" + "x" * 40 + "\n")
+    path = tmp_path / "g.txt"
+    path.write_bytes(text.encode("utf-8"))
+    monkeypatch.setattr(_graph, "MAX_LINE_CHARS", 30)
+    with pytest.raises(ValueError) as whole:
+        read_edge_list(path)
+    monkeypatch.setattr(_graph, "_CHUNK", chunk)
+    with pytest.raises(ValueError) as chunked:
+        read_edge_list(path)
+    assert str(chunked.value) == str(whole.value)
+    assert "line 7:" in str(whole.value) and "(40 characters)" in str(whole.value)
+    path.write_bytes(text.rsplit("x", 40)[0].encode("utf-8"))  # without the long line
+    a, names = read_edge_list(path)
+    assert names == ["\u00e9t\u00e9", "\u65e5\u672c", "b\u00e9", "c", "d"]
+    assert {(names[i], names[j]) for i, j in zip(*a.nonzero())} == {
+        ("\u00e9t\u00e9", "\u65e5\u672c"), ("b\u00e9", "c"), ("c", "\u00e9t\u00e9"), ("\u65e5\u672c", "d"),
+        ("d", "\u00e9t\u00e9")}
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"a b\n" * 3 + b"caf\xe9 b\n")
+    with pytest.raises(ValueError, match="bad byte at offset 15"):
+        read_edge_list(bad)
+
+
+# ----------------------------------------------------------------------------- size limits
+
+
+@pytest.mark.timeout(20)
+def test_a_file_over_the_byte_limit_is_refused_from_its_size(tmp_path):
+    from smlengine.datasets import _graph
+
+    huge = tmp_path / "huge.tsv"
+    with open(huge, "wb") as fh:  # 10 GB that take no disk (sparse): reading it all would take minutes
+        fh.write(b"0\t1\n")
+        fh.truncate(10 * 2**30)
+    with pytest.raises(ValueError) as err:
+        read_edge_list(huge)
+    msg = str(err.value)
+    assert f"limit of {_graph.MAX_EDGE_LIST_BYTES / 2**20:g} MB" in msg and "10,737,418,240" in msg
+    assert "binary" not in msg  # refused from its size, before a byte was read
+
+
+class _Endless(io.TextIOBase):
+    """A text stream that never ends (the same line again and again); counts what was read."""
+
+    def __init__(self, line):
+        self.line, self.given = line, 0
+
+    def read(self, size=-1):
+        assert 0 < size <= 2**20, "the loader must read in bounded chunks"
+        self.given += size
+        return (self.line * (size // len(self.line) + 1))[:size]
+
+
+@pytest.mark.timeout(30)
+def test_reading_stops_at_the_link_limit_in_bounded_memory(monkeypatch):
+    import tracemalloc
+
+    from smlengine.datasets import _graph
+
+    monkeypatch.setattr(_graph, "MAX_EDGE_LIST_LINKS", 20_000)
+    stream = _Endless("10\t11\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as err:
+            read_edge_list(stream)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "more than 20,000 links (line 20001)" in str(err.value) and "limited to 20,000 links" in str(err.value)
+    assert stream.given <= 20_001 * 6 + _graph._CHUNK
+    assert peak < 12 * 2**20, f"peak {peak / 2**20:.1f} MB"
+
+
+@pytest.mark.timeout(30)
+def test_reading_stops_at_the_byte_limit(monkeypatch, tmp_path):
+    from smlengine.datasets import _graph
+
+    monkeypatch.setattr(_graph, "MAX_EDGE_LIST_BYTES", 3 * _graph._CHUNK)
+    stream = _Endless("# only comments and no link at all\n")
+    with pytest.raises(ValueError, match=r"larger than the edge-list limit of 0\.75 MB \(786,432 characters"):
+        read_edge_list(stream)
+    assert stream.given <= 4 * _graph._CHUNK
+    path = tmp_path / "big.txt"
+    path.write_text("x" * (3 * _graph._CHUNK + 1), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"edge-list limit of 0\.75 MB \(786,432 bytes; file: 786,433\)"):
+        read_edge_list(path)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from smlengine import _base
@@ -140,7 +140,26 @@ def test_read_text_file_fuzz(data):
 
 # ----------------------------------------------------------------------------- edge lists
 
-_EDGE_PIECES = ["0", "1", "17", "007", "9" * 25, "a", "home", "\t", ",", " ", "\n", "\r\n", "#", "\x00", "é"]
+_EDGE_PIECES = ["0", "1", "17", "007", "9" * 25, "a", "home", "\t", ",", " ", "\n", "\r\n", "#", "\x00", "é",
+                "%", '"', '"a b"', '""', " 1.5", " -2e3", "source,target\n", "FromNodeId\tToNodeId\n",
+                "% sym unweighted\n", "% asym\n", "# Undirected graph\n", "\r", "\u2028", "\x0c"]
+
+
+def _read_edges_or_message(path, chunk=None):
+    """The graph read from ``path`` (with reads of ``chunk`` characters), or the error's type and message."""
+    from smlengine.datasets import _graph
+
+    saved = _graph._CHUNK
+    if chunk is not None:
+        _graph._CHUNK = chunk
+    try:
+        a, names, info = read_edge_list(path, return_info=True)
+    except Exception as exc:  # noqa: BLE001
+        _check_message(exc)
+        return type(exc).__name__, str(exc)
+    finally:
+        _graph._CHUNK = saved
+    return a, names, info
 
 
 @pytest.mark.timeout(60)
@@ -149,15 +168,66 @@ _EDGE_PIECES = ["0", "1", "17", "007", "9" * 25, "a", "home", "\t", ",", " ", "\
 def test_read_edge_list_fuzz(data):
     with tempfile.TemporaryDirectory() as folder:
         path = _write(folder, "edges.tsv", data)
-        try:
-            a, names = read_edge_list(path)
-        except Exception as exc:  # noqa: BLE001
-            _check_message(exc)
-            return
+        got = _read_edges_or_message(path)
+        # reading in tiny pieces (line breaks, quotes and UTF-8 split anywhere) changes nothing
+        again = _read_edges_or_message(path, chunk=3)
+    if isinstance(got[0], str):
+        assert again[0] == got[0]
+        # a file both binary and not UTF-8 is refused for whichever fault is read first
+        if not any(w in m for w in ("binary data", "UTF-8") for m in (got[1], again[1])):
+            assert again[1] == got[1]
+        return
+    a, names, info = got
+    assert again[1] == names and (again[0] != a).nnz == 0 and again[2] == info
     n = len(names)
     assert a.shape == (n, n) and len(set(names)) == n >= 1
-    assert 1 <= a.nnz <= data.count(b"\n") + data.count(b"\r") + 1
+    lines = data.count(b"\n") + data.count(b"\r") + data.count(b"\x0c") + data.count("\u2028".encode()) + 1
+    assert 1 <= a.nnz <= (2 if info.undirected else 1) * lines
     assert set(np.unique(a.data)) <= {1.0}
+    assert info.separators and set(info.separators) <= {"whitespace", "TAB", "comma"}
+
+
+def _edge_file(edges, kind):
+    """``edges`` (pairs of names) as the text of one kind of edge-list file."""
+    def quoted(v):
+        return '"' + v.replace('"', '""') + '"' if (" " in v or '"' in v or "," in v) else v
+
+    if kind == "whitespace":
+        return "".join(f"{quoted(s)}  {quoted(t)}\n" for s, t in edges)
+    if kind == "TAB":
+        return "".join(f"{s}\t{t}\n" for s, t in edges)
+    if kind == "CSV":
+        return "source,target\r\n" + "".join(f"{quoted(s)},{quoted(t)}\r\n" for s, t in edges)
+    if kind == "SNAP":
+        return "# Directed graph: x.txt\n# FromNodeId\tToNodeId\n" + "".join(f"{s}\t{t}\n" for s, t in edges)
+    return "% asym unweighted\n% 3 3 3\n" + "".join(f"{quoted(s)} {quoted(t)} 1 1234\n" for s, t in edges)
+
+
+_NAME = st.one_of(st.integers(0, 40).map(str), st.sampled_from(["home", "about us", 'say "hi"', "a,b", "é"]))
+
+
+@pytest.mark.timeout(60)
+@given(st.lists(st.tuples(_NAME, _NAME), min_size=1, max_size=25))
+@FUZZ
+def test_every_edge_list_format_reads_the_same_graph(edges):
+    # KONECT files number their nodes from 1: shift integer ids by one there
+    shift = all(s.isdigit() and t.isdigit() for s, t in edges)
+    # a first line of two different words over numbered links is a header (documented rule)
+    (s0, t0), rest = edges[0], edges[1:]
+    assume(not (rest and s0 != t0 and not s0.isdigit() and not t0.isdigit()
+                and all(s.isdigit() and t.isdigit() for s, t in rest)))
+    graphs = {}
+    for kind in ("whitespace", "TAB", "CSV", "SNAP", "KONECT"):
+        rows = edges
+        if kind == "KONECT" and shift:
+            rows = [(str(int(s) + 1), str(int(t) + 1)) for s, t in edges]
+        a, names = read_edge_list(io.StringIO(_edge_file(rows, kind)))
+        if kind == "KONECT" and shift:
+            names = [str(int(v) - 1) for v in names]
+        graphs[kind] = {(names[i], names[j]) for i, j in zip(*a.nonzero())}
+    canonical = {(s.lstrip("0") or "0", t.lstrip("0") or "0") if shift else (s, t) for s, t in edges}
+    for kind, links in graphs.items():
+        assert links == canonical, kind
 
 
 @pytest.mark.timeout(60)
