@@ -1008,6 +1008,17 @@ class Runner(QtCore.QObject):
                 self._dirty = True
                 self._redraw()
 
+    def reprepare(self) -> None:
+        """Prepare the snapshot on screen again (what ``prepare`` computes depends on something
+        that changed outside the run, such as the visible range of a map) and draw it."""
+        snap = self.current
+        if snap is None or self._prepare is None:
+            return
+        self._prepared.pop(id(snap), None)
+        if self._prepare_target is snap:
+            self._prepare_target = None  # a result computed before the change is stale
+        self._prepare_async(snap)
+
     def flush(self) -> None:
         """Collect and draw now (used by headless rendering and tests)."""
         self._collect()

@@ -6,6 +6,8 @@ numpy, no Qt) inside ``Lab.prepare``; :class:`DecisionMap` only draws them.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
@@ -86,3 +88,60 @@ class DecisionMap:
         self.boundary.setData([], [])
         for c in self.margin_curves.values():
             c.setData([], [])
+
+
+class MapExtent:
+    """The box a map under data is computed over: the visible range of its plot, never less
+    than the data box, grown by ``slack`` so that small pans and resizes reuse the map.
+
+    An aspect-locked plot shows more than its data box in one direction, by how much depends
+    on the widget's shape (projector mode, a folded side panel, a resized window). The map
+    follows that: :attr:`extent` is read by the lab's ``prepare`` on the worker thread (a
+    tuple, replaced whole), and ``on_grown`` is called on the GUI thread when the visible
+    range leaves the last extent, so the lab can prepare the frame on screen again.
+    """
+
+    def __init__(self, plot_item: pg.PlotItem, data_box: Callable[[], tuple], on_grown: Callable[[], None],
+                 slack: float = 0.08):
+        self.plot_item = plot_item
+        self.data_box = data_box
+        self.on_grown = on_grown
+        self.slack = slack
+        self.extent: tuple[float, float, float, float] = self._wanted()
+        plot_item.getViewBox().sigRangeChanged.connect(self._range_changed)
+
+    def visible(self) -> tuple[float, float, float, float]:
+        (x0, x1), (y0, y1) = self.plot_item.getViewBox().viewRange()
+        return (float(x0), float(x1), float(y0), float(y1))
+
+    def _wanted(self) -> tuple[float, float, float, float]:
+        dx0, dx1, dy0, dy1 = self.data_box()
+        vx0, vx1, vy0, vy1 = self.visible()
+        x0, x1, y0, y1 = min(dx0, vx0), max(dx1, vx1), min(dy0, vy0), max(dy1, vy1)
+        gx, gy = self.slack * (x1 - x0), self.slack * (y1 - y0)
+        return (x0 - gx, x1 + gx, y0 - gy, y1 + gy)
+
+    @staticmethod
+    def contains(outer, inner) -> bool:
+        return outer[0] <= inner[0] and outer[1] >= inner[1] and outer[2] <= inner[2] and outer[3] >= inner[3]
+
+    def covers(self, extent) -> bool:
+        """True when a map over ``extent`` fills the visible range."""
+        return extent is not None and self.contains(extent, self.visible())
+
+    def refresh(self) -> bool:
+        """Recompute the extent for the data and the view now; True if it changed."""
+        wanted = self._wanted()
+        # grow to the new view; shrink only when the view is much smaller (a finer grid)
+        if self.contains(self.extent, wanted) and _area(wanted) > 0.45 * _area(self.extent):
+            return False
+        self.extent = wanted
+        return True
+
+    def _range_changed(self, *_args) -> None:
+        if self.refresh():
+            self.on_grown()
+
+
+def _area(extent) -> float:
+    return max(extent[1] - extent[0], 0.0) * max(extent[3] - extent[2], 0.0)

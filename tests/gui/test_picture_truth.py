@@ -91,3 +91,46 @@ def test_f1_opens_the_maths_panel_in_projector_mode(qtbot, make_window, size):
     qtbot.waitUntil(lambda: other.splitter.sizes()[2] == 0, timeout=5_000)
     window.set_projector(False)
     qtbot.waitUntil(lambda: other.splitter.sizes()[2] >= 150, timeout=5_000)
+
+
+def _map_covers_view(qtbot, lab):
+    """The decision map's image, in scene coordinates, covers the plot's whole data area."""
+    from PySide6 import QtCore
+
+    r = lab.runner
+
+    def covered():
+        image = lab.decision.image
+        if not image.isVisible() or image.image is None:
+            return False
+        area = lab.canvas.plot_item.getViewBox().sceneBoundingRect()
+        drawn = image.sceneBoundingRect()
+        return drawn.adjusted(-1, -1, 1, 1).contains(QtCore.QRectF(area))
+
+    qtbot.waitUntil(lambda: r.settled and not r._prepare_task.busy, timeout=30_000)
+    qtbot.waitUntil(covered, timeout=10_000)
+
+
+MAP_CASES = [("classifiers", {"classifier": "perceptron"}), ("classifiers", {"classifier": "svm_rbf"}),
+             ("trees", {"method": "adaboost"}), ("trees", {"method": "tree"}), ("trees", {"method": "forest"})]
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 800)], ids=["1024x768", "1280x800"])
+@pytest.mark.parametrize("lab_id, params", MAP_CASES, ids=[f"{a}-{next(iter(b.values()))}" for a, b in MAP_CASES])
+def test_decision_map_covers_the_visible_range(qtbot, make_window, lab_id, params, size):
+    window = make_window(lab_ids=[lab_id])
+    window.resize(*size)
+    lab = window.show_lab(lab_id)
+    r = lab.runner
+    lab.form.set_values(params, quiet=False)
+    qtbot.waitUntil(lambda: r.current is not None, timeout=30_000)
+    lab.run_to(12)
+    qtbot.waitUntil(lambda: r.settled and (r.current.step >= 12 or r.finished), timeout=60_000)
+    _map_covers_view(qtbot, lab)
+    window.set_projector(True)  # at run time: the plot changes shape
+    _map_covers_view(qtbot, lab)
+    window.set_controls_visible(False)  # side panel folded: the plot gets wider
+    _map_covers_view(qtbot, lab)
+    window.set_controls_visible(True)
+    window.set_projector(False)
+    _map_covers_view(qtbot, lab)

@@ -17,7 +17,7 @@ from smlengine.datasets import GENERATORS, make_dataset
 from ... import style as theme
 from ...lab import Lab
 from . import META
-from ...widgets.decision_map import DecisionMap
+from ...widgets.decision_map import DecisionMap, MapExtent
 from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
@@ -129,6 +129,8 @@ class ClassifiersLab(PointsLabMixin, Lab):
         theme.set_axis_labels(self.canvas, "x₁", "x₂")
         self.legend = outside_legend(self.canvas.plot_item, "top", columns=2)
         self.decision = DecisionMap(self.canvas.plot_item, margins=False)
+        self.map_extent = MapExtent(self.canvas.plot_item, lambda: self.canvas.data_bounds(margin=0.6),
+                                    self._map_grown)
         pi = self.canvas.plot_item
         self.current_marker = pg.ScatterPlotItem()
         self.current_marker.setZValue(20)
@@ -269,9 +271,8 @@ class ClassifiersLab(PointsLabMixin, Lab):
 
     def _view_extent(self) -> tuple[float, float, float, float]:
         """The data box grown to the visible range, so shading fills the plot."""
-        xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=0.6)
-        (vx0, vx1), (vy0, vy1) = self.canvas.plot_item.viewRange()
-        return (min(xmin, vx0), max(xmax, vx1), min(ymin, vy0), max(ymax, vy1))
+        self.map_extent.refresh()
+        return self.map_extent.extent
 
     def _points_changed(self) -> None:
         if self._suppress_points_signal:
@@ -332,7 +333,12 @@ class ClassifiersLab(PointsLabMixin, Lab):
         return self._ctx.y if self._ctx is not None else np.zeros(0)
 
     def prepare(self, snapshot):
-        return prepare_frame(snapshot)
+        return prepare_frame(snapshot, self.map_extent.extent)
+
+    def _map_grown(self) -> None:
+        """The visible range left the map's box (resize, projector mode): map it again."""
+        if not self.runner.playing:
+            self.runner.reprepare()
 
     def render(self, snapshot, prepared, history) -> None:
         ctx: RunContext = snapshot.ctx

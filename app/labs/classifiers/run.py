@@ -203,10 +203,11 @@ def svm_grid_values(ctx: RunContext, snap, xs: np.ndarray, ys: np.ndarray) -> np
     return ctx.model.snapshot_decision_function(snap, pts).reshape(len(ys), len(xs))
 
 
-def prepare_frame(step: ClassifierSnapshot) -> DecisionFrame | None:
-    """The decision map of a step (worker thread)."""
+def prepare_frame(step: ClassifierSnapshot, extent=None) -> DecisionFrame | None:
+    """The decision map of a step (worker thread) over ``extent`` (the visible range; by
+    default the run's own box)."""
     ctx = step.ctx
-    ext = ctx.extent
+    ext = ctx.extent if extent is None else tuple(extent)
     eng = step.engine
     if ctx.kind == "perceptron":
         v, c = eng.v, eng.c

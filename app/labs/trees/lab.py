@@ -18,7 +18,7 @@ from smlengine.datasets import GENERATORS, make_dataset
 from ... import style as theme
 from ...lab import Lab
 from . import META
-from ...widgets.decision_map import DecisionMap
+from ...widgets.decision_map import DecisionMap, MapExtent
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
 from ...widgets.point_canvas import CanvasToolbar, PointCanvas, PointsLabMixin
@@ -194,6 +194,8 @@ class TreesLab(PointsLabMixin, Lab):
         theme.set_axis_labels(self.canvas, "x₁", "x₂")
         pi = self.canvas.plot_item
         self.decision = DecisionMap(pi, margins=False)
+        self.map_extent = MapExtent(self.canvas.plot_item, lambda: self.canvas.data_bounds(margin=0.6),
+                                    self._map_grown)
         self.legend = outside_legend(pi, "top", columns=3)
         self.weighted_pos = pg.ScatterPlotItem()
         self.weighted_neg = pg.ScatterPlotItem()
@@ -441,9 +443,9 @@ class TreesLab(PointsLabMixin, Lab):
         self.canvas.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
 
     def _view_extent(self) -> tuple[float, float, float, float]:
-        xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=0.6)
-        (vx0, vx1), (vy0, vy1) = self.canvas.plot_item.viewRange()
-        return (min(xmin, vx0), max(xmax, vx1), min(ymin, vy0), max(ymax, vy1))
+        """The data box grown to the visible range, so shading fills the plot."""
+        self.map_extent.refresh()
+        return self.map_extent.extent
 
     def _points_changed(self) -> None:
         if self._suppress_points_signal:
@@ -500,7 +502,12 @@ class TreesLab(PointsLabMixin, Lab):
     def prepare(self, snapshot):
         from .run import prepare_frame
 
-        return prepare_frame(snapshot)
+        return prepare_frame(snapshot, self.map_extent.extent)
+
+    def _map_grown(self) -> None:
+        """The visible range left the map's box (resize, projector mode): map it again."""
+        if not self.runner.playing:
+            self.runner.reprepare()
 
     def show_idle(self) -> None:
         self.decision.set_frame(None)

@@ -309,10 +309,11 @@ def split_segments(tree: TreeArrays, extent) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack([x0, x1, nan]).ravel(), np.column_stack([y0, y1, nan]).ravel()
 
 
-def prepare_frame(step: TreesStep):
-    """Per-frame drawing data (worker thread): a DecisionFrame or a TreeFrame."""
+def prepare_frame(step: TreesStep, extent=None):
+    """Per-frame drawing data (worker thread): a DecisionFrame or a TreeFrame, over
+    ``extent`` (the visible range; by default the run's own box)."""
     ctx = step.ctx
-    ext = ctx.extent
+    ext = ctx.extent if extent is None else tuple(extent)
     if ctx.method == "adaboost":
         stumps = step.stumps
         if stumps is None or not len(stumps):
@@ -330,7 +331,12 @@ def prepare_frame(step: TreesStep):
     hat = None
     if math.isfinite(step.tree_accuracy):
         hat = condorcet_curve(int(ctx.params["n_estimators"]), min(max(step.tree_accuracy, 0.0), 1.0))
-    margin = (2.0 * step.grid_votes.astype(float) - k) / k  # fraction voting +1 minus fraction voting -1
+    votes = step.grid_votes
+    if ext != tuple(ctx.extent):  # the view outgrew the run's grid: count the trees' votes anew
+        _, _, pts = grid_points(ext, FOREST_RES)
+        votes = sum((tree_predict_pm(t.tree_, pts) > 0).astype(np.int32) for t in step.trees)
+        votes = votes.reshape(FOREST_RES, FOREST_RES)
+    margin = (2.0 * votes.astype(float) - k) / k  # fraction voting +1 minus fraction voting -1
     # ties (margin 0) go to class -1 in the vote: nudge them below zero so the map agrees
     margin = np.where(margin == 0, -1e-9, margin)
     return ForestFrame(decision_frame(lambda P: margin.ravel(), ext, resolution=FOREST_RES, levels=(0.0,)), hat)
