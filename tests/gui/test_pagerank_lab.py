@@ -150,17 +150,19 @@ def test_clicking_two_nodes_adds_a_link(qtbot, make_window):
 def test_malformed_edge_list_reports_line_numbers(qtbot, make_window, tmp_path):
     window, lab = _lab(qtbot, make_window)
     bad = tmp_path / "bad.txt"
-    bad.write_text("# my web\na\tb\nb,c\nthis line is wrong\nc\ta\n", encoding="utf-8")
+    bad.write_text("# my web\na\tb\nb,c\nthis line, is, wrong\nc\ta\n", encoding="utf-8")
     lab.open_graph(str(bad), "edges")
     qtbot.waitUntil(lambda: lab.error_text != "", timeout=20_000)
-    assert "line 4" in lab.error_text
-    assert lab.form.value("graph") == "custom"
+    assert "line 4" in lab.error_text and "Could not open bad.txt" in lab.error_text
+    assert lab.form.value("graph") == "python-docs"  # a failed open changes nothing
     good = tmp_path / "good.txt"
     good.write_text("a\tb\nb,c\nc\ta\nc\td\n", encoding="utf-8")
     lab.open_graph(str(good), "edges")
+    qtbot.waitUntil(lambda: lab.form.value("graph") == "custom", timeout=20_000)
     snap = _finish(qtbot, lab)
     assert lab.error_text == ""
     assert snap.graph.names == ["a", "b", "c", "d"] and snap.graph.n_links == 4
+    assert "good.txt" in lab.file_label.text() and "separator: TAB and comma" in lab.file_label.text()
     np.testing.assert_allclose(snap.distribution.sum(), 1.0)
     # choosing "Opened file" before opening anything is a message, not a crash
     lab._custom = ()
@@ -176,6 +178,7 @@ def test_html_folder(qtbot, make_window, tmp_path):
     (site / "a.html").write_text("<title>A</title><a href='index.html'>home</a>")
     (site / "b.html").write_text("<title>B</title><a href='a.html'>a</a>")
     lab.open_graph(str(site), "html")
+    qtbot.waitUntil(lambda: lab.form.value("graph") == "custom", timeout=20_000)
     snap = _finish(qtbot, lab)
     assert snap.graph.n == 3 and "Home" in snap.graph.titles
 
@@ -306,3 +309,157 @@ def test_layout_draws_a_fixed_sample_of_links_then_all(qtbot, make_window):
     assert len(x) == 2 * g.n_links
     np.testing.assert_array_equal(x[0::2], snap.positions[g.edge_rows, 0])
     window.close()
+
+
+# ----------------------------------------------------------------------------- opening files
+
+
+def _open(qtbot, lab, path):
+    """Open an edge list and wait until it is the graph (the file is read on a worker first)."""
+    lab.open_graph(str(path), "edges")
+    qtbot.waitUntil(lambda: lab.form.value("graph") == "custom" and lab._custom == ("edges", str(path))
+                    or lab.error_text != "", timeout=20_000)
+    assert lab.error_text == "", lab.error_text
+    return _finish(qtbot, lab)
+
+
+_WEB = [(0, 1), (0, 2), (1, 2), (2, 0), (3, 2), (4, 3), (4, 5), (5, 4), (5, 6), (6, 0), (6, 7), (1, 1)]
+
+
+def test_every_edge_list_format_gives_identical_ranks(qtbot, make_window, tmp_path):
+    files = {
+        "ws.txt": ("".join(f"{s}  {t}\n" for s, t in _WEB), "separator: whitespace"),
+        "tab.tsv": ("".join(f"{s}\t{t}\n" for s, t in _WEB), "separator: TAB"),
+        "header.csv": ("source,target\n" + "".join(f'"{s}", {t}\n' for s, t in _WEB), "header 'source' / 'target'"),
+        "snap.txt": ("# Directed graph (each unordered pair of nodes is saved once): web.txt\n# Nodes: 8 Edges: 12\n"
+                     "# FromNodeId\tToNodeId\n" + "".join(f"{s}\t{t}\n" for s, t in _WEB), "SNAP file"),
+        "out.konect": ("% asym unweighted\n% 12 8 8\n" + "".join(f"{s + 1} {t + 1} 1 {900 + s}\n" for s, t in _WEB),
+                       "KONECT file"),
+    }
+    window, lab = _lab(qtbot, make_window)
+    ranks = {}
+    for name, (text, found) in files.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        snap = _open(qtbot, lab, path)
+        assert snap.graph.n == 8 and snap.graph.n_links == len(_WEB)
+        ranks[name] = np.asarray(snap.distribution)
+        # the lab names the file and says what it found in it
+        assert name in lab.file_label.text() and found in lab.file_label.text()
+        assert name in lab.maths.toPlainText()
+    a = np.zeros((8, 8))
+    for s, t in _WEB:
+        a[s, t] = 1
+    import scipy.sparse as sp
+
+    expected = pagerank(sp.csr_matrix(a), teleport=0.15, tol=1e-10)
+    for name, r in ranks.items():
+        np.testing.assert_array_equal(r, ranks["tab.tsv"], err_msg=name)
+    np.testing.assert_allclose(ranks["tab.tsv"], expected, atol=1e-12)
+
+
+def test_a_failed_open_changes_nothing(qtbot, make_window, tmp_path, monkeypatch):
+    """Edit a link, change α, then open bad files: the edits, the graph and α are all kept."""
+    from smlengine.datasets import _graph
+
+    window, lab = _lab(qtbot, make_window, graph="karate-club")
+    lab.on_param_changed("graph")
+    lab.form.set_value("teleport", 0.3)
+    lab.toggle_link(16, 25)
+    before = _finish(qtbot, lab)
+    assert lab.has_link(16, 25)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a b\nonly-one-id\n", encoding="utf-8")
+    big = tmp_path / "big.txt"
+    big.write_text("0 1\n" * 300, encoding="utf-8")
+    monkeypatch.setattr(_graph, "MAX_EDGE_LIST_BYTES", 1000)
+    cases = [(bad, "line 2"), (big, "limit of 0.000953674 MB (1,000 bytes"), (tmp_path / "missing.txt", "no such file"),
+             (tmp_path, "is a folder")]
+    for path, message in cases:
+        lab.clear_error()
+        lab.open_graph(str(path), "edges")
+        qtbot.waitUntil(lambda: lab.error_text != "", timeout=20_000)
+        assert message in lab.error_text, lab.error_text
+        assert lab.form.value("graph") == "karate-club"
+        assert lab.form.value("teleport") == pytest.approx(0.3)
+        assert lab.user_data() == {"edits": [[16, 25]], "custom": []}
+        assert lab.undo_button.isEnabled() and "big.txt" not in lab.file_label.text()
+    # the run shown is still the edited karate club with α = 0.3
+    lab.clear_error()
+    after = _finish(qtbot, lab)
+    assert after.graph == before.graph and after.teleport == pytest.approx(0.3)
+    np.testing.assert_array_equal(after.distribution, before.distribution)
+
+
+# ----------------------------------------------------------------------------- labels and arrowheads
+
+
+def _overlap(a, b) -> float:
+    r = a.intersected(b)
+    return max(r.width(), 0.0) * max(r.height(), 0.0)
+
+
+def _check_labels(lab, dist, at_least):
+    shown = lab.labels_shown()
+    assert len(shown) >= at_least, [t for _, t, _ in shown]
+    view = lab.graph_plot.plot_item.vb.sceneBoundingRect()
+    for k, (i, text, rect) in enumerate(shown):
+        assert rect.width() > 0 and view.contains(rect), text
+        for _, other, rect2 in shown[k + 1:]:
+            assert _overlap(rect, rect2) == 0.0, (text, other)
+    # the labels go to the highest-ranked pages first: a page without a label ranks below
+    # every labelled page unless its label had no room
+    labelled = [i for i, _, _ in shown]
+    assert int(np.argmax(dist)) in labelled
+    return shown
+
+
+@pytest.mark.parametrize("graph", ["python-docs", "karate-club"])
+def test_labels_never_overlap(qtbot, make_window, graph):
+    from app.labs.pagerank.lab import label_text
+
+    window, lab = _lab(qtbot, make_window, graph=graph)
+    lab.on_param_changed(graph)
+    snap = _finish(qtbot, lab)
+    g = snap.graph
+    shown = _check_labels(lab, snap.distribution, 5)
+    for i, text, _ in shown:
+        assert text == label_text(g.titles[i], g.names[i])
+    if graph == "python-docs":
+        texts = [t for _, t, _ in shown]
+        assert "Python Module Index" in texts and all(len(t) <= 24 for t in texts)
+    # a smaller window and projector fonts: the labels are placed again, still apart
+    window.resize(1024, 768)
+    qtbot.wait(50)
+    _check_labels(lab, snap.distribution, 3)
+    window.set_projector(True)
+    lab.runner.flush()
+    qtbot.wait(50)
+    _check_labels(lab, snap.distribution, 3)
+    window.set_projector(False)
+
+
+def test_arrowheads_point_at_the_target(qtbot, make_window, tmp_path):
+    path = tmp_path / "chain.txt"
+    path.write_text("home about\nabout blog\nblog home\nhome blog\nnews home\n", encoding="utf-8")
+    window, lab = _lab(qtbot, make_window)
+    snap = _open(qtbot, lab, path)
+    g, pos = snap.graph, lab._drawn_positions
+    rows, cols, tips, bases = lab.arrow_heads()
+    assert sorted(zip(rows.tolist(), cols.tolist())) == sorted(zip(*g.adjacency.nonzero()))
+    vb = lab.graph_plot.plot_item.vb
+    sx, sy = lab._scene_xy(vb, tips)
+    cx, cy = lab._scene_xy(vb, pos[cols])
+    ox, oy = lab._scene_xy(vb, pos[rows])
+    # each tip touches its target's disc (radius + 1 pixel) on the side of the source
+    np.testing.assert_allclose(np.hypot(sx - cx, sy - cy), lab._node_sizes[cols] / 2 + 1.0, atol=1e-6)
+    assert np.all(np.hypot(sx - ox, sy - oy) < np.hypot(cx - ox, cy - oy))
+    bx, by = lab._scene_xy(vb, bases)
+    assert np.all(np.hypot(bx - cx, by - cy) > np.hypot(sx - cx, sy - cy))  # the head points at the target
+    # a big graph: arrowheads only on the links between labelled pages
+    window2, lab2 = _lab(qtbot, make_window)
+    snap2 = _finish(qtbot, lab2)
+    rows, cols, tips, _ = lab2.arrow_heads()
+    labelled = {i for i, _, _ in lab2.labels_shown()}
+    assert len(rows) > 0 and set(rows.tolist()) <= labelled and set(cols.tolist()) <= labelled
+    assert all(snap2.graph.adjacency[i, j] for i, j in zip(rows, cols))

@@ -38,6 +38,20 @@ SURFER_POINTS = 2000
 # While the force layout moves the nodes, the links are re-stroked every frame (Qt needs
 # ~30 ms for 15,000 lines): draw a fixed sample of this many links until the layout stops.
 LAYOUT_EDGES = 2000
+#: page labels drawn at most (the highest-ranked that fit without overlapping), and how many
+#: pages, in rank order, are tried for a place
+MAX_LABELS = 20
+LABEL_CANDIDATES = 120
+LABEL_CHARS = 24  # a longer title is cut with "…"
+#: graphs with at most this many drawn links get an arrowhead on every link; larger ones on
+#: the links between labelled pages (drawn stronger), so the picture stays readable
+ARROW_MAX_LINKS = 1500
+
+
+def label_text(title: str, name: str) -> str:
+    """A page's short label: its title up to " — " (Sphinx: "os — Miscellaneous ..."), cut to LABEL_CHARS."""
+    text = (title or name).split(" \u2014 ")[0].strip() or name
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 def _viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
@@ -77,6 +91,11 @@ class PageRankLab(Lab):
         self._mc_bucket = -1.0  # bucket of moves of the last surfer point drawn
         self._looks_key = None
         self._looks: dict = {}
+        self._node_sizes = None  # marker diameters (pixels) of the nodes drawn
+        self._placing = False  # labels and arrowheads are being placed (the view may signal meanwhile)
+        self._file_note = ""  # what reading the opened file found (separator, style)
+        self._label_pages: list[int] = []
+        self._arrow_links = (np.zeros(0, int), np.zeros(0, int))
 
     def parameter_specs(self):
         return [
@@ -116,7 +135,9 @@ class PageRankLab(Lab):
 
         row = QtWidgets.QVBoxLayout()
         self.open_edges_button = QtWidgets.QPushButton("Open edge list…")
-        self.open_edges_button.setToolTip("A text file with one 'source<TAB or comma>target' link per line; # comments")
+        self.open_edges_button.setToolTip(
+            "A text file with one 'source target' link per line: spaces, a TAB or a comma between the ids; "
+            "# and % comments (SNAP, KONECT files); CSV with quoted ids and a header line")
         self.open_edges_button.clicked.connect(self._open_edges_dialog)
         self.open_html_button = QtWidgets.QPushButton("Open HTML folder…")
         self.open_html_button.setToolTip("Crawl the links between the HTML pages of a folder")
@@ -124,6 +145,10 @@ class PageRankLab(Lab):
         row.addWidget(self.open_edges_button)
         row.addWidget(self.open_html_button)
         layout.addLayout(row)
+        self.file_label = QtWidgets.QLabel()
+        self.file_label.setWordWrap(True)
+        self.file_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        layout.addWidget(self.file_label)
 
         self.undo_button = QtWidgets.QPushButton("Undo link edit")
         self.undo_button.setToolTip("Take back the last link you added or removed")
@@ -160,6 +185,16 @@ class PageRankLab(Lab):
         self.walker_item.setZValue(20)
         self.walker_item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         gp.addItem(self.walker_item)
+        # links between labelled pages (large graphs), arrowheads and page labels: placed in
+        # pixels, so they are recomputed whenever the view's transform changes
+        self.top_edge_item = pg.PlotCurveItem(connect="pairs")
+        self.top_edge_item.setZValue(1)
+        gp.addItem(self.top_edge_item, ignoreBounds=True)
+        self.arrow_item = QtWidgets.QGraphicsPathItem()
+        self.arrow_item.setZValue(8)
+        gp.addItem(self.arrow_item, ignoreBounds=True)
+        self.label_items: list[pg.TextItem] = []
+        gp.vb.sigTransformChanged.connect(self._place_overlays)
         self.legend = outside_legend(gp, "top", columns=3)
         self.legend.addItem(self.node_item, "page (size = rank)")
         self.legend.addItem(self.walker_item, "surfers")
@@ -267,6 +302,7 @@ class PageRankLab(Lab):
         g = self.form.value("graph")
         self.lower_right.setCurrentIndex(1 if self._is_chain(g) else 0)
         self.undo_button.setEnabled(bool(self._edits))
+        self._update_file_label()
         self.alpha_slider.blockSignals(True)
         self.alpha_slider.setValue(int(round(self.form.value("teleport") * 100)))
         self.alpha_slider.blockSignals(False)
@@ -305,15 +341,48 @@ class PageRankLab(Lab):
 
     # ------------------------------------------------------------------ opening files, editing
     def open_graph(self, path: str, kind: str = "edges") -> None:
-        """Use an edge list (``kind='edges'``) or a folder of HTML pages (``'html'``); loaded on the worker."""
+        """Use an edge list (``kind='edges'``) or a folder of HTML pages (``'html'``).
+
+        The file is read and checked on a worker first; only when that succeeds does it become
+        the graph (link edits cleared, graph "Opened file", teleport back to 0.15). A file
+        that cannot be read leaves everything as it was and says why in the banner.
+        """
         if kind not in ("edges", "html"):
             raise ValueError("kind must be 'edges' or 'html'")
-        self._custom = (kind, str(path))
+        source = (kind, str(path))
+        name = pagerank_run.describe_source(source)
+        self.file_label.setText(f"Opening <b>{html.escape(name[:80])}</b> …")
+        task = self.task("open", on_done=lambda note, src=source: self._opened(src, note),
+                         on_error=lambda message, n=name: self._open_failed(n, message))
+        task.start(pagerank_run.load_source, source)
+
+    def _opened(self, source: tuple, note: str) -> None:
+        self._custom = tuple(source)
+        self._file_note = note
         self._edits = []
         self._selected = -1
         self.form.set_values({"graph": "custom", "teleport": 0.15, "start": "uniform"})
         self._update_visibility()
         self.reset()
+
+    def _open_failed(self, name: str, message: str) -> None:
+        self._update_file_label()
+        self.show_error(f"Could not open {name}: {message}")
+
+    def _update_file_label(self) -> None:
+        """Name the graph on screen: the opened file and what reading it found, or the preset."""
+        g = self.form.value("graph")
+        if g == "custom" and self._custom:
+            name = pagerank_run.describe_source(tuple(self._custom))
+            kind = "Edge list" if self._custom[0] == "edges" else "HTML folder"
+            text = f"{kind}: <b>{html.escape(name[:80])}</b>"
+            if self._file_note:
+                text += f"<br><small>{html.escape(self._file_note, quote=False)}</small>"
+            self.file_label.setText(text)
+            self.file_label.setToolTip(str(self._custom[1]))
+        else:
+            self.file_label.setText("")
+            self.file_label.setToolTip("")
 
     def _open_edges_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open an edge list", "",
@@ -442,7 +511,8 @@ class PageRankLab(Lab):
         self._drawn_positions = positions
         # Only what changed is redrawn: the surfer phase keeps the ranks, so nodes and bars stay.
         nodes_key = (id(snapshot.distribution), id(positions), s)
-        if nodes_key != self._nodes_key:
+        nodes_changed = nodes_key != self._nodes_key
+        if nodes_changed:
             self._draw_nodes(snapshot, positions, s)
             self._nodes_key = nodes_key
         self._draw_walkers(snapshot, positions, s)
@@ -450,6 +520,11 @@ class PageRankLab(Lab):
         if snapshot.distribution is not self._drawn_dist:
             self._fill_table(g, snapshot.distribution)
         self._drawn_dist = snapshot.distribution
+        if new_graph or nodes_changed:
+            if g.note and g.base_key == tuple(self._custom) and g.note != self._file_note:
+                self._file_note = g.note  # a session's file, read by the run
+                self._update_file_label()
+            self._place_overlays()
         self._draw_bars(g, snapshot, s)
         self._draw_convergence(snapshot, history, s)
         if g.chain:
@@ -512,6 +587,7 @@ class PageRankLab(Lab):
     def _draw_nodes(self, snapshot, positions, s) -> None:
         g = snapshot.graph
         brushes, size = self._node_visuals(snapshot.distribution, g.n, s)
+        self._node_sizes = size
         self.node_item.setData(pos=positions, size=size, brush=brushes, data=np.arange(g.n),
                                pen=pg.mkPen(s.foreground + "90", width=max(1.0, 0.6 * s.scale)), symbol="o")
 
@@ -536,6 +612,168 @@ class PageRankLab(Lab):
             self.move_item.setData(xy[:, 0], xy[:, 1], connect="pairs", pen=looks["move_pen"])
         else:
             self.move_item.setData([], [])
+
+    # ------------------------------------------------------------------ labels and arrowheads
+    def _place_overlays(self, *_args) -> None:
+        """Page labels and arrowheads for the current view: both are sized in pixels, so they
+        follow every change of the view's transform (resize, projector mode, a new layout)."""
+        if self._placing:
+            return
+        self._placing = True
+        try:
+            g, pos, dist = self._graph, self._drawn_positions, self._drawn_dist
+            ok = (g is not None and pos is not None and dist is not None and self._node_sizes is not None
+                  and len(pos) == g.n == len(dist) == len(self._node_sizes))
+            vb = self.graph_plot.plot_item.vb
+            vb.updateMatrix()  # the range set this frame, not the last one painted
+            labelled = self._place_labels(g, pos, dist, vb) if ok else []
+            self._draw_arrows(g, pos, labelled, vb) if ok else self._clear_arrows()
+        finally:
+            self._placing = False
+
+    def _scene_xy(self, vb, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = vb.childGroup.sceneTransform()  # data -> scene (pixels): a scale and a shift
+        x, y = pos[:, 0], pos[:, 1]
+        return t.m11() * x + t.m21() * y + t.m31(), t.m12() * x + t.m22() * y + t.m32()
+
+    def _label_item(self, k: int, s: theme.Style) -> pg.TextItem:
+        while len(self.label_items) <= k:
+            item = pg.TextItem(anchor=(0.5, 1.0))
+            item.setZValue(15)
+            item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+            item.textItem.document().setDocumentMargin(1.0)  # tight boxes: more labels fit
+            self.graph_plot.plot_item.addItem(item, ignoreBounds=True)
+            self.label_items.append(item)
+        item = self.label_items[k]
+        if getattr(item, "_style", None) != s:
+            font = QtGui.QFont()
+            font.setPointSizeF(s.font_pt * 0.9)
+            item.setFont(font)
+            item.setColor(s.foreground)
+            bg = QtGui.QColor(s.background)
+            bg.setAlpha(170)
+            item.fill = pg.mkBrush(bg)
+            item._style = s
+        return item
+
+    def _place_labels(self, g, pos, dist, vb) -> list[int]:
+        """Label the highest-ranked pages, each above (else below) its disc, skipping any whose
+        label would overlap one already placed or leave the view; returns the pages labelled."""
+        s = theme.current()
+        xs, ys = self._scene_xy(vb, pos)
+        view = vb.sceneBoundingRect()
+        inverse, _ = vb.childGroup.sceneTransform().inverted()
+        placed: list[QtCore.QRectF] = []
+        pages: list[int] = []
+        order = np.argsort(-np.asarray(dist), kind="stable")[:LABEL_CANDIDATES]
+        for i in order:
+            if len(pages) == MAX_LABELS:
+                break
+            if not (np.isfinite(xs[i]) and np.isfinite(ys[i]) and view.contains(QtCore.QPointF(xs[i], ys[i]))):
+                continue
+            item = self._label_item(len(pages), s)
+            text = label_text(g.titles[i], g.names[i])
+            if item.toPlainText() != text:
+                item.setText(text)
+            box = item.textItem.boundingRect()
+            w, h = box.width(), box.height()
+            gap = float(self._node_sizes[i]) / 2 + 1.0
+            for anchor_y, top in ((1.0, ys[i] - gap - h), (0.0, ys[i] + gap)):
+                rect = QtCore.QRectF(xs[i] - w / 2, top, w, h)
+                if view.contains(rect) and not any(rect.intersects(r) for r in placed):
+                    break
+            else:
+                continue
+            placed.append(rect.adjusted(-1, -1, 1, 1))  # a pixel apart at least
+            item.setAnchor((0.5, anchor_y))
+            item.setPos(inverse.map(QtCore.QPointF(xs[i], ys[i] - gap if anchor_y == 1.0 else ys[i] + gap)))
+            item.setToolTip(f"{g.titles[i]}\n{g.names[i]}")
+            item.setVisible(True)
+            item.updateTransform(force=True)
+            pages.append(int(i))
+        for item in self.label_items[len(pages):]:
+            item.setVisible(False)
+        self._label_pages = pages
+        return pages
+
+    def labels_shown(self) -> list[tuple[int, str, QtCore.QRectF]]:
+        """(page, text, scene bounding rectangle) of every page label drawn."""
+        return [(i, item.toPlainText(), item.sceneBoundingRect())
+                for i, item in zip(self._label_pages, self.label_items) if item.isVisible()]
+
+    def _clear_arrows(self) -> None:
+        self.arrow_item.setPath(QtGui.QPainterPath())
+        self.top_edge_item.setData([], [])
+        self._arrow_links = (np.zeros(0, int), np.zeros(0, int))
+
+    def _draw_arrows(self, g, pos, labelled: list[int], vb) -> None:
+        """A filled arrowhead at the target end of each link, its tip on the target's disc.
+
+        Every drawn link gets one on graphs with at most ARROW_MAX_LINKS links; on larger
+        graphs the links between labelled pages get one (and a stronger line), so the picture
+        says which of the named pages links to which.
+        """
+        rows, cols = g.edge_rows, g.edge_cols
+        if self._edges_moving:
+            pick = self.layout_edges(g)
+            rows, cols = rows[pick], cols[pick]
+        strong = rows.size > ARROW_MAX_LINKS
+        if strong:
+            mark = np.zeros(g.n, bool)
+            mark[labelled] = True
+            keep = mark[rows] & mark[cols]
+            rows, cols = rows[keep], cols[keep]
+        s = theme.current()
+        if strong and rows.size:
+            xy = np.empty((2 * rows.size, 2))
+            xy[0::2], xy[1::2] = pos[rows], pos[cols]
+            self.top_edge_item.setData(xy[:, 0], xy[:, 1], connect="pairs",
+                                       pen=pg.mkPen(s.foreground, width=1.2 * s.scale))
+        else:
+            self.top_edge_item.setData([], [])
+        xs, ys = self._scene_xy(vb, pos)
+        dx, dy = xs[cols] - xs[rows], ys[cols] - ys[rows]
+        length = np.hypot(dx, dy)
+        head = 7.0 * s.scale  # arrowhead length in pixels
+        gap = self._node_sizes[cols] / 2 + 1.0
+        ok = length > gap + head  # a link shorter than its arrowhead keeps none
+        rows, cols, dx, dy, length, gap = rows[ok], cols[ok], dx[ok], dy[ok], length[ok], gap[ok]
+        self._arrow_links = (rows, cols)
+        if rows.size == 0:
+            self.arrow_item.setPath(QtGui.QPainterPath())
+            return
+        ux, uy = dx / length, dy / length
+        tip_x, tip_y = xs[cols] - ux * gap, ys[cols] - uy * gap
+        base_x, base_y = tip_x - ux * head, tip_y - uy * head
+        half = 0.45 * head
+        # triangles tip -> left -> right (-> tip), in scene pixels, then back to data coordinates
+        px = np.column_stack([tip_x, base_x - uy * half, base_x + uy * half, tip_x]).ravel()
+        py = np.column_stack([tip_y, base_y + ux * half, base_y - ux * half, tip_y]).ravel()
+        t = vb.childGroup.sceneTransform()
+        inverse, _ = t.inverted()
+        data_x = inverse.m11() * px + inverse.m21() * py + inverse.m31()
+        data_y = inverse.m12() * px + inverse.m22() * py + inverse.m32()
+        connect = np.tile(np.array([1, 1, 1, 0], dtype=np.int32), rows.size)
+        path = pg.arrayToQPath(data_x, data_y, connect=connect)
+        path.setFillRule(QtCore.Qt.FillRule.WindingFill)
+        self.arrow_item.setPath(path)
+        colour = QtGui.QColor(s.foreground) if strong or rows.size <= 400 else self._edge_pen(g).color()
+        pen = QtGui.QPen(colour)
+        pen.setCosmetic(True)
+        pen.setWidthF(0.8)
+        self.arrow_item.setPen(pen)
+        self.arrow_item.setBrush(QtGui.QBrush(colour))
+
+    def arrow_heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(source pages, target pages, tips, bases) of the arrowheads drawn, tips and the
+        bases' midpoints in data coordinates, read back from the drawn path."""
+        path = self.arrow_item.path()
+        pts = np.array([[path.elementAt(k).x, path.elementAt(k).y] for k in range(path.elementCount())])
+        rows, cols = self._arrow_links
+        if pts.size == 0:
+            return rows, cols, np.zeros((0, 2)), np.zeros((0, 2))
+        pts = pts.reshape(-1, 4, 2)
+        return rows, cols, pts[:, 0], (pts[:, 1] + pts[:, 2]) / 2
 
     def _fill_table(self, g, dist) -> None:
         order = np.argsort(-np.asarray(dist), kind="stable")[:TOP_N]
@@ -789,6 +1027,7 @@ class PageRankLab(Lab):
         if self._graph is not None:
             self.edge_item.setPen(self._edge_pen())
             self.adj_image.setLookupTable(self._adj_lut())
+            self._place_overlays()  # labels measured in the new font
 
     def main_plot(self):
         return self.graph_plot

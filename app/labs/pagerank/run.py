@@ -27,7 +27,7 @@ N_SHOWN_WALKERS = 6
 #: textbook chains: iterations shown at most (the periodic one never converges)
 CHAIN_MAX_ITER = 30
 
-_graph_cache = LRUCache(8)  # source (+ file time) -> (adjacency, names, titles, chain)
+_graph_cache = LRUCache(8)  # source (+ file time) -> (adjacency, names, titles, chain, note)
 _layout_cache = LRUCache(16)  # (source, seed, d) -> the layout frames [(positions, progress)]
 
 CHAINS = ("two-state", "reducible", "periodic", "periodic-self-loops")
@@ -39,8 +39,9 @@ class GraphInfo:
     Equality is by ``key`` (source and edits), so two runs of the same graph compare equal.
     """
 
-    def __init__(self, key, base_key, adjacency: sp.csr_matrix, names, titles, chain: bool):
+    def __init__(self, key, base_key, adjacency: sp.csr_matrix, names, titles, chain: bool, note: str = ""):
         self.key = key
+        self.note = note  # what reading the source found (an edge list's separator, a crawl's pages)
         self.base_key = base_key
         self.adjacency = adjacency
         self.names = list(names)
@@ -99,8 +100,15 @@ def describe_source(source: tuple) -> str:
     return os.path.basename(str(source[1]).rstrip("/\\")) or str(source[1])
 
 
+def load_source(source: tuple) -> str:
+    """Read and check a source (an opened edge list or HTML folder) without changing anything:
+    raises ``ValueError`` with a message for the user, else returns what reading found (the
+    edge list's separator, ...). The graph stays cached for the run that follows."""
+    return _load_base(source)[4]
+
+
 def _load_base(source: tuple):
-    """(adjacency, names, titles, chain) for a source, cached at module level."""
+    """(adjacency, names, titles, chain, note) for a source, cached at module level."""
     kind = source[0]
     cache_key = source
     if kind in ("edges", "html"):
@@ -116,6 +124,7 @@ def _load_base(source: tuple):
                                     textbook_chain)
 
     chain = False
+    note = ""
     if kind == "builtin":
         a, names, titles = load_graph(source[1], return_titles=True)
     elif kind == "scale-free":
@@ -129,21 +138,23 @@ def _load_base(source: tuple):
         chain = True
     elif kind == "edges":
         try:
-            a, names = read_edge_list(source[1])
+            a, names, info = read_edge_list(source[1], return_info=True)
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"could not read {source[1]}: {exc}") from None
         titles = list(names)
+        note = info.summary()
     elif kind == "html":
         if not os.path.isdir(source[1]):
             raise ValueError(f"{source[1]} is not a folder")
-        a, names, titles = crawl_html_folder(source[1])
+        a, names, titles, notes = crawl_html_folder(source[1], return_notes=True)
         if a.shape[0] == 0:
             raise ValueError(f"{source[1]}: no HTML pages found")
+        note = "; ".join([f"{len(names):,} pages crawled", *notes])
     else:
         raise ValueError(f"unknown graph source {kind!r}")
     a = sp.csr_matrix(a, dtype=np.float64)
     a.sort_indices()
-    entry = (a, list(names), list(titles), chain)
+    entry = (a, list(names), list(titles), chain, note)
     _graph_cache.put(cache_key, entry)
     return entry
 
@@ -165,9 +176,9 @@ def apply_edits(a: sp.csr_matrix, edits) -> sp.csr_matrix:
 
 
 def build_graph(source: tuple, edits) -> GraphInfo:
-    a, names, titles, chain = _load_base(source)
+    a, names, titles, chain, note = _load_base(source)
     edits = tuple((int(i), int(j)) for i, j in edits)
-    return GraphInfo((source, edits), source, apply_edits(a, edits), names, titles, chain)
+    return GraphInfo((source, edits), source, apply_edits(a, edits), names, titles, chain, note)
 
 
 def _spiral(d: int) -> np.ndarray:
