@@ -2,11 +2,16 @@
 scores, drawing and novelty, opening image stacks (good and bad), sessions, the race."""
 
 import json
+import os
 
 import numpy as np
 import pytest
+from PySide6 import QtCore, QtTest, QtWidgets
 
 from app.labs.pca import run
+from app.labs.pca.lab import TAB_DRAW
+from app.labs.pca.views import DrawCanvas
+from smlengine.datasets import digit_from_bitmap
 
 
 def _lab(qtbot, make_window):
@@ -122,29 +127,204 @@ def test_scatter_click_shows_digit_and_reconstruction(qtbot, make_window):
     window.close()
 
 
-def test_drawn_letter_is_a_novelty_and_a_digit_is_not(qtbot, make_window):
+def test_drawn_letter_is_a_novelty_and_a_copied_digit_is_not(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
     data = lab._data
+    assert lab.canvas.ink.shape == (64, 64)  # drawn finer than the 8 × 8 digit the model sees
+    assert lab.drawing_result() is None and "Draw a digit" in lab.novelty_label.text()
     lab.select(int(data.sample[2]))
     lab.copy_selected_to_canvas()
     r = lab.drawing_result()
     assert not r["novelty"]
+    # the copy is the digit again (its blocks' counts, up to the normalisation's rounding)
+    assert np.abs(r["input"] - data.X[data.sample[2]].reshape(8, 8)).mean() < 2.0
+    np.testing.assert_allclose(lab.draw_view.images["input"].image, r["input"])
     np.testing.assert_allclose(lab.draw_view.images["rec"].image, r["reconstruction"])
-    letter = np.zeros((8, 8))
-    letter[1, 1:7] = 16  # a "T"
-    letter[1:7, 3:5] = 16
-    lab.canvas.set_pixels(letter)
+    letter = np.zeros((64, 64))
+    letter[8:16, 8:56] = 1.0  # a "T"
+    letter[8:56, 28:36] = 1.0
+    lab.canvas.set_ink(letter)
     r = lab.drawing_result()
+    np.testing.assert_array_equal(r["input"], digit_from_bitmap(letter))
     assert r["novelty"] and r["residual"] > r["threshold"]
     assert "novelty" in lab.novelty_label.text()
-    c, rec, res = run.project(data, letter, lab.d)
+    c, rec, res = run.project(data, r["input"], lab.d)
     np.testing.assert_allclose(lab.coeff_bars.opts["height"], c)
-    # painting with the mouse (item coordinates: x = column, y = row)
-    from PySide6 import QtCore
-    lab.canvas.clear()
-    lab.canvas.paint_at(QtCore.QPointF(2.5, 6.5))
-    assert lab.canvas.pixels[6, 2] == data.hi and lab.drawn[6, 2] == data.hi
+    # a stroke of the pen (item coordinates: x = column, y = row)
+    lab.canvas.clear_drawing()
+    lab.canvas.stroke([(20.5, 40.5)])
+    assert lab.canvas.ink[40, 20] == 1.0 and lab.drawn[40, 20] == 1.0
+    assert lab.canvas.ink[40, 20 + 4] == 1.0 and lab.canvas.ink[40, 20 + 5] == 0.0  # a pen of radius 4
     window.close()
+
+
+# ----------------------------------------------------------------------------- drawn and typeset digits
+DEJAVU = "/usr/share/fonts/truetype/dejavu"
+#: the fonts of fonts-dejavu-core (build/system-deps.sh); Pillow's own font when none is there
+CORE_FONTS = ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf",
+              "DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf"]
+
+
+def _fonts(size):
+    from PIL import ImageFont
+
+    fonts = [ImageFont.truetype(os.path.join(DEJAVU, f), size) for f in CORE_FONTS
+             if os.path.exists(os.path.join(DEJAVU, f))]
+    return fonts + [ImageFont.load_default(size)]
+
+
+def _typeset(ch, font, side=64):
+    """The glyph as ink 0..1 on a drawing of side × side, centred."""
+    from PIL import Image, ImageDraw
+
+    im = Image.new("L", (side, side), 0)
+    ImageDraw.Draw(im).text((side / 2, side / 2), ch, fill=255, font=font, anchor="mm")
+    return np.asarray(im, dtype=float) / 255
+
+
+def _arc(cx, cy, rx, ry, a0, a1, n=12):
+    a = np.radians(np.linspace(a0, a1, n))
+    return np.c_[cx + rx * np.cos(a), cy - ry * np.sin(a)]
+
+
+#: how a hand draws a 3 and a 7: strokes through points of a unit box (x right, y down)
+HAND = {
+    3: [np.vstack([_arc(0.5, 0.27, 0.3, 0.23, 160, -90), _arc(0.5, 0.73, 0.33, 0.25, 90, -160)])],
+    7: [np.array([[0.15, 0.05], [0.85, 0.05], [0.62, 0.45], [0.4, 0.95]])],
+}
+
+
+def _hand_strokes(digit, rng, side=64):
+    """One person's digit: the strokes of HAND at a random size, place, width and slant, a little shaky."""
+    scale, width = rng.uniform(0.55, 0.9), rng.uniform(0.6, 0.9)
+    slant = rng.uniform(-0.05, 0.3)
+    cx, cy = rng.uniform(0.4, 0.6, size=2)
+    out = []
+    for pts in HAND[digit]:
+        p = pts + rng.normal(0.0, 0.012, pts.shape)
+        x = cx + ((p[:, 0] - 0.5) * width + slant * (0.5 - p[:, 1])) * scale
+        y = cy + (p[:, 1] - 0.5) * scale
+        out.append(np.c_[x, y] * side)
+    return out
+
+
+def _verdicts(lab):
+    r = lab.drawing_result()
+    return r["residual"], r["threshold"]
+
+
+def test_typeset_3s_are_like_the_3s_and_typeset_7s_are_novelty(qtbot, make_window):
+    """The lab's defaults (the 3s, d = 5, 99th percentile): a 3 typeset in any font is like the
+    training 3s, a 7 is a novelty, in at least 4 cases of 5."""
+    pytest.importorskip("PIL")
+    window, lab = _lab(qtbot, make_window)
+    assert lab.form.value("digit") == "3" and lab.d == 5
+    fonts = _fonts(56)
+    below, above = [], []
+    for font in fonts:
+        lab.canvas.set_ink(_typeset("3", font))
+        res, thr = _verdicts(lab)
+        below.append(res <= thr)
+        assert ("novelty" in lab.novelty_label.text()) == (res > thr)
+        lab.canvas.set_ink(_typeset("7", font))
+        res, thr = _verdicts(lab)
+        above.append(res > thr)
+    assert np.mean(below) >= 0.8, below
+    assert np.mean(above) >= 0.8, above
+    window.close()
+
+
+def test_hand_drawn_3s_are_like_the_3s_and_7s_are_novelty(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window)
+    rng = np.random.default_rng(25)
+    below, above = [], []
+    for _ in range(10):
+        for digit, out in ((3, below), (7, above)):
+            lab.canvas.clear_drawing()
+            for stroke in _hand_strokes(digit, rng):
+                lab.canvas.stroke(stroke)
+            res, thr = _verdicts(lab)
+            out.append(res <= thr if digit == 3 else res > thr)
+    assert np.mean(below) >= 0.8, below
+    assert np.mean(above) >= 0.8, above
+    window.close()
+
+
+def _to_widget(canvas, x, y):
+    scene = canvas.plot_item.vb.mapViewToScene(QtCore.QPointF(x, y))
+    return canvas.mapFromScene(scene)
+
+
+def _mouse_stroke(qtbot, canvas, points):
+    """Press, move through the points and release the left button, as a hand does (pyqtgraph
+    passes on at most one move per 10 ms: the moves are that far apart)."""
+    port = canvas.viewport()
+    left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
+    QtTest.QTest.mousePress(port, left, none, _to_widget(canvas, *points[0]))
+    for x, y in points[1:]:
+        qtbot.wait(12)
+        QtTest.QTest.mouseMove(port, _to_widget(canvas, x, y))
+    QtTest.QTest.mouseRelease(port, left, none, _to_widget(canvas, *points[-1]))
+    qtbot.wait(1)
+
+
+def test_mouse_drawing_clear_and_undo(qtbot, make_window):
+    """Draw a 3 with the mouse, Clear, draw a 7: the grid and the new strokes are in the view and
+    the verdict follows; Undo after Clear brings the drawing back."""
+    window, lab = _lab(qtbot, make_window)
+    lab.tabs.setCurrentIndex(TAB_DRAW)
+    canvas = lab.canvas
+    qtbot.waitUntil(lambda: canvas.isVisible() and canvas.width() > 100, timeout=5_000)
+    rng = np.random.default_rng(3)
+    for stroke in _hand_strokes(3, rng):
+        _mouse_stroke(qtbot, canvas, stroke)
+    three = canvas.ink.copy()
+    res3, thr = _verdicts(lab)
+    assert three.sum() > 300 and res3 <= thr and "novelty" not in lab.novelty_label.text()
+    assert len(canvas._undo) == 1  # one stroke, one edit
+    lab.clear_button.click()
+    assert not canvas.ink.any() and lab.drawing_result() is None
+    items = canvas.plot_item.items
+    assert canvas.paint in items and canvas.grid in items  # Clear left the drawing and its grid in the view
+    gx, gy = canvas.grid.getData()
+    assert len(gx) == 2 * 18 and gx.max() == 64  # 9 + 9 grid lines over the 64 × 64 drawing
+    for stroke in _hand_strokes(7, rng):
+        _mouse_stroke(qtbot, canvas, stroke)
+    assert canvas.ink.sum() > 200
+    np.testing.assert_array_equal(canvas.paint.image, canvas.ink)  # the new strokes are shown
+    res7, thr = _verdicts(lab)
+    assert res7 > thr and "novelty" in lab.novelty_label.text()
+    np.testing.assert_array_equal(lab.draw_view.images["input"].image, digit_from_bitmap(canvas.ink))
+    # Clear is undoable
+    seven = canvas.ink.copy()
+    lab.clear_button.click()
+    lab.undo_button.click()
+    np.testing.assert_array_equal(canvas.ink, seven)
+    assert lab.drawing_result()["residual"] == pytest.approx(res7)
+    lab.undo_button.click()  # the 7's stroke(s) and the first Clear, back to the 3
+    while canvas.can_undo() and not np.array_equal(canvas.ink, three):
+        canvas.undo()
+    np.testing.assert_array_equal(canvas.ink, three)
+    assert lab.drawing_result()["residual"] == pytest.approx(res3)
+    window.close()
+
+
+def test_canvas_alone_clear_keeps_the_view(qtbot):
+    """The canvas widget alone: Clear (a button's clicked signal) erases the ink only."""
+    canvas = DrawCanvas()
+    qtbot.addWidget(canvas)
+    canvas.set_canvas((64, 64), 4.0, 8)
+    canvas.stroke([(10, 10), (50, 50)])
+    button = QtWidgets.QPushButton()
+    qtbot.addWidget(button)
+    button.clicked.connect(canvas.clear_drawing)
+    button.click()
+    assert set(canvas.plot_item.items) >= {canvas.paint, canvas.grid}
+    assert not canvas.ink.any()
+    canvas.stroke([(10, 50), (50, 10)])
+    assert canvas.ink[30, 30] == 1 and canvas.paint.image[30, 30] == 1
+    assert canvas.undo() and not canvas.ink.any()
+    assert canvas.undo() and canvas.ink[12, 12] == 1 and canvas.ink[50, 12] == 0
 
 
 def _png_folder(tmp_path, sizes):
@@ -192,13 +372,19 @@ def test_open_stack_and_session_round_trip(qtbot, make_window, tmp_path):
     assert lab._data.shape == (6, 5) and lab._data.n == 30 and lab._data.K == 30
     np.testing.assert_allclose(lab.gallery.images["mean"].image, stack.mean(axis=0))
     assert set(np.unique(lab._data.labels)) == {-1}
-    assert lab.canvas.pixels.shape == (6, 5)
+    assert lab.canvas.ink.shape == (6 * 8, 5 * 8)  # each pixel drawn as 8 × 8
     lab.d_slider.setValue(7)
-    drawing = np.zeros((6, 5))
-    drawing[2, 1:4] = 200.0
-    lab.canvas.set_pixels(drawing)
-    drawing = lab.canvas.pixels.copy()  # clipped to the data's value range
-    assert drawing[2, 2] == 200.0 and drawing[0, 0] == lab._data.lo
+    drawing = np.zeros((48, 40))
+    drawing[16:24, 8:32] = 1.0
+    lab.canvas.set_ink(drawing)
+    x = lab.model_input()  # the block means on the data's scale
+    lo, hi = lab._data.lo, lab._data.hi
+    assert x.shape == (6, 5) and x[2, 2] == pytest.approx(hi) and x[0, 0] == pytest.approx(lo)
+    # Copy gives a user's image back exactly
+    lab.copy_selected_to_canvas()
+    np.testing.assert_allclose(lab.model_input(), lab._data.X[lab._selected_index()].reshape(6, 5))
+    lab.canvas.undo()
+    np.testing.assert_array_equal(lab.canvas.ink, drawing)
     state = json.loads(json.dumps(lab.session_state()))
     assert state["user_data"]["path"] == str(path) and state["user_data"]["d"] == 7
 
@@ -210,7 +396,7 @@ def test_open_stack_and_session_round_trip(qtbot, make_window, tmp_path):
     _drawn(qtbot, lab)
     assert lab.open_path == str(path) and lab._data.shape == (6, 5)
     assert lab.d == 7 and lab.d_slider.value() == 7
-    np.testing.assert_allclose(lab.canvas.pixels, drawing)
+    np.testing.assert_allclose(lab.canvas.ink, drawing)
     # a malformed session changes nothing
     bad = json.loads(json.dumps(state))
     bad["user_data"]["d"] = "many"
@@ -243,4 +429,33 @@ def test_maths_panel_has_the_current_numbers(qtbot, make_window):
     assert "183·64 = 11,712" in text
     assert f"{run.compression_numbers(data, 3)['stored']:,}" in text
     assert "ξ3" in text.replace(" ", "") or "ξ\u20083" in text
+    window.close()
+
+
+def test_digits_box_names_the_opened_file(qtbot, make_window, tmp_path):
+    window, lab = _lab(qtbot, make_window)
+    box = lab.form.widgets["digit"]
+    assert box.currentText() == "3s"
+    n_choices = box.count()
+    path = tmp_path / "my_digits.npy"
+    np.save(path, np.random.default_rng(2).random((20, 8, 8)) * 16)
+    _open(qtbot, lab, path)
+    _drawn(qtbot, lab)
+    assert lab._data.source == "my_digits.npy"
+    assert box.currentText() == "my_digits.npy" and box.count() == n_choices + 1
+    state = json.loads(json.dumps(lab.session_state()))
+    # choosing a class of the shipped digits goes back to them; the file's entry goes away
+    lab.form.set_value("digit", "7")
+    _drawn(qtbot, lab)
+    qtbot.waitUntil(lambda: lab._data.key == ("digits", "7"), timeout=20_000)
+    assert lab.open_path == "" and box.currentText() == "7s" and box.count() == n_choices
+    # the session names the file again
+    lab.restore_session(state)
+    qtbot.waitUntil(lambda: lab._data is not None and lab._data.source == "my_digits.npy", timeout=20_000)
+    assert box.currentText() == "my_digits.npy" and box.count() == n_choices + 1
+    # the Digits button goes back to the class shown before the file
+    lab.digits_button.click()
+    qtbot.waitUntil(lambda: lab._data.key[0] == "digits", timeout=20_000)
+    assert box.currentText() == "7s" and box.count() == n_choices
+    assert "shipped" in lab.data_label.text()
     window.close()

@@ -25,6 +25,8 @@ from .views import DIVERGING, DrawCanvas, ImagePanel
 N_GALLERY = 8  # eigen-digits in the gallery (2 rows of 4)
 SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "h", "p", "t1"]
 TAB_POWER, TAB_COMPRESSION, TAB_SCORES, TAB_DRAW, TAB_RACE = range(5)
+#: the Digits box's value while the user's own images are the data (its label names the file)
+FILE_CHOICE = "file"
 
 
 def _hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
@@ -55,9 +57,10 @@ class PCALab(Lab):
     # ------------------------------------------------------------------ building
     def init_state(self) -> None:
         self.open_path = ""          # the user's image folder / .npy / .npz ("" = shipped digits)
+        self._digit_before_file = "3"  # the Digits choice to go back to from the user's images
         self.d = 5                   # components of the reconstruction
         self.selected = -1           # index of the digit clicked in the scores plot (-1: none)
-        self.drawn: np.ndarray | None = None  # the drawing (h × w), or None (blank)
+        self.drawn: np.ndarray | None = None  # the drawing (fine ink 0..1), or None (blank)
         self.race_rows: list[dict] = []
         self._data: run.PCAData | None = None
         self._found_key = None
@@ -213,12 +216,16 @@ class PCALab(Lab):
         return split
 
     def _build_draw_tab(self) -> QtWidgets.QWidget:
-        self.canvas = DrawCanvas("Draw here")
-        self.canvas.setToolTip("Left button: ink; right button: erase")
+        self.canvas = DrawCanvas("Draw a digit")
+        self.canvas.setToolTip("Left button: ink; right button: erase. The model sees the 8×8 digit on the right")
         self.canvas.changed.connect(self._drawing_changed)
         self.clear_button = QtWidgets.QPushButton("Clear")
-        self.clear_button.setToolTip("Erase the drawing")
-        self.clear_button.clicked.connect(self.canvas.clear)
+        self.clear_button.setToolTip("Erase the drawing (Undo brings it back)")
+        self.clear_button.clicked.connect(self.canvas.clear_drawing)
+        self.undo_button = QtWidgets.QPushButton("Undo")
+        self.undo_button.setToolTip("Undo the last stroke, Clear or Copy (Ctrl+Z)")
+        self.undo_button.clicked.connect(self.canvas.undo)
+        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Undo, self.canvas, self.canvas.undo)
         self.copy_button = QtWidgets.QPushButton("Copy digit")
         self.copy_button.setToolTip("Start from the digit clicked in the scores plot (or the first one shown)")
         self.copy_button.clicked.connect(self.copy_selected_to_canvas)
@@ -226,8 +233,8 @@ class PCALab(Lab):
         ll = QtWidgets.QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.canvas, 1)
-        ll.addLayout(_hbox(self.clear_button, self.copy_button))
-        self.draw_view = ImagePanel("Reconstruction, residual")
+        ll.addLayout(_hbox(self.clear_button, self.undo_button, self.copy_button))
+        self.draw_view = ImagePanel("What the model sees")
         self.coeff_panel = PlotPanel("Projection", "j", "cⱼ", legend=False)
         self.coeff_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=theme.OKABE_ITO["blue"])
         self.coeff_panel.plot_item.addItem(self.coeff_bars)
@@ -287,6 +294,7 @@ class PCALab(Lab):
 
     # ------------------------------------------------------------------ data source
     def _update_data_label(self) -> None:
+        self._sync_digit_box()
         if self.open_path:
             self.data_label.setText(f"Data: <b>{html.escape(run.short_name(self.open_path))}</b>")
             self.data_label.setToolTip(self.open_path)
@@ -294,6 +302,38 @@ class PCALab(Lab):
             self.data_label.setText("Data: shipped 8×8 digits")
             self.data_label.setToolTip("")
         self.digits_button.setEnabled(bool(self.open_path))
+
+    def _sync_digit_box(self) -> None:
+        """The Digits box names what is analysed: the opened file (an entry of its own, selected)
+        or a class of the shipped digits (the file's entry removed)."""
+        form = getattr(self, "form", None)
+        if form is None:
+            return
+        box = form.widgets["digit"]
+        idx = box.findData(FILE_CHOICE)
+        box.blockSignals(True)
+        try:
+            if self.open_path:
+                label = run.short_name(self.open_path)
+                if idx < 0:
+                    current = box.currentData()
+                    if current != FILE_CHOICE and current is not None:
+                        self._digit_before_file = str(current)
+                    box.addItem(label, FILE_CHOICE)
+                    idx = box.count() - 1
+                box.setItemText(idx, label)
+                box.setItemData(idx, f"your images: {self.open_path}", QtCore.Qt.ItemDataRole.ToolTipRole)
+                box.setCurrentIndex(idx)
+            elif idx >= 0:
+                if box.currentIndex() == idx:
+                    box.setCurrentIndex(max(0, box.findData(self._digit_before_file)))
+                box.removeItem(idx)
+        finally:
+            box.blockSignals(False)
+        box.update()
+
+    def after_params_restored(self) -> None:
+        self._sync_digit_box()
 
     def _open_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
@@ -331,7 +371,7 @@ class PCALab(Lab):
             self.reset()
 
     def on_param_changed(self, name: str) -> None:
-        if name == "digit":
+        if name == "digit" and self.form.value("digit") != FILE_CHOICE:
             self.open_path = ""
             self.selected = -1
             self._update_data_label()
@@ -340,6 +380,8 @@ class PCALab(Lab):
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
         digit, path = str(params["digit"]), str(self.open_path)
+        if digit == FILE_CHOICE:
+            digit = self._digit_before_file
         n_power, tol, max_iter = int(params["n_power"]), 10.0 ** int(params["tol_exp"]), int(params["max_iter"])
         return lambda: run.run_steps(digit, path, n_power, tol, max_iter, seed)
 
@@ -411,9 +453,10 @@ class PCALab(Lab):
         self._draw_scores(data)
         if not (0 <= self.selected < data.n):
             self.selected = -1
-        drawn = self.drawn if self.drawn is not None and self.drawn.shape == data.shape else None
-        self.canvas.set_canvas(data.shape, data.lo, data.hi, drawn)
-        self.drawn = None if drawn is None else self.canvas.pixels.copy()
+        shape, radius, grid = run.drawing_geometry(data)
+        drawn = self.drawn if self.drawn is not None and self.drawn.shape == shape else None
+        self.canvas.set_canvas(shape, radius, grid, drawn)
+        self.drawn = None if drawn is None else self.canvas.ink.copy()
         self.race_rows = []
         self._show_race([])
         self.race_status.setText("")
@@ -582,7 +625,7 @@ class PCALab(Lab):
 
     # ------------------------------------------------------------------ drawing
     def _drawing_changed(self) -> None:
-        self.drawn = self.canvas.pixels.copy()
+        self.drawn = self.canvas.ink.copy() if self.canvas.ink.any() else None
         self._update_drawing()
 
     def copy_selected_to_canvas(self) -> None:
@@ -590,31 +633,52 @@ class PCALab(Lab):
         i = self._selected_index()
         if data is None or i < 0:
             return
-        self.canvas.set_pixels(data.X[i].reshape(data.shape))
+        self.canvas.set_ink(run.ink_of_image(data, data.X[i]))
+
+    def model_input(self) -> np.ndarray | None:
+        """The image the model sees of the drawing (digits: the UCI 8 × 8 digit), None when blank."""
+        data = self._data
+        if data is None or self.canvas.ink.shape != run.drawing_geometry(data)[0]:
+            return None
+        return run.model_input(data, self.canvas.ink)
 
     def drawing_result(self) -> dict | None:
-        """Projection of the drawing: coefficients, reconstruction, residual norm, threshold, novelty."""
+        """Projection of the drawing: the image x the model sees, coefficients, reconstruction,
+        residual norm, threshold, novelty (None while the canvas is blank)."""
         data = self._data
-        if data is None or self.canvas.pixels.shape != data.shape:
+        x = self.model_input()
+        if x is None:
             return None
-        c, rec, res = run.project(data, self.canvas.pixels, self.d)
+        c, rec, res = run.project(data, x, self.d)
         thr = run.novelty_threshold(data, self.d)
-        return {"coeffs": c, "reconstruction": rec.reshape(data.shape), "residual": res, "threshold": thr,
-                "novelty": res > thr}
+        return {"input": x, "coeffs": c, "reconstruction": rec.reshape(data.shape), "residual": res,
+                "threshold": thr, "novelty": res > thr}
 
     def _update_drawing(self) -> None:
-        r = self.drawing_result()
-        if r is None:
-            return
         data = self._data
+        if data is None:
+            return
         h, w = data.shape
         pad = max(1, round(max(h, w) / 4))
-        resid = self.canvas.pixels - r["reconstruction"]
+        r = self.drawing_result()
+        what = "digit" if run.is_digits(data) else "image"
+        if r is None:
+            for name in ("input", "rec", "res"):
+                self.draw_view.hide_image(name)
+            self.draw_view.set_labels([])
+            self.coeff_bars.setOpts(x=[], height=[], width=0.7)
+            self.novelty_label.setText(f"Draw a {what} with the mouse (left button ink, right button erase): "
+                                       f"its residual ‖x − x⁽{self.d}⁾‖ tells whether it is like the training images.")
+            return
+        resid = r["input"] - r["reconstruction"]
         m = max(float(np.max(np.abs(resid))), 1e-12, 0.25 * (data.hi - data.lo))
-        self.draw_view.draw("rec", r["reconstruction"], (data.lo, data.hi))
-        self.draw_view.draw("res", resid, (-m, m), x=w + pad, lut=DIVERGING)
-        self.draw_view.set_labels([(w / 2, 0, f"x⁽{self.d}⁾"), (w + pad + w / 2, 0, "x − x⁽ᵈ⁾")])
-        self.draw_view.fit(2 * w + pad, h, top=-0.3 * h)
+        step = w + pad
+        self.draw_view.draw("input", r["input"], (data.lo, data.hi))
+        self.draw_view.draw("rec", r["reconstruction"], (data.lo, data.hi), x=step)
+        self.draw_view.draw("res", resid, (-m, m), x=2 * step, lut=DIVERGING)
+        self.draw_view.set_labels([(w / 2, 0, "x"), (step + w / 2, 0, f"x⁽{self.d}⁾"),
+                                   (2 * step + w / 2, 0, "x − x⁽ᵈ⁾")])
+        self.draw_view.fit(3 * w + 2 * pad, h, top=-0.3 * h)
         c = r["coeffs"][:30]
         self.coeff_bars.setOpts(x=np.arange(1, len(c) + 1), height=c, width=0.7)
         if len(c):

@@ -20,7 +20,7 @@ import numpy as np
 
 from smlengine import Snapshot
 from smlengine.cache import LRUCache
-from smlengine.datasets import load_digits, load_image_stack
+from smlengine.datasets import digit_from_bitmap, load_digits, load_image_stack
 from smlengine.pca import PCA, compression_ratio, storage_cost, subspace_angle
 
 DIGIT_CHOICES = [("all", "all digits"), *[(str(i), f"{i}s") for i in range(10)]]
@@ -29,6 +29,12 @@ MAX_COMPONENTS = 256
 #: images shown originals-beside-reconstructions
 N_SAMPLES = 10
 NOVELTY_PERCENTILE = 99.0
+#: fine pixels per side of the drawing of a digit (the model sees its 8 × 8 UCI digit)
+DRAW_SIDE = 64
+#: fine pixels per side of a drawing of other images: at least this many
+MIN_DRAW_SIDE = 48
+#: Bayer order of the 16 pixels of a 4 × 4 block: a block counting v pixels turns on those below v
+_BAYER4 = np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]])
 
 _DATA_CACHE = LRUCache(maxsize=6)
 
@@ -306,6 +312,96 @@ def compression_numbers(data: PCAData, d: int) -> dict:
     return {"d": d, "n": n, "D": D, "raw": n * D, "stored": storage_cost(n, D, d),
             "ratio": compression_ratio(n, D, d), "error": err, "mse": err / n,
             "explained": float(data.cumulative[d - 1]) if d >= 1 else 0.0}
+
+
+# ----------------------------------------------------------------------------- drawing
+def is_digits(data: PCAData) -> bool:
+    """The shipped UCI digits (a drawing reaches them through the UCI preprocessing)."""
+    return bool(data.key) and data.key[0] == "digits"
+
+
+def drawing_geometry(data: PCAData) -> tuple[tuple[int, int], float, int]:
+    """Fine shape of the drawing, pen radius and grid step (fine pixels) for the data.
+
+    Digits: 64 × 64 with a pen of radius 4 (a stroke an eighth of the canvas wide: a digit
+    drawn to fill the canvas gets the stroke width of the shipped digits, about 30 % of
+    the normalised bitmap inked). Other images: each pixel is k × k fine pixels, k the
+    smallest whole number giving at least 48 per side, the pen radius a sixteenth of the side.
+    """
+    if is_digits(data):
+        return (DRAW_SIDE, DRAW_SIDE), DRAW_SIDE / 16, DRAW_SIDE // 8
+    h, w = data.shape
+    k = max(1, -(-MIN_DRAW_SIDE // max(h, w)))
+    grid = k if max(h, w) <= 32 else 0
+    return (k * h, k * w), max(1.0, min(k * h, k * w) / 16), grid
+
+
+def paint_polyline(ink: np.ndarray, points, radius: float, value: float = 1.0) -> bool:
+    """Set ``ink`` to ``value`` within ``radius`` of the polyline through ``points`` (x = column,
+    y = row, pixel (r, c) centred at (c + ½, r + ½)); one point paints a dot. Returns whether a
+    pixel changed. Each segment touches only the pixels of its bounding box."""
+    pts = np.asarray(points, dtype=float).reshape(-1, 2)
+    if len(pts) == 0 or not np.all(np.isfinite(pts)):
+        return False
+    if len(pts) == 1:
+        pts = np.vstack([pts, pts])
+    h, w = ink.shape
+    r2 = float(radius) ** 2
+    changed = False
+    for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
+        c0 = max(0, int(np.floor(min(x0, x1) - radius)))
+        c1 = min(w, int(np.ceil(max(x0, x1) + radius)) + 1)
+        rr0 = max(0, int(np.floor(min(y0, y1) - radius)))
+        rr1 = min(h, int(np.ceil(max(y0, y1) + radius)) + 1)
+        if c0 >= c1 or rr0 >= rr1:
+            continue
+        yy, xx = np.mgrid[rr0:rr1, c0:c1] + 0.5
+        dx, dy = x1 - x0, y1 - y0
+        length2 = dx * dx + dy * dy
+        t = np.clip(((xx - x0) * dx + (yy - y0) * dy) / length2, 0.0, 1.0) if length2 > 0 else 0.0
+        hit = (xx - x0 - t * dx) ** 2 + (yy - y0 - t * dy) ** 2 <= r2
+        block = ink[rr0:rr1, c0:c1]
+        if np.any(block[hit] != value):
+            block[hit] = value
+            changed = True
+    return changed
+
+
+def model_input(data: PCAData, ink: np.ndarray) -> np.ndarray | None:
+    """The image (h × w, on the data's scale) the model sees of a drawing, None when blank
+    (digits: no pixel with ink ≥ ½; other images: no ink at all).
+
+    Digits: :func:`smlengine.datasets.digit_from_bitmap` (binarise, normalise to 20 × 32,
+    centre, count 4 × 4 blocks: the UCI preprocessing). Other images: the mean ink of each
+    k × k block, mapped onto the data's range [lo, hi].
+    """
+    ink = np.asarray(ink, dtype=float)
+    if is_digits(data):
+        return digit_from_bitmap(ink) if np.any(ink >= 0.5) else None
+    if not np.any(ink > 0):
+        return None
+    h, w = data.shape
+    k = ink.shape[0] // h
+    mean = ink[: k * h, : k * w].reshape(h, k, w, k).mean(axis=(1, 3))
+    return data.lo + (data.hi - data.lo) * mean
+
+
+def ink_of_image(data: PCAData, image: np.ndarray) -> np.ndarray:
+    """A drawing of one of the data's images (Copy digit): a digit's 4 × 4 blocks with as many
+    pixels on as the block counts (Bayer order), enlarged to the drawing; other images
+    enlarged k × k with ink (x − lo) / (hi − lo), so their block means give the image back."""
+    (H, W), _r, _g = drawing_geometry(data)
+    image = np.asarray(image, dtype=float).reshape(data.shape)
+    if is_digits(data):
+        counts = np.kron(np.clip(np.round(image), 0, 16), np.ones((4, 4)))
+        bitmap = (np.tile(_BAYER4, (8, 8)) < counts).astype(float)
+        f = H // bitmap.shape[0]
+        return np.kron(bitmap, np.ones((f, f)))
+    h, w = data.shape
+    k = H // h
+    span = data.hi - data.lo
+    grey = (image - data.lo) / span if span > 0 else np.zeros_like(image)
+    return np.kron(np.clip(grey, 0.0, 1.0), np.ones((k, k)))
 
 
 # ----------------------------------------------------------------------------- solver race

@@ -1,5 +1,5 @@
 """Image views of the PCA lab: tiles of images in one shared image view (no axes, pixels
-square, row 0 at the top) with text labels, and a small canvas to draw a digit with the mouse."""
+square, row 0 at the top) with text labels, and a canvas to draw a digit on with the mouse."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from PySide6 import QtCore, QtGui
 
 from ... import style as theme
 from ...widgets.image_view import ImageView
+from .run import paint_polyline
 
 
 def _lut(colors) -> np.ndarray:
@@ -65,96 +66,157 @@ class ImagePanel(ImageView):
 
 
 class _PaintImage(pg.ImageItem):
-    """An image the mouse paints on: left button ink, right button eraser."""
+    """The drawing the mouse paints on: a drag draws a stroke through the pointer's positions
+    (left button ink, right button eraser), a click a dot."""
 
     def __init__(self, owner: "DrawCanvas"):
         super().__init__(axisOrder="row-major")
         self.owner = owner
         self._erase = False
+        self._last: tuple[float, float] | None = None
         self.setAcceptHoverEvents(True)
 
     def mouseClickEvent(self, ev):
         if ev.button() in (QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.RightButton):
             ev.accept()
-            self.owner.paint_at(ev.pos(), ev.button() == QtCore.Qt.MouseButton.RightButton)
+            p = ev.pos()
+            self.owner.stroke([(p.x(), p.y())], ev.button() == QtCore.Qt.MouseButton.RightButton)
 
     def mouseDragEvent(self, ev):
         if ev.button() not in (QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.RightButton):
             ev.ignore()
             return
         ev.accept()
+        p = ev.pos()
         if ev.isStart():
             self._erase = ev.button() == QtCore.Qt.MouseButton.RightButton
-        self.owner.paint_at(ev.pos(), self._erase)
+            start = ev.buttonDownPos()
+            self._last = (start.x(), start.y())
+            self.owner.begin_stroke()
+        if self._last is None:  # a drag that began outside the drawing
+            self._last = (p.x(), p.y())
+            self.owner.begin_stroke()
+        self.owner.extend_stroke([self._last, (p.x(), p.y())], self._erase)
+        self._last = (p.x(), p.y())
+        if ev.isFinish():
+            self._last = None
+            self.owner.end_stroke()
 
 
 class DrawCanvas(ImagePanel):
-    """A canvas of h × w pixels to draw an image on (pixel values ``lo``..``hi``)."""
+    """A drawing of h × w fine pixels (ink 0..1) painted with a round pen.
+
+    Each stroke, Clear and every replacement of the drawing is one undoable edit. ``changed``
+    is emitted after every edit (while a stroke is drawn too, so the views follow the pen).
+    Note: ``clear`` is not a method of this class on purpose: ``pg.PlotWidget`` binds
+    ``clear`` (and ``addItem``, ``setRange`` ...) of its plot item onto every instance, so a
+    method of that name would never be called and the plot item's ``clear`` would remove the
+    drawing and its grid from the view.
+    """
 
     changed = QtCore.Signal()
+    #: undo history: at most this many drawings (oldest dropped first)
+    UNDO_STATES = 64
 
     def __init__(self, title: str = "Draw here", parent=None):
         super().__init__(title, parent)
         self.paint = _PaintImage(self)
         self.paint.setLookupTable(GREYS)
         self.plot_item.addItem(self.paint)
-        self.pixels = np.zeros((8, 8))
-        self.lo, self.hi = 0.0, 16.0
-        self.grid = pg.PlotCurveItem(pen=pg.mkPen("#A0A0A0", width=1), connect="pairs")
+        self.ink = np.zeros((64, 64))
+        self.pen_radius = 4.0
+        self.grid_step = 8
+        self._undo: list[np.ndarray] = []
+        self._in_stroke = False
+        self.grid = pg.PlotCurveItem(pen=pg.mkPen("#C8C8C8", width=1), connect="pairs")
         self.plot_item.addItem(self.grid)
         self._redraw()
 
-    def set_canvas(self, shape, lo: float, hi: float, pixels=None) -> None:
-        """A blank (or the given) drawing of this size and value range."""
+    # --- the drawing as a whole
+    def set_canvas(self, shape, pen_radius: float, grid_step: int = 0, ink=None) -> None:
+        """A blank (or the given) drawing of ``shape`` fine pixels; forgets the undo history."""
         h, w = int(shape[0]), int(shape[1])
-        self.lo, self.hi = float(lo), float(hi) if hi > lo else float(lo) + 1.0
-        if pixels is not None and np.shape(pixels) == (h, w):
-            self.pixels = np.clip(np.asarray(pixels, dtype=float), self.lo, self.hi)
+        self.pen_radius = float(pen_radius)
+        self.grid_step = int(grid_step)
+        if ink is not None and np.shape(ink) == (h, w):
+            self.ink = np.clip(np.asarray(ink, dtype=float), 0.0, 1.0)
         else:
-            self.pixels = np.full((h, w), self.lo)
+            self.ink = np.zeros((h, w))
+        self._undo.clear()
+        self._in_stroke = False
         self._redraw()
         self.fit(w, h)
 
-    def set_pixels(self, pixels) -> None:
-        pixels = np.asarray(pixels, dtype=float)
-        if pixels.shape != self.pixels.shape:
-            raise ValueError(f"a drawing of shape {self.pixels.shape} was expected, got {pixels.shape}")
-        self.pixels = np.clip(pixels, self.lo, self.hi)
+    def set_ink(self, ink, undoable: bool = True) -> None:
+        """Replace the drawing (ink 0..1 of the canvas's shape)."""
+        ink = np.asarray(ink, dtype=float)
+        if ink.shape != self.ink.shape:
+            raise ValueError(f"a drawing of shape {self.ink.shape} was expected, got {ink.shape}")
+        if undoable:
+            self._push_undo()
+        self.ink = np.clip(ink, 0.0, 1.0)
         self._redraw()
         self.changed.emit()
 
-    def clear(self) -> None:
-        self.pixels = np.full(self.pixels.shape, self.lo)
-        self._redraw()
-        self.changed.emit()
-
-    def paint_at(self, pos: QtCore.QPointF, erase: bool = False) -> None:
-        h, w = self.pixels.shape
-        r, c = int(np.floor(pos.y())), int(np.floor(pos.x()))
-        radius = max(0, int(round(min(h, w) / 16)))
-        rr, cc = np.mgrid[-radius:radius + 1, -radius:radius + 1]
-        disc = rr**2 + cc**2 <= radius**2
-        rr, cc = rr[disc] + r, cc[disc] + c
-        ok = (rr >= 0) & (rr < h) & (cc >= 0) & (cc < w)
-        if not ok.any():
+    def clear_drawing(self) -> None:
+        """Erase everything (undoable)."""
+        if not self.ink.any():
             return
-        value = self.lo if erase else self.hi
-        if np.all(self.pixels[rr[ok], cc[ok]] == value):
-            return
-        self.pixels[rr[ok], cc[ok]] = value
+        self.set_ink(np.zeros_like(self.ink))
+
+    # --- undo
+    def _push_undo(self) -> None:
+        self._undo.append(self.ink.copy())
+        del self._undo[: max(0, len(self._undo) - self.UNDO_STATES)]
+
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def undo(self) -> bool:
+        """Put the drawing back as it was before the last edit; False when there is none."""
+        if not self._undo:
+            return False
+        self._in_stroke = False
+        self.ink = self._undo.pop()
         self._redraw()
         self.changed.emit()
+        return True
 
+    # --- strokes
+    def stroke(self, points, erase: bool = False) -> None:
+        """Draw one polyline (image coordinates: x = column, y = row) as one undoable edit."""
+        self.begin_stroke()
+        self.extend_stroke(points, erase)
+        self.end_stroke()
+
+    def begin_stroke(self) -> None:
+        self._push_undo()
+        self._in_stroke = True
+
+    def extend_stroke(self, points, erase: bool = False) -> None:
+        if paint_polyline(self.ink, points, self.pen_radius, 0.0 if erase else 1.0):
+            self._redraw()
+            self.changed.emit()
+
+    def end_stroke(self) -> None:
+        self._in_stroke = False
+        if self._undo and np.array_equal(self._undo[-1], self.ink):
+            self._undo.pop()  # the stroke changed nothing: no edit to undo
+
+    # --- drawing
     def _redraw(self) -> None:
-        h, w = self.pixels.shape
-        self.paint.setImage(self.pixels, levels=(self.lo, self.hi), autoLevels=False)
+        h, w = self.ink.shape
+        self.paint.setImage(self.ink, levels=(0.0, 1.0), autoLevels=False)
         self.paint.setRect(QtCore.QRectF(0, 0, w, h))
         xs, ys = [], []
-        if max(h, w) <= 32:
-            for i in range(h + 1):
+        k = self.grid_step
+        if k > 0:
+            for i in range(0, h + 1, k):
                 xs += [0, w]
                 ys += [i, i]
-            for j in range(w + 1):
+            for j in range(0, w + 1, k):
                 xs += [j, j]
                 ys += [0, h]
+        else:  # a frame
+            xs, ys = [0, w, w, w, w, 0, 0, 0], [0, 0, 0, h, h, h, h, 0]
         self.grid.setData(np.array(xs, float), np.array(ys, float), connect="pairs")
