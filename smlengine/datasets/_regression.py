@@ -89,7 +89,8 @@ def load_xy_points(path, max_points: int = 10_000):
         raise ValueError(f"{name} is a folder, not a points file")
     size = path.stat().st_size
     if size > MAX_POINTS_FILE_BYTES:
-        raise ValueError(f"{name} is {size / 2**20:.0f} MB; x,y files are limited to {MAX_POINTS_FILE_BYTES // 2**20} MB")
+        limit = MAX_POINTS_FILE_BYTES // 2**20
+        raise ValueError(f"{name} is {size / 2**20:.0f} MB; x,y files are limited to {limit} MB")
     data = path.read_bytes()
     if b"\x00" in data:
         raise ValueError(f"{name} is not a text file (binary data); expected UTF-8 CSV with columns x,y")

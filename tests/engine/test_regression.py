@@ -173,6 +173,22 @@ def test_lasso_path_equals_scikit_learn(data, precompute):
     assert np.abs(coefs[:, 0]).max() < 1e-12  # the path starts at α_max (zero up to rounding)
 
 
+def test_lasso_path_on_nearly_singular_features_meets_the_optimality_conditions():
+    """Ten points, nine Legendre features (ΦᵀΦ condition ~1e7): the exact sign steps must still
+    stop only at points where |φ_jᵀr|/n ≤ α, with equality and the sign of w_j where w_j ≠ 0."""
+    x, y = make_regression_1d("sine", 10, 0.3, random_state=7)
+    phi = PolynomialBasis(9, kind="legendre").fit_transform(x)
+    pc, yc = phi - phi.mean(axis=0), y - y.mean()
+    alphas, coefs = lasso_path(pc, yc, 10.0 ** np.arange(-4.0, 0.5, 0.5), tol=1e-12, max_iter=100_000)
+    n = len(y)
+    for k, a in enumerate(alphas):
+        w = coefs[:, k]
+        c = pc.T @ (yc - pc @ w) / n
+        assert np.all(np.abs(c) <= a * (1 + 1e-6) + 1e-9), (a, np.abs(c).max())
+        on = w != 0
+        np.testing.assert_allclose(c[on], a * np.sign(w[on]), rtol=1e-5, atol=1e-9)
+
+
 def test_lasso_path_at_given_alphas_matches_lasso(data):
     X, y = data
     Xc, yc = X - X.mean(axis=0), y - y.mean()
@@ -250,6 +266,20 @@ def test_polynomial_basis_scales_to_unit_interval():
     assert PolynomialBasis(0).fit(x).transform(x).shape == (3, 1)
 
 
+def test_legendre_basis_fits_the_same_curve_better_conditioned():
+    x, y = make_regression_1d("sine", 30, 0.2, random_state=4)
+    grid = np.linspace(0, 1, 50)[:, None]
+    power = BasisRegression(PolynomialBasis(9), LinearRegression()).fit(x, y)
+    legendre = BasisRegression(PolynomialBasis(9, kind="legendre"), LinearRegression()).fit(x, y)
+    np.testing.assert_allclose(legendre.predict(grid), power.predict(grid), atol=1e-6)
+    b = PolynomialBasis(3, kind="legendre").fit(np.array([[-1.0], [1.0]]))
+    np.testing.assert_allclose(b.transform([[0.5]]), [[0.5, -0.125, -0.4375]])  # P1, P2, P3 at 0.5
+    gram_l, gram_p = legendre.features(x).T @ legendre.features(x), power.features(x).T @ power.features(x)
+    assert np.linalg.cond(gram_l) < np.linalg.cond(gram_p) / 100
+    with pytest.raises(ValueError, match="kind must be one of 'power', 'legendre'"):
+        PolynomialBasis(3, kind="chebyshev").fit(x)
+
+
 def test_gaussian_basis():
     x = np.linspace(0, 1, 11)[:, None]
     b = GaussianBasis(5).fit(x)
@@ -284,7 +314,9 @@ def test_scikit_learn_clone_cross_val_and_grid_search():
     assert params["basis__degree"] == 3 and params["regressor__alpha"] == 0.01
     twin = base.clone(model)
     assert twin is not model and twin.basis is not model.basis and twin.get_params()["basis__degree"] == 3
-    assert repr(clone(model)) == repr(model) == "BasisRegression(basis=PolynomialBasis(degree=3), regressor=Ridge(alpha=0.01, fit_intercept=True))"
+    assert repr(clone(model)) == repr(model) == (
+        "BasisRegression(basis=PolynomialBasis(degree=3, kind='power'), "
+        "regressor=Ridge(alpha=0.01, fit_intercept=True))")
     folds = ms.KFold(5, shuffle=True, random_state=0)  # x is sorted: unshuffled folds would extrapolate
     scores = ms.cross_val_score(model, x, y, cv=folds)
     assert scores.shape == (5,) and np.all(scores > 0.5)
@@ -376,11 +408,15 @@ def test_xy_file_round_trip(tmp_path):
         load_xy_points(tmp_path / "big.csv", max_points=3)
 
 
+def _joined(pieces) -> bytes:
+    return "".join(pieces).encode()
+
+
 _PIECES = ["x", "y", ",", "\n", "1", "-2.5", "nan", "inf", "1e400", "#", " ", "x,y\n", "\ufeff", "\r\n"]
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(st.lists(st.sampled_from(_PIECES) | st.text(max_size=4), max_size=40).map(lambda p: "".join(p).encode()),
+@given(st.one_of(st.lists(st.sampled_from(_PIECES) | st.text(max_size=4), max_size=40).map(_joined),
                  st.binary(max_size=200)))
 def test_xy_loader_fuzz(content):
     with tempfile.TemporaryDirectory() as folder:
