@@ -667,8 +667,7 @@ class PCALab(Lab):
                 self.draw_view.hide_image(name)
             self.draw_view.set_labels([])
             self.coeff_bars.setOpts(x=[], height=[], width=0.7)
-            self.novelty_label.setText(f"Draw a {what} with the mouse (left button ink, right button erase): "
-                                       f"its residual ‖x − x⁽{self.d}⁾‖ tells whether it is like the training images.")
+            self.novelty_label.setText(f"Draw a {what} with the mouse: left button ink, right button erase.")
             return
         resid = r["input"] - r["reconstruction"]
         m = max(float(np.max(np.abs(resid))), 1e-12, 0.25 * (data.hi - data.lo))

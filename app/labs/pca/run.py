@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import ndimage
 
 from smlengine import Snapshot
 from smlengine.cache import LRUCache
@@ -33,8 +34,6 @@ NOVELTY_PERCENTILE = 99.0
 DRAW_SIDE = 64
 #: fine pixels per side of a drawing of other images: at least this many
 MIN_DRAW_SIDE = 48
-#: Bayer order of the 16 pixels of a 4 × 4 block: a block counting v pixels turns on those below v
-_BAYER4 = np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]])
 
 _DATA_CACHE = LRUCache(maxsize=6)
 
@@ -388,13 +387,19 @@ def model_input(data: PCAData, ink: np.ndarray) -> np.ndarray | None:
 
 def ink_of_image(data: PCAData, image: np.ndarray) -> np.ndarray:
     """A drawing of one of the data's images (Copy digit): a digit's 4 × 4 blocks with as many
-    pixels on as the block counts (Bayer order), enlarged to the drawing; other images
+    pixels on as the block counts, enlarged to the drawing; other images
     enlarged k × k with ink (x − lo) / (hi − lo), so their block means give the image back."""
     (H, W), _r, _g = drawing_geometry(data)
     image = np.asarray(image, dtype=float).reshape(data.shape)
     if is_digits(data):
-        counts = np.kron(np.clip(np.round(image), 0, 16), np.ones((4, 4)))
-        bitmap = (np.tile(_BAYER4, (8, 8)) < counts).astype(float)
+        counts = np.clip(np.round(image), 0, 16).astype(int)
+        # within each block, the pixels where the blurred digit is darkest come on first, so the
+        # strokes run on from block to block
+        smooth = ndimage.gaussian_filter(np.kron(counts.astype(float), np.ones((4, 4))), sigma=2.0, mode="constant")
+        blocks = smooth.reshape(8, 4, 8, 4).transpose(0, 2, 1, 3).reshape(8, 8, 16)
+        rank = np.argsort(np.argsort(-blocks, axis=2, kind="stable"), axis=2, kind="stable")
+        on = rank < counts[:, :, None]
+        bitmap = on.reshape(8, 8, 4, 4).transpose(0, 2, 1, 3).reshape(32, 32).astype(float)
         f = H // bitmap.shape[0]
         return np.kron(bitmap, np.ones((f, f)))
     h, w = data.shape
