@@ -165,3 +165,26 @@ def test_typeset_digits_have_the_statistics_of_the_shipped_digits():
     # centre column holds 3.2 counts less than handwriting's
     assert np.abs(typeset.mean(axis=(0, 2)) - shipped.mean(axis=(0, 2))).max() < 2.5
     assert np.abs(typeset.mean(axis=(0, 1)) - shipped.mean(axis=(0, 1))).max() < 3.5
+
+
+def test_any_array_gives_a_digit_or_a_documented_error():
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    values = st.one_of(st.floats(0, 1), st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, 1.0]))
+    arrays = hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=40), elements=values)
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow])
+    @given(arrays)
+    def check(ink):
+        try:
+            x = digit_from_bitmap(ink)
+        except (ValueError, TypeError) as exc:
+            assert "ink" in str(exc) and len(str(exc)) < 200
+            return
+        assert x.shape == (8, 8) and x.min() >= 0 and x.max() <= 16 and x.sum() > 0
+        assert np.all(x == np.round(x))
+
+    check()
