@@ -155,7 +155,9 @@ def _check_probabilities(name: str, value, shape: tuple[int, ...]) -> np.ndarray
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite entries")
     if arr.min() < 0 or arr.max() > 1:
-        raise ValueError(f"{name} entries must be probabilities in [0, 1], got values in [{arr.min():.3g}, {arr.max():.3g}]")
+        raise ValueError(
+            f"{name} entries must be probabilities in [0, 1], got values in [{arr.min():.3g}, {arr.max():.3g}]"
+        )
     sums = arr.sum(axis=-1)
     bad = np.flatnonzero(np.abs(sums - 1.0).ravel() > _SUM_TOL)
     if bad.size:

@@ -676,6 +676,8 @@ class MixtureRestartsSnapshot(Snapshot):
     n_distinct: int
     best_index: int
     best_means: np.ndarray | None
+    worst_index: int
+    worst_means: np.ndarray | None
     n_restarts: int
 
 
@@ -703,7 +705,7 @@ def mixture_restarts(X, n_components=3, *, n_restarts=20, covariance_type="full"
     seeds = rng.integers(0, 2**31 - 1, size=int(n_restarts))
     scale = float(np.sqrt(X.var(axis=0).sum())) or 1.0
     lls, iters, ids, reps = [], [], [], []
-    best_i, best_means = -1, None
+    best_i, best_means, worst_i, worst_means = -1, None, -1, None
     for r in range(int(n_restarts)):
         gm = GaussianMixture(n_components, covariance_type=covariance_type, init=init, reg_covar=reg_covar, tol=tol,
                              max_iter=max_iter, random_state=int(seeds[r])).fit(X)
@@ -719,10 +721,13 @@ def mixture_restarts(X, n_components=3, *, n_restarts=20, covariance_type="full"
             reps.append(gm.means_)
         if best_i < 0 or ll > lls[best_i]:
             best_i, best_means = r, gm.means_
+        if worst_i < 0 or ll < lls[worst_i]:
+            worst_i, worst_means = r, gm.means_
         yield MixtureRestartsSnapshot(
             step=r, phase="restarts", progress=(r + 1) / n_restarts, log_likelihoods=frozen_array(lls),
             n_iters=frozen_array(iters, dtype=np.int64), solution_ids=frozen_array(ids, dtype=np.int64),
-            n_distinct=len(reps), best_index=best_i, best_means=frozen_array(best_means), n_restarts=int(n_restarts),
+            n_distinct=len(reps), best_index=best_i, best_means=frozen_array(best_means), worst_index=worst_i,
+            worst_means=frozen_array(worst_means), n_restarts=int(n_restarts),
         )
 
 

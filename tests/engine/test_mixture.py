@@ -229,6 +229,7 @@ def test_mixture_restarts_count_distinct_optima():
     assert len(snaps) == 6 and last.progress == 1.0
     assert last.log_likelihoods.shape == (6,)
     assert last.log_likelihoods[last.best_index] == last.log_likelihoods.max()
+    assert last.log_likelihoods[last.worst_index] == last.log_likelihoods.min()
     assert 1 <= last.n_distinct <= 6 and last.solution_ids.max() == last.n_distinct - 1
     again = list(mixture_restarts(X, 6, n_restarts=6, init="random", random_state=0))[-1]
     np.testing.assert_array_equal(again.log_likelihoods, last.log_likelihoods)

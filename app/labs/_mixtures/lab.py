@@ -1,0 +1,963 @@
+"""The mixtures lab: unlabelled points in the plane (a preset sampled from a stated mixture,
+drawn by hand or loaded), EM for a Gaussian mixture step by step (points coloured by their
+responsibilities, 1σ and 2σ ellipses, the density's contours, the true ellipses dashed,
+E- and M-step apart on request, the log-likelihood curve), k-means from the same start and
+EM with Σ = σ² I beside it, a collapsing component, seeded restarts, and BIC, AIC and
+stability against K."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ... import style as theme
+from ...lab import Lab
+from ...widgets.params import LogSlider, Param
+from ...widgets.plots import PlotPanel, outside_legend
+from ...widgets.point_canvas import CanvasToolbar, PointCanvas
+from . import META, maths, run
+
+TAB_EM, TAB_KMEANS, TAB_RESTARTS, TAB_ORDER = range(4)
+MODES = [("edit", "edit points"), ("means", "place initial means"), ("inspect", "inspect a point")]
+DISPLAY_PARAMS = ("show_density", "show_truth")
+DATA_PARAMS = ("data", "n_points")
+MAX_K = 8
+DENSITY_GREY = "#8C8C8C"
+POINT_SIZE = 0.75  # of the style's marker size: ellipses stay visible among hundreds of points
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    c = QtGui.QColor(colour)
+    return c.red(), c.green(), c.blue()
+
+
+PALETTE = np.array([_rgb(c) for c in theme.CATEGORICAL], dtype=float)
+
+
+class _PageLabel(QtWidgets.QLabel):
+    """A wrapping label for a tab page that does not make the page height-for-width (its scroll
+    area would then size the page from the plots' preferred heights, taller than the screen)."""
+
+    def __init__(self, text: str = ""):
+        super().__init__(text)
+        self.setWordWrap(True)
+        self.setMinimumHeight(2 * self.fontMetrics().lineSpacing() + 4)
+
+    def hasHeightForWidth(self) -> bool:  # Qt's name
+        return False
+
+    def changeEvent(self, event):  # Qt's name: the font grows in projector mode
+        super().changeEvent(event)
+        if event.type() == QtCore.QEvent.Type.FontChange:
+            self.setMinimumHeight(2 * self.fontMetrics().lineSpacing() + 4)
+
+
+def _aspect_plot(title: str) -> PlotPanel:
+    panel = PlotPanel(title, "x₁", "x₂", legend=False)
+    panel.plot_item.setAspectLocked(True)
+    return panel
+
+
+class MixturesLab(Lab):
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    screenshot_steps = 12
+    self_test_steps = 5
+
+    # ------------------------------------------------------------------ building
+    def init_state(self) -> None:
+        self.truth = None              # MixtureTruth of the sampled preset, None for own points
+        self.source = ""               # what the points are, for the data label
+        self._sampled = ""             # the preset the points were sampled from ("" for loaded points)
+        self.clicked: list[tuple[float, float]] = []  # clicked initial means
+        self.collapse = False          # the collapse demonstration's start
+        self.selected = -1             # point shown in the maths panel (-1: none)
+        self.mode = "edit"
+        self._suppress_points_signal = False
+        self._ctx: run.RunContext | None = None
+        self._drawn_key = None
+        self._start_means: np.ndarray | None = None
+        self._ellipse_style = None
+        self.restarts_result = None
+        self.order_result = None
+        self.sigma_result = None
+
+    def parameter_specs(self):
+        return [
+            Param("data", "Data", "choice", "anisotropic", choices=run.DATA_CHOICES,
+                  tooltip="Points sampled from a stated mixture (its ellipses dashed), or your own points"),
+            Param("n_points", "Points", "int", 400, minimum=20, maximum=run.MAX_POINTS, step=50,
+                  tooltip="How many points to sample from the preset"),
+            Param("K", "Components K", "int", 3, minimum=1, maximum=MAX_K),
+            Param("covariance_type", "Covariance", "choice", "full", choices=run.COVARIANCE_CHOICES,
+                  tooltip="full: any ellipse; diagonal: axis-aligned; spherical: circles; tied: one shared ellipse"),
+            Param("init", "Start", "choice", "k-means++", choices=run.INIT_CHOICES,
+                  tooltip="Initial means: random data points, k-means++ (D² seeding), a k-means fit, or clicked"),
+            Param("floor", "Covariance floor", "bool", True,
+                  tooltip="Add reg_covar·I to every Σₖ. Off: a component on a lone point collapses and ℓ → ∞"),
+            Param("reg_covar", "reg_covar", "log", 1e-6, minimum=1e-9, maximum=1.0,
+                  tooltip="The floor added to the diagonal of every covariance", visible_when=lambda v: v["floor"]),
+            Param("tol", "Tolerance Δℓ/n", "log", 1e-5, minimum=1e-10, maximum=0.1,
+                  tooltip="Stop when the mean log-likelihood per point changes by less than this"),
+            Param("max_iter", "Max iterations", "int", 300, minimum=1, maximum=10000),
+            Param("half_steps", "E and M apart", "bool", False,
+                  tooltip="Show the E-step (colours change, ellipses still) and the M-step (ellipses move) "
+                          "as separate steps, with the lower bound F(a, θ)"),
+            Param("show_density", "Density contours", "bool", True,
+                  tooltip="Contours of π(x) enclosing 25, 50, 75 and 95 % of the probability"),
+            Param("show_truth", "True ellipses", "bool", True, tooltip="The sampled mixture's 1σ and 2σ ellipses"),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        self.new_button = QtWidgets.QPushButton("New sample")
+        self.new_button.setToolTip("Sample the preset again with the current seed")
+        self.new_button.clicked.connect(lambda: self.regenerate())
+        self.load_button = QtWidgets.QPushButton("Load points…")
+        self.load_button.setToolTip("Read points from a CSV file: two columns x1,x2 (further columns are ignored)")
+        self.load_button.clicked.connect(self._load_dialog)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.new_button)
+        row.addWidget(self.load_button)
+        layout.addLayout(row)
+        self.data_label = QtWidgets.QLabel()
+        self.data_label.setWordWrap(True)
+        layout.addWidget(self.data_label)
+        self.mode_box = QtWidgets.QComboBox()
+        for value, label in MODES:
+            self.mode_box.addItem(label, value)
+        self.mode_box.setToolTip("What a click on the plot does")
+        self.mode_box.currentIndexChanged.connect(lambda _i: self.set_mode(self.mode_box.currentData()))
+        mode_row = QtWidgets.QHBoxLayout()
+        mode_row.addWidget(QtWidgets.QLabel("Mouse"))
+        mode_row.addWidget(self.mode_box, 1)
+        layout.addLayout(mode_row)
+        self.clicked_label = QtWidgets.QLabel()
+        self.clicked_label.setWordWrap(True)
+        layout.addWidget(self.clicked_label)
+        self.clear_means_button = QtWidgets.QPushButton("Clear clicked means")
+        self.clear_means_button.clicked.connect(self.clear_clicked)
+        layout.addWidget(self.clear_means_button)
+        self.collapse_button = QtWidgets.QPushButton("Collapse a component")
+        self.collapse_button.setToolTip("Start with one mean on the loneliest point, a tiny covariance and no floor: "
+                                        "the likelihood runs off to infinity")
+        self.collapse_button.clicked.connect(self.start_collapse)
+        layout.addWidget(self.collapse_button)
+        self.note_label = QtWidgets.QLabel()
+        self.note_label.setWordWrap(True)
+        layout.addWidget(self.note_label)
+        self._toolbar_slot = QtWidgets.QVBoxLayout()
+        layout.addLayout(self._toolbar_slot)
+        self._update_clicked_label()
+
+    def _place_toolbar(self) -> None:
+        """The canvas's undo / redo / eraser / clear buttons, two by two in the control panel."""
+        grid = QtWidgets.QGridLayout()
+        lay = self.toolbar.layout()
+        buttons = [lay.itemAt(i).widget() for i in range(lay.count())]
+        for i, b in enumerate(buttons):
+            lay.removeWidget(b)
+            grid.addWidget(b, i // 2, i % 2)
+        self._toolbar_slot.addLayout(grid)
+        self.toolbar.hint.setWordWrap(True)
+        self._toolbar_slot.addWidget(self.toolbar.hint)
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self._build_em_tab(), "EM")
+        self.tabs.addTab(self._build_kmeans_tab(), "k-means limit")
+        self.tabs.addTab(self._build_restarts_tab(), "Restarts")
+        self.tabs.addTab(self._build_order_tab(), "How many clusters")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        return self.tabs
+
+    def _build_em_tab(self) -> QtWidgets.QWidget:
+        self.canvas = PointCanvas()
+        theme.set_axis_labels(self.canvas, "x₁", "x₂")
+        pi = self.canvas.plot_item
+        for item in (*self.canvas.scatter_items(), self.canvas._test_pos_item, self.canvas._test_neg_item):
+            item.setVisible(False)  # the lab draws the points itself, coloured by responsibility
+        self.points_item = pg.ScatterPlotItem()
+        self.points_item.setZValue(10)
+        self.density_item = pg.PlotCurveItem(connect="finite")
+        self.density_item.setZValue(2)
+        self.truth_item = pg.PlotCurveItem(connect="finite")
+        self.truth_item.setZValue(15)
+        self.means_item = pg.ScatterPlotItem()
+        self.means_item.setZValue(30)
+        self.clicked_item = pg.ScatterPlotItem()
+        self.clicked_item.setZValue(31)
+        self.ring_item = pg.ScatterPlotItem()
+        self.ring_item.setZValue(32)
+        for item in (self.points_item, self.density_item, self.truth_item, self.means_item, self.clicked_item,
+                     self.ring_item):
+            pi.addItem(item)
+        self.ellipse_items: list[tuple[pg.PlotCurveItem, pg.PlotCurveItem]] = []
+        for _ in range(MAX_K):
+            one, two = pg.PlotCurveItem(connect="finite"), pg.PlotCurveItem(connect="finite")
+            one.setZValue(20)
+            two.setZValue(19)
+            pi.addItem(one)
+            pi.addItem(two)
+            self.ellipse_items.append((one, two))
+        # at the right: the plot keeps equal axis scales, so a wide plot has room to spare there
+        self.legend = outside_legend(pi, "right")
+        self._legend_samples = {name: pg.PlotDataItem([], []) for name in
+                                ("1σ ellipse", "2σ ellipse", "truth", "density")}
+        for name, item in self._legend_samples.items():
+            self.legend.addItem(item, name)
+        self.toolbar = CanvasToolbar(self.canvas)
+        self.toolbar.hint.setText("Mouse 'edit points': click adds a point, drag moves it, Ctrl+click erases")
+        self.canvas.pointsChanged.connect(self._points_changed)
+        self.canvas.scene().sigMouseClicked.connect(self._scene_clicked)
+
+        self.ll_panel = PlotPanel("Log-likelihood", "step", "ℓ", legend_corner="top")
+        self.ll_curve = self.ll_panel.curve("ℓ(θ)")
+        self.bound_curve = None  # created with the first half step (then the legend names both)
+        self.ll_marker = pg.TextItem("", anchor=(1, 0))
+        self.ll_panel.plot_item.addItem(self.ll_marker, ignoreBounds=True)
+
+        self._place_toolbar()
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.canvas)
+        split.addWidget(self.ll_panel)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([560, 200])
+        split.setCollapsible(0, False)
+        self.em_split = split
+        return split
+
+    def _build_kmeans_tab(self) -> QtWidgets.QWidget:
+        self.km_plot = _aspect_plot("k-means, same start")
+        self.km_points = pg.ScatterPlotItem()
+        self.km_centres = pg.ScatterPlotItem()
+        self.km_centres.setZValue(10)
+        self.km_plot.plot_item.addItem(self.km_points)
+        self.km_plot.plot_item.addItem(self.km_centres)
+        self.sigma_plot = _aspect_plot("EM, Σₖ = σ²I")
+        self.sigma_points = pg.ScatterPlotItem()
+        self.sigma_means = pg.ScatterPlotItem()
+        self.sigma_means.setZValue(10)
+        self.sigma_circles = pg.PlotCurveItem(connect="finite")
+        for item in (self.sigma_points, self.sigma_means, self.sigma_circles):
+            self.sigma_plot.plot_item.addItem(item)
+        self.sigma_slider = LogSlider(0.01, 10.0, 1.0, 3)
+        self.sigma_slider.setToolTip("σ of the fixed spherical covariances: as σ → 0 EM becomes k-means")
+        self.sigma_slider.valueChanged.connect(lambda _v: self.update_sigma())
+        self.sigma_label = _PageLabel()
+        plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        plots.addWidget(self.km_plot)
+        plots.addWidget(self.sigma_plot)
+        page = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(plots, 1)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("σ"))
+        row.addWidget(self.sigma_slider, 1)
+        lay.addLayout(row)
+        lay.addWidget(self.sigma_label)
+        return page
+
+    def _build_restarts_tab(self) -> QtWidgets.QWidget:
+        self.restarts_button = QtWidgets.QPushButton(f"Run {run.N_RESTARTS} restarts")
+        self.restarts_button.setToolTip("EM from 20 seeded starts with the current parameters: how many different "
+                                        "local optima, and which is best")
+        self.restarts_button.clicked.connect(self.run_restarts)
+        self.restarts_label = _PageLabel("EM finds a local maximum of ℓ; different starts can end in "
+                                         "different ones.")
+        self.strip_plot = PlotPanel("Final ℓ of each restart", "distinct optimum", "ℓ", legend=False)
+        self.strip_item = pg.ScatterPlotItem()
+        self.strip_best = pg.ScatterPlotItem()
+        self.strip_plot.plot_item.addItem(self.strip_item)
+        self.strip_plot.plot_item.addItem(self.strip_best)
+        self.best_plot = _aspect_plot("Best ◆, worst ✕")
+        self.best_points = pg.ScatterPlotItem()
+        self.restart_means_item = pg.ScatterPlotItem()
+        self.restart_means_item.setZValue(10)
+        self.best_plot.plot_item.addItem(self.best_points)
+        self.best_plot.plot_item.addItem(self.restart_means_item)
+        page = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.restarts_button)
+        row.addWidget(self.restarts_label, 1)
+        lay.addLayout(row)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        split.addWidget(self.strip_plot)
+        split.addWidget(self.best_plot)
+        lay.addWidget(split, 1)
+        return page
+
+    def _build_order_tab(self) -> QtWidgets.QWidget:
+        self.order_button = QtWidgets.QPushButton("Compare K = 1…8")
+        self.order_button.setToolTip("Fit K = 1..8 (two restarts each), then split-half stability; "
+                                     "fills in as each K is done")
+        self.order_button.clicked.connect(self.run_model_order)
+        self.order_label = _PageLabel("BIC = −2ℓ + m log n and AIC = −2ℓ + 2m (lower is better).")
+        self.crit_plot = PlotPanel("BIC and AIC", "K", "criterion", legend_corner="top")
+        self.bic_curve = self.crit_plot.curve("BIC")
+        self.aic_curve = self.crit_plot.curve("AIC")
+        for c in (self.bic_curve, self.aic_curve):
+            c.item.setSymbol("o")
+        self.best_k_line = pg.InfiniteLine(angle=90, movable=False, label="BIC's K",
+                                           labelOpts={"position": 0.9, "anchors": [(0, 0), (0, 0)]})
+        self.best_k_line.setVisible(False)
+        self.crit_plot.plot_item.addItem(self.best_k_line, ignoreBounds=True)
+        self.stab_plot = PlotPanel("Split-half instability", "K", "disagreement", legend=False)
+        self.stab_curve = self.stab_plot.curve("instability")
+        self.stab_curve.item.setSymbol("o")
+        self.thumbs = PlotPanel("Fit for each K (BIC's K framed)", "", "", legend=False)
+        self.thumbs.plot_item.setAspectLocked(True)
+        for name in ("left", "bottom"):
+            self.thumbs.plot_item.hideAxis(name)
+        self.thumb_points = pg.ScatterPlotItem()
+        self.thumb_lines = pg.PlotCurveItem(connect="finite")
+        self.thumb_frames = pg.PlotCurveItem(connect="finite")
+        self.thumb_best = pg.PlotCurveItem(connect="finite")
+        self.thumb_labels: list[pg.TextItem] = []
+        for item in (self.thumb_points, self.thumb_lines, self.thumb_frames, self.thumb_best):
+            self.thumbs.plot_item.addItem(item)
+        page = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.order_button)
+        row.addWidget(self.order_label, 1)
+        lay.addLayout(row)
+        curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        curves.addWidget(self.crit_plot)
+        curves.addWidget(self.stab_plot)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(curves)
+        split.addWidget(self.thumbs)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([300, 300])
+        lay.addWidget(split, 1)
+        return page
+
+    def after_build(self) -> None:
+        self.regenerate(undoable=False, restart=False)
+
+    # ------------------------------------------------------------------ data
+    def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
+        """Sample the chosen preset (own points stay as they are)."""
+        p = self.params()
+        name = p["data"]
+        if name == run.OWN:
+            self.truth = None
+            if restart:
+                self.reset()
+            return
+        try:
+            X = run.sample_preset(name, p["n_points"], self.seed)
+        except (ValueError, TypeError) as exc:
+            self.show_error(str(exc))
+            return
+        self.truth = run.preset_truth(name)
+        self._sampled = name
+        self.source = f"{len(X)} points sampled from the mixture '{name}' (seed {self.seed})"
+        self._set_points(X, undoable=undoable)
+        self._side_results_stale()
+        if restart:
+            self.reset()
+
+    def _set_points(self, X, undoable: bool = True) -> None:
+        self._suppress_points_signal = True
+        try:
+            self.canvas.set_points(X, np.ones(len(X)), undoable=undoable)
+        finally:
+            self._suppress_points_signal = False
+        self.selected = -1
+        self._update_data_label()
+        self._fit_view()
+
+    def _fit_view(self) -> None:
+        xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=0.08)
+        self.canvas.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
+
+    def _update_data_label(self) -> None:
+        self.data_label.setText(self.source or f"{len(self.canvas.X)} points")
+
+    def _points_changed(self) -> None:
+        if self._suppress_points_signal:
+            return
+        n = len(self.canvas.X)
+        if self.form.value("data") != run.OWN:
+            self.form.set_values({"data": run.OWN})
+        origin = f"the sample of '{self._sampled}'" if self._sampled else "points"
+        self.source = f"{n} points: {origin} edited by hand"
+        self.selected = -1
+        self.collapse = False
+        self._update_data_label()
+        self._side_results_stale()
+        self.reset()
+
+    def _load_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
+        if path:
+            self.load_points_file(path)
+
+    def load_points_file(self, path: str, wait: bool = False) -> bool | None:
+        """Replace the points by a CSV file's, read off the GUI thread; a message if unusable (nothing changes)."""
+        outcome: list[bool] = []
+
+        def done(X):
+            self.truth = None
+            self._sampled = ""
+            self.form.set_values({"data": run.OWN})
+            self.source = f"{len(X)} points loaded from {os.path.basename(str(path))}"
+            self.collapse = False
+            self._set_points(X)
+            self._side_results_stale()
+            self.reset()
+            outcome.append(True)
+
+        def failed(message):
+            self.show_error(f"Could not load {os.path.basename(str(path))}: {message}")
+            outcome.append(False)
+
+        task = self.task("load", on_done=done, on_error=failed)
+        task.start(run.load_xy_points, str(path), run.MAX_POINTS)
+        if wait:
+            task.wait(60.0)
+            return bool(outcome and outcome[0])
+        return None
+
+    # ------------------------------------------------------------------ mouse
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.canvas.editable = mode == "edit"
+        idx = self.mode_box.findData(mode)
+        if self.mode_box.currentIndex() != idx:
+            self.mode_box.setCurrentIndex(idx)
+        if mode == "means" and self.form.value("init") != "clicked":
+            self.form.set_values({"init": "clicked"})
+            self.reset()
+        self._update_clicked_label()
+
+    def _scene_clicked(self, ev) -> None:
+        if self.mode == "edit" or ev.button() != QtCore.Qt.MouseButton.LeftButton:
+            return
+        vb = self.canvas.plot_item.getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        pos = vb.mapSceneToView(ev.scenePos())
+        if self.mode == "means":
+            self.add_clicked_mean(pos.x(), pos.y())
+        else:
+            self.select_nearest(pos.x(), pos.y())
+        ev.accept()
+
+    def add_clicked_mean(self, x: float, y: float) -> None:
+        k = self.form.value("K")
+        if len(self.clicked) >= k:
+            self.clicked = []
+        self.clicked.append((float(x), float(y)))
+        self.collapse = False
+        self._update_clicked_label()
+        self._draw_clicked()
+        if len(self.clicked) == k:
+            self.reset()
+
+    def clear_clicked(self) -> None:
+        self.clicked = []
+        self._update_clicked_label()
+        self._draw_clicked()
+        if self.form.value("init") == "clicked":
+            self.reset()
+
+    def _update_clicked_label(self) -> None:
+        k = self.form.value("K")
+        if self.form.value("init") == "clicked" or self.clicked:
+            self.clicked_label.setText(f"Clicked initial means: {len(self.clicked)} of {k}"
+                                       + ("" if self.mode == "means" else " (mouse: place initial means)"))
+        else:
+            self.clicked_label.setText("")
+
+    def _draw_clicked(self) -> None:
+        s = theme.current()
+        if self.clicked:
+            self.clicked_item.setData(pos=np.array(self.clicked), symbol="star", size=s.marker_size * 2.2,
+                                      pen=pg.mkPen(s.foreground, width=1.5 * s.scale), brush=pg.mkBrush(None))
+        else:
+            self.clicked_item.setData([], [])
+
+    def select_nearest(self, x: float, y: float) -> None:
+        X = self._ctx.X if self._ctx is not None else self.canvas.X
+        if not len(X):
+            return
+        px, py = self.canvas.plot_item.getViewBox().viewPixelSize()
+        d = np.hypot((X[:, 0] - x) / px, (X[:, 1] - y) / py)
+        i = int(np.argmin(d))
+        self.selected = i if d[i] <= 20 * theme.current().scale else -1
+        self._draw_rings()
+        self.maths.set_html(self.maths_html(self.runner.current))
+
+    # ------------------------------------------------------------------ parameters
+    def on_param_changed(self, name: str) -> None:
+        if name in DISPLAY_PARAMS:
+            self._redraw()
+            return
+        if name in DATA_PARAMS:
+            self.collapse = False
+            self.regenerate()
+            return
+        if name in ("K", "init"):
+            self.collapse = False
+            self._update_clicked_label()
+        if name != "floor" and name != "reg_covar":
+            self.collapse = self.collapse and name in ("tol", "max_iter", "half_steps")
+        self._side_results_stale()
+        self.reset()
+
+    def on_seed_changed(self, seed: int) -> None:
+        self.collapse = False
+        if self.form.value("data") == run.OWN:
+            self.reset()
+        else:
+            self.regenerate()
+
+    def after_params_restored(self) -> None:
+        self._update_clicked_label()
+
+    def start_collapse(self) -> None:
+        """One mean on the loneliest point with a tiny covariance, no floor: watch ℓ → ∞."""
+        self.collapse = True
+        self.form.set_values({"floor": False})
+        self.tabs.setCurrentIndex(TAB_EM)
+        self.reset()
+        self.play()
+
+    def _redraw(self) -> None:
+        if self.runner.current is not None:
+            self.runner.request_rewind()
+            self.runner.flush()
+
+    # ------------------------------------------------------------------ running
+    def _view_extent(self) -> tuple[float, float, float, float]:
+        xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=0.5)
+        (vx0, vx1), (vy0, vy1) = self.canvas.plot_item.viewRange()
+        return (min(xmin, vx0), max(xmax, vx1), min(ymin, vy0), max(ymax, vy1))
+
+    def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
+        X = self.canvas.X.copy()
+        X.setflags(write=False)
+        lone = run.lone_point(X) if self.collapse and len(X) >= 2 else -1
+        clicked = np.array(self.clicked, dtype=float) if self.clicked else None
+        ctx = run.RunContext(X=X, params=dict(params), seed=int(seed), truth=self.truth, clicked=clicked,
+                             collapse=self.collapse, lone=lone, extent=self._view_extent())
+        run.check_context(ctx)
+        self._ctx = ctx
+        self.note_label.setText(
+            "Collapse demo: one mean on the ringed lone point, a tiny covariance"
+            + (", no floor." if not params["floor"] else f", floor reg_covar = {params['reg_covar']:g}.")
+            if self.collapse else "")
+        return lambda: run.run_steps(ctx)
+
+    def prepare(self, snapshot):
+        return run.prepare_frame(snapshot)
+
+    def show_idle(self) -> None:
+        s = theme.current()
+        X = self.canvas.X
+        self._drawn_key = None
+        self.points_item.setData(pos=X, size=POINT_SIZE * s.marker_size, brush=pg.mkBrush(150, 150, 150),
+                                 pen=pg.mkPen(s.foreground, width=0.5 * s.scale))
+        for one, two in self.ellipse_items:
+            one.setData([], [])
+            two.setData([], [])
+        self.means_item.setData([], [])
+        self.density_item.setData([], [])
+        self.ll_panel.clear_series()
+        self.ll_marker.setText("")
+        self._draw_truth()
+        self._draw_clicked()
+
+    def render(self, frame, prepared, history) -> None:
+        ctx, em = frame.ctx, frame.em
+        s = theme.current()
+        key = (id(ctx), s)
+        if key != self._drawn_key:
+            self._drawn_key = key
+            self.points_item.setData(pos=ctx.X, size=POINT_SIZE * s.marker_size,
+                                     pen=pg.mkPen(s.foreground, width=0.5 * s.scale))
+            self._draw_truth()
+            self._draw_rings()
+        colours = run.blend_colours(em.responsibilities, PALETTE)
+        self.points_item.setBrush([QtGui.QBrush(QtGui.QColor(int(r), int(g), int(b), 215)) for r, g, b in colours])
+        k = len(em.weights)
+        for j, (one, two) in enumerate(self.ellipse_items):
+            if j < k:
+                x1, y1 = run.ellipse_xy(em.means[j], em.covariances[j], radii=(1.0,))
+                x2, y2 = run.ellipse_xy(em.means[j], em.covariances[j], radii=(2.0,))
+                one.setData(x1, y1)
+                two.setData(x2, y2)
+            else:
+                one.setData([], [])
+                two.setData([], [])
+        self._style_ellipses(s)
+        self.means_item.setData(pos=np.asarray(em.means), symbol="d", size=s.marker_size * 1.9,
+                                brush=[pg.mkBrush(theme.CATEGORICAL[j % 8]) for j in range(k)],
+                                pen=pg.mkPen(s.foreground, width=1.5 * s.scale))
+        if prepared is not None and self.form.value("show_density"):
+            xs, ys = [], []
+            for level in sorted(prepared.contours):
+                cx, cy = prepared.contours[level]
+                xs += [cx, [np.nan]]
+                ys += [cy, [np.nan]]
+            self.density_item.setData(np.concatenate(xs) if xs else [], np.concatenate(ys) if ys else [])
+        elif not self.form.value("show_density"):
+            self.density_item.setData([], [])
+        self._append_curves(history)
+        self._render_kmeans(frame, s)
+        if frame.step == 0 or self._start_means is None:
+            self._start_means = np.array(em.means)
+            if self.tabs.currentIndex() == TAB_KMEANS:
+                self.update_sigma()
+        self.note_label.setText(frame.note if frame.note else self.note_label.text())
+
+    def _append_curves(self, history) -> None:
+        if history.rewound:
+            self.ll_panel.clear_series()
+            self.ll_marker.setText("")
+        added = [h for h in history.added if h.phase != "k-means"]
+        if not added:
+            return
+        # ℓ(θ) of every frame: it rises at an M-step and stays at an E-step (θ unchanged)
+        self.ll_curve.extend([h.step for h in added], [h.em.log_likelihood for h in added])
+        halves = any(h.em.half in ("E", "M") for h in added)
+        if halves and self.bound_curve is None:
+            self.bound_curve = self.ll_panel.curve("lower bound F(a, θ)")
+        if self.bound_curve is not None:
+            self.bound_curve.item.setVisible(halves or bool(self.run_params.get("half_steps")))
+            self.ll_panel.show_legend(self.bound_curve.item.isVisible())
+            if halves:
+                self.bound_curve.extend([h.step for h in added], [h.em.lower_bound for h in added])
+        last = added[-1]
+        if last.diverged:
+            self.ll_marker.setText("ℓ → +∞")
+            self.ll_marker.setColor(theme.OKABE_ITO["vermillion"])
+            self.ll_marker.setPos(last.step, last.em.log_likelihood)
+
+    def _render_kmeans(self, frame, s) -> None:
+        km = frame.km
+        if km is None:
+            return
+        X = frame.ctx.X
+        labels = np.asarray(km.labels, dtype=int)
+        cols = PALETTE[labels % len(PALETTE)].astype(np.ubyte)
+        self.km_points.setData(pos=X, size=s.marker_size * 0.8, pen=pg.mkPen(None),
+                               brush=[QtGui.QBrush(QtGui.QColor(int(r), int(g), int(b))) for r, g, b in cols])
+        k = len(km.centers)
+        self.km_centres.setData(pos=np.asarray(km.centers), symbol="d", size=s.marker_size * 1.9,
+                                brush=[pg.mkBrush(theme.CATEGORICAL[j % 8]) for j in range(k)],
+                                pen=pg.mkPen(s.foreground, width=1.5 * s.scale))
+        self.km_plot.set_title(f"k-means, iteration {km.n_iter}" + (" (done)" if km.converged else ""))
+
+    def _draw_truth(self) -> None:
+        t = self.truth if self._ctx is None else self._ctx.truth
+        if t is None or not self.form.value("show_truth"):
+            self.truth_item.setData([], [])
+            return
+        xs, ys = [], []
+        for m, S in zip(t.means, t.covariances):
+            x, y = run.ellipse_xy(m, S)
+            xs += [x, [np.nan]]
+            ys += [y, [np.nan]]
+        self.truth_item.setData(np.concatenate(xs), np.concatenate(ys))
+
+    def _draw_rings(self) -> None:
+        s = theme.current()
+        X = self._ctx.X if self._ctx is not None else self.canvas.X
+        pts, pens = [], []
+        if self._ctx is not None and self._ctx.collapse and 0 <= self._ctx.lone < len(X):
+            pts.append(X[self._ctx.lone])
+            pens.append(pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale))
+        if 0 <= self.selected < len(X):
+            pts.append(X[self.selected])
+            pens.append(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=3 * s.scale))
+        if pts:
+            self.ring_item.setData(pos=np.array(pts), symbol="o", size=s.marker_size * 2.6, pen=pens,
+                                   brush=pg.mkBrush(None))
+        else:
+            self.ring_item.setData([], [])
+
+    def _style_ellipses(self, s) -> None:
+        if self._ellipse_style == s:
+            return
+        self._ellipse_style = s
+        # a halo in the background colour keeps an ellipse visible over points of its own colour
+        halo = pg.mkPen(s.background, width=s.line_width * 2.6)
+        for j, (one, two) in enumerate(self.ellipse_items):
+            colour = theme.CATEGORICAL[j % 8]
+            one.setPen(pg.mkPen(colour, width=s.line_width * 1.1))
+            one.setShadowPen(halo)
+            two.setPen(pg.mkPen(colour, width=max(1.0, s.line_width * 0.7), style=QtCore.Qt.PenStyle.DashLine))
+            two.setShadowPen(pg.mkPen(s.background, width=s.line_width * 1.8))
+
+    # ------------------------------------------------------------------ k-means limit (σ → 0)
+    def _tab_changed(self, index: int) -> None:
+        if index == TAB_KMEANS:
+            self.update_sigma()
+
+    def update_sigma(self) -> None:
+        if self._ctx is None or self._start_means is None:
+            return
+        task = self.task("sigma", on_done=self._sigma_done, on_error=self.show_error)
+        task.start(run.sigma_limit, self._ctx.X, self._start_means, self.sigma_slider.value())
+        self.sigma_label.setText("Running EM with fixed σ …")
+
+    def _sigma_done(self, result: run.SigmaResult) -> None:
+        self.sigma_result = result
+        s = theme.current()
+        X = self._ctx.X if self._ctx is not None else self.canvas.X
+        if len(X) != len(result.responsibilities):
+            return
+        cols = run.blend_colours(result.responsibilities, PALETTE)
+        self.sigma_points.setData(pos=X, size=s.marker_size * 0.8, pen=pg.mkPen(None),
+                                  brush=[QtGui.QBrush(QtGui.QColor(int(r), int(g), int(b))) for r, g, b in cols])
+        k = len(result.means)
+        self.sigma_means.setData(pos=result.means, symbol="d", size=s.marker_size * 1.9,
+                                 brush=[pg.mkBrush(theme.CATEGORICAL[j % 8]) for j in range(k)],
+                                 pen=pg.mkPen(s.foreground, width=1.5 * s.scale))
+        xs, ys = [], []
+        for m in result.means:
+            x, y = run.ellipse_xy(m, result.sigma**2 * np.eye(2), radii=(1.0,))
+            xs += [x, [np.nan]]
+            ys += [y, [np.nan]]
+        self.sigma_circles.setData(np.concatenate(xs), np.concatenate(ys),
+                                   pen=pg.mkPen(s.foreground, width=max(1.0, s.line_width * 0.5)))
+        self.sigma_plot.set_title(f"EM, Σₖ = σ²I, σ = {result.sigma:.3g}")
+        self.sigma_label.setText(
+            f"{100 * result.agreement:.1f}% as k-means, means ≤ {result.max_shift:.2g} apart. σ → 0: k-means.")
+        self.sigma_label.setToolTip(
+            f"EM with fixed Σₖ = σ²I and cₖ = 1/K from the run's initial means ({result.n_iter} iterations): "
+            f"{100 * result.agreement:.1f}% of the points get the same cluster as k-means from the same means, "
+            f"whose centres are at most {result.max_shift:.3g} from EM's means. As σ shrinks the responsibilities "
+            "become 0 or 1 and EM turns into k-means.")
+
+    # ------------------------------------------------------------------ restarts
+    def _side_results_stale(self) -> None:
+        for name in ("restarts", "order"):
+            t = self._tasks.get(name)
+            if t is not None and t.busy:
+                t.cancel()
+        if self.restarts_result is not None or self.order_result is not None:
+            self.restarts_label.setText("The data or parameters changed: run the restarts again.")
+            self.order_label.setText("The data or parameters changed: compare again.")
+        self.restarts_result = None
+        self.order_result = None
+
+    def run_restarts(self) -> None:
+        X = self.canvas.X.copy()
+        try:
+            run.check_context(run.RunContext(X=X, params={**self.params(), "init": "random"}, seed=self.seed))
+        except ValueError as exc:
+            self.restarts_label.setText(f"⚠ {exc}")
+            return
+        self._restarts_X = X
+        self.strip_item.setData([], [])
+        self.strip_best.setData([], [])
+        task = self.task("restarts", on_item=self._restart_item, on_done=lambda _r: None,
+                         on_error=lambda m: self.restarts_label.setText(f"⚠ {m}"))
+        task.start(run.restarts_steps, X, self.params(), self.seed)
+        self.restarts_label.setText("Running …")
+
+    def _restart_item(self, snap) -> None:
+        self.restarts_result = snap
+        s = theme.current()
+        ll = np.asarray(snap.log_likelihoods)
+        ids = np.asarray(snap.solution_ids)
+        self.strip_item.setData(x=ids, y=ll, symbol="o", size=s.marker_size * 1.2,
+                                brush=[pg.mkBrush(theme.CATEGORICAL[i % 8]) for i in ids],
+                                pen=pg.mkPen(s.foreground, width=s.scale))
+        b = snap.best_index
+        self.strip_best.setData(x=[ids[b]], y=[ll[b]], symbol="o", size=s.marker_size * 2.4, brush=pg.mkBrush(None),
+                                pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=3 * s.scale))
+        self.strip_plot.plot_item.setXRange(-0.5, max(int(ids.max()), 1) + 0.5, padding=0)
+        self.strip_plot.plot_item.getAxis("bottom").setTicks([[(i, str(i + 1)) for i in range(int(ids.max()) + 1)]])
+        done = len(ll)
+        spread = float(ll.max() - ll.min()) if done > 1 else 0.0
+        self.restarts_label.setText(
+            f"{done} of {snap.n_restarts} restarts: <b>{snap.n_distinct}</b> distinct optim"
+            f"{'um' if snap.n_distinct == 1 else 'a'}; best ℓ = {ll[b]:,.1f} (restart {b + 1}), "
+            f"spread {spread:,.1f}")
+        X = self._restarts_X
+        self.best_points.setData(pos=X, size=s.marker_size * 0.6, brush=pg.mkBrush(160, 160, 160), pen=pg.mkPen(None))
+        self._draw_restart_means(snap, s)
+
+    def _draw_restart_means(self, snap, s) -> None:
+        best = np.asarray(snap.best_means)
+        pts, symbols = [best], ["d"] * len(best)
+        brushes = [pg.mkBrush(theme.OKABE_ITO["bluish_green"])] * len(best)
+        if snap.worst_index != snap.best_index:
+            worst = np.asarray(snap.worst_means)
+            pts.append(worst)
+            symbols += ["x"] * len(worst)
+            brushes += [pg.mkBrush(theme.OKABE_ITO["vermillion"])] * len(worst)
+        self.restart_means_item.setData(pos=np.vstack(pts), symbol=symbols, brush=brushes, size=s.marker_size * 1.8,
+                                        pen=pg.mkPen(s.foreground, width=s.scale))
+
+    # ------------------------------------------------------------------ model order
+    def run_model_order(self) -> None:
+        X = self.canvas.X.copy()
+        if len(X) < 4 or len(np.unique(X, axis=0)) < 2:
+            self.order_label.setText("⚠ Comparing K needs at least 4 points with some spread.")
+            return
+        self._order_X = X
+        self.bic_curve.clear()
+        self.aic_curve.clear()
+        self.stab_curve.clear()
+        self.best_k_line.setVisible(False)
+        task = self.task("order", on_item=self._order_item, on_done=lambda _r: None,
+                         on_error=lambda m: self.order_label.setText(f"⚠ {m}"))
+        task.start(run.model_order, X, self.params(), self.seed)
+        self.order_label.setText("Fitting K = 1 …")
+
+    def _order_item(self, snap) -> None:
+        self.order_result = snap
+        ks = np.asarray(snap.ks, dtype=float)
+        done = np.isfinite(snap.bic)
+        self.bic_curve.set(ks[done], np.asarray(snap.bic)[done])
+        self.aic_curve.set(ks[done], np.asarray(snap.aic)[done])
+        inst = np.asarray(snap.instability)
+        self.stab_curve.set(ks[np.isfinite(inst)], inst[np.isfinite(inst)])
+        if snap.best_bic_k:
+            self.best_k_line.setValue(snap.best_bic_k)
+            self.best_k_line.setVisible(True)
+        text = f"K = {snap.best_bic_k} by BIC, K = {snap.best_aic_k} by AIC"
+        if np.isfinite(inst).any():
+            stable = [int(k) for k, v in zip(snap.ks, inst) if np.isfinite(v) and k > 1]
+            if stable:
+                best = min(stable, key=lambda kk: inst[list(snap.ks).index(kk)])
+                text += f"; most stable K > 1: {best}"
+        if self.truth is not None and self.form.value("data") != run.OWN:
+            text += f" (the sample has {len(self.truth.weights)} components)"
+        self.order_label.setText(text + ("" if snap.progress >= 1.0 else " …"))
+        self._draw_thumbnails(snap)
+
+    def _draw_thumbnails(self, snap) -> None:
+        """Each K's fit in its own cell of one plot (4 × 2 cells), the data scaled into the cell."""
+        X = self._order_X
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        span = float(max(hi[0] - lo[0], hi[1] - lo[1], 1e-9))
+        cell = 1.15
+        pts, lines_x, lines_y, frame_x, frame_y = [], [], [], [], []
+        best_x, best_y = [], []
+        for label in self.thumb_labels:
+            self.thumbs.plot_item.removeItem(label)
+        self.thumb_labels = []
+        s = theme.current()
+        for i, model in enumerate(snap.models):
+            k = int(snap.ks[i])
+            col, row = i % 4, i // 4
+            ox, oy = col * cell, -row * cell
+            if model is None:
+                continue
+            _w, means, covs = model
+            pts.append((X - lo) / span + (ox, oy))
+            for m, S in zip(means, covs):
+                x, y = run.ellipse_xy((m - lo) / span + (ox, oy), S / span**2, radii=(2.0,), n=40)
+                lines_x += [x, [np.nan]]
+                lines_y += [y, [np.nan]]
+            fx = [ox - 0.05, ox + 1.05, ox + 1.05, ox - 0.05, ox - 0.05, np.nan]
+            fy = [oy - 0.05, oy - 0.05, oy + 1.05, oy + 1.05, oy - 0.05, np.nan]
+            (best_x if k == snap.best_bic_k else frame_x).extend(fx)
+            (best_y if k == snap.best_bic_k else frame_y).extend(fy)
+            text = pg.TextItem(f"K={k}", anchor=(0, 0), color=s.foreground)
+            text.setPos(ox - 0.05, oy + 1.05)
+            self.thumbs.plot_item.addItem(text)
+            self.thumb_labels.append(text)
+        if pts:
+            self.thumb_points.setData(pos=np.vstack(pts), size=max(2.0, 3 * s.scale), pen=pg.mkPen(None),
+                                      brush=pg.mkBrush(140, 140, 140))
+            self.thumb_lines.setData(np.concatenate(lines_x), np.concatenate(lines_y),
+                                     pen=pg.mkPen(theme.OKABE_ITO["blue"], width=s.scale))
+        self.thumb_frames.setData(np.array(frame_x, float), np.array(frame_y, float),
+                                  pen=pg.mkPen(s.foreground, width=0.5 * s.scale))
+        self.thumb_best.setData(np.array(best_x, float), np.array(best_y, float),
+                                pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale))
+
+    # ------------------------------------------------------------------ maths, style, sessions, export
+    def maths_html(self, snapshot) -> str:
+        return maths.maths_html(snapshot, self.selected)
+
+    def apply_style(self, s: theme.Style) -> None:
+        self.canvas.apply_style(s)
+        theme.set_axis_labels(self.canvas, "x₁", "x₂", s)
+        theme.style_plot(self.canvas, s)
+        density_pen = pg.mkPen(DENSITY_GREY, width=max(1.0, 0.8 * s.scale))
+        self.density_item.setPen(density_pen)
+        truth_pen = pg.mkPen(s.foreground, width=1.6 * s.scale, style=QtCore.Qt.PenStyle.DashDotLine)
+        self.truth_item.setPen(truth_pen)
+        self._style_ellipses(s)
+        samples = self._legend_samples
+        samples["1σ ellipse"].setPen(pg.mkPen(s.foreground, width=s.line_width * 1.1))
+        samples["2σ ellipse"].setPen(pg.mkPen(s.foreground, width=max(1.0, s.line_width * 0.6),
+                                              style=QtCore.Qt.PenStyle.DashLine))
+        samples["truth"].setPen(truth_pen)
+        samples["density"].setPen(density_pen)
+        self.best_k_line.setPen(pg.mkPen(s.foreground, width=1.5 * s.scale, style=QtCore.Qt.PenStyle.DotLine))
+        self.best_k_line.label.setColor(s.foreground)
+        for panel in (self.ll_panel, self.km_plot, self.sigma_plot, self.strip_plot, self.best_plot, self.crit_plot,
+                      self.stab_plot, self.thumbs):
+            panel.apply_style(s)
+        for name in ("left", "bottom"):
+            self.thumbs.plot_item.hideAxis(name)
+        self._draw_clicked()
+        self._draw_rings()
+
+    def main_plot(self):
+        return self.canvas
+
+    def user_data(self) -> dict:
+        return {"points": self.canvas.X.tolist(), "source": self.source,
+                "truth": next((name for name in run.PRESETS if self.truth is not None
+                               and self.truth.title == run.preset_truth(name).title), ""),
+                "clicked": [list(c) for c in self.clicked], "collapse": bool(self.collapse)}
+
+    def set_user_data(self, data: dict) -> None:
+        if "points" not in data:
+            return
+        try:
+            X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)
+            clicked = np.asarray(data.get("clicked", []), dtype=float).reshape(-1, 2)
+        except (TypeError, ValueError):
+            raise ValueError("the saved points are malformed") from None
+        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(clicked))) or (X.size and np.abs(X).max() > 1e6):
+            raise ValueError("the saved points are malformed")
+        if len(X) > run.MAX_POINTS or len(clicked) > MAX_K:
+            raise ValueError("the saved session has too many points")
+        truth = data.get("truth", "")
+        if truth not in ("", *run.PRESETS):
+            raise ValueError(f"unknown preset {str(truth)[:40]!r} in the session")
+        source = data.get("source", "")
+        if not isinstance(source, str):
+            raise ValueError("the saved data description is malformed")
+        self.truth = run.preset_truth(truth) if truth else None
+        self.source = source[:200]
+        self.clicked = [tuple(map(float, c)) for c in clicked]
+        self.collapse = bool(data.get("collapse", False))
+        self._set_points(X, undoable=False)
+        self._update_clicked_label()
+        self._draw_clicked()
+
+    def export_rows(self):
+        snap = self.runner.current
+        X = self.canvas.X
+        if snap is None or len(snap.ctx.X) != len(X) or not np.array_equal(snap.ctx.X, X):
+            return ["x1", "x2"], [[float(a), float(b)] for a, b in X]
+        R = np.asarray(snap.em.responsibilities)
+        k = R.shape[1]
+        header = ["x1", "x2", "component"] + [f"a{j + 1}" for j in range(k)]
+        labels = np.argmax(R, axis=1)
+        return header, [[float(x[0]), float(x[1]), int(lab) + 1, *map(float, r)] for x, r, lab in zip(X, R, labels)]
+
+    def shutdown(self) -> None:
+        super().shutdown()

@@ -1,0 +1,243 @@
+"""The mixtures lab: the default run converges on the truth, what is drawn is the snapshot's
+(colours from responsibilities, ellipses, density), half steps, k-means from the same start,
+the collapse, clicked means, loading points (good and bad), side tasks, sessions, projector."""
+
+import json
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from app.labs._mixtures import run
+from app.labs._mixtures.lab import PALETTE, MixturesLab
+
+
+@pytest.fixture
+def lab(qtbot):
+    from app import style as theme
+
+    lab = MixturesLab()
+    qtbot.addWidget(lab)
+    lab.resize(1280, 760)
+    lab.show()
+    lab.start()
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=20_000)
+    yield lab
+    lab.shutdown()
+    theme.manager().set(theme="light", projector=False)
+
+
+def _finish(qtbot, lab, limit=2000):
+    lab.run_to(limit)
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: r.settled, timeout=20_000)
+    r.flush()
+    assert r.error is None, r.error
+    return r
+
+
+def _run_to(qtbot, lab, n):
+    lab.run_to(n)
+    r = lab.runner
+    qtbot.waitUntil(lambda: r.finished or (r.timeline.last is not None and r.timeline.last.step >= n), timeout=30_000)
+    qtbot.waitUntil(lambda: r.settled, timeout=20_000)
+    r.flush()
+    return r
+
+
+def test_the_first_run_converges_on_the_sampled_mixture(qtbot, lab):
+    r = _finish(qtbot, lab)
+    frames = list(r.timeline)
+    ll = np.array([f.em.log_likelihood for f in frames])
+    assert np.all(np.diff(ll) >= -1e-9 * abs(ll[0]))
+    last = frames[-1]
+    assert last.em.converged and 3 <= last.em.n_iter <= 40
+    truth = lab.truth
+    assert truth is not None and lab.form.value("data") == "anisotropic"
+    # every true mean has a fitted mean close to it, and the fitted ellipses match the true ones
+    for m, S in zip(truth.means, truth.covariances):
+        j = int(np.argmin(((last.em.means - m) ** 2).sum(axis=1)))
+        assert np.linalg.norm(last.em.means[j] - m) < 0.3
+        np.testing.assert_allclose(last.em.covariances[j], S, rtol=0.25, atol=0.1)  # sampling error
+    # what is drawn is this snapshot: ellipses, means, colours, curve, density
+    for j, (one, two) in enumerate(lab.ellipse_items):
+        x, y = one.getData()
+        if j < 3:
+            ex, ey = run.ellipse_xy(last.em.means[j], last.em.covariances[j], radii=(1.0,))
+            np.testing.assert_allclose(x, ex)
+            np.testing.assert_allclose(y, ey)
+            assert len(two.getData()[0]) == len(ex)
+        else:
+            assert x is None or len(x) == 0
+    np.testing.assert_allclose(np.column_stack(lab.means_item.getData()), last.em.means)
+    colours = run.blend_colours(last.em.responsibilities, PALETTE)
+    drawn = np.array([b.color().getRgb()[:3] for b in lab.points_item.data["brush"]])
+    np.testing.assert_array_equal(drawn, colours)
+    em_frames = [f for f in frames if f.phase != "k-means"]  # k-means may go on after EM has converged
+    np.testing.assert_allclose(lab.ll_curve.y, [f.em.log_likelihood for f in em_frames])
+    dx, dy = lab.density_item.getData()
+    assert dx is not None and np.isfinite(dx).sum() > 50
+    tx, _ = lab.truth_item.getData()
+    assert np.isfinite(tx).sum() == 3 * 2 * 72
+    assert "E-step" in lab.maths.toPlainText() and f"Step {last.step}" in lab.maths.toPlainText()
+
+
+def test_half_steps_move_colours_then_ellipses(qtbot, lab):
+    lab.form.set_value("half_steps", True)
+    r = _run_to(qtbot, lab, 6)
+    frames = list(r.timeline)[:7]
+    assert [f.em.half for f in frames[:5]] == ["init", "M", "E", "M", "E"]
+    for prev, cur in zip(frames, frames[1:]):
+        if cur.em.half == "E":
+            np.testing.assert_array_equal(cur.em.means, prev.em.means)
+        else:
+            np.testing.assert_array_equal(cur.em.responsibilities, prev.em.responsibilities)
+    lab.runner.seek(1)  # an M frame: the ellipses are the new parameters'
+    ex, _ = run.ellipse_xy(frames[1].em.means[0], frames[1].em.covariances[0], radii=(1.0,))
+    np.testing.assert_allclose(lab.ellipse_items[0][0].getData()[0], ex)
+    assert lab.bound_curve is not None and lab.bound_curve.item.isVisible()
+    bound = lab.bound_curve.y
+    assert np.all(np.diff(bound) >= -1e-9 * abs(bound[0]))  # F rises at every half step
+    assert np.all(bound <= lab.ll_curve.y[: len(bound)] + 1e-9 * abs(bound[0]))
+
+
+def test_kmeans_starts_from_the_same_means(qtbot, lab):
+    r = _finish(qtbot, lab)
+    first = r.timeline[0]
+    np.testing.assert_array_equal(first.km.centers, first.em.means)
+    last = r.timeline.last
+    assert last.km.converged
+    lab.tabs.setCurrentIndex(1)
+    assert lab.task("sigma").wait(30)
+    res = lab.sigma_result
+    assert res is not None and res.sigma == pytest.approx(lab.sigma_slider.value())
+    lab.sigma_slider.setValue(0.01)
+    assert lab.task("sigma").wait(30)
+    assert lab.sigma_result.sigma == pytest.approx(0.01)
+    assert lab.sigma_result.agreement == 1.0 and lab.sigma_result.max_shift < 1e-6
+    assert "100.0% as k-means" in lab.sigma_label.text()
+
+
+def test_collapse_diverges_without_floor_and_is_held_with_it(qtbot, lab):
+    lab.start_collapse()
+    assert lab.form.value("floor") is False
+    r = _finish(qtbot, lab)
+    frames = list(r.timeline)
+    assert frames[-1].diverged and "Covariance floor" in frames[-1].note
+    lone = frames[0].ctx.lone
+    X = frames[0].ctx.X
+    assert np.any(np.all(frames[0].em.means == X[lone], axis=1))  # a mean starts on the lone point
+    collapsing = [f for f in frames if f.em.half == "collapse"]
+    ll = np.array([f.em.log_likelihood for f in collapsing])
+    assert len(ll) >= 8 and np.all(np.diff(ll[:-1]) > 0) and ll[-1] - ll[0] > 200
+    assert lab.ll_marker.toPlainText() == "ℓ → +∞"
+    lab.form.set_value("floor", True)  # the same start with the floor: ℓ stays finite
+    r = _finish(qtbot, lab)
+    frames = list(r.timeline)
+    assert not any(f.diverged for f in frames) and frames[0].ctx.collapse
+    ll = np.array([f.em.log_likelihood for f in frames])
+    assert np.all(np.isfinite(ll)) and np.all(np.diff(ll) >= -1e-9 * abs(ll[0]))
+
+
+def test_clicked_means_start_the_run(qtbot, lab):
+    lab.set_mode("means")
+    assert lab.form.value("init") == "clicked"
+    qtbot.waitUntil(lambda: lab.error_text != "", timeout=10_000)
+    assert "0 of 3" in lab.error_text
+    pts = [(-2.5, 0.0), (0.0, 0.5), (2.5, 0.0)]
+    vb = lab.canvas.plot_item.getViewBox()
+    for x, y in pts:
+        scene = vb.mapViewToScene(QtCore.QPointF(x, y))
+        view = lab.canvas.mapFromScene(scene)
+        qtbot.mouseClick(lab.canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=view)
+    assert len(lab.clicked) == 3
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.error_text == "", timeout=20_000)
+    np.testing.assert_allclose(lab.runner.current.em.means, np.array(pts), atol=0.1)
+    assert len(lab.canvas.X) == 400  # clicks placed means, not points
+    lab.set_mode("inspect")
+    x0 = lab.canvas.X[5]
+    lab.select_nearest(*x0)
+    assert lab.selected == 5
+    assert f"Point 6 at" in lab.maths.toPlainText()
+
+
+def test_bad_input_shows_a_message_and_keeps_the_points(qtbot, lab, tmp_path):
+    before = lab.canvas.X.copy()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x1,x2\n1,2\n3,oops\n")
+    assert lab.load_points_file(str(bad), wait=True) is False
+    assert "line 3" in lab.error_text
+    np.testing.assert_array_equal(lab.canvas.X, before)
+    good = tmp_path / "good.csv"
+    good.write_text("x1,x2,label\n0,0,1\n1,0,1\n0,1,1\n5,5,1\n6,5,1\n")
+    assert lab.load_points_file(str(good), wait=True) is True
+    assert lab.form.value("data") == run.OWN and "good.csv" in lab.data_label.text()
+    assert lab.truth is None and len(lab.canvas.X) == 5
+    lab.form.set_value("K", 6)  # more components than points
+    qtbot.waitUntil(lambda: "distinct points" in lab.error_text, timeout=10_000)
+    assert len(lab.canvas.X) == 5
+    lab.canvas.set_points(np.ones((4, 2)), np.ones(4))  # duplicates only
+    qtbot.waitUntil(lambda: "same place" in lab.error_text, timeout=10_000)
+    lab.canvas.set_points(np.ones((1, 2)), np.ones(1))
+    qtbot.waitUntil(lambda: "at least 2 points" in lab.error_text, timeout=10_000)
+    lab.canvas.undo()
+    lab.canvas.undo()
+    lab.form.set_value("K", 2)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.error_text == "", timeout=10_000)
+
+
+def test_restarts_and_model_order(qtbot, lab):
+    lab.tabs.setCurrentIndex(2)
+    lab.run_restarts()
+    assert lab.task("restarts").wait(120)
+    res = lab.restarts_result
+    assert res is not None and len(res.log_likelihoods) == run.N_RESTARTS
+    y = lab.strip_item.getData()[1]
+    np.testing.assert_allclose(np.sort(y), np.sort(res.log_likelihoods))
+    assert f"{res.n_distinct}</b> distinct" in lab.restarts_label.text()
+    lab.tabs.setCurrentIndex(3)
+    lab.run_model_order()
+    assert lab.task("order").wait(300)
+    order = lab.order_result
+    assert order.progress == 1.0 and order.best_bic_k == 3  # the sample has 3 components
+    assert lab.best_k_line.isVisible() and lab.best_k_line.value() == 3
+    np.testing.assert_allclose(lab.bic_curve.y, order.bic)
+    assert len(lab.thumb_labels) == len(run.MODEL_ORDER_KS)
+    lab.form.set_value("K", 4)  # results of other parameters are marked stale
+    assert lab.order_result is None and "changed" in lab.order_label.text()
+
+
+def test_session_round_trip_and_malformed(qtbot, lab):
+    lab.canvas.add_point(9.0, 9.0, 1.0)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and len(lab.runner.current.ctx.X) == 401, timeout=20_000)
+    assert lab.form.value("data") == run.OWN and "edited by hand" in lab.data_label.text()
+    state = json.loads(json.dumps(lab.session_state()))
+    lab.form.set_value("data", "well separated")
+    assert len(lab.canvas.X) == 400
+    lab.restore_session(state, replay=False)
+    assert len(lab.canvas.X) == 401 and lab.truth is not None
+    bad = json.loads(json.dumps(state))
+    bad["user_data"]["points"] = [[1.0, "x"]]
+    with pytest.raises(ValueError):
+        lab.restore_session(bad)
+    assert len(lab.canvas.X) == 401
+    lab.reset()
+    qtbot.waitUntil(lambda: lab.runner.current is not None and len(lab.runner.current.ctx.X) == 401, timeout=20_000)
+    header, rows = lab.export_rows()
+    assert header[:3] == ["x1", "x2", "component"] and len(rows) == 401
+
+
+def test_projector_keeps_the_main_plot_large(qtbot, lab):
+    from app import style as theme
+
+    theme.manager().set(projector=True)
+    lab.resize(1280, 760)
+    qtbot.wait(50)
+    _run_to(qtbot, lab, 5)
+    share = lab.canvas.height() / lab.height()
+    assert share >= 0.40, share
+    vb = lab.canvas.plot_item.getViewBox()
+    assert vb.height() >= 0.6 * lab.canvas.height()
+    legend = lab.legend.sceneBoundingRect()
+    assert legend.left() >= vb.sceneBoundingRect().right() - 1  # beside the data, never over it
