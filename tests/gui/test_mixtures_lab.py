@@ -159,7 +159,7 @@ def test_clicked_means_start_the_run(qtbot, lab):
     x0 = lab.canvas.X[5]
     lab.select_nearest(*x0)
     assert lab.selected == 5
-    assert f"Point 6 at" in lab.maths.toPlainText()
+    assert "Point 6 at" in lab.maths.toPlainText()
 
 
 def test_bad_input_shows_a_message_and_keeps_the_points(qtbot, lab, tmp_path):
