@@ -346,7 +346,7 @@ def test_every_edge_list_format_gives_identical_ranks(qtbot, make_window, tmp_pa
         ranks[name] = np.asarray(snap.distribution)
         # the lab names the file and says what it found in it
         assert name in lab.file_label.text() and found in lab.file_label.text()
-        assert name in lab.maths.toPlainText()
+        assert name in lab.maths.toPlainText() and "separator: " in lab.maths.toPlainText()
     a = np.zeros((8, 8))
     for s, t in _WEB:
         a[s, t] = 1
@@ -399,7 +399,7 @@ def _overlap(a, b) -> float:
     return max(r.width(), 0.0) * max(r.height(), 0.0)
 
 
-def _check_labels(lab, dist, at_least):
+def _check_labels(lab, dist, at_least, top=True):
     shown = lab.labels_shown()
     assert len(shown) >= at_least, [t for _, t, _ in shown]
     view = lab.graph_plot.plot_item.vb.sceneBoundingRect()
@@ -410,7 +410,8 @@ def _check_labels(lab, dist, at_least):
     # the labels go to the highest-ranked pages first: a page without a label ranks below
     # every labelled page unless its label had no room
     labelled = [i for i, _, _ in shown]
-    assert int(np.argmax(dist)) in labelled
+    if top:
+        assert int(np.argmax(dist)) in labelled
     return shown
 
 
@@ -435,7 +436,7 @@ def test_labels_never_overlap(qtbot, make_window, graph):
     window.set_projector(True)
     lab.runner.flush()
     qtbot.wait(50)
-    _check_labels(lab, snap.distribution, 3)
+    _check_labels(lab, snap.distribution, 3, top=False)  # the top page's label may find no room
     window.set_projector(False)
 
 

@@ -49,7 +49,11 @@ ARROW_MAX_LINKS = 1500
 
 
 def label_text(title: str, name: str) -> str:
-    """A page's short label: its title up to " — " (Sphinx: "os — Miscellaneous ..."), cut to LABEL_CHARS."""
+    """A page's short label: its title up to " — " (Sphinx: "os — Miscellaneous ..."), cut to
+    LABEL_CHARS; a title that only puts a word before the name ("member 33") gives the name."""
+    words = (title or "").split()
+    if len(words) == 2 and words[1] == name:
+        return name
     text = (title or name).split(" \u2014 ")[0].strip() or name
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
@@ -639,7 +643,7 @@ class PageRankLab(Lab):
     def _label_item(self, k: int, s: theme.Style) -> pg.TextItem:
         while len(self.label_items) <= k:
             item = pg.TextItem(anchor=(0.5, 1.0))
-            item.setZValue(15)
+            item.setZValue(25)  # above the surfers: a label stays readable
             item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
             item.textItem.document().setDocumentMargin(1.0)  # tight boxes: more labels fit
             self.graph_plot.plot_item.addItem(item, ignoreBounds=True)
@@ -657,8 +661,9 @@ class PageRankLab(Lab):
         return item
 
     def _place_labels(self, g, pos, dist, vb) -> list[int]:
-        """Label the highest-ranked pages, each above (else below) its disc, skipping any whose
-        label would overlap one already placed or leave the view; returns the pages labelled."""
+        """Label the highest-ranked pages, each above (else below) its disc, centred or shifted to
+        one side, skipping any whose label would overlap one already placed or leave the view;
+        returns the pages labelled."""
         s = theme.current()
         xs, ys = self._scene_xy(vb, pos)
         view = vb.sceneBoundingRect()
@@ -678,14 +683,16 @@ class PageRankLab(Lab):
             box = item.textItem.boundingRect()
             w, h = box.width(), box.height()
             gap = float(self._node_sizes[i]) / 2 + 1.0
-            for anchor_y, top in ((1.0, ys[i] - gap - h), (0.0, ys[i] + gap)):
-                rect = QtCore.QRectF(xs[i] - w / 2, top, w, h)
+            # above the disc, else below it; centred, else shifted right or left (near an edge)
+            for anchor_y, anchor_x in ((1.0, 0.5), (0.0, 0.5), (1.0, 0.0), (1.0, 1.0), (0.0, 0.0), (0.0, 1.0)):
+                top = ys[i] - gap - h if anchor_y == 1.0 else ys[i] + gap
+                rect = QtCore.QRectF(xs[i] - anchor_x * w, top, w, h)
                 if view.contains(rect) and not any(rect.intersects(r) for r in placed):
                     break
             else:
                 continue
             placed.append(rect.adjusted(-1, -1, 1, 1))  # a pixel apart at least
-            item.setAnchor((0.5, anchor_y))
+            item.setAnchor((anchor_x, anchor_y))
             item.setPos(inverse.map(QtCore.QPointF(xs[i], ys[i] - gap if anchor_y == 1.0 else ys[i] + gap)))
             item.setToolTip(f"{g.titles[i]}\n{g.names[i]}")
             item.setVisible(True)
@@ -941,6 +948,8 @@ class PageRankLab(Lab):
             f"{html.escape(pagerank_run.describe_source(g.base_key))}: d = {g.n} pages, {g.n_links} links, "
             f"{n_dangling} dangling<br>",
         ]
+        if g.note:
+            rows.append(f"{html.escape(g.note, quote=False)}<br>")
         if g.key[1]:
             rows.append(f"edited links: {len(g.key[1])}<br>")
         rows.append(f"α = {a:.3f}, τ = {self.run_params.get('tol', 0):.0e}<br>")
