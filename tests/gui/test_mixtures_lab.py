@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from app.labs._mixtures import run
-from app.labs._mixtures.lab import PALETTE, MixturesLab
+from app.labs.mixtures import run
+from app.labs.mixtures.lab import PALETTE, MixturesLab
 
 
 @pytest.fixture
