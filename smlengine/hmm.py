@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _hmm_compiled
+from . import _hmm_blocks, _hmm_compiled
 from ._base import (
     BaseEstimator,
     IterativeMixin,
@@ -64,6 +64,9 @@ _USE_COMPILED = True  # the time loops in compiled code when numba is installed
 # Sequence length from which a call loads the compiled code (numba's import and its cache take
 # about half a second; below this the numpy loop is done sooner). Once loaded, every call uses it.
 _COMPILED_MIN_T = 20_000
+# Sequence length from which the numpy path runs its loops over blocks of the sequence
+# (smlengine._hmm_blocks) instead of one numpy step per symbol.
+_BLOCK_MIN_T = 4096
 _SUM_TOL = 1e-6  # how far from one a probability row may sum (it is then renormalised)
 
 
@@ -232,6 +235,10 @@ def _forward(pi, A, BT, x):
     kern = _compiled(T)
     if kern is not None:
         return alpha, c, int(kern.forward(pi, A, BT, x, alpha, c))
+    if T >= _BLOCK_MIN_T:
+        done = _hmm_blocks.forward(pi, A, BT, x)
+        if done is not None:
+            return done[0], done[1], -1
     Bx = BT[x]
     a = pi * Bx[0]
     for t in range(T):
@@ -256,10 +263,14 @@ def _backward(A, BT, x, c, alpha, trans=None):
         kern.backward(A, BT, x, c, alpha, gamma, np.zeros((K, K)) if trans is None else trans, trans is not None)
         return gamma
     Bx = BT[x]
-    beta = gamma  # beta first, then gamma = alpha * beta in place
-    beta[T - 1] = 1.0
-    for t in range(T - 2, -1, -1):
-        np.divide(A @ (Bx[t + 1] * beta[t + 1]), c[t + 1], out=beta[t])
+    beta = _hmm_blocks.backward(A, BT, x, c, alpha) if T >= _BLOCK_MIN_T else None
+    if beta is None:
+        beta = gamma  # beta first, then gamma = alpha * beta in place
+        beta[T - 1] = 1.0
+        for t in range(T - 2, -1, -1):
+            np.divide(A @ (Bx[t + 1] * beta[t + 1]), c[t + 1], out=beta[t])
+    else:
+        gamma = beta
     if trans is not None and T > 1:
         trans += (alpha[:-1].T @ (Bx[1:] * beta[1:] / c[1:, None])) * A
     gamma *= alpha
@@ -280,6 +291,10 @@ def _viterbi(pi, A, B, x):
     kern = _compiled(T)
     if kern is not None:
         return float(kern.viterbi(log_pi, log_A, log_BT, x, path)), path
+    if T >= _BLOCK_MIN_T:
+        done = _hmm_blocks.viterbi(log_pi, log_A, log_BT, x)
+        if done is not None:
+            return done
     psi = np.empty((T, K), dtype=np.int64)
     cols = np.arange(K)
     d = log_pi + log_BT[x[0]]
