@@ -464,3 +464,25 @@ def test_arrowheads_point_at_the_target(qtbot, make_window, tmp_path):
     labelled = {i for i, _, _ in lab2.labels_shown()}
     assert len(rows) > 0 and set(rows.tolist()) <= labelled and set(cols.tolist()) <= labelled
     assert all(snap2.graph.adjacency[i, j] for i, j in zip(rows, cols))
+
+
+def test_top_indices_equal_a_stable_sort():
+    from app.labs.pagerank.lab import top_indices
+
+    rng = np.random.default_rng(0)
+    for n, k in [(1, 1), (10, 3), (50, 50), (50, 80), (1000, 15), (1000, 0)]:
+        v = rng.integers(0, 5, n) / 7.0  # many ties
+        np.testing.assert_array_equal(top_indices(v, k), np.argsort(-v, kind="stable")[:k])
+
+
+def test_a_big_graph_draws_its_highest_ranked_pages(qtbot, make_window, monkeypatch):
+    from app.labs.pagerank import lab as lab_module
+
+    monkeypatch.setattr(lab_module, "MAX_DRAWN_NODES", 100)
+    window, lab = _lab(qtbot, make_window)
+    snap = _finish(qtbot, lab)
+    drawn = lab.node_item.data["data"].astype(int)
+    top = np.argsort(-snap.distribution, kind="stable")[:100]
+    assert sorted(drawn.tolist()) == sorted(top.tolist())
+    np.testing.assert_array_equal(lab.node_item.getData()[0], snap.positions[drawn, 0])
+    assert len(lab.labels_shown()) >= 5 and lab._tip(data=int(top[0]))

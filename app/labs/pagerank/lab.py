@@ -46,6 +46,25 @@ LABEL_CHARS = 24  # a longer title is cut with "…"
 #: graphs with at most this many drawn links get an arrowhead on every link; larger ones on
 #: the links between labelled pages (drawn stronger), so the picture stays readable
 ARROW_MAX_LINKS = 1500
+#: pages drawn at most: on a larger graph (an opened file of up to a million links) the
+#: highest-ranked ones, so a frame never costs seconds of the GUI thread
+MAX_DRAWN_NODES = 10_000
+
+
+def top_indices(values, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest values, largest first, ties in index order: the first ``k``
+    of ``np.argsort(-values, kind="stable")`` in O(n) instead of O(n log n)."""
+    v = np.asarray(values, dtype=float)
+    n = v.size
+    if k >= n:
+        return np.argsort(-v, kind="stable")
+    if k <= 0:
+        return np.zeros(0, dtype=np.intp)
+    kth = np.partition(v, n - k)[n - k]  # the k-th largest value
+    above = np.flatnonzero(v > kth)
+    ties = np.flatnonzero(v == kth)[: k - above.size]
+    pick = np.concatenate([above, ties])
+    return pick[np.argsort(-v[pick], kind="stable")]
 
 
 def label_text(title: str, name: str) -> str:
@@ -574,14 +593,15 @@ class PageRankLab(Lab):
                              ((fg.red(), bg.red()), (fg.green(), bg.green()), (fg.blue(), bg.blue()))))
         return pg.mkPen(mix, width=1.0 if many else 1.5 * s.scale)
 
-    def _node_visuals(self, dist, n, s):
+    def _node_visuals(self, dist, n, s, shown=None):
+        """Brushes of the pages ``shown`` (all by default) and the sizes of all pages."""
         d = max(n, 1)
         rel = np.asarray(dist, float) * d
         level = (np.log10(np.maximum(rel, 1e-12)) - LOG_MIN) / (LOG_MAX - LOG_MIN)
         # Quantized colours and sizes: pyqtgraph renders one symbol per distinct (size, brush),
         # so a few dozen levels keep a frame of 500+ nodes at a few milliseconds.
         idx = np.clip(np.round(level * 31).astype(int), 0, 31) * 8
-        brushes = [self._brushes[k] for k in idx]
+        brushes = [self._brushes[k] for k in (idx if shown is None else idx[shown])]
         # Size by rank relative to the average page (d · P_i = 1): equal ranks give equal small
         # discs, and fewer pixels per node on big graphs so a heap never hides the links.
         crowd = float(np.clip(np.sqrt(300.0 / max(n, 1)), 0.45, 1.6))
@@ -590,9 +610,12 @@ class PageRankLab(Lab):
 
     def _draw_nodes(self, snapshot, positions, s) -> None:
         g = snapshot.graph
-        brushes, size = self._node_visuals(snapshot.distribution, g.n, s)
+        shown = np.arange(g.n)
+        if g.n > MAX_DRAWN_NODES:
+            shown = np.sort(top_indices(snapshot.distribution, MAX_DRAWN_NODES))
+        brushes, size = self._node_visuals(snapshot.distribution, g.n, s, shown)
         self._node_sizes = size
-        self.node_item.setData(pos=positions, size=size, brush=brushes, data=np.arange(g.n),
+        self.node_item.setData(pos=positions[shown], size=size[shown], brush=brushes, data=shown,
                                pen=pg.mkPen(s.foreground + "90", width=max(1.0, 0.6 * s.scale)), symbol="o")
 
     def _draw_walkers(self, snapshot, positions, s) -> None:
@@ -670,7 +693,7 @@ class PageRankLab(Lab):
         inverse, _ = vb.childGroup.sceneTransform().inverted()
         placed: list[QtCore.QRectF] = []
         pages: list[int] = []
-        order = np.argsort(-np.asarray(dist), kind="stable")[:LABEL_CANDIDATES]
+        order = top_indices(dist, LABEL_CANDIDATES)
         for i in order:
             if len(pages) == MAX_LABELS:
                 break
@@ -783,7 +806,7 @@ class PageRankLab(Lab):
         return rows, cols, pts[:, 0], (pts[:, 1] + pts[:, 2]) / 2
 
     def _fill_table(self, g, dist) -> None:
-        order = np.argsort(-np.asarray(dist), kind="stable")[:TOP_N]
+        order = top_indices(dist, TOP_N)
         self.table.setRowCount(len(order))
         for row, i in enumerate(order):
             cells = [str(row + 1), g.titles[i], f"{dist[i]:.5f}", g.names[i]]
@@ -808,7 +831,7 @@ class PageRankLab(Lab):
 
     def _draw_bars(self, g, snapshot, s) -> None:
         dist = np.asarray(snapshot.distribution)
-        order = np.argsort(-dist, kind="stable")[:TOP_N]
+        order = top_indices(dist, TOP_N)
         x = np.arange(1, len(order) + 1, dtype=float)
         if snapshot.moves > 0:
             looks = self._looks_for(s)
