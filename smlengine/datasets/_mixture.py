@@ -14,7 +14,8 @@ import numpy as np
 
 from .._base import check_random_state, check_scalar
 
-__all__ = ["make_gaussian_mixture", "MixtureTruth", "MIXTURE_PRESETS", "mixture_preset", "make_mixture_preset"]
+__all__ = ["make_gaussian_mixture", "MixtureTruth", "MIXTURE_PRESETS", "mixture_preset", "make_mixture_preset",
+           "mixture_truth"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,12 @@ def _check_truth(means, covariances, weights):
             raise ValueError(f"weights must be {k} non-negative numbers with a positive sum")
         w = w / w.sum()
     return w, mu, cov
+
+
+def mixture_truth(means, covariances, weights=None, title: str = "") -> MixtureTruth:
+    """A validated :class:`MixtureTruth` (ValueError as :func:`make_gaussian_mixture`); weights normalised."""
+    w, mu, cov = _check_truth(means, covariances, weights)
+    return MixtureTruth(w, mu, cov, str(title))
 
 
 def make_gaussian_mixture(n, means, covariances, weights=None, random_state=None):

@@ -241,3 +241,53 @@ def test_projector_keeps_the_main_plot_large(qtbot, lab):
     assert vb.height() >= 0.6 * lab.canvas.height()
     legend = lab.legend.sceneBoundingRect()
     assert legend.left() >= vb.sceneBoundingRect().right() - 1  # beside the data, never over it
+
+
+def test_editing_the_true_mixture_resamples_the_points(qtbot, lab):
+    lab.set_mode("truth")
+    assert len(lab._handles) == 3
+    centre, major, minor = lab._handles[0]
+    before = lab.canvas.X.copy()
+    offset = np.array([major.pos().x() - centre.pos().x(), major.pos().y() - centre.pos().y()])
+    assert np.hypot(*offset) == pytest.approx(np.sqrt(np.linalg.eigvalsh(lab.truth.covariances[0])[1]))
+    centre.setPos(-6.0, 4.0)  # drag the first true mean: the axis handles come along
+    np.testing.assert_allclose(lab.truth.means[0], [-6.0, 4.0])
+    np.testing.assert_allclose([major.pos().x() + 6.0, major.pos().y() - 4.0], offset, atol=1e-9)
+    major.setPos(-6.0 + 3.0, 4.0)  # its long axis: horizontal, 3 long
+    np.testing.assert_allclose(lab.truth.covariances[0][0, 0], 9.0, rtol=1e-9)
+    np.testing.assert_allclose(lab.truth.covariances[0][0, 1], 0.0, atol=1e-9)
+    lab._truth_edited()  # what releasing a handle does
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.truth is not None
+                    and np.allclose(lab.runner.current.ctx.truth.means[0], [-6.0, 4.0]), timeout=20_000)
+    X = lab.canvas.X
+    assert not np.array_equal(X, before) and len(X) == 400
+    assert "as you edited it" in lab.data_label.text()
+    near = X[np.hypot(X[:, 0] + 6.0, X[:, 1] - 4.0) < 4.0]
+    assert len(near) > 60 and abs(near[:, 1].std() - 0.25) < 0.1  # the edited component: wide and flat
+    state = json.loads(json.dumps(lab.session_state()))
+    lab.form.set_value("data", "well separated")
+    assert not lab._edited_truth
+    lab.restore_session(state, replay=False)
+    np.testing.assert_allclose(lab.truth.means[0], [-6.0, 4.0])
+    assert lab._edited_truth
+    bad = json.loads(json.dumps(state))
+    bad["user_data"]["truth"]["covariances"][0] = [[1.0, 0.0], [0.0, -1.0]]
+    with pytest.raises(ValueError, match="true mixture"):
+        lab.restore_session(bad)
+    np.testing.assert_allclose(lab.truth.means[0], [-6.0, 4.0])
+
+
+def test_a_selected_point_shows_its_responsibilities_as_a_pie(qtbot, lab):
+    r = _run_to(qtbot, lab, 3)
+    lab.set_mode("inspect")
+    frame = r.current
+    a = frame.em.responsibilities
+    i = int(np.argmin(a.max(axis=1)))  # the most undecided point
+    lab.select_nearest(*frame.ctx.X[i])
+    assert lab.selected == i
+    keep = np.flatnonzero(a[i] > 1e-3)
+    assert len(lab.pie_item.data) == len(keep) >= 2
+    brushes = [b.color().name().upper() for b in lab.pie_item.data["brush"]]
+    from app import style as theme
+
+    assert brushes == [theme.CATEGORICAL[j].upper() for j in keep]

@@ -8,11 +8,15 @@ stability against K."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Callable, Iterator
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
+
+from smlengine.datasets import make_gaussian_mixture
+from smlengine.datasets._mixture import mixture_truth
 
 from ... import style as theme
 from ...lab import Lab
@@ -22,7 +26,8 @@ from ...widgets.point_canvas import CanvasToolbar, PointCanvas
 from . import META, maths, run
 
 TAB_EM, TAB_KMEANS, TAB_RESTARTS, TAB_ORDER = range(4)
-MODES = [("edit", "edit points"), ("means", "place initial means"), ("inspect", "inspect a point")]
+MODES = [("edit", "edit points"), ("means", "place initial means"), ("inspect", "inspect a point"),
+         ("truth", "edit the true mixture")]
 DISPLAY_PARAMS = ("show_density", "show_truth")
 DATA_PARAMS = ("data", "n_points")
 MAX_K = 8
@@ -56,6 +61,37 @@ class _PageLabel(QtWidgets.QLabel):
             self.setMinimumHeight(2 * self.fontMetrics().lineSpacing() + 4)
 
 
+def _truth_from(data):
+    """A saved true mixture (weights, means, covariances of 2-D components), validated; None stays None."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("the saved true mixture is malformed")
+    try:
+        t = mixture_truth(data.get("means"), data.get("covariances"), data.get("weights"),
+                          str(data.get("title", ""))[:100])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the saved true mixture is malformed: {str(exc)[:100]}") from None
+    too_big = np.abs(t.means).max() > 1e6 or np.abs(t.covariances).max() > 1e12
+    if t.means.shape[1] != 2 or len(t.means) > MAX_K or too_big:
+        raise ValueError("the saved true mixture is malformed")
+    return t
+
+
+def pie_symbols(fractions) -> list[QtGui.QPainterPath]:
+    """One pie slice per fraction (in a unit box, for scatter symbols): a point's responsibilities as a pie."""
+    paths, start = [], 90.0
+    for f in fractions:
+        span = 360.0 * float(f)
+        path = QtGui.QPainterPath()
+        path.moveTo(0.0, 0.0)
+        path.arcTo(QtCore.QRectF(-0.5, -0.5, 1.0, 1.0), start, span)
+        path.closeSubpath()
+        paths.append(path)
+        start += span
+    return paths
+
+
 def _aspect_plot(title: str) -> PlotPanel:
     panel = PlotPanel(title, "x₁", "x₂", legend=False)
     panel.plot_item.setAspectLocked(True)
@@ -72,6 +108,7 @@ class MixturesLab(Lab):
         self.truth = None              # MixtureTruth of the sampled preset, None for own points
         self.source = ""               # what the points are, for the data label
         self._sampled = ""             # the preset the points were sampled from ("" for loaded points)
+        self._edited_truth = False     # the user moved or stretched the preset's components
         self.clicked: list[tuple[float, float]] = []  # clicked initial means
         self.collapse = False          # the collapse demonstration's start
         self.selected = -1             # point shown in the maths panel (-1: none)
@@ -81,6 +118,7 @@ class MixturesLab(Lab):
         self._drawn_key = None
         self._start_means: np.ndarray | None = None
         self._ellipse_style = None
+        self._handles: list[tuple] = []  # (centre, major, minor) TargetItems of the true components
         self.restarts_result = None
         self.order_result = None
         self.sigma_result = None
@@ -191,8 +229,10 @@ class MixturesLab(Lab):
         self.clicked_item.setZValue(31)
         self.ring_item = pg.ScatterPlotItem()
         self.ring_item.setZValue(32)
+        self.pie_item = pg.ScatterPlotItem()  # the selected point's responsibilities
+        self.pie_item.setZValue(33)
         for item in (self.points_item, self.density_item, self.truth_item, self.means_item, self.clicked_item,
-                     self.ring_item):
+                     self.ring_item, self.pie_item):
             pi.addItem(item)
         self.ellipse_items: list[tuple[pg.PlotCurveItem, pg.PlotCurveItem]] = []
         for _ in range(MAX_K):
@@ -208,6 +248,7 @@ class MixturesLab(Lab):
                                 ("1σ ellipse", "2σ ellipse", "truth", "density")}
         for name, item in self._legend_samples.items():
             self.legend.addItem(item, name)
+        self.truth_handles_item = None
         self.toolbar = CanvasToolbar(self.canvas)
         self.toolbar.hint.setText("Mouse 'edit points': click adds a point, drag moves it, Ctrl+click erases")
         self.canvas.pointsChanged.connect(self._points_changed)
@@ -354,14 +395,24 @@ class MixturesLab(Lab):
             if restart:
                 self.reset()
             return
+        edited = self._edited_truth and self._sampled == name and self.truth is not None
         try:
-            X = run.sample_preset(name, p["n_points"], self.seed)
+            if edited:
+                t = self.truth
+                X, _ = make_gaussian_mixture(p["n_points"], t.means, t.covariances, t.weights, self.seed)
+            else:
+                X = run.sample_preset(name, p["n_points"], self.seed)
         except (ValueError, TypeError) as exc:
             self.show_error(str(exc))
             return
-        self.truth = run.preset_truth(name)
+        if not edited:
+            self.truth = run.preset_truth(name)
+            self._edited_truth = False
         self._sampled = name
-        self.source = f"{len(X)} points sampled from the mixture '{name}' (seed {self.seed})"
+        self.source = (f"{len(X)} points sampled from the mixture '{name}'{' as you edited it' if edited else ''} "
+                       f"(seed {self.seed})")
+        if self.mode == "truth" and not self._handles:
+            self._show_handles()
         self._set_points(X, undoable=undoable)
         self._side_results_stale()
         if restart:
@@ -410,6 +461,8 @@ class MixturesLab(Lab):
         def done(X):
             self.truth = None
             self._sampled = ""
+            self._edited_truth = False
+            self._show_handles()
             self.form.set_values({"data": run.OWN})
             self.source = f"{len(X)} points loaded from {os.path.basename(str(path))}"
             self.collapse = False
@@ -440,6 +493,7 @@ class MixturesLab(Lab):
             self.form.set_values({"init": "clicked"})
             self.reset()
         self._update_clicked_label()
+        self._show_handles()
 
     def _scene_clicked(self, ev) -> None:
         if self.mode == "edit" or ev.button() != QtCore.Qt.MouseButton.LeftButton:
@@ -474,7 +528,12 @@ class MixturesLab(Lab):
 
     def _update_clicked_label(self) -> None:
         k = self.form.value("K")
-        if self.form.value("init") == "clicked" or self.clicked:
+        if self.mode == "truth":
+            self.clicked_label.setText(
+                "Drag a true mean (◯) to move its component, a handle (◇) to stretch or turn its ellipse; "
+                "the points are sampled again from the edited mixture." if self.truth is not None else
+                "Only points sampled from a preset have a true mixture to edit: choose a preset.")
+        elif self.form.value("init") == "clicked" or self.clicked:
             self.clicked_label.setText(f"Clicked initial means: {len(self.clicked)} of {k}"
                                        + ("" if self.mode == "means" else " (mouse: place initial means)"))
         else:
@@ -499,6 +558,78 @@ class MixturesLab(Lab):
         self._draw_rings()
         self.maths.set_html(self.maths_html(self.runner.current))
 
+    # ------------------------------------------------------------------ editing the true mixture
+    def _show_handles(self) -> None:
+        """Handles on the true mixture (mode 'edit the true mixture'): a mean and two axis ends per component."""
+        for trio in self._handles:
+            for h in trio:
+                self.canvas.plot_item.removeItem(h)
+        self._handles = []
+        t = self.truth
+        if self.mode != "truth" or t is None:
+            return
+        s = theme.current()
+        # neutral handles: the true components are not EM's, whose colours they would suggest
+        for k, (m, S) in enumerate(zip(t.means, t.covariances)):
+            centre = pg.TargetItem(pos=tuple(m), size=s.marker_size * 2.2, symbol="o",
+                                   pen=pg.mkPen(s.foreground, width=2 * s.scale), brush=pg.mkBrush(s.background),
+                                   hoverBrush=pg.mkBrush(theme.HIGHLIGHT))
+            ends = []
+            for _ in range(2):
+                ends.append(pg.TargetItem(pos=tuple(m), size=s.marker_size * 1.6, symbol="d",
+                                          pen=pg.mkPen(s.foreground, width=1.5 * s.scale),
+                                          brush=pg.mkBrush(s.background), hoverBrush=pg.mkBrush(theme.HIGHLIGHT)))
+            trio = (centre, *ends)
+            for h in trio:
+                h.setZValue(40)
+                self.canvas.plot_item.addItem(h)
+            centre.sigPositionChanged.connect(lambda _h, k=k: self._truth_dragged(k, "centre"))
+            ends[0].sigPositionChanged.connect(lambda _h, k=k: self._truth_dragged(k, "major"))
+            ends[1].sigPositionChanged.connect(lambda _h, k=k: self._truth_dragged(k, "minor"))
+            for h in trio:
+                h.sigPositionChangeFinished.connect(lambda _h: self._truth_edited())
+            self._handles.append(trio)
+            self._place_handles(k)
+
+    def _place_handles(self, k: int) -> None:
+        m, S = self.truth.means[k], self.truth.covariances[k]
+        vals, vecs = np.linalg.eigh(S)
+        centre, major, minor = self._handles[k]
+        for h, p in ((centre, m), (major, m + np.sqrt(max(vals[1], 0.0)) * vecs[:, 1]),
+                     (minor, m + np.sqrt(max(vals[0], 0.0)) * vecs[:, 0])):
+            h.blockSignals(True)
+            h.setPos(float(p[0]), float(p[1]))
+            h.blockSignals(False)
+
+    def _truth_dragged(self, k: int, which: str) -> None:
+        """Move a true mean, or set an axis of its ellipse from a handle (the other axis kept perpendicular)."""
+        t = self.truth
+        centre, major, minor = self._handles[k]
+        m = t.means[k]
+        if which == "centre":
+            p = centre.pos()
+            t.means[k] = (p.x(), p.y())
+        else:
+            vals, vecs = np.linalg.eigh(t.covariances[k])
+            h = major.pos() if which == "major" else minor.pos()
+            d = np.array([h.x(), h.y()]) - m
+            length = max(float(np.hypot(*d)), 1e-3)
+            if which == "major":
+                u = d / length
+                a, b = length, np.sqrt(max(vals[0], 1e-12))
+            else:
+                u = vecs[:, 1]
+                a, b = np.sqrt(max(vals[1], 1e-12)), length
+            v = np.array([-u[1], u[0]])
+            t.covariances[k] = a**2 * np.outer(u, u) + b**2 * np.outer(v, v)
+        self._place_handles(k)
+        self._draw_truth()
+
+    def _truth_edited(self) -> None:
+        """Sample the points again from the edited true mixture (same seed) and restart."""
+        self._edited_truth = True
+        self.regenerate()
+
     # ------------------------------------------------------------------ parameters
     def on_param_changed(self, name: str) -> None:
         if name in DISPLAY_PARAMS:
@@ -506,7 +637,11 @@ class MixturesLab(Lab):
             return
         if name in DATA_PARAMS:
             self.collapse = False
+            if name == "data":
+                self._edited_truth = False
             self.regenerate()
+            self._show_handles()
+            self._update_clicked_label()
             return
         if name in ("K", "init"):
             self.collapse = False
@@ -550,7 +685,10 @@ class MixturesLab(Lab):
         X.setflags(write=False)
         lone = run.lone_point(X) if self.collapse and len(X) >= 2 else -1
         clicked = np.array(self.clicked, dtype=float) if self.clicked else None
-        ctx = run.RunContext(X=X, params=dict(params), seed=int(seed), truth=self.truth, clicked=clicked,
+        t = self.truth
+        truth = None if t is None else replace(t, weights=t.weights.copy(), means=t.means.copy(),
+                                                covariances=t.covariances.copy())
+        ctx = run.RunContext(X=X, params=dict(params), seed=int(seed), truth=truth, clicked=clicked,
                              collapse=self.collapse, lone=lone, extent=self._view_extent())
         run.check_context(ctx)
         self._ctx = ctx
@@ -621,6 +759,8 @@ class MixturesLab(Lab):
             if self.tabs.currentIndex() == TAB_KMEANS:
                 self.update_sigma()
         self.note_label.setText(frame.note if frame.note else self.note_label.text())
+        if self.selected >= 0:
+            self._draw_pie()
 
     def _append_curves(self, history) -> None:
         if history.rewound:
@@ -661,7 +801,7 @@ class MixturesLab(Lab):
         self.km_plot.set_title(f"k-means, iteration {km.n_iter}" + (" (done)" if km.converged else ""))
 
     def _draw_truth(self) -> None:
-        t = self.truth if self._ctx is None else self._ctx.truth
+        t = self.truth
         if t is None or not self.form.value("show_truth"):
             self.truth_item.setData([], [])
             return
@@ -687,6 +827,21 @@ class MixturesLab(Lab):
                                    brush=pg.mkBrush(None))
         else:
             self.ring_item.setData([], [])
+        self._draw_pie()
+
+    def _draw_pie(self) -> None:
+        """A pie of a_i1 … a_iK on the selected point (the shares of the components)."""
+        frame = self.runner.current
+        if frame is None or not 0 <= self.selected < len(frame.ctx.X):
+            self.pie_item.setData([], [])
+            return
+        s = theme.current()
+        a = np.asarray(frame.em.responsibilities[self.selected])
+        keep = np.flatnonzero(a > 1e-3)
+        pos = np.repeat(frame.ctx.X[self.selected][None], len(keep), axis=0)
+        self.pie_item.setData(pos=pos, symbol=pie_symbols(a[keep]), size=s.marker_size * 2.2,
+                              brush=[pg.mkBrush(theme.CATEGORICAL[j % 8]) for j in keep],
+                              pen=pg.mkPen(s.background, width=s.scale))
 
     def _style_ellipses(self, s) -> None:
         if self._ellipse_style == s:
@@ -917,9 +1072,11 @@ class MixturesLab(Lab):
         return self.canvas
 
     def user_data(self) -> dict:
-        return {"points": self.canvas.X.tolist(), "source": self.source,
-                "truth": next((name for name in run.PRESETS if self.truth is not None
-                               and self.truth.title == run.preset_truth(name).title), ""),
+        t = self.truth
+        truth = None if t is None else {"weights": t.weights.tolist(), "means": t.means.tolist(),
+                                        "covariances": t.covariances.tolist(), "title": t.title}
+        return {"points": self.canvas.X.tolist(), "source": self.source, "sampled": self._sampled,
+                "edited_truth": bool(self._edited_truth), "truth": truth,
                 "clicked": [list(c) for c in self.clicked], "collapse": bool(self.collapse)}
 
     def set_user_data(self, data: dict) -> None:
@@ -934,19 +1091,20 @@ class MixturesLab(Lab):
             raise ValueError("the saved points are malformed")
         if len(X) > run.MAX_POINTS or len(clicked) > MAX_K:
             raise ValueError("the saved session has too many points")
-        truth = data.get("truth", "")
-        if truth not in ("", *run.PRESETS):
-            raise ValueError(f"unknown preset {str(truth)[:40]!r} in the session")
-        source = data.get("source", "")
-        if not isinstance(source, str):
+        truth = _truth_from(data.get("truth"))
+        source, sampled = data.get("source", ""), data.get("sampled", "")
+        if not isinstance(source, str) or sampled not in ("", *run.PRESETS):
             raise ValueError("the saved data description is malformed")
-        self.truth = run.preset_truth(truth) if truth else None
+        self.truth = truth
         self.source = source[:200]
+        self._sampled = sampled
+        self._edited_truth = bool(data.get("edited_truth", False)) and truth is not None
         self.clicked = [tuple(map(float, c)) for c in clicked]
         self.collapse = bool(data.get("collapse", False))
         self._set_points(X, undoable=False)
         self._update_clicked_label()
         self._draw_clicked()
+        self._show_handles()
 
     def export_rows(self):
         snap = self.runner.current
