@@ -291,3 +291,30 @@ def test_a_selected_point_shows_its_responsibilities_as_a_pie(qtbot, lab):
     from app import style as theme
 
     assert brushes == [theme.CATEGORICAL[j].upper() for j in keep]
+
+
+_FUZZ_PIECES = ["x1,x2", ",", ";", "\n", "\r\n", "#", "1.5", "-2", "nan", "inf", "1e400", "abc", " ", "0", "3,4", "label"]
+
+
+@pytest.mark.timeout(120)  # a guard, not a measurement
+def test_points_loader_fuzz(tmp_path):
+    """load_xy_points only raises ValueError with a short message (or returns finite (n, 2) points)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    text = st.lists(st.one_of(st.sampled_from(_FUZZ_PIECES), st.text(max_size=5)), max_size=40).map("".join)
+    contents = st.one_of(text.map(lambda s: s.encode("utf-8")), st.binary(max_size=200))
+    path = tmp_path / "points.csv"
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(contents)
+    def check(data):
+        path.write_bytes(data)
+        try:
+            X = run.load_xy_points(path, max_points=50)
+        except ValueError as exc:
+            assert 0 < len(str(exc)) <= 1000
+            return
+        assert X.ndim == 2 and X.shape[1] == 2 and 1 <= len(X) <= 50 and np.all(np.isfinite(X))
+
+    check()
