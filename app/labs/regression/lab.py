@@ -1,0 +1,704 @@
+"""The regression lab: 1-D points fitted with basis functions by least squares, gradient
+descent, ridge and lasso (coordinate by coordinate), the ridge and lasso paths against λ, the
+ℓ1/ℓ2 constraint picture for two coefficients, and the bias–variance trade-off over 50
+training sets drawn from the truth (a side task)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from smlengine.datasets import holdout_mask
+from smlengine.datasets._regression import TRUTHS, load_xy_points, make_regression_1d
+
+from ... import style as theme
+from ...lab import Lab
+from ...widgets.params import Param
+from ...widgets.plots import PlotPanel
+from ...widgets.point_canvas import PointCanvas
+from . import META, maths, run
+
+TAB_FIT, TAB_PATHS, TAB_CONSTRAINT, TAB_BIAS = range(4)
+MAX_POINTS = 2000
+DATA_PARAMS = ("truth", "n_points", "noise")
+#: parameters the bias–variance sweep depends on (besides the training points)
+SWEEP_PARAMS = ("truth", "noise", "basis", "size", "method", "log_alpha", "bv_axis", "folds")
+ORANGE, BLUE, GREEN, VERMILLION, PURPLE, SKY, BLACK = (theme.OKABE_ITO[k] for k in (
+    "orange", "blue", "bluish_green", "vermillion", "reddish_purple", "sky_blue", "black"))
+
+
+class XYCanvas(PointCanvas):
+    """The point canvas for 1-D data: x → y, free aspect, every point in one class.
+
+    A click (left or right) adds a point, dragging moves one, Ctrl+click or the eraser
+    removes one; test points are drawn hollow."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.plot_item.setAspectLocked(False)
+
+    def add_point(self, x: float, y: float, label: float = 1.0) -> None:
+        super().add_point(x, y, 1.0)
+
+
+def _pen(color, width=None, style=QtCore.Qt.PenStyle.SolidLine, alpha=None):
+    s = theme.current()
+    c = pg.mkColor(color)
+    if alpha is not None:
+        c.setAlphaF(alpha)
+    pen = pg.mkPen(c, width=s.line_width if width is None else width * s.scale)
+    pen.setStyle(style)
+    return pen
+
+
+def _set_title(plot_item: pg.PlotItem, text: str, panel: PlotPanel | None = None) -> None:
+    """Change a plot's title only (a full restyle each frame would lay out its axes again)."""
+    if getattr(plot_item, "_sml_title", None) == text:
+        return
+    s = theme.current()
+    plot_item._sml_title = text
+    if panel is not None:
+        panel._title = text
+    plot_item.setTitle(text, color=s.foreground, size=f"{s.font_pt * 1.1:.0f}pt")
+
+
+class RegressionLab(Lab):
+    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    screenshot_steps = 30
+    self_test_steps = 5
+    screenshot_tab = TAB_BIAS
+    method_param = "method"
+
+    # ------------------------------------------------------------------ building
+    def init_state(self) -> None:
+        self.source = {"kind": "sample", "name": ""}  # where the points came from
+        self.sweep = None  # the last bias–variance result (run.SweepResult)
+        self._suppress_points_signal = False
+        self._ctx_drawn = None
+        self._sweep_key = None
+
+    def parameter_specs(self):
+        return [
+            Param("truth", "Truth f(x)", "choice", "sine", choices=run.TRUTH_CHOICES,
+                  tooltip="; ".join(f for _, f in TRUTHS.values())
+                  + ". New samples and the bias–variance sets are drawn from it."),
+            Param("n_points", "Points", "int", 20, minimum=2, maximum=MAX_POINTS,
+                  tooltip="How many points to sample from the truth (x uniform on [0, 1])"),
+            Param("noise", "Noise σ", "float", 0.25, minimum=0.0, maximum=2.0, step=0.05,
+                  tooltip="y = f(x) + σ ε, ε standard normal"),
+            Param("test_fraction", "Test fraction", "float", 0.3, minimum=0.0, maximum=0.8, step=0.05,
+                  tooltip="Share of the points held out (hollow) to measure the test error"),
+            Param("basis", "Basis", "choice", "legendre", choices=run.BASES,
+                  tooltip="Polynomials of degree p (Legendre or plain powers: the same curves) or p Gaussian bumps"),
+            Param("size", "Degree / bumps", "int", 9, minimum=1, maximum=30,
+                  tooltip="Polynomial degree p, or the number of Gaussian bumps"),
+            Param("method", "Method", "choice", "lasso", choices=run.METHODS,
+                  tooltip="Least squares (lstsq or gradient descent), ridge (‖y − Φw − b‖² + λ‖w‖²) or the lasso "
+                          "((1/2n)‖y − Φw − b‖² + λ‖w‖₁): scikit-learn's objectives and scalings"),
+            Param("log_alpha", "log₁₀ λ", "float", -2.5, minimum=-6.0, maximum=2.0, step=0.25, decimals=2,
+                  tooltip="Strength of the penalty λ = 10^this (ridge and lasso)",
+                  visible_when=lambda v: v["method"] in ("ridge", "lasso") or v["bv_axis"] == "alpha"),
+            Param("bv_axis", "Complexity axis", "choice", "alpha",
+                  choices=[("alpha", "λ (penalty)"), ("size", "degree / bumps")],
+                  tooltip="What the bias–variance panel varies: λ (ridge when the method has no penalty) or the "
+                          "basis size"),
+            Param("folds", "CV folds", "int", 5, minimum=2, maximum=10,
+                  tooltip="k of k-fold cross-validation on the training points (its choice is marked)"),
+            Param("pair_i", "Coefficient A", "int", 1, minimum=1, maximum=30,
+                  tooltip="First coefficient of the constraint picture"),
+            Param("pair_j", "Coefficient B", "int", 2, minimum=1, maximum=30,
+                  tooltip="Second coefficient of the constraint picture"),
+            Param("budget", "Budget t", "float", 0.5, minimum=0.05, maximum=1.5, step=0.05,
+                  tooltip="t as a fraction of ‖ŵ_LS‖₁ of the two coefficients: the ℓ1 diamond and ℓ2 disc of radius t"),
+        ]
+
+    def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
+        self.sample_button = QtWidgets.QPushButton("New sample")
+        self.sample_button.setToolTip("Draw new points from the truth (next seed)")
+        self.sample_button.clicked.connect(self.new_sample)
+        self.open_button = QtWidgets.QPushButton("Open CSV…")
+        self.open_button.setToolTip("Load points from a CSV file with columns x and y")
+        self.open_button.clicked.connect(self._open_dialog)
+        row = QtWidgets.QWidget()
+        lay = QtWidgets.QHBoxLayout(row)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.sample_button)
+        lay.addWidget(self.open_button)
+        lay.addStretch(1)
+        layout.addWidget(row)
+        self.data_label = QtWidgets.QLabel()
+        self.data_label.setWordWrap(True)
+        layout.addWidget(self.data_label)
+        self.edit_buttons = {}
+        grid = QtWidgets.QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        for k, (name, tip) in enumerate((("Undo", "Undo the last edit of the points (Ctrl+Z)"),
+                                         ("Redo", "Redo the edit undone last (Ctrl+Shift+Z)"),
+                                         ("Eraser", "When on, clicking a point removes it (Ctrl+click does too)"),
+                                         ("Clear", "Remove every point (undoable)"))):
+            button = QtWidgets.QPushButton(name)
+            button.setToolTip(tip)
+            grid.addWidget(button, k // 2, k % 2)
+            self.edit_buttons[name] = button
+        self.edit_buttons["Eraser"].setCheckable(True)
+        holder = QtWidgets.QWidget()
+        holder.setLayout(grid)
+        layout.addWidget(holder)
+        hint = QtWidgets.QLabel("Click the plot to add a point, drag one to move it, Ctrl+click to remove it; "
+                                "hollow points are test points.")
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: gray;")
+        layout.addWidget(hint)
+
+    def build_plots(self) -> QtWidgets.QWidget:
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self._build_fit_tab(), "Fit")
+        self.tabs.addTab(self._build_paths_tab(), "Paths")
+        self.tabs.addTab(self._build_constraint_tab(), "Constraint")
+        self.tabs.addTab(self._build_bias_tab(), "Bias–variance")
+        self.tabs.setCurrentIndex(TAB_FIT)
+        return self.tabs
+
+    def _build_fit_tab(self) -> QtWidgets.QWidget:
+        self.canvas = XYCanvas()
+        pi = self.canvas.plot_item
+        self.truth_item = pg.PlotDataItem([], [])
+        self.fit_item = pg.PlotDataItem([], [])
+        self.residual_item = pg.PlotDataItem([], [], connect="pairs")
+        for item in (self.truth_item, self.residual_item, self.fit_item):
+            pi.addItem(item, ignoreBounds=True)  # the view follows the points, not a wild curve
+        self.fit_item.setZValue(5)
+        # a row of three short entries above the data (fixed: re-flowing to one column
+        # misplaces pyqtgraph's legend entries)
+        top = pi.getAxis("top")
+        pi.layout.removeItem(top)
+        top.hide()
+        self.legend = pg.LegendItem(offset=None, colCount=3)
+        pi.layout.addItem(self.legend, 1, 1)
+        pi.legend = self.legend
+        self.legend.addItem(self.fit_item, "fit ŷ")
+        self.legend.addItem(self.truth_item, "truth f")
+        self.legend.addItem(self.residual_item, "residuals")
+        b = self.edit_buttons
+        b["Undo"].clicked.connect(self.canvas.undo)
+        b["Redo"].clicked.connect(self.canvas.redo)
+        b["Clear"].clicked.connect(self.canvas.clear_points)
+        b["Eraser"].toggled.connect(lambda on: setattr(self.canvas, "erase_mode", on))
+        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Undo, self.canvas, self.canvas.undo)
+        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Redo, self.canvas, self.canvas.redo)
+        self.loss_panel = PlotPanel("Objective J(w)", "step", "J(w)", legend=False)
+        self.loss_curve = self.loss_panel.curve("objective")
+        self.coef_panel = PlotPanel("w_k (× = 0)", "k", "w_k", legend=False)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.7)
+        self.coef_panel.plot_item.addItem(self.bars)
+        self.zero_marks = pg.ScatterPlotItem()
+        self.coef_panel.plot_item.addItem(self.zero_marks)
+        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        bottom.addWidget(self.loss_panel)
+        bottom.addWidget(self.coef_panel)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.canvas)
+        split.addWidget(bottom)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([700, 300])
+        split.setChildrenCollapsible(False)
+        self.fit_split = split
+        self.canvas.pointsChanged.connect(self._points_changed)
+        theme.style_plot(self.canvas, theme.current(), title="Fit")
+        return split
+
+    def _build_paths_tab(self) -> QtWidgets.QWidget:
+        grid = QtWidgets.QWidget()
+        lay = QtWidgets.QGridLayout(grid)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.path_panels, self.error_panels, self.lambda_lines = {}, {}, []
+        for col, name in enumerate(("ridge", "lasso")):
+            coef = PlotPanel(f"{name.capitalize()} w_k", "log₁₀ λ", "w_k", legend=False)
+            err = PlotPanel(f"{name.capitalize()} MSE", "log₁₀ λ", "MSE", log_y=True)
+            err.curve("train")
+            err.curve("test")
+            for panel in (coef, err):
+                line = pg.InfiniteLine(angle=90, movable=False)
+                panel.plot_item.addItem(line, ignoreBounds=True)
+                self.lambda_lines.append(line)
+            self.path_panels[name], self.error_panels[name] = coef, err
+            lay.addWidget(coef, 0, col)
+            lay.addWidget(err, 1, col)
+        lay.setRowStretch(0, 3)
+        lay.setRowStretch(1, 2)
+        return grid
+
+    def _build_constraint_tab(self) -> QtWidgets.QWidget:
+        self.constraint_panel = PlotPanel("Error contours and the budget ‖w‖ ≤ t", "w_A", "w_B")
+        pi = self.constraint_panel.plot_item
+        pi.setAspectLocked(True)
+        self.contour_items = [pg.PlotDataItem([], []) for _ in range(4)]
+        for item in self.contour_items:
+            pi.addItem(item)
+        self.diamond_item = pg.PlotDataItem([], [])
+        self.disc_item = pg.PlotDataItem([], [])
+        self.touch_l1 = pg.PlotDataItem([], [])
+        self.touch_l2 = pg.PlotDataItem([], [])
+        self.ls_point = pg.ScatterPlotItem()
+        self.l1_point = pg.ScatterPlotItem()
+        self.l2_point = pg.ScatterPlotItem()
+        for item in (self.diamond_item, self.disc_item, self.touch_l1, self.touch_l2, self.ls_point, self.l1_point,
+                     self.l2_point):
+            pi.addItem(item)
+        legend = self.constraint_panel.legend
+        legend.addItem(self.diamond_item, "ℓ1 diamond")
+        legend.addItem(self.disc_item, "ℓ2 disc")
+        legend.addItem(self.ls_point, "least squares ŵ")
+        legend.addItem(self.l1_point, "lasso solution")
+        legend.addItem(self.l2_point, "ridge solution")
+        legend.setVisible(True)
+        self.constraint_note = QtWidgets.QLabel()
+        self.constraint_note.setWordWrap(True)
+        page = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.constraint_panel, 1)
+        lay.addWidget(self.constraint_note)
+        return page
+
+    def _build_bias_tab(self) -> QtWidgets.QWidget:
+        self.sets_panel = PlotPanel("50 fits", "x", "y")
+        pi = self.sets_panel.plot_item
+        self.sets_item = pg.PlotDataItem([], [], connect="finite")
+        self.mean_item = pg.PlotDataItem([], [])
+        self.bv_truth_item = pg.PlotDataItem([], [])
+        for item in (self.sets_item, self.bv_truth_item, self.mean_item):
+            pi.addItem(item)
+        legend = self.sets_panel.legend
+        legend.addItem(self.sets_item, "one training set")
+        legend.addItem(self.mean_item, "mean fit")
+        legend.addItem(self.bv_truth_item, "truth f(x)")
+        legend.setVisible(True)
+        self.bv_panel = PlotPanel("Error vs λ", "log₁₀ λ", "error", log_y=True)
+        for name in ("bias²", "variance", "test error", "CV error"):
+            self.bv_panel.curve(name)
+        self.chosen_line = pg.InfiniteLine(angle=90, movable=False, label="chosen", labelOpts={"position": 0.92})
+        self.cv_line = pg.InfiniteLine(angle=90, movable=False, label="CV", labelOpts={"position": 0.78})
+        for line in (self.chosen_line, self.cv_line):
+            self.bv_panel.plot_item.addItem(line, ignoreBounds=True)
+        self.best_mark = pg.ScatterPlotItem()
+        self.bv_panel.plot_item.addItem(self.best_mark)
+        self.bv_panel.legend.addItem(self.best_mark, "lowest test error")
+        self.sweep_label = QtWidgets.QLabel("")
+        self.sweep_label.setWordWrap(True)
+        self.sweep_progress = QtWidgets.QProgressBar()
+        self.sweep_progress.setRange(0, 100)
+        self.sweep_progress.setMaximumHeight(16)
+        self.sweep_progress.setTextVisible(False)
+        plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        plots.addWidget(self.sets_panel)
+        plots.addWidget(self.bv_panel)
+        page = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(plots, 1)
+        lay.addWidget(self.sweep_progress)
+        lay.addWidget(self.sweep_label)
+        return page
+
+    def after_build(self) -> None:
+        self.regenerate(undoable=False, restart=False)
+        self.apply_style(theme.current())
+
+    # ------------------------------------------------------------------ data
+    def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
+        """Replace the points by a new sample from the truth (seeded)."""
+        p = self.params()
+        try:
+            x, y = make_regression_1d(p["truth"], p["n_points"], p["noise"], random_state=self.seed)
+        except (ValueError, TypeError) as exc:
+            self.show_error(str(exc))
+            return
+        self.source = {"kind": "sample", "name": ""}
+        self._set_points(x[:, 0], y, undoable=undoable)
+        if restart:
+            self.reset()
+
+    def new_sample(self) -> None:
+        self.runbar.seed.setValue(min(self.seed + 1, 2**31 - 1))  # the seed handler draws the sample
+
+    def _set_points(self, x, y, undoable: bool = True) -> None:
+        mask = holdout_mask(len(y), self.form.value("test_fraction"), self.seed)
+        self._suppress_points_signal = True
+        try:
+            self.canvas.set_points(np.column_stack([x, y]), np.ones(len(y)), test_mask=mask, undoable=undoable)
+        finally:
+            self._suppress_points_signal = False
+        self._fit_view()
+        self._update_data_label()
+
+    def _fit_view(self) -> None:
+        if not len(self.canvas.y):
+            self.canvas.plot_item.setRange(xRange=(0, 1), yRange=(-1.5, 1.5), padding=0)
+            return
+        xs, ys = self.canvas.X[:, 0], self.canvas.X[:, 1]
+        x0, x1 = min(float(xs.min()), 0.0 if self.source["kind"] == "sample" else float(xs.min())), float(xs.max())
+        if self.source["kind"] == "sample":
+            x1 = max(x1, 1.0)
+        y0, y1 = float(ys.min()), float(ys.max())
+        span_x, span_y = max(x1 - x0, 1e-6), max(y1 - y0, 1e-6)
+        self.canvas.plot_item.setRange(xRange=(x0 - 0.04 * span_x, x1 + 0.04 * span_x),
+                                       yRange=(y0 - 0.25 * span_y, y1 + 0.25 * span_y), padding=0)
+
+    def _update_data_label(self) -> None:
+        n = len(self.canvas.y)
+        n_test = int(self.canvas.test_mask.sum()) if len(self.canvas.test_mask) == n else 0
+        kind = self.source["kind"]
+        if kind == "file":
+            where = f"file {self.source['name']}"
+        elif kind == "drawn":
+            where = "drawn or edited by hand"
+        else:
+            t = self.form.value("truth")
+            where = f"sampled from {TRUTHS[t][1]}, σ = {self.form.value('noise'):.3g}"
+        self.data_label.setText(f"{n} points ({n - n_test} training, {n_test} test), {where}. "
+                                f"Bias–variance sets are drawn from the truth f.")
+        self.data_label.setToolTip(self.data_label.text())
+
+    def _points_changed(self) -> None:
+        if self._suppress_points_signal:
+            return
+        if self.source["kind"] == "sample":
+            self.source = {"kind": "drawn", "name": ""}
+        mask = self.canvas.test_mask
+        if self.form.value("test_fraction") > 0 and len(mask) > 3 and not mask.any():
+            self.canvas.set_test_mask(holdout_mask(len(mask), self.form.value("test_fraction"), self.seed))
+        self._update_data_label()
+        self.reset()
+
+    def _open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open points", "", "CSV files (*.csv);;All files (*)")
+        if path:
+            self.load_points_file(path)
+
+    def load_points_file(self, path: str, wait: bool = False):
+        """Replace the points by those of an x,y CSV file (read off the GUI thread); a message
+        in the banner when it is unusable, and the current points stay."""
+        outcome: list[bool] = []
+
+        def done(result):
+            x, y = result
+            self.source = {"kind": "file", "name": os.path.basename(str(path))}
+            self._set_points(x[:, 0], y)
+            self.reset()
+            outcome.append(True)
+
+        def failed(message):
+            self.show_error(f"Could not load {os.path.basename(str(path))}: {message}")
+            outcome.append(False)
+
+        task = self.task("load points", on_done=done, on_error=failed)
+        task.start(load_xy_points, str(path), MAX_POINTS)
+        if wait:
+            task.wait(60.0)
+            return bool(outcome and outcome[0])
+        return None
+
+    # ------------------------------------------------------------------ parameters
+    def on_param_changed(self, name: str) -> None:
+        if name in DATA_PARAMS and self.source["kind"] == "sample":
+            self.regenerate()
+            return
+        if name == "test_fraction":
+            self.canvas.set_test_mask(holdout_mask(len(self.canvas.y), self.form.value("test_fraction"), self.seed))
+            self._update_data_label()
+        self.reset()
+
+    def on_seed_changed(self, seed: int) -> None:
+        if self.source["kind"] == "sample":
+            self.regenerate()
+        else:
+            self.reset()
+
+    # ------------------------------------------------------------------ the run
+    def make_run(self, params: dict, seed: int):
+        X = self.canvas.X
+        mask = self.canvas.test_mask if len(self.canvas.test_mask) == len(self.canvas.y) else np.zeros(len(X), bool)
+        if len(X) == 0:
+            raise ValueError("There are no points: click to add some, press New sample or open a CSV file.")
+        ctx, phi_tr, phi_te = run.prepare_context(
+            X[:, 0], X[:, 1], mask, basis=params["basis"], size=params["size"], method=params["method"],
+            log_alpha=params["log_alpha"], truth=params["truth"] if self.source["kind"] != "file" else None,
+            noise=params["noise"], pair=(params["pair_i"], params["pair_j"]), budget=params["budget"])
+        self._start_sweep(params, ctx)
+        return lambda: run.fit_run(ctx, phi_tr, phi_te)
+
+    def _start_sweep(self, params: dict, ctx) -> None:
+        key = (tuple(params[k] for k in SWEEP_PARAMS), ctx.x_train.tobytes(), ctx.y_train.tobytes(), self.seed)
+        if key == self._sweep_key and (self.sweep is not None or self.task("sweep").busy):
+            return
+        self._sweep_key = key
+        self.sweep = None
+        self._draw_sweep()
+        self.sweep_progress.setValue(0)
+        self.sweep_progress.setVisible(True)
+        self.sweep_label.setText("computing 50 training sets …")
+        task = self.task("sweep", on_done=self._sweep_done, on_error=self._sweep_failed,
+                         on_progress=lambda f, _t: self.sweep_progress.setValue(int(100 * f)))
+        task.start(run.bias_variance_sweep, ctx.x_train, ctx.y_train, truth=params["truth"], noise=params["noise"],
+                   basis=params["basis"], size=params["size"], method=params["method"],
+                   log_alpha=params["log_alpha"], axis=params["bv_axis"], folds=params["folds"], seed=self.seed)
+
+    def _sweep_done(self, result) -> None:
+        self.sweep = result
+        self.sweep_progress.setValue(100)
+        self.sweep_progress.setVisible(False)
+        self._draw_sweep()
+
+    def _sweep_failed(self, message: str) -> None:
+        self.sweep = None
+        self._sweep_key = None
+        self.sweep_label.setText(f"bias–variance sweep: {message}")
+        self._draw_sweep()
+
+    # ------------------------------------------------------------------ drawing
+    def show_idle(self) -> None:
+        self.loss_curve.clear()
+        self.fit_item.setData([], [])
+        self.residual_item.setData([], [])
+        self.bars.setOpts(x=[], height=[])
+        self.zero_marks.setData([], [])
+        self._ctx_drawn = None
+
+    def render(self, snapshot, prepared, history) -> None:
+        ctx = snapshot.ctx
+        if ctx is not self._ctx_drawn:
+            self._draw_context(ctx)
+        if history.rewound:
+            self.loss_curve.clear()
+        added = [h for h in history.added]
+        if added:
+            self.loss_curve.extend([h.step for h in added], [h.objective for h in added])
+        s = theme.current()
+        self.fit_item.setData(ctx.x_grid, snapshot.curve)
+        x, y, pred = ctx.x_train, ctx.y_train, snapshot.train_pred
+        self.residual_item.setData(np.repeat(x, 2), np.column_stack([y, pred]).ravel())
+        test = "–" if not np.isfinite(snapshot.test_mse) else f"{snapshot.test_mse:.3g}"
+        _set_title(self.canvas.plot_item, f"train MSE {snapshot.train_mse:.3g} · test MSE {test}")
+        p = len(snapshot.coef)
+        k = np.arange(1, p + 1)
+        brushes = [pg.mkBrush(VERMILLION if i == snapshot.coordinate else BLUE) for i in range(p)]
+        self.bars.setOpts(x=k, height=snapshot.coef, width=0.7, brushes=brushes, pen=pg.mkPen(None))
+        zeros = k[snapshot.coef == 0]
+        self.zero_marks.setData(zeros, np.zeros(len(zeros)), symbol="x", size=s.marker_size * 1.2,
+                                pen=pg.mkPen(s.foreground, width=1.5 * s.scale), brush=pg.mkBrush(s.foreground))
+
+
+    def _draw_context(self, ctx) -> None:
+        """The parts fixed for a run: truth, paths, constraint picture (drawn once per run)."""
+        self._ctx_drawn = ctx
+        s = theme.current()
+        if ctx.truth_grid is not None:
+            self.truth_item.setData(ctx.x_grid, ctx.truth_grid)
+        else:
+            self.truth_item.setData([], [])
+        logs = np.log10(ctx.path_alphas)
+        for name, coefs, errors in (("ridge", ctx.ridge_coefs, ctx.ridge_errors),
+                                    ("lasso", ctx.lasso_coefs, ctx.lasso_errors)):
+            panel = self.path_panels[name]
+            for j in range(max(len(coefs), len(panel.series))):
+                series = panel.curve(f"w{j + 1}", color=theme.CATEGORICAL[j % len(theme.CATEGORICAL)], dash=0)
+                if j < len(coefs):
+                    series.set(logs, coefs[j])
+                else:
+                    series.clear()
+            err = self.error_panels[name]
+            err.series["train"].set(logs, errors[0])
+            err.series["test"].set(logs, errors[1])
+        for line in self.lambda_lines:
+            line.setValue(ctx.log_alpha)
+            line.setPen(_pen(BLACK if s.theme == "light" else "#E8E8E8", 1.5, QtCore.Qt.PenStyle.DashLine))
+        self._draw_constraint(ctx)
+
+    def _draw_constraint(self, ctx) -> None:
+        s = theme.current()
+        c = ctx.constraint
+        i, j = ctx.pair
+        names = ctx.names
+        label_a = names[i - 1] if i - 1 < len(names) else f"w{i}"
+        label_b = names[j - 1] if j - 1 < len(names) else f"w{j}"
+        theme.set_axis_labels(self.constraint_panel, f"w{i} ({label_a})", f"w{j} ({label_b})", s)
+        self.constraint_panel._x_label, self.constraint_panel._y_label = f"w{i} ({label_a})", f"w{j} ({label_b})"
+        if c is None:
+            for item in (*self.contour_items, self.diamond_item, self.disc_item, self.touch_l1, self.touch_l2):
+                item.setData([], [])
+            for item in (self.ls_point, self.l1_point, self.l2_point):
+                item.setData([], [])
+            self.constraint_note.setText(f"No picture: {ctx.constraint_note}.")
+            return
+        A, w_ls, t = c["A"], c["w_ls"], c["t"]
+        e1, e2 = c["e_l1"] - c["e_min"], c["e_l2"] - c["e_min"]
+        base = max(e1, e2)
+        for item, level in zip(self.contour_items, (0.15 * base, 0.45 * base, 2.0 * base, 3.5 * base)):
+            if level > 0:
+                item.setData(*run.ellipse(A, w_ls, level))
+            else:
+                item.setData([], [])
+        self.touch_l1.setData(*run.ellipse(A, w_ls, max(e1, 1e-300)))
+        self.touch_l2.setData(*run.ellipse(A, w_ls, max(e2, 1e-300)))
+        self.diamond_item.setData([t, 0, -t, 0, t], [0, t, 0, -t, 0])
+        theta = np.linspace(0, 2 * np.pi, 200)
+        self.disc_item.setData(t * np.cos(theta), t * np.sin(theta))
+        self.ls_point.setData([w_ls[0]], [w_ls[1]])
+        self.l1_point.setData([c["w_l1"][0]], [c["w_l1"][1]])
+        self.l2_point.setData([c["w_l2"][0]], [c["w_l2"][1]])
+        self._style_constraint(s)
+        zero = "a corner: one coefficient is exactly 0" if np.any(np.abs(c["w_l1"]) < 1e-12 * max(t, 1e-300)) \
+            else "an edge (no zero at this budget)"
+        self.constraint_note.setText(
+            f"Two coefficients alone (centred data): contours of ‖y − w_A φ_A − w_B φ_B‖² around ŵ. Budget t = "
+            f"{t:.3g}. The smallest contour that reaches the diamond touches it at {zero}; the disc has no corners, "
+            f"so ridge shrinks both.")
+
+    def _draw_sweep(self) -> None:
+        r = self.sweep
+        s = theme.current()
+        if r is None:
+            self.sets_item.setData([], [])
+            self.mean_item.setData([], [])
+            self.bv_truth_item.setData([], [])
+            for series in self.bv_panel.series.values():
+                series.clear()
+            self.chosen_line.setVisible(False)
+            self.cv_line.setVisible(False)
+            self.best_mark.setData([], [])
+            return
+        n_sets, g = r.curves.shape if r.curves.size else (0, len(r.x_grid))
+        if n_sets:
+            xs = np.tile(np.append(r.x_grid, np.nan), n_sets)
+            ys = np.column_stack([r.curves, np.full(n_sets, np.nan)]).ravel()
+            self.sets_item.setData(xs, ys)
+        else:
+            self.sets_item.setData([], [])
+        self.mean_item.setData(r.x_grid, r.mean_curve)
+        self.bv_truth_item.setData(r.x_grid, r.truth_grid)
+        lo, hi = float(np.min(r.truth_grid)), float(np.max(r.truth_grid))
+        span = max(hi - lo, 0.5)
+        self.sets_panel.plot_item.setRange(xRange=(r.x_grid[0], r.x_grid[-1]),
+                                           yRange=(lo - 0.6 * span, hi + 0.6 * span), padding=0)
+        self.bv_panel.series["bias²"].set(r.values, r.bias2)
+        self.bv_panel.series["variance"].set(r.values, r.variance)
+        self.bv_panel.series["test error"].set(r.values, r.test_error)
+        self.bv_panel.series["CV error"].set(r.values, r.cv)
+        self.bv_panel._x_label = "log₁₀ λ" if r.axis == "alpha" else "degree / bumps"
+        self.bv_panel._title = "Error vs λ" if r.axis == "alpha" else "Error vs size"
+        self.bv_panel.apply_style(s)
+        if np.isfinite(r.test_error[r.best]):
+            self.best_mark.setData([r.values[r.best]], [np.log10(r.test_error[r.best])])
+        self.chosen_line.setValue(r.values[r.chosen])
+        self.chosen_line.setVisible(True)
+        if r.cv_choice >= 0:
+            self.cv_line.setValue(r.values[r.cv_choice])
+            self.cv_line.setVisible(True)
+        else:
+            self.cv_line.setVisible(False)
+        self._style_sweep(s)
+        text = maths.sweep_html(r)
+        if r.note:
+            text += f" ({r.note})"
+        self.sweep_label.setText(text)
+
+    # ------------------------------------------------------------------ style
+    def apply_style(self, s: theme.Style) -> None:
+        fg = s.foreground
+        # projector: the lower panels keep their least height, the fitted curve takes the rest
+        for panel in (self.loss_panel, self.coef_panel):
+            panel.setMinimumHeight(int(s.font_pt * 1.33 * 7))  # title, axis and a few ticks of data
+        self.fit_split.setSizes([10_000, 1] if s.projector else [700, 300])
+        self.fit_item.setPen(_pen(VERMILLION))
+        self.truth_item.setPen(_pen(fg, 1.5, QtCore.Qt.PenStyle.DashLine))
+        self.residual_item.setPen(_pen(PURPLE, 1.5))
+        self.canvas.apply_style(s)
+        self._style_constraint(s)
+        self._style_sweep(s)
+        for line in self.lambda_lines:
+            line.setPen(_pen(fg, 1.5, QtCore.Qt.PenStyle.DashLine))
+
+    def _style_constraint(self, s: theme.Style) -> None:
+        fg = s.foreground
+        for item in self.contour_items:
+            item.setPen(_pen(SKY, 1.0))
+        self.touch_l1.setPen(_pen(GREEN, 1.0, QtCore.Qt.PenStyle.DashLine))
+        self.touch_l2.setPen(_pen(PURPLE, 1.0, QtCore.Qt.PenStyle.DashLine))
+        self.diamond_item.setPen(_pen(GREEN, 2.0))
+        self.disc_item.setPen(_pen(PURPLE, 2.0))
+        size = s.marker_size * 1.1
+        self.ls_point.setData(self.ls_point.data["x"], self.ls_point.data["y"], symbol="+", size=size * 1.3,
+                              pen=_pen(fg, 2.0), brush=pg.mkBrush(fg))
+        self.l1_point.setData(self.l1_point.data["x"], self.l1_point.data["y"], symbol="o", size=size,
+                              pen=_pen(fg, 1.0), brush=pg.mkBrush(GREEN))
+        self.l2_point.setData(self.l2_point.data["x"], self.l2_point.data["y"], symbol="s", size=size,
+                              pen=_pen(fg, 1.0), brush=pg.mkBrush(PURPLE))
+
+    def _style_sweep(self, s: theme.Style) -> None:
+        fg = s.foreground
+        self.sets_item.setPen(_pen(BLUE, 1.0, alpha=0.18))
+        self.mean_item.setPen(_pen(ORANGE, 2.5))
+        self.bv_truth_item.setPen(_pen(fg, 1.5, QtCore.Qt.PenStyle.DashLine))
+        self.chosen_line.setPen(_pen(fg, 1.5))
+        self.best_mark.setData(self.best_mark.data["x"], self.best_mark.data["y"], symbol="star",
+                               size=s.marker_size * 1.6, pen=_pen(fg, 1.0), brush=pg.mkBrush(GREEN))
+        self.cv_line.setPen(_pen(VERMILLION, 1.5, QtCore.Qt.PenStyle.DashLine))
+        for line in (self.chosen_line, self.cv_line):
+            line.label.setColor(fg)
+            font = line.label.textItem.font()
+            font.setPointSizeF(s.legend_pt)
+            line.label.setFont(font)
+
+    # ------------------------------------------------------------------ maths, sessions, export
+    def maths_html(self, snapshot) -> str:
+        return maths.fit_html(snapshot)
+
+    def main_plot(self):
+        return self.canvas
+
+    def user_data(self) -> dict:
+        return {"points": self.canvas.X.tolist(), "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)],
+                "source": dict(self.source)}
+
+    def set_user_data(self, data: dict) -> None:
+        if "points" not in data:
+            return
+        try:
+            X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)
+            test = np.asarray(data.get("test", []), dtype=int).reshape(-1)
+        except (TypeError, ValueError):
+            raise ValueError("the saved points are malformed") from None
+        if not np.all(np.isfinite(X)) or (X.size and np.abs(X).max() > 1e100) or len(X) > MAX_POINTS:
+            raise ValueError("the saved points are malformed")
+        if test.size and (test.min() < 0 or test.max() >= len(X)):
+            raise ValueError("the saved test points are malformed")
+        source = data.get("source", {"kind": "drawn", "name": ""})
+        if not isinstance(source, dict) or source.get("kind") not in ("sample", "file", "drawn"):
+            raise ValueError("the saved data source is malformed")
+        mask = np.zeros(len(X), dtype=bool)
+        mask[test] = True
+        self.source = {"kind": source["kind"], "name": str(source.get("name", ""))[:200]}
+        self._suppress_points_signal = True
+        try:
+            self.canvas.set_points(X, np.ones(len(X)), test_mask=mask)
+        finally:
+            self._suppress_points_signal = False
+        self._fit_view()
+        self._update_data_label()
+
+    def export_rows(self):
+        X, mask = self.canvas.X, self.canvas.test_mask
+        snap = self.runner.current
+        header = ["x", "y", "test"]
+        rows = [[float(a), float(b), int(t)] for (a, b), t in zip(X, mask)]
+        if snap is not None and len(snap.ctx.x_train) + len(snap.ctx.x_test) == len(X):
+            basis_pred = snap.ctx.basis_fit.transform(X[:, :1]) @ snap.coef + snap.intercept
+            header.insert(2, "fitted")
+            for row, f in zip(rows, basis_pred):
+                row.insert(2, float(f))
+        return header, rows
