@@ -108,7 +108,10 @@ def test_kmeans_starts_from_the_same_means(qtbot, lab):
     np.testing.assert_array_equal(first.km.centers, first.em.means)
     last = r.timeline.last
     assert last.km.converged
-    lab.tabs.setCurrentIndex(1)
+    lab.tabs.setCurrentIndex(1)  # k-means is drawn when its tab is shown
+    np.testing.assert_allclose(np.column_stack(lab.km_centres.getData()), last.km.centers)
+    drawn = np.array([b.color().getRgb()[:3] for b in lab.km_points.data["brush"]])
+    np.testing.assert_array_equal(drawn, PALETTE[np.asarray(last.km.labels, dtype=int)])
     assert lab.task("sigma").wait(30)
     res = lab.sigma_result
     assert res is not None and res.sigma == pytest.approx(lab.sigma_slider.value())

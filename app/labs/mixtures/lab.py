@@ -118,6 +118,8 @@ class MixturesLab(Lab):
         self._drawn_key = None
         self._start_means: np.ndarray | None = None
         self._ellipse_style = None
+        self._brush_cache: dict = {}
+        self._km_key = None
         self._handles: list[tuple] = []  # (centre, major, minor) TargetItems of the true components
         self.restarts_result = None
         self.order_result = None
@@ -727,8 +729,7 @@ class MixturesLab(Lab):
                                      pen=pg.mkPen(s.foreground, width=0.5 * s.scale))
             self._draw_truth()
             self._draw_rings()
-        colours = run.blend_colours(em.responsibilities, PALETTE)
-        self.points_item.setBrush([QtGui.QBrush(QtGui.QColor(int(r), int(g), int(b), 215)) for r, g, b in colours])
+        self.points_item.setBrush(self._brushes(run.blend_colours(em.responsibilities, PALETTE), 215))
         k = len(em.weights)
         for j, (one, two) in enumerate(self.ellipse_items):
             if j < k:
@@ -785,15 +786,31 @@ class MixturesLab(Lab):
             self.ll_marker.setColor(theme.OKABE_ITO["vermillion"])
             self.ll_marker.setPos(last.step, last.em.log_likelihood)
 
+    def _brushes(self, colours: np.ndarray, alpha: int = 255) -> list:
+        """One shared QBrush per distinct colour (pyqtgraph then renders each symbol once)."""
+        cache = self._brush_cache
+        out = []
+        for rgb in map(tuple, colours.tolist()):
+            brush = cache.get((rgb, alpha))
+            if brush is None:
+                brush = cache[(rgb, alpha)] = QtGui.QBrush(QtGui.QColor(*rgb, alpha))
+            out.append(brush)
+        if len(cache) > 4096:
+            cache.clear()
+        return out
+
     def _render_kmeans(self, frame, s) -> None:
+        """k-means' points and centres (drawn while its tab is shown, and when it is opened)."""
         km = frame.km
-        if km is None:
+        if km is None or self.tabs.currentIndex() != TAB_KMEANS:
             return
         X = frame.ctx.X
+        key = (id(frame.ctx), s)
+        if key != self._km_key:
+            self._km_key = key
+            self.km_points.setData(pos=X, size=s.marker_size * 0.8, pen=pg.mkPen(None))
         labels = np.asarray(km.labels, dtype=int)
-        cols = PALETTE[labels % len(PALETTE)].astype(np.ubyte)
-        self.km_points.setData(pos=X, size=s.marker_size * 0.8, pen=pg.mkPen(None),
-                               brush=[QtGui.QBrush(QtGui.QColor(int(r), int(g), int(b))) for r, g, b in cols])
+        self.km_points.setBrush(self._brushes(PALETTE[labels % len(PALETTE)].astype(np.ubyte)))
         k = len(km.centers)
         self.km_centres.setData(pos=np.asarray(km.centers), symbol="d", size=s.marker_size * 1.9,
                                 brush=[pg.mkBrush(theme.CATEGORICAL[j % 8]) for j in range(k)],
@@ -859,6 +876,8 @@ class MixturesLab(Lab):
     # ------------------------------------------------------------------ k-means limit (σ → 0)
     def _tab_changed(self, index: int) -> None:
         if index == TAB_KMEANS:
+            if self.runner.current is not None:
+                self._render_kmeans(self.runner.current, theme.current())
             self.update_sigma()
 
     def update_sigma(self) -> None:
@@ -874,9 +893,8 @@ class MixturesLab(Lab):
         X = self._ctx.X if self._ctx is not None else self.canvas.X
         if len(X) != len(result.responsibilities):
             return
-        cols = run.blend_colours(result.responsibilities, PALETTE)
         self.sigma_points.setData(pos=X, size=s.marker_size * 0.8, pen=pg.mkPen(None),
-                                  brush=[QtGui.QBrush(QtGui.QColor(int(r), int(g), int(b))) for r, g, b in cols])
+                                  brush=self._brushes(run.blend_colours(result.responsibilities, PALETTE)))
         k = len(result.means)
         self.sigma_means.setData(pos=result.means, symbol="d", size=s.marker_size * 1.9,
                                  brush=[pg.mkBrush(theme.CATEGORICAL[j % 8]) for j in range(k)],

@@ -65,10 +65,17 @@ def ellipse_xy(mean, cov, radii=(1.0, 2.0), n: int = 72) -> tuple[np.ndarray, np
     return np.concatenate(xs[:-1]), np.concatenate(ys[:-1])
 
 
-def blend_colours(responsibilities: np.ndarray, palette: np.ndarray) -> np.ndarray:
-    """RGB of every point: Σ_k a_ik colour_k (the responsibilities mix the component colours)."""
+def blend_colours(responsibilities: np.ndarray, palette: np.ndarray, step: int = 16) -> np.ndarray:
+    """RGB of every point: Σ_k a_ik colour_k (the responsibilities mix the component colours).
+
+    Channels are rounded to multiples of ``step`` (clipped to 255): the eye sees no difference,
+    and the few distinct colours let the plot draw each marker from a small cache of symbols.
+    """
     R = np.asarray(responsibilities, dtype=float)
-    return np.clip(R @ palette[: R.shape[1]], 0, 255).astype(np.ubyte)
+    rgb = R @ palette[: R.shape[1]]
+    if step > 1:
+        rgb = np.round(rgb / step) * step
+    return np.clip(rgb, 0, 255).astype(np.ubyte)
 
 
 def lone_point(X: np.ndarray) -> int:
