@@ -321,3 +321,13 @@ def test_points_loader_fuzz(tmp_path):
         assert X.ndim == 2 and X.shape[1] == 2 and 1 <= len(X) <= 50 and np.all(np.isfinite(X))
 
     check()
+
+
+def test_new_sample_after_editing_goes_back_to_the_preset(qtbot, lab):
+    lab.canvas.add_point(7.0, 7.0, 1.0)
+    assert lab.form.value("data") == run.OWN and len(lab.canvas.X) == 401
+    lab.new_sample()
+    assert lab.form.value("data") == "anisotropic" and len(lab.canvas.X) == 400
+    assert "sampled from the mixture 'anisotropic'" in lab.data_label.text()
+    lab.canvas.undo()  # the sample replaced the edited points undoably
+    assert len(lab.canvas.X) == 401

@@ -154,7 +154,7 @@ class MixturesLab(Lab):
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
         self.new_button = QtWidgets.QPushButton("New sample")
         self.new_button.setToolTip("Sample the preset again with the current seed")
-        self.new_button.clicked.connect(lambda: self.regenerate())
+        self.new_button.clicked.connect(self.new_sample)
         self.load_button = QtWidgets.QPushButton("Load points…")
         self.load_button.setToolTip("Read points from a CSV file: two columns x1,x2 (further columns are ignored)")
         self.load_button.clicked.connect(self._load_dialog)
@@ -419,6 +419,13 @@ class MixturesLab(Lab):
         self._side_results_stale()
         if restart:
             self.reset()
+
+    def new_sample(self) -> None:
+        """Sample again; edited or drawn points give way to a new sample of the preset they came from."""
+        if self.form.value("data") == run.OWN and self._sampled:
+            self.form.set_values({"data": self._sampled})
+        self.collapse = False
+        self.regenerate()
 
     def _set_points(self, X, undoable: bool = True) -> None:
         self._suppress_points_signal = True
