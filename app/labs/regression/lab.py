@@ -54,6 +54,27 @@ def _pen(color, width=None, style=QtCore.Qt.PenStyle.SolidLine, alpha=None):
     return pen
 
 
+class _NoteLabel(QtWidgets.QLabel):
+    """A wrapping note under a plot that does not make its page height-for-width (the page's
+    scroll area would then size the page from the plots' preferred heights and scroll);
+    it keeps room for ``lines`` lines instead."""
+
+    def __init__(self, lines: int = 2):
+        super().__init__("")
+        self.setWordWrap(True)
+        self._lines = lines
+
+    def hasHeightForWidth(self) -> bool:  # Qt's name
+        return False
+
+    def minimumSizeHint(self):  # Qt's name
+        hint = super().minimumSizeHint()
+        return QtCore.QSize(hint.width(), self.fontMetrics().lineSpacing() * self._lines + 4)
+
+    def sizeHint(self):  # Qt's name
+        return self.minimumSizeHint()
+
+
 def _set_title(plot_item: pg.PlotItem, text: str, panel: PlotPanel | None = None) -> None:
     """Change a plot's title only (a full restyle each frame would lay out its axes again)."""
     if getattr(plot_item, "_sml_title", None) == text:
@@ -256,8 +277,7 @@ class RegressionLab(Lab):
         legend.addItem(self.l1_point, "lasso solution")
         legend.addItem(self.l2_point, "ridge solution")
         legend.setVisible(True)
-        self.constraint_note = QtWidgets.QLabel()
-        self.constraint_note.setWordWrap(True)
+        self.constraint_note = _NoteLabel(3)
         page = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -273,6 +293,9 @@ class RegressionLab(Lab):
         self.bv_truth_item = pg.PlotDataItem([], [])
         for item in (self.sets_item, self.bv_truth_item, self.mean_item):
             pi.addItem(item)
+        # fifty curves end to end: thinning them as one curve would draw steps between them
+        self.sets_item.setDownsampling(ds=1, auto=False)
+        self.sets_item.setClipToView(False)
         legend = self.sets_panel.legend
         legend.addItem(self.sets_item, "one training set")
         legend.addItem(self.mean_item, "mean fit")
@@ -288,8 +311,7 @@ class RegressionLab(Lab):
         self.best_mark = pg.ScatterPlotItem()
         self.bv_panel.plot_item.addItem(self.best_mark)
         self.bv_panel.legend.addItem(self.best_mark, "lowest test error")
-        self.sweep_label = QtWidgets.QLabel("")
-        self.sweep_label.setWordWrap(True)
+        self.sweep_label = _NoteLabel(2)
         self.sweep_progress = QtWidgets.QProgressBar()
         self.sweep_progress.setRange(0, 100)
         self.sweep_progress.setMaximumHeight(16)
@@ -641,7 +663,7 @@ class RegressionLab(Lab):
 
     def _style_sweep(self, s: theme.Style) -> None:
         fg = s.foreground
-        self.sets_item.setPen(_pen(BLUE, 1.0, alpha=0.18))
+        self.sets_item.setPen(_pen(BLUE, 1.0, alpha=0.25))
         self.mean_item.setPen(_pen(ORANGE, 2.5))
         self.bv_truth_item.setPen(_pen(fg, 1.5, QtCore.Qt.PenStyle.DashLine))
         self.chosen_line.setPen(_pen(fg, 1.5))

@@ -98,5 +98,5 @@ def sweep_html(result) -> str:
     def fmt(i):
         return "–" if i < 0 else (f"{values[i]:.2f}" if result.axis == "alpha" else f"{int(values[i])}")
 
-    return (f"chosen {name} = {fmt(result.chosen)} · smallest expected test error at {fmt(result.best)} · "
+    return (f"{name}: chosen {fmt(result.chosen)} · lowest expected test error {fmt(result.best)} · "
             f"cross-validation chooses {fmt(result.cv_choice)}")
