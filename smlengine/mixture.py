@@ -94,10 +94,11 @@ class MixtureSnapshot(Snapshot):
     Attributes
     ----------
     half : str
-        ``'init'`` (step 0: the initial parameters and their responsibilities), ``'EM'`` (a
-        whole iteration: M-step then E-step), or with ``half_steps=True`` ``'M'`` (new
-        parameters, responsibilities of the previous E-step) and ``'E'`` (new
-        responsibilities, parameters unchanged).
+        ``'init'`` (step 0: the initial parameters and their responsibilities; with
+        ``half_steps=True`` no responsibilities yet, a_ik = 1/K), ``'EM'`` (a whole
+        iteration: M-step then E-step), or with ``half_steps=True`` ``'E'`` (new
+        responsibilities, parameters unchanged) and ``'M'`` (new parameters,
+        responsibilities of the previous E-step), alternating from step 1.
     weights : ndarray (K,) -- c_k
     means : ndarray (K, f) -- μ_k
     covariances : ndarray (K, f, f) -- Σ_k as full matrices for every covariance type
@@ -441,9 +442,10 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         X : array (n, f)
         half_steps : bool
             False: step 0 is the initial parameters with their responsibilities, then one
-            snapshot per iteration (M-step followed by E-step). True: an ``'M'`` snapshot
-            (parameters updated, responsibilities still the previous ones) and an ``'E'``
-            snapshot (responsibilities updated, parameters unchanged) per iteration.
+            snapshot per iteration (M-step followed by E-step). True: step 0 is the initial
+            parameters with nothing assigned yet (a_ik = 1/K), then ``'E'`` (responsibilities
+            updated, parameters unchanged) and ``'M'`` (parameters updated, responsibilities
+            unchanged) in turn; the ``'E'`` snapshots are the whole-iteration snapshots.
 
         Yields
         ------
@@ -552,6 +554,9 @@ def _em_run(em: _EM, c, mu, cov, tol, max_iter, half_steps, restart, phase):
     n = em.n
     reg = em.reg
     L = em.log_joint(c, mu, _cholesky(cov, reg))
+    k = L.shape[0]
+    # before the first E-step nothing is assigned: a_ik = 1/K, F = Σ_ik (1/K) L_ik + n log K
+    lb_uniform = float(L.sum()) / k + n * math.log(k) if half_steps else 0.0
     ll = float(_log_normalise(L).sum())
     R = L
     R.setflags(write=False)
@@ -564,7 +569,13 @@ def _em_run(em: _EM, c, mu, cov, tol, max_iter, half_steps, restart, phase):
             change=change, n_iter=it, converged=converged, restart=restart,
         )
 
-    yield snap("init", c, mu, cov, R, ll, ll, math.inf, 0, False)
+    if half_steps:
+        uniform = np.full((k, n), 1.0 / k)
+        uniform.setflags(write=False)
+        yield snap("init", c, mu, cov, uniform, ll, lb_uniform, math.inf, 0, False)
+        yield snap("E", c, mu, cov, R, ll, ll, math.inf, 0, False)
+    else:
+        yield snap("init", c, mu, cov, R, ll, ll, math.inf, 0, False)
     for it in range(1, max_iter + 1):
         c, mu, cov = em.m_step(R)
         L = em.log_joint(c, mu, _cholesky(cov, reg))

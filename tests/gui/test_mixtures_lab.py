@@ -87,14 +87,14 @@ def test_half_steps_move_colours_then_ellipses(qtbot, lab):
     lab.form.set_value("half_steps", True)
     r = _run_to(qtbot, lab, 6)
     frames = list(r.timeline)[:7]
-    assert [f.em.half for f in frames[:5]] == ["init", "M", "E", "M", "E"]
+    assert [f.em.half for f in frames[:5]] == ["init", "E", "M", "E", "M"]
     for prev, cur in zip(frames, frames[1:]):
         if cur.em.half == "E":
             np.testing.assert_array_equal(cur.em.means, prev.em.means)
         else:
             np.testing.assert_array_equal(cur.em.responsibilities, prev.em.responsibilities)
-    lab.runner.seek(1)  # an M frame: the ellipses are the new parameters'
-    ex, _ = run.ellipse_xy(frames[1].em.means[0], frames[1].em.covariances[0], radii=(1.0,))
+    lab.runner.seek(2)  # an M frame: the ellipses are the new parameters'
+    ex, _ = run.ellipse_xy(frames[2].em.means[0], frames[2].em.covariances[0], radii=(1.0,))
     np.testing.assert_allclose(lab.ellipse_items[0][0].getData()[0], ex)
     assert lab.bound_curve is not None and lab.bound_curve.item.isVisible()
     bound = lab.bound_curve.y

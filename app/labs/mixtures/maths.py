@@ -25,6 +25,12 @@ HALF_TEXT = {
 }
 
 
+def _half_text(frame) -> str:
+    if frame.em.half == "init" and frame.ctx.params.get("half_steps"):
+        return "initial parameters, nothing assigned yet (a_ik = 1/K)"
+    return HALF_TEXT.get(frame.em.half, frame.em.half)
+
+
 def _num(v: float, digits: int = 3) -> str:
     if not math.isfinite(v):
         return "+∞" if v > 0 else ("−∞" if v < 0 else "–")
@@ -73,7 +79,7 @@ def maths_html(frame, selected: int = -1) -> str:
         "S<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub> (x<sub>i</sub> − μ<sub>k</sub>)(x<sub>i</sub> − "
         f"μ<sub>k</sub>)ᵀ / n<sub>k</sub><br>{SIGMA_TEXT[ctype]} + {reg:g}·I</span></p>",
         "<p class='eq'>ℓ = Σ<sub>i</sub> log π(x<sub>i</sub>) never decreases</p>",
-        f"<h3>Step {frame.step}: {html.escape(HALF_TEXT.get(em.half, em.half))}</h3>",
+        f"<h3>Step {frame.step}: {html.escape(_half_text(frame))}</h3>",
         f"<p class='num'>iteration {em.n_iter}, ℓ = {_num(em.log_likelihood)}",
     ]
     if math.isfinite(em.change):
