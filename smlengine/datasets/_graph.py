@@ -293,29 +293,36 @@ class _LongLine(str):
     length = 0
 
 
-def _lines(chunks):
-    """``(line number, line)`` for each line of the text in ``chunks`` (any of Python's line breaks).
+def _line_batches(chunks):
+    """``(number of the first line, lines, has_long)`` for the complete lines of each chunk
+    of text, split at any of Python's line breaks (which are removed).
 
     Memory stays bounded whatever the input: at most one chunk and one partial line of at
     most MAX_LINE_CHARS are held; a longer line is skipped to its end and given as a
-    :class:`_LongLine` holding its first characters and its length.
+    :class:`_LongLine` holding its first characters and its length (``has_long`` is then true).
     """
     lineno = 0
     carry = ""
     long_head, long_length = None, 0
     head = min(QUOTE_LIMIT, MAX_LINE_CHARS)  # characters of a long line kept for the message
+
+    def cut(lines):
+        """Long lines replaced by their beginnings; whether there was one."""
+        if not lines or max(map(len, lines)) <= MAX_LINE_CHARS:
+            return lines, False
+        return [_long_line(v[:head], len(v)) if len(v) > MAX_LINE_CHARS else v for v in lines], True
+
     for chunk in chunks:
         buf = carry + chunk
         carry = ""
         pos = 0
+        first: list[str] = []
         if long_head is not None:
             m = _BREAK.search(buf)
             if m is None:
                 long_length += len(buf)
                 continue
-            long_length += m.start()
-            lineno += 1
-            yield lineno, _long_line(long_head, long_length)
+            first = [_long_line(long_head, long_length + m.start())]
             long_head = None
             pos = m.end()
         parts = (buf[pos:] if pos else buf).splitlines(keepends=True)
@@ -323,19 +330,21 @@ def _lines(chunks):
         # an unfinished last line (no break yet, or a '\r' whose '\n' is in the next chunk)
         if parts and (parts[-1][-1] not in _LINE_ENDS or parts[-1][-1] == "\r"):
             last = parts.pop()
-        for part in parts:
-            lineno += 1
-            line = part.rstrip(_LINE_ENDS)
-            yield lineno, (_long_line(line[:head], len(line)) if len(line) > MAX_LINE_CHARS else line)
+        lines, has_long = cut([part.rstrip(_LINE_ENDS) for part in parts])
+        if first:
+            lines, has_long = first + lines, True
+        if lines:
+            yield lineno + 1, lines, has_long
+            lineno += len(lines)
         if len(last) > MAX_LINE_CHARS:
             long_head, long_length = last[:head], len(last.rstrip(_LINE_ENDS))
         else:
             carry = last
     if long_head is not None:
-        yield lineno + 1, _long_line(long_head, long_length)
+        yield lineno + 1, [_long_line(long_head, long_length)], True
     elif carry:
-        line = carry.rstrip(_LINE_ENDS)
-        yield lineno + 1, (_long_line(line[:head], len(line)) if len(line) > MAX_LINE_CHARS else line)
+        lines, has_long = cut([carry.rstrip(_LINE_ENDS)])
+        yield lineno + 1, lines, has_long
 
 
 def _long_line(head: str, length: int) -> _LongLine:
@@ -389,6 +398,24 @@ def _split_fields(line: str):
         if pos < len(line) and not line[pos].isspace():
             return None, "whitespace"  # 'a"b' or '"a"b': a quote inside an id
     return fields, "whitespace"
+
+
+# a chunk of plain link lines: two ids without quotes, commas or comment marks, separated by
+# spaces (or by TABs), and blank lines; checked in one linear scan of the joined lines
+_PLAIN_SPACES = re.compile(r'(?:[ ]*(?:[^\s",#%][^\s",]*[ ]+[^\s",]+[ ]*)?\n)*[ ]*(?:[^\s",#%][^\s",]*[ ]+[^\s",]+[ ]*)?')
+_PLAIN_TABS = re.compile(r'(?:\t*(?:[^\s",#%][^\s",]*\t+[^\s",]+\t*)?\n)*\t*(?:[^\s",#%][^\s",]*\t+[^\s",]+\t*)?')
+
+
+def _plain_batch(lines) -> str:
+    """``'whitespace'`` or ``'TAB'`` when every line (none cut for length) is blank or two
+    plain ids separated by spaces (TABs), else ``''``. Such lines read the same as one by one: the caller then
+    takes all their ids with one ``str.split``."""
+    text = "\n".join(lines)
+    if "\t" not in text and _PLAIN_SPACES.fullmatch(text):
+        return "whitespace"
+    if " " not in text and _PLAIN_TABS.fullmatch(text):
+        return "TAB"
+    return ""
 
 
 def _is_header(fields) -> bool:
@@ -513,53 +540,66 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
     extra = comments = 0
     seen_content = False
     limit = MAX_EDGE_LIST_LINKS
-    for lineno, raw in _lines(chunks):
-        line = raw.strip()
-        if not line:
-            continue
-        if line[0] in "#%":
-            comments += 1
-            if not seen_content and _KONECT.match(line):
-                style, undirected = "KONECT", line[1:].split()[0].lower() == "sym"
-            elif line[0] == "#" and style == "plain":
-                low = line.lower()
-                if "directed graph" in low or "nodeid" in low or ("nodes:" in low and "edges:" in low):
-                    style = "SNAP"
-            if line[0] == "#" and "undirected graph" in line.lower():
-                undirected = True
+    for start, batch, has_long in _line_batches(chunks):
+        if codes and allowed is None and not has_long and len(codes) + 2 * len(batch) <= 2 * limit:
+            # the common case of plain numbered or named links: a whole chunk at once
+            sep = _plain_batch(batch)
+            if sep:
+                if sep not in separators:
+                    separators.append(sep)
+                ids = "\n".join(batch).split()
+                for v in dict.fromkeys(ids):  # the chunk's distinct ids, in order of appearance
+                    if v not in index:
+                        index[v] = len(index)
+                codes.extend(map(index.__getitem__, ids))
+                continue
+        for lineno, raw in enumerate(batch, start):
+            line = raw.strip()
+            if not line:
+                continue
+            if line[0] in "#%":
+                comments += 1
+                if not seen_content and _KONECT.match(line):
+                    style, undirected = "KONECT", line[1:].split()[0].lower() == "sym"
+                elif line[0] == "#" and style == "plain":
+                    low = line.lower()
+                    if "directed graph" in low or "nodeid" in low or ("nodes:" in low and "edges:" in low):
+                        style = "SNAP"
+                if line[0] == "#" and "undirected graph" in line.lower():
+                    undirected = True
+                seen_content = True
+                continue
             seen_content = True
-            continue
-        seen_content = True
-        fields, sep = (None, "") if isinstance(raw, _LongLine) else _split_fields(line)
-        if fields is None or len(fields) < 2 or not fields[0] or not fields[1] or not all(
-            _NUMBER.match(f) for f in fields[2:]
-        ):
-            errors.add(f"line {lineno}: expected 'source target' (separated by spaces, a TAB or a comma), "
-                       f"got {_quote_line(raw)}")
-            continue
-        if not codes and header is None and not errors and _is_header(fields) and not (
-            allowed is not None and fields[0] in index and fields[1] in index
-        ):
-            header = (fields[0], fields[1])
+            fields, sep = (None, "") if isinstance(raw, _LongLine) else _split_fields(line)
+            if fields is None or len(fields) < 2 or not fields[0] or not fields[1] or not all(
+                _NUMBER.match(f) for f in fields[2:]
+            ):
+                errors.add(f"line {lineno}: expected 'source target' (separated by spaces, a TAB or a comma), "
+                           f"got {_quote_line(raw)}")
+                continue
+            if not codes and header is None and not errors and _is_header(fields) and not (
+                allowed is not None and fields[0] in index and fields[1] in index
+            ):
+                header = (fields[0], fields[1])
+                if sep not in separators:
+                    separators.append(sep)
+                continue
             if sep not in separators:
                 separators.append(sep)
-            continue
-        if sep not in separators:
-            separators.append(sep)
-        if len(fields) > 2:
-            extra += 1
-        if len(codes) >= 2 * limit:
-            raise ValueError(f"{label}: more than {limit:,} links (line {lineno}); edge lists are limited to "
-                             f"{limit:,} links: keep the graph's largest part")
-        for v in fields[:2]:
-            code = index.get(v)
-            if code is None:
-                if allowed is not None:
-                    errors.add(f"line {lineno}: unknown node {quote_text(v)}")
-                    code = -1
-                else:
-                    code = index[v] = len(index)
-            codes.append(code)
+            if len(fields) > 2:
+                extra += 1
+            if len(codes) >= 2 * limit:
+                raise ValueError(f"{label}: more than {limit:,} links (line {lineno}); edge lists are limited to "
+                                 f"{limit:,} links: keep the graph's largest part")
+            for v in fields[:2]:
+                code = index.get(v)
+                if code is None:
+                    if allowed is not None:
+                        errors.add(f"line {lineno}: unknown node {quote_text(v)}")
+                        code = -1
+                    else:
+                        code = index[v] = len(index)
+                codes.append(code)
     if errors:
         raise ValueError(errors.message(label))
     if not codes:

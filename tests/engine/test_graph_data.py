@@ -481,3 +481,49 @@ def test_reading_stops_at_the_byte_limit(monkeypatch, tmp_path):
     path.write_text("x" * (3 * _graph._CHUNK + 1), encoding="utf-8")
     with pytest.raises(ValueError, match=r"edge-list limit of 0\.75 MB \(786,432 bytes; file: 786,433\)"):
         read_edge_list(path)
+
+
+@pytest.mark.parametrize("ids", ["numbers", "names"])
+def test_plain_chunks_read_at_once_equal_line_by_line(tmp_path, monkeypatch, ids):
+    from smlengine.datasets import _graph
+
+    rng = np.random.default_rng(1)
+    pairs = rng.integers(0, 300, size=(3000, 2))
+    word = (lambda k: str(k)) if ids == "numbers" else (lambda k: f"p{k}#")
+    lines = ["# a comment first", "% and another"]
+    for k, (s, t) in enumerate(pairs.tolist()):
+        sep = ["\t", " ", "  ", "\t\t", ", ", " \t "][k // 500]  # blocks of spaces, TABs, commas, mixed
+        pad = "\t" if set(sep) == {"\t"} else " "
+        lines.append((2 * pad if k % 7 == 0 else "") + f"{word(s)}{sep}{word(t)}" + (pad if k % 5 == 0 else ""))
+        if k % 11 == 0:
+            lines.append("")
+    path = tmp_path / "g.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(_graph, "_CHUNK", 1024)  # many chunks
+    used = []
+    plain = _graph._plain_batch
+    monkeypatch.setattr(_graph, "_plain_batch", lambda batch: used.append(plain(batch)) or used[-1])
+    fast = read_edge_list(path, return_info=True)
+    assert {"whitespace", "TAB"} <= set(used) and "" in used  # both kinds of plain chunks, and others
+    monkeypatch.setattr(_graph, "_plain_batch", lambda batch: "")
+    slow = read_edge_list(path, return_info=True)
+    assert fast[1] == slow[1] and (fast[0] != slow[0]).nnz == 0 and fast[2] == slow[2]
+    assert fast[2].separators == ("TAB", "whitespace", "comma")
+    assert {(int(fast[1][i].strip("p#")), int(fast[1][j].strip("p#"))) for i, j in zip(*fast[0].nonzero())} == {
+        tuple(p) for p in pairs.tolist()}
+
+
+def test_line_numbers_after_plain_chunks(tmp_path, monkeypatch):
+    from smlengine.datasets import _graph
+
+    monkeypatch.setattr(_graph, "_CHUNK", 64)
+    path = tmp_path / "g.txt"
+    path.write_text("".join(f"{k} {k + 1}\n" for k in range(100)) + "oops\n\n" + "y" * 300 + " z\n1\t2\n",
+                    encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        read_edge_list(path)
+    msg = str(err.value)
+    assert "1 malformed" in msg and "line 101: expected" in msg
+    monkeypatch.setattr(_graph, "MAX_LINE_CHARS", 100)  # the long line is now malformed too
+    with pytest.raises(ValueError, match=r"(?s)2 malformed.*line 101: .*line 103: .*\(302 characters\)"):
+        read_edge_list(path)
