@@ -23,7 +23,8 @@ faces. The course's method:
   stage accepts it, so DR(f) = prod_j DR(f_j) and FPR(f) = prod_j FPR(f_j) (stage rates
   measured on the patches that reached the stage).
 * Detection slides the window over every position of an image pyramid (factor about
-  1.25) and merges overlapping detections into groups of at least ``min_neighbors + 1``.
+  1.25) and merges overlapping accepted windows into groups; a group of n windows is a
+  detection when n > ``min_neighbors`` (:func:`smlengine.detection.group_rectangles`).
 
 References: P. Viola and M. Jones, "Robust real-time face detection", IJCV 57(2), 2004;
 discrete AdaBoost as in Hastie, Tibshirani & Friedman, ESL, Algorithm 10.1.
@@ -47,6 +48,7 @@ from ._base import (
     check_scalar,
     frozen_array,
 )
+from .detection import group_rectangles
 from .haar import (
     FEATURE_TYPES,
     HaarFeatureSet,
@@ -235,56 +237,12 @@ def _pyramid_levels(grey: np.ndarray, window: int, scale_factor: float, min_size
 
 
 def group_boxes(boxes: np.ndarray, min_neighbors: int = 3, eps: float = 0.2) -> np.ndarray:
-    """Merge overlapping windows into detections.
+    """Merge overlapping windows into detections: :func:`smlengine.detection.group_rectangles`.
 
-    Two boxes (row, col, height, width) are neighbours when each of their four sides differs
-    by at most ``eps * (smaller width + smaller height) / 2`` (the rule of OpenCV's
-    ``groupRectangles``);
-    connected groups with more than ``min_neighbors`` members become one box, the mean of
-    the group, scored by the group size. A detection lying inside a bigger one with at least
-    as many members is dropped.
-
-    Returns an array (k, 5): row, col, height, width, score (number of merged windows),
-    sorted by decreasing score.
+    Returns an array (k, 5): row, col, height, width, neighbour count (windows merged), most
+    neighbours first.
     """
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, boxes.shape[-1] if np.ndim(boxes) == 2 else 4)
-    if boxes.shape[0] == 0:
-        return np.zeros((0, 5))
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    from scipy.spatial import cKDTree
-
-    r, c, h, w = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
-    n = boxes.shape[0]
-    # candidate pairs: all four sides within the largest possible tolerance (Chebyshev
-    # distance), then the exact pairwise tolerance
-    corners = np.column_stack([r, c, r + h, c + w])
-    pairs = cKDTree(corners).query_pairs(eps * float(max(h.max(), w.max())), p=np.inf, output_type="ndarray")
-    ii, jj = pairs[:, 0], pairs[:, 1]
-    delta = eps * 0.5 * (np.minimum(w[ii], w[jj]) + np.minimum(h[ii], h[jj]))
-    ok = np.all(np.abs(corners[ii] - corners[jj]) <= delta[:, None], axis=1)
-    ii, jj = ii[ok], jj[ok]
-    graph = coo_matrix((np.ones(ii.size), (ii, jj)), shape=(n, n))
-    n_groups, label = connected_components(graph, directed=False)
-    count = np.bincount(label, minlength=n_groups).astype(np.float64)
-    mean = np.stack([np.bincount(label, weights=boxes[:, k], minlength=n_groups) for k in range(4)], axis=1)
-    mean /= count[:, None]
-    keep = count > min_neighbors
-    out = np.column_stack([mean, count])[keep]
-    if out.shape[0] > 1:  # drop a small group inside a bigger, at least as strong one
-        R, C, H, Wd, S = (out[:, k] for k in range(5))
-        dr, dc = 0.2 * H, 0.2 * Wd
-        inside = (
-            (R[:, None] >= R[None] - dr[None])
-            & (C[:, None] >= C[None] - dc[None])
-            & (R[:, None] + H[:, None] <= R[None] + H[None] + dr[None])
-            & (C[:, None] + Wd[:, None] <= C[None] + Wd[None] + dc[None])
-            & (H[:, None] < H[None])
-            & (S[None] >= S[:, None])
-        )
-        out = out[~inside.any(axis=1)]
-    return out[np.argsort(-out[:, 4], kind="stable")]
+    return group_rectangles(boxes, min_neighbors=min_neighbors, eps=eps)
 
 
 # ----------------------------------------------------------------------------- the estimator
@@ -514,8 +472,15 @@ class Cascade(IterativeMixin, BaseEstimator):
         ii, ii2 = integral_image(lv), integral_image(lv * lv)
         n_rows = (lv.shape[0] - W) // step + 1
         n_cols = (lv.shape[1] - W) // step + 1
-        passed = np.zeros((n_rows, n_cols), dtype=np.int32)
-        last = np.zeros((n_rows, n_cols))
+        return self._eval_grid(ii, ii2, n_rows, n_cols, step, n_stages, dense_fraction)
+
+    def _eval_grid(self, ii, ii2, n_rows, n_cols, step, n_stages=None, dense_fraction=0.25):
+        """:meth:`_eval_level` on (squared) integral images given: window (i, j) has its top-left
+        corner at (i * step, j * step) of ``ii`` (a row band of a level passes a view of its
+        integral image, so every window sees the same sums as in the whole level)."""
+        W = self.window
+        passed = np.zeros((max(n_rows, 0), max(n_cols, 0)), dtype=np.int32)
+        last = np.zeros(passed.shape)
         stages = self._stage_objs[: self.n_stages_ if n_stages is None else n_stages]
         if n_rows <= 0 or n_cols <= 0:
             return passed[:0, :0], last[:0, :0]
@@ -625,6 +590,47 @@ class Cascade(IterativeMixin, BaseEstimator):
             yield {"scale": s, "scale_y": sy, "scale_x": sx, "step": st, "passed": passed, "last": last,
                    "window": (W * sy, W * sx)}
 
+    def scan_bands(self, image, scale_factor=1.25, step=None, min_size=None, max_size=None, n_stages=None,
+                   max_windows=5000, largest_first=False):
+        """Generator: the sliding-window search of :meth:`scan_levels` in bands of window rows.
+
+        Each pyramid level is scanned in bands of consecutive window rows, at most
+        ``max_windows`` windows per band (at least one row), so a live view can follow the
+        window down the photo. Yields per band a dict with the keys of :meth:`scan_levels`
+        plus 'level' (index of the level, smallest window first), 'n_levels', 'row0' (the
+        band's first window row in its level) and 'n_rows' (window rows of the whole level);
+        'passed' and 'last' cover the band's rows only. A level's bands stacked in order equal
+        its map from :meth:`scan_levels` exactly (the bands read the level's integral image).
+
+        Parameters
+        ----------
+        max_windows : int, default=5000
+        largest_first : bool, default=False
+            Visit the levels from the largest window down (few windows, the big faces first).
+        """
+        check_scalar("max_windows", max_windows, numbers.Integral, min_value=1)
+        grey, scales = self._levels(image, scale_factor, step, min_size, max_size, n_stages)
+        W = self.window
+        h, w = grey.shape
+        ii_img = integral_image(grey)
+        order = range(len(scales) - 1, -1, -1) if largest_first else range(len(scales))
+        for k in order:
+            s = scales[k]
+            out_h, out_w = int(round(h / s)), int(round(w / s))
+            lv = _area_resize(ii_img, out_h, out_w)
+            sy, sx = h / out_h, w / out_w
+            st = step if step is not None else (2 if sy * 1.0 <= 2.0 else 1)
+            ii, ii2 = integral_image(lv), integral_image(lv * lv)
+            n_rows = (out_h - W) // st + 1
+            n_cols = (out_w - W) // st + 1
+            per_band = max(1, int(max_windows) // max(n_cols, 1))
+            for r0 in range(0, n_rows, per_band):
+                nr = min(per_band, n_rows - r0)
+                a = r0 * st
+                passed, last = self._eval_grid(ii[a:], ii2[a:], nr, n_cols, st, n_stages)
+                yield {"level": k, "n_levels": len(scales), "scale": s, "scale_y": sy, "scale_x": sx, "step": st,
+                       "row0": r0, "n_rows": n_rows, "passed": passed, "last": last, "window": (W * sy, W * sx)}
+
     def _scan_levels(self, image, scale_factor, step, min_size, max_size, n_stages, keep_all):
         K = self.n_stages_ if n_stages is None else n_stages
         boxes, passed, last = [], [], []
@@ -655,7 +661,7 @@ class Cascade(IterativeMixin, BaseEstimator):
         boxes, passed, _ = self._scan_levels(image, scale_factor, step, min_size, max_size, n_stages, keep_all)
         return boxes, passed
 
-    def detect(self, image, scale_factor=1.25, step=None, min_size=None, max_size=None, min_neighbors=3,
+    def detect(self, image, scale_factor=1.25, step=None, min_size=None, max_size=None, min_neighbors=4,
                n_stages=None):
         """Find faces in a grey or colour, 8-bit or float image.
 
@@ -669,15 +675,18 @@ class Cascade(IterativeMixin, BaseEstimator):
             at most twice its trained size and 1 beyond (as OpenCV does).
         min_size, max_size : float or None
             Smallest / largest window side in image pixels (default: W and the image size).
-        min_neighbors : int, default=3
-            A detection needs more than this many overlapping windows.
+        min_neighbors : int, default=4
+            A detection needs more than this many overlapping windows (the vote of
+            :func:`smlengine.detection.group_rectangles`). 4 is the smallest value that leaves
+            one box on ``skimage.data.astronaut()`` and at most one false box on each photo the
+            shipped cascade mined its negatives from.
         n_stages : int or None
             Use only the first stages (None: all) -- shows how later stages prune.
 
         Returns
         -------
         ndarray (k, 5)
-            row, col, height, width, score (number of merged windows), best first.
+            row, col, height, width, neighbour count (number of merged windows), most first.
         """
         check_scalar("min_neighbors", min_neighbors, numbers.Integral, min_value=0)
         boxes, _, _ = self._scan_levels(image, scale_factor, step, min_size, max_size, n_stages, False)

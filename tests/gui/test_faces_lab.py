@@ -7,6 +7,7 @@ import pytest
 from PIL import Image
 
 from app.labs.faces import run
+from smlengine.detection import box_iou
 
 
 def _lab(qtbot, make_window, **params):
@@ -44,9 +45,31 @@ def test_faces_found_on_the_astronaut_as_the_engine_finds_them(qtbot, make_windo
     # the same detections (windows scanned largest first: equal scores may come in another order)
     key = lambda b: b[np.lexsort(b.T[::-1])]  # noqa: E731
     np.testing.assert_allclose(key(snap.boxes), key(expected))
-    # the astronaut's face (around row 75, column 180, ~90 px) is the strongest detection
+    # one face, one box: the astronaut's face (around row 75, column 180, ~90 px)
+    assert snap.boxes.shape[0] == 1
     r, c, h, w, score = snap.boxes[0]
     assert 50 < r < 110 and 150 < c < 220 and 70 < h < 120
+    assert score > ctx.params["min_neighbors"] == run.MIN_NEIGHBORS
+    # ... made of the largest group of accepted windows; the other groups have too few
+    assert snap.groups.shape[0] > 1 and snap.groups[:, 4].max() == score
+    assert np.sum(snap.groups[:, 4] > ctx.params["min_neighbors"]) == 1
+    assert np.all(snap.raw_group < snap.groups.shape[0]) and np.bincount(snap.raw_group).max() == score
+    # its neighbour count is written beside it
+    shown = [t for t in lab._counts if t.isVisible()]
+    assert len(shown) == 1 and shown[0].textItem.toPlainText().strip() == str(int(score))
+    assert shown[0].pos().x() == pytest.approx(c) and shown[0].pos().y() == pytest.approx(r)
+    # the key names every kind of box, with the vote in force
+    key = {label.text: sample.item for sample, label in lab.key.items}
+    assert key == {"windows": lab.photo_view.layers["raw"], "faces: n > 4": lab.photo_view.layers["faces"],
+                   "LBP (skimage)": lab.photo_view.layers["lbp"], "scanning": lab.photo_view.layers["band"]}
+    vb = lab.photo_view.plot_item.getViewBox()
+    assert not lab.key.sceneBoundingRect().intersects(vb.sceneBoundingRect())  # the key covers no photo
+    # scikit-image's LBP cascade agrees on the face
+    _wait_task(qtbot, lab, "lbp")
+    assert box_iou(snap.boxes, lab._lbp_boxes).max() >= 0.5
+    # the maths panel says how the windows became the box
+    text = lab.maths.toPlainText()
+    assert "Grouping" in text and f"{snap.raw.shape[0]} accepted windows → {snap.groups.shape[0]} group(s)" in text
     # the drawn boxes are the detections
     xs, ys = lab.photo_view.layers["faces"].getData()
     ex, ey = run.box_polyline(snap.boxes[:, :4])
@@ -61,6 +84,73 @@ def test_faces_found_on_the_astronaut_as_the_engine_finds_them(qtbot, make_windo
     assert snap.funnel[0] == ctx.n_windows == snap.windows_scanned
     assert np.all(np.diff(snap.funnel) <= 0)
     assert "Funnel" in lab.maths.toPlainText()
+    window.close()
+
+
+def test_the_sweep_goes_band_by_band(qtbot, make_window):
+    """The search is drawn as it goes: each step scans one band of window rows (at most
+    WINDOWS_PER_STEP windows), the largest windows first, so the run bar's speed paces it."""
+    window, lab = _lab(qtbot, make_window)
+    last = _finish(qtbot, lab)
+    hist = [h for h in lab.runner.history() if h.event == "scan"]
+    assert len(hist) >= 25 and len(hist) == last.step - 1
+    scanned = np.diff([0] + [h.windows_scanned for h in hist])
+    assert np.all(scanned >= 1) and np.all(scanned <= run.WINDOWS_PER_STEP)
+    sides = [h.band[3] - (h.heat.shape[1] - 1) * h.heat_geometry[3] for h in hist]  # window side of each band
+    assert sides == sorted(sides, reverse=True)  # largest windows first
+    grey = last.ctx.photo.grey
+    for h in hist:
+        top, left, height, width = h.band
+        assert 0 <= top and top + height <= grey.shape[0] + 1e-6 and width <= grey.shape[1] + 1e-6
+    # accepted windows only accumulate; the heat map grows row band by row band within a level
+    assert all(a.raw.shape[0] <= b.raw.shape[0] for a, b in zip(hist, hist[1:]))
+    for a, b in zip(hist, hist[1:]):
+        if a.heat_level == b.heat_level:
+            assert b.heat.shape[0] > a.heat.shape[0]
+            np.testing.assert_array_equal(b.heat[: a.heat.shape[0]], a.heat)
+    # a step drawn shows its band; the finished run shows none
+    lab.runner.seek(hist[10].step)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.step == hist[10].step)
+    qtbot.waitUntil(lambda: np.isfinite(lab.photo_view.layers["band"].getData()[0]).sum() == 5)
+    xs, ys = lab.photo_view.layers["band"].getData()
+    ex, ey = run.box_polyline([hist[10].band])
+    np.testing.assert_allclose(xs[:5], ex[:5])
+    np.testing.assert_allclose(ys[:5], ey[:5])
+    window.close()
+
+
+def _words_broken(text_edit) -> list[str]:
+    """Places where the laid-out text of a QTextEdit breaks a line inside a word or number."""
+    bad = []
+    block = text_edit.document().begin()
+    while block.isValid():
+        layout, text = block.layout(), block.text()
+        for i in range(1, layout.lineCount()):
+            k = layout.lineAt(i).textStart()
+            if not (text[k - 1].isspace() or text[k].isspace() or text[k - 1] in "-–—/"):
+                bad.append(text[max(0, k - 12): k + 12])
+        block = block.next()
+    return bad
+
+
+@pytest.mark.parametrize("size, projector", [((1024, 768), False), ((1024, 768), True), ((1280, 800), True)],
+                         ids=["1024x768", "1024x768-projector", "1280x800-projector"])
+def test_maths_text_is_never_cut_mid_word(qtbot, make_window, size, projector):
+    from app import style as theme
+
+    theme.manager().set(projector=projector)
+    window = make_window(lab_ids=["faces"])
+    window.set_projector(projector)
+    window.resize(size[0], size[1] - 40)
+    lab = window.show_lab("faces")
+    _finish(qtbot, lab)
+    if lab.maths_folded_by_projector():  # folded away in projector mode: F1 opens it
+        window.toggle_maths(True)
+    qtbot.waitUntil(lambda: lab.maths.isVisible() and not lab.maths_folded_by_projector())
+    text = lab.maths.toPlainText()
+    assert "Funnel" in text and "Grouping" in text
+    assert lab.maths.horizontalScrollBar().maximum() == 0
+    assert not _words_broken(lab.maths), _words_broken(lab.maths)
     window.close()
 
 
@@ -174,6 +264,14 @@ def test_training_run_snapshots_follow(qtbot, make_window):
     # the gallery of chosen stumps and the current feature over the mean face
     assert lab.features_view.image.image.ndim == 3
     assert lab.feature_view.image.image.shape[:2] == (24, 24)
+    # the DR and FPR keys sit beside the curves, not on them, and show their whole names
+    for panel in (lab.dr_panel, lab.fpr_panel):
+        legend, vb = panel.legend, panel.plot_item.getViewBox()
+        assert legend.isVisible() and not legend.sceneBoundingRect().intersects(vb.sceneBoundingRect())
+        assert [label.text for _, label in legend.items] == ["stage", "cascade"]
+        for _, label in legend.items:
+            assert legend.sceneBoundingRect().contains(label.sceneBoundingRect())
+            assert label.item.boundingRect().width() >= label.item.document().idealWidth() - 1
     # the trained cascade becomes available for detection
     assert lab.trained is snap.ctx.cascade and lab.trained.n_stages_ == 1
     lab.form.set_values({"mode": "detect", "cascade": "trained"})

@@ -12,6 +12,7 @@ import time
 from typing import Callable, Iterator
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
@@ -19,7 +20,7 @@ from ...lab import Lab
 from . import META
 from ...widgets.image_view import ImageView
 from ...widgets.params import Param
-from ...widgets.plots import PlotPanel
+from ...widgets.plots import PlotPanel, outside_legend
 from . import maths, run
 
 MAX_STAGES = 19
@@ -63,8 +64,9 @@ class FacesLab(Lab):
             Param("step", "Step", "choice", 0, choices=run.STEPS,
                   tooltip="Window stride in pixels of each pyramid level (auto: 2 for small windows, 1 beyond)",
                   visible_when=_mode("detect")),
-            Param("min_neighbors", "Min. neighbours", "int", 3, minimum=0, maximum=30,
-                  tooltip="A detection needs more than this many overlapping accepted windows",
+            Param("min_neighbors", "Min. neighbours", "int", run.MIN_NEIGHBORS, minimum=0, maximum=30,
+                  tooltip="Overlapping accepted windows are grouped; a group is a face when it has more than "
+                          "this many windows (its neighbour count, written by each box)",
                   visible_when=_mode("detect")),
             Param("stage_dr", "Stage DR", "float", 0.999, minimum=0.9, maximum=0.9999, step=0.001, decimals=4,
                   tooltip="Each stage's threshold is lowered until it keeps this fraction of the faces",
@@ -105,10 +107,17 @@ class FacesLab(Lab):
         s = theme.current()
         # --- detection tab
         self.photo_view = ImageView("Detections")
-        self.photo_view.layer("raw", theme.OKABE_ITO["yellow"], 1.0, z=8)
-        self.photo_view.layer("lbp", theme.OKABE_ITO["sky_blue"], 3.0, QtCore.Qt.PenStyle.DashLine, z=9)
-        self.photo_view.layer("faces", theme.OKABE_ITO["vermillion"], 4.0, z=10)
-        self.photo_view.layer("clicked", theme.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
+        pv = self.photo_view
+        pv.layer("band", theme.OKABE_ITO["reddish_purple"], 2.0, QtCore.Qt.PenStyle.DotLine, z=7)
+        pv.layer("raw", theme.OKABE_ITO["yellow"], 1.0, z=8)
+        pv.layer("lbp", theme.OKABE_ITO["sky_blue"], 3.0, QtCore.Qt.PenStyle.DashLine, z=10.5)
+        pv.layer("faces", theme.OKABE_ITO["vermillion"], 4.0, z=10)
+        pv.layer("clicked", theme.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
+        # the key: what each kind of box is, in a row between the title and the photo
+        self.key = outside_legend(pv.plot_item, "top", columns=4)
+        for name in ("raw", "faces", "lbp", "band"):
+            self.key.addItem(pv.layers[name], run.key_text(name, self.form.value("min_neighbors")))
+        self._counts: list[pg.TextItem] = []  # neighbour count written by each detection
         self.photo_view.clicked.connect(self.inspect_window)
         self.heat_view = ImageView("Stages passed", colormap="viridis")
         self.heat_view.layer("faces", theme.OKABE_ITO["vermillion"], 2.5, z=10)
@@ -147,23 +156,24 @@ class FacesLab(Lab):
         self.progress_bar.setMaximumHeight(int(10 * s.scale))
         self.feature_view = ImageView("Stump on the mean face")
         self.features_view = ImageView("Stumps chosen")
-        self.dr_panel = PlotPanel("DR", "stumps", "DR", legend_corner="bottom-left")
+        self.dr_panel = PlotPanel("DR", "stumps", "DR")
         self.dr_stage = self.dr_panel.curve("stage")
         self.dr_total = self.dr_panel.curve("cascade")
-        self.fpr_panel = PlotPanel("FPR", "stumps", "FPR", log_y=True, legend_corner="bottom-left")
+        self.fpr_panel = PlotPanel("FPR", "stumps", "FPR", log_y=True)
         self.fpr_stage = self.fpr_panel.curve("stage")
         self.fpr_total = self.fpr_panel.curve("cascade")
         self.mining_panel = PlotPanel("Mining", "stage", "accepted", log_y=True, legend=False)
         self.mining = self.mining_panel.curve("accepted")
+        # the rate curves get a row of their own: their keys sit above the curves and need the width
         row1 = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        row1.addWidget(self.feature_view)
         row1.addWidget(self.dr_panel)
         row1.addWidget(self.fpr_panel)
-        row1.setSizes([300, 350, 350])
+        row1.setSizes([500, 500])
         row2 = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        row2.addWidget(self.feature_view)
         row2.addWidget(self.features_view)
         row2.addWidget(self.mining_panel)
-        row2.setSizes([650, 350])
+        row2.setSizes([200, 400, 400])
         body = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         body.addWidget(row1)
         body.addWidget(row2)
@@ -232,6 +242,7 @@ class FacesLab(Lab):
     def show_idle(self) -> None:
         self.photo_view.forget()
         self.heat_view.forget()
+        self.photo_view.set_boxes("band", [], [])
 
     def render(self, snapshot, prepared, history) -> None:
         if snapshot.mode == "detect":
@@ -247,8 +258,14 @@ class FacesLab(Lab):
         xs, ys = run.box_polyline(snap.boxes[:, :4])
         self.photo_view.set_boxes("faces", xs, ys)
         self.heat_view.set_boxes("faces", xs, ys)
+        self._draw_counts(snap.boxes)
         raw = snap.raw[: run.MAX_RAW_DRAWN] if self.raw_box.isChecked() else np.zeros((0, 4))
         self.photo_view.set_boxes("raw", *run.box_polyline(raw))
+        self.photo_view.set_boxes("band", *run.box_polyline([snap.band] if snap.band else []))
+        label = self.key.items[1][1]
+        text = run.key_text("faces", ctx.params.get("min_neighbors", run.MIN_NEIGHBORS))
+        if label.text != text:
+            label.setText(text)
         self._draw_lbp()
         K = ctx.n_stages
         if snap.heat is not None:
@@ -271,6 +288,28 @@ class FacesLab(Lab):
         ok = f > 0
         self.funnel.set(j[ok], f[ok])
         self.status.setText(html.escape(snap.message))
+
+    def _draw_counts(self, boxes) -> None:
+        """Write each detection's neighbour count above its top-left corner (pooled text items)."""
+        s = theme.current()
+        shown = boxes[: run.MAX_COUNTS]
+        while len(self._counts) < shown.shape[0]:
+            item = pg.TextItem(anchor=(0, 1))
+            item.setZValue(12)
+            self.photo_view.plot_item.addItem(item)
+            self._counts.append(item)
+        for k, item in enumerate(self._counts):
+            if k < shown.shape[0]:
+                r, c, _h, _w, count = shown[k]
+                text = (f"<span style='color:{theme.OKABE_ITO['vermillion']}; background-color:{s.background};"
+                        f" font-size:{s.font_pt:.0f}pt'>&nbsp;{int(count)}&nbsp;</span>")
+                if getattr(item, "_sml_html", None) != text:
+                    item.setHtml(text)
+                    item._sml_html = text
+                item.setPos(float(c), float(r))
+                item.setVisible(True)
+            else:
+                item.setVisible(False)
 
     def _update_image_label(self, photo) -> None:
         h, w = photo.grey.shape

@@ -43,16 +43,41 @@ def detect_html(snap) -> str:
     K = ctx.n_stages
     parts = [f"<p><b>{html.escape(snap.message)}</b></p>", INTEGRAL, STUMP,
              rates_html(c.stage_detection_rate_[:K], c.stage_false_positive_rate_[:K])]
+    parts.append(grouping_html(snap))
     f = np.asarray(snap.funnel)
     if f.size and f[0] > 0:
-        rows = "".join(f"<tr><td>≥ {j}</td><td align='right'>{int(f[j]):,}</td><td align='right'>"
-                       f"{f[j] / f[0]:.2e}</td></tr>" for j in range(0, f.size, max(1, f.size // 8)))
-        if (f.size - 1) % max(1, f.size // 8):
-            rows += (f"<tr><td>≥ {f.size - 1}</td><td align='right'>{int(f[-1]):,}</td>"
-                     f"<td align='right'>{f[-1] / f[0]:.2e}</td></tr>")
-        parts.append("<p><b>Funnel</b>: windows scanned that pass at least j stages</p>"
-                     f"<table cellspacing='4'><tr><th>stages</th><th>windows</th><th>fraction</th></tr>{rows}</table>")
+        step = max(1, f.size // 8)
+        js = list(range(0, f.size, step)) + ([f.size - 1] if (f.size - 1) % step else [])
+        # one line per j, no table: a narrow panel wraps a line between words, never inside a number
+        lines = "<br>".join(f"j&nbsp;≥&nbsp;{j}: {int(f[j]):,} ({_share(f[j] / f[0])}&nbsp;%)" for j in js)
+        parts.append("<p><b>Funnel</b>: windows scanned that pass at least j stages (share of all)<br>"
+                     f"{lines}</p>")
     return "".join(parts)
+
+
+def _share(fraction: float) -> str:
+    """A fraction as a percentage with two significant digits (100, 24, 7.2, 0.0033)."""
+    return np.format_float_positional(100.0 * float(fraction), precision=2, unique=False, fractional=False,
+                                      trim="-")
+
+
+def grouping_html(snap) -> str:
+    """How the accepted windows became the boxes on screen, with this run's numbers."""
+    mn = int(snap.ctx.params.get("min_neighbors", 0))
+    groups = np.asarray(snap.groups)
+    head = ("<p><b>Grouping</b> (Viola–Jones; OpenCV's rule): two accepted windows are neighbours when each "
+            "side moves by at most ε·(min w + min h)/2, ε = 0.2; chains of neighbours form a group, whose box "
+            "is the mean of its windows and whose <i>neighbour count</i> n is its number of windows. "
+            f"A group is a face when n &gt; {mn} (Min. neighbours), unless it lies inside a stronger face.")
+    if snap.raw.shape[0] == 0:
+        return head + "</p>"
+    if groups.shape[0] == 0:
+        return head + f"<br>{snap.raw.shape[0]:,} accepted windows: too many to group.</p>"
+    n = np.sort(groups[:, 4].astype(int))[::-1]
+    shown = ", ".join(str(v) for v in n[:10]) + (", …" if n.size > 10 else "")
+    k = snap.boxes.shape[0]
+    return (head + f"<br>Now: {snap.raw.shape[0]} accepted windows → {n.size} group(s), n = {shown} → "
+            f"{int(np.sum(n > mn))} with n &gt; {mn} → <b>{k} face(s)</b>.</p>")
 
 
 def train_html(snap) -> str:

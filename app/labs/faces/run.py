@@ -1,10 +1,12 @@
 """The face-detection lab's run (Qt-free): photos, the two runs and the side tasks.
 
 * **Detect faces** (default): the shipped cascade (or one trained in the lab) slides its
-  24 x 24 window over the image pyramid, the largest windows first; each step scans a few
-  pyramid levels (about :data:`WINDOWS_PER_STEP` windows), keeps the windows every stage
-  accepts, merges them into detections and keeps each level's "stages passed" map (the heat
-  map). The last step adds nothing new: it says what was found.
+  24 x 24 window over the image pyramid, the largest windows first; each step scans one band
+  of window rows of one level (at most :data:`WINDOWS_PER_STEP` windows), so the sweep down the
+  photo plays at the run bar's speed. It keeps the windows every stage accepts, groups them
+  (:func:`smlengine.detection.group_rectangles`: a face needs more than ``min_neighbors``
+  overlapping windows) and the "stages passed" map of the level being scanned (the heat map).
+  The last step adds nothing new: it groups once more and says what was found.
 * **Train a cascade**: :meth:`smlengine.cascade.Cascade.fit_steps` live, on the augmented LFW
   faces and windows mined from the face-free scikit-image photos, with the classroom-demo
   settings of ``resources/data/scripts/train_face_cascade.py --demo``.
@@ -17,7 +19,8 @@ Loaded photos, data and the shipped cascade are cached (:class:`smlengine.cache.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterator
 
 import numpy as np
@@ -30,11 +33,25 @@ CASCADES = [("shipped", "shipped (19 stages)"), ("trained", "trained here")]
 STEPS = [(0, "auto"), (1, "1 px"), (2, "2 px"), (4, "4 px")]
 DEFAULT_PHOTO = "astronaut"
 WINDOW = 24
-#: windows scanned per step of the detection run (a few pyramid levels; ~20-40 ms)
-WINDOWS_PER_STEP = 40_000
+#: most windows scanned per step of the detection run: one band of window rows of one level, so
+#: the sweep down the photo follows the run bar's speed (29 steps on the astronaut); much smaller
+#: bands would slow "Fastest" down (a flat-out runner pauses before each frame for a short step)
+WINDOWS_PER_STEP = 12_000
 #: pixel budget of an opened photo (larger ones are area-averaged down, with a note)
 FILE_MAX_PIXELS = 640 * 640
 MAX_RAW_DRAWN = 3000
+#: the default vote: a face needs more than this many overlapping accepted windows (the engine's
+#: default, chosen on the photos the cascade was trained on; see ``Cascade.detect``)
+MIN_NEIGHBORS = 4
+#: detections whose neighbour count is written beside them
+MAX_COUNTS = 12
+#: the key of the detection photo: what each kind of box is ("{n}" = the min. neighbours)
+KEY = {"raw": "windows", "faces": "faces: n > {n}", "lbp": "LBP (skimage)", "band": "scanning"}
+
+
+def key_text(name: str, min_neighbors) -> str:
+    """The key's entry for a kind of box (the faces' entry names the vote in force)."""
+    return KEY[name].replace("{n}", str(int(min_neighbors)))
 #: accepted windows merged at every step / at the end (more: too few stages for a useful merge)
 GROUP_EACH_STEP = 5_000
 GROUP_AT_END = 20_000
@@ -45,6 +62,10 @@ DEMO = dict(window=24, stage_detection_rate=0.999, stage_false_positive_rate=0.5
             feature_step=1, n_candidate_features=2000)
 DATA = dict(window=24, test_fraction=0.2, n_augment=20, random_state=0)
 
+_NO_GROUP = np.zeros(0, dtype=np.int64)
+_NO_GROUP.setflags(write=False)
+_NO_GROUPS = np.zeros((0, 5))
+_NO_GROUPS.setflags(write=False)
 _IMAGES = LRUCache(4)
 _CACHE = LRUCache(8)
 
@@ -158,21 +179,25 @@ class DetectContext:
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class DetectSnapshot(Snapshot):
-    """One step of the sliding-window search.
+    """One step of the sliding-window search: one band of window rows of one pyramid level.
 
     Attributes
     ----------
     ctx : DetectContext
     event : str  'start', 'scan' or 'done'
     message : str
-    levels_done : int  pyramid levels scanned so far (largest windows first)
+    levels_done : int  pyramid levels scanned whole so far (largest windows first)
     windows_scanned : int
-    boxes : ndarray (k, 5)  detections so far: row, col, height, width, merged windows
+    boxes : ndarray (k, 5)  detections so far: row, col, height, width, neighbour count
     raw : ndarray (m, 4)  windows accepted by every stage used, so far
+    raw_group : ndarray (m,)  group of each raw window (index into ``groups``; -1: not grouped yet)
+    groups : ndarray (g, 5)  every group of overlapping raw windows (mean box, neighbour count),
+        kept or not
     funnel : ndarray (K + 1,)  windows scanned that passed at least j stages, j = 0..K
-    heat : ndarray (rows, cols) or None  stages passed at the heat map's scale
+    heat_parts : tuple of ndarray  the bands of the heat map's level scanned so far (stacked: ``heat``)
     heat_level : int  index of that level in ``ctx.scales`` (-1: none)
     heat_geometry : tuple  (top, left, cell_h, cell_w, window_h, window_w) in image pixels
+    band : tuple  (top, left, height, width) in image pixels of the windows scanned in this step, or ()
     done : bool
     """
 
@@ -183,31 +208,55 @@ class DetectSnapshot(Snapshot):
     windows_scanned: int = 0
     boxes: np.ndarray
     raw: np.ndarray
+    raw_group: np.ndarray = field(default_factory=lambda: _NO_GROUP)
+    groups: np.ndarray = field(default_factory=lambda: _NO_GROUPS)
     funnel: np.ndarray
-    heat: np.ndarray | None = None
+    heat_parts: tuple = ()
     heat_level: int = -1
     heat_geometry: tuple = ()
+    band: tuple = ()
     done: bool = False
 
     @property
     def mode(self) -> str:
         return "detect"
 
+    @cached_property
+    def heat(self) -> np.ndarray | None:
+        """Stages passed at the heat map's level, rows scanned so far (None before any)."""
+        if not self.heat_parts:
+            return None
+        if len(self.heat_parts) == 1:
+            return self.heat_parts[0]
+        return _frozen(np.concatenate(self.heat_parts))
+
 
 def _heat_choice(boxes, maps, scales):
-    """The level whose window is closest to the strongest detection (else the newest level)."""
+    """The level whose window is closest to the strongest detection (else the smallest level scanned)."""
     if not maps:
         return -1
     if boxes.shape[0]:
         side = float(boxes[0, 2])
         return min(maps, key=lambda i: abs(np.log(WINDOW * scales[i] / side)))
-    return max(maps)  # newest = smallest window scanned so far (largest first)
+    return min(maps)
+
+
+def _grouped(raw, mn, limit):
+    """Detections, each raw window's group and every group (empty when there are too many windows)."""
+    from smlengine.detection import group_rectangles
+
+    if not 0 < raw.shape[0] <= limit:
+        return np.zeros((0, 5)), np.full(raw.shape[0], -1, dtype=np.int64), _NO_GROUPS
+    boxes, labels, kept = group_rectangles(raw, min_neighbors=mn, return_labels=True)
+    n = np.bincount(labels).astype(float)
+    groups = np.column_stack([np.stack([np.bincount(labels, weights=raw[:, k]) for k in range(4)], axis=1)
+                              / n[:, None], n])
+    return _frozen(boxes), _frozen(labels), _frozen(groups)
 
 
 def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSnapshot]:
-    """The detection run: step 0 the photo, then a few pyramid levels per step, then 'done'."""
-    from smlengine.cascade import group_boxes
-
+    """The detection run: step 0 the photo, then one band of window rows per step (the largest
+    windows first), then 'done' with the final grouping."""
     photo = load_source(source)
     if params["cascade"] == "trained":
         if trained is None:
@@ -224,54 +273,51 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
     scales = level_scales(grey.shape, factor)
     counts = [level_windows(grey.shape, s, step) for s in scales]
     ctx = DetectContext(photo, cascade, name, K, tuple(scales), int(sum(counts)), dict(params))
-    order = list(range(len(scales)))[::-1]  # largest windows first: few of them, the big faces
     empty = np.zeros((0, 5))
     funnel = np.zeros(K + 1, dtype=np.int64)
     yield DetectSnapshot(step=0, phase="photo", ctx=ctx, event="start", boxes=empty, raw=np.zeros((0, 4)),
-                         funnel=funnel.copy(),
+                         funnel=_frozen(funnel),
                          message=f"{photo.label}: {grey.shape[1]} × {grey.shape[0]} px, {len(scales)} window sizes, "
                                  f"{ctx.n_windows:,} windows to scan with {K} stage(s).")
     raw_parts: list[np.ndarray] = []
-    maps: dict[int, tuple] = {}
+    maps: dict[int, list] = {}
+    geometry: dict[int, tuple] = {}
     scanned = 0
     done_levels = 0
     n = 0
-    i = 0
-    while i < len(order):
-        batch, work = [], 0
-        while i < len(order) and (not batch or work + counts[order[i]] <= WINDOWS_PER_STEP):
-            batch.append(order[i])
-            work += counts[order[i]]
-            i += 1
-        for li in batch:
-            s = scales[li]
-            lv = next(cascade.scan_levels(grey, factor, step or None, min_size=s * WINDOW, max_size=s * WINDOW,
-                                          n_stages=K))
-            p = lv["passed"]
-            p.setflags(write=False)
-            st_ = lv["step"]
-            sy, sx = lv["scale_y"], lv["scale_x"]
-            maps[li] = (p, (0.0, 0.0, st_ * sy, st_ * sx, WINDOW * sy, WINDOW * sx))
-            funnel += np.bincount(p.ravel(), minlength=K + 1)[::-1].cumsum()[::-1][: K + 1]
-            rr, cc = np.nonzero(p >= K)
+    raw = np.zeros((0, 4))
+    for bd in cascade.scan_bands(grey, factor, step or None, n_stages=K, max_windows=WINDOWS_PER_STEP,
+                                 largest_first=True):
+        li = bd["level"]
+        p = bd["passed"]
+        p.setflags(write=False)
+        st_ = bd["step"]
+        sy, sx = bd["scale_y"], bd["scale_x"]
+        wh, ww = WINDOW * sy, WINDOW * sx
+        maps.setdefault(li, []).append(p)
+        geometry[li] = (0.0, 0.0, st_ * sy, st_ * sx, wh, ww)
+        funnel += np.bincount(p.ravel(), minlength=K + 1)[::-1].cumsum()[::-1][: K + 1]
+        r0 = bd["row0"]
+        rr, cc = np.nonzero(p >= K)
+        if rr.size or n == 0:  # regroup only when windows were added
             if rr.size:
-                raw_parts.append(np.column_stack([rr * st_ * sy, cc * st_ * sx, np.full(rr.size, WINDOW * sy),
-                                                  np.full(rr.size, WINDOW * sx)]))
-            scanned += p.size
+                raw_parts.append(np.column_stack([(rr + r0) * st_ * sy, cc * st_ * sx, np.full(rr.size, wh),
+                                                  np.full(rr.size, ww)]))
+                raw = _frozen(np.concatenate(raw_parts))
+            boxes, labels, groups = _grouped(raw, mn, GROUP_EACH_STEP)
+        scanned += p.size
+        last_row = r0 + p.shape[0]
+        if last_row == bd["n_rows"]:
             done_levels += 1
-        raw = np.concatenate(raw_parts) if raw_parts else np.zeros((0, 4))
-        boxes = group_boxes(raw, min_neighbors=mn) if 0 < raw.shape[0] <= GROUP_EACH_STEP else empty
-        hl = _heat_choice(boxes, maps, scales)
         n += 1
-        sizes = ", ".join(f"{WINDOW * scales[li]:.0f}" for li in batch)
+        band = (r0 * st_ * sy, 0.0, (p.shape[0] - 1) * st_ * sy + wh, (p.shape[1] - 1) * st_ * sx + ww)
         yield DetectSnapshot(
             step=n, phase="scanning", progress=scanned / max(ctx.n_windows, 1), ctx=ctx, event="scan",
-            levels_done=done_levels, windows_scanned=scanned, boxes=boxes, raw=raw, funnel=funnel.copy(),
-            heat=maps[hl][0], heat_level=hl, heat_geometry=maps[hl][1],
-            message=f"Windows of {sizes} px scanned: {raw.shape[0]} accepted by all {K} stages so far, "
-                    f"{boxes.shape[0]} detection(s).")
-    raw = np.concatenate(raw_parts) if raw_parts else np.zeros((0, 4))
-    boxes = group_boxes(raw, min_neighbors=mn) if 0 < raw.shape[0] <= GROUP_AT_END else empty
+            levels_done=done_levels, windows_scanned=scanned, boxes=boxes, raw=raw, raw_group=labels, groups=groups,
+            funnel=_frozen(funnel), heat_parts=tuple(maps[li]), heat_level=li, heat_geometry=geometry[li], band=band,
+            message=f"Windows of {ww:.0f} px, rows {r0 + 1}–{last_row} of {bd['n_rows']}: {raw.shape[0]} accepted by "
+                    f"all {K} stages so far, {boxes.shape[0]} detection(s).")
+    boxes, labels, groups = _grouped(raw, mn, GROUP_AT_END)
     hl = _heat_choice(boxes, maps, scales)
     n += 1
     note = ""
@@ -280,10 +326,11 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
                 "use more stages.")
     yield DetectSnapshot(
         step=n, phase="done", progress=1.0, ctx=ctx, event="done", levels_done=done_levels, windows_scanned=scanned,
-        boxes=boxes, raw=raw, funnel=funnel.copy(), heat=maps[hl][0] if hl >= 0 else None, heat_level=hl,
-        heat_geometry=maps[hl][1] if hl >= 0 else (), done=True,
-        message=f"{boxes.shape[0]} face(s) found in {scanned:,} windows ({raw.shape[0]} accepted windows merged, "
-                f"min. neighbours {mn}).{note}")
+        boxes=boxes, raw=raw, raw_group=labels, groups=groups, funnel=_frozen(funnel),
+        heat_parts=tuple(maps[hl]) if hl >= 0 else (), heat_level=hl, heat_geometry=geometry[hl] if hl >= 0 else (),
+        done=True,
+        message=f"{boxes.shape[0]} face(s) found in {scanned:,} windows: {raw.shape[0]} accepted windows form "
+                f"{groups.shape[0]} group(s); a face needs more than {mn} neighbours.{note}")
 
 
 # ----------------------------------------------------------------------------- training run
