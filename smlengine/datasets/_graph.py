@@ -402,8 +402,13 @@ def _split_fields(line: str):
 
 # a chunk of plain link lines: two ids without quotes, commas or comment marks, separated by
 # spaces (or by TABs), and blank lines; checked in one linear scan of the joined lines
-_PLAIN_SPACES = re.compile(r'(?:[ ]*(?:[^\s",#%][^\s",]*[ ]+[^\s",]+[ ]*)?\n)*[ ]*(?:[^\s",#%][^\s",]*[ ]+[^\s",]+[ ]*)?')
-_PLAIN_TABS = re.compile(r'(?:\t*(?:[^\s",#%][^\s",]*\t+[^\s",]+\t*)?\n)*\t*(?:[^\s",#%][^\s",]*\t+[^\s",]+\t*)?')
+def _plain_lines(blank: str) -> re.Pattern:
+    line = rf'{blank}*(?:[^\s",#%][^\s",]*{blank}+[^\s",]+{blank}*)?'
+    return re.compile(rf"(?:{line}\n)*{line}")
+
+
+_PLAIN_SPACES = _plain_lines("[ ]")
+_PLAIN_TABS = _plain_lines(r"\t")
 
 
 def _plain_batch(lines) -> str:
