@@ -19,7 +19,9 @@ hard labels (``uint8`` when K <= 255) and the largest responsibility of every pi
 Choosing K
 ----------
 :meth:`MultinomialMixture.bic` / :meth:`GaussianMixture.bic` give BIC = −2 log L + m log n,
-and :func:`stability` the instability of clustering two random halves.
+:meth:`MultinomialMixture.dispersion` how much more the counts vary than a multinomial of
+independent draws allows (for an honest BIC on histograms of neighbouring pixels), and
+:func:`stability` the instability and the prediction strength of clustering two random halves.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ __all__ = [
     "stability_steps",
     "StabilityResult",
     "StabilitySnapshot",
+    "prediction_strength",
+    "strongest_k",
 ]
 
 
@@ -749,6 +753,71 @@ class MultinomialMixture(_MixtureBase):
         k, d = self.probabilities_.shape
         return (k - 1) + k * (d - 1)
 
+    def _parts(self, parts) -> list:
+        """Bin slices of the histograms a row is made of (one slice: the whole row)."""
+        d = self.probabilities_.shape[1]
+        if parts is None:
+            return [slice(0, d)]
+        sizes = [int(p) for p in parts]
+        if not sizes or min(sizes) < 1 or sum(sizes) != d:
+            raise ValueError(f"parts must be positive bin counts adding up to the {d} bins, got {list(parts)}")
+        ends = np.cumsum(sizes)
+        return [slice(int(e - z), int(e)) for e, z in zip(ends, sizes)]
+
+    def n_parameters(self, parts=None) -> int:
+        """Free parameters m: K − 1 weights and, per component and histogram part, bins − 1
+        probabilities (each part's t_kj add up to a fixed share), m = (K − 1) + K Σ_b (d_b − 1)."""
+        self._check_fitted("probabilities_")
+        k = self.probabilities_.shape[0]
+        return (k - 1) + k * sum(sl.stop - sl.start - 1 for sl in self._parts(parts))
+
+    def dispersion(self, X, parts=None) -> float:
+        """Overdispersion ĉ: how much more the counts vary than multinomial draws would.
+
+        With responsibilities a_ik, N_ib the count total of part b of row i and t_kj
+        renormalised within its part,
+
+            ĉ = Σ_i Σ_k a_ik Σ_j (H_ij − N_ib t_kj)² / Σ_i Σ_k a_ik Σ_j N_ib t_kj (1 − t_kj),
+
+        the observed squared deviations over their multinomial expectation: ≈ 1 when every
+        count is an independent draw, larger when the counted items are dependent (the pixels
+        of a window are neighbours), when a count vector then carries the information of
+        about N / ĉ independent draws (the quasi-likelihood variance inflation, as in QAIC).
+
+        Parameters
+        ----------
+        X : array (n, d) of counts
+        parts : sequence of int, optional -- bin counts of the histograms a row is made of
+            (e.g. ``(8, 10)``), each a multinomial of its own; default one histogram.
+        """
+        Xt = self._check_X(X, fitted=True)
+        R = self._log_joint(Xt)
+        _logsumexp_rows(R)  # R becomes the responsibilities (K, n)
+        num = den = 0.0
+        for sl in self._parts(parts):
+            H = Xt[sl]  # (d_b, n)
+            N = H.sum(axis=0)
+            T = self.probabilities_[:, sl]
+            T = T / np.maximum(T.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+            for k in range(T.shape[0]):
+                E = T[k][:, None] * N[None, :]
+                num += float(((H - E) ** 2).sum(axis=0) @ R[k])
+                den += float((E * (1.0 - T[k])[:, None]).sum(axis=0) @ R[k])
+        return num / den if den > 0 else 1.0
+
+    def bic(self, X, *, parts=None, dispersion: float = 1.0) -> float:
+        """BIC = −2 log L / ĉ + m log n (lower is better).
+
+        log L = Σ_i log π(H_i) of the rows of X (plain, without the pseudo-count prior), n the
+        number of rows, m = :meth:`n_parameters` (``parts``) and ĉ = ``dispersion`` (1: counts
+        are independent draws; see :meth:`dispersion`). With the defaults this is the usual
+        BIC = −2 log L + m log n.
+        """
+        check_scalar("dispersion", dispersion, numbers.Real, min_value=1e-12)
+        n = np.asarray(X).shape[0] if np.ndim(X) >= 1 else 0
+        loglik = float(np.sum(self.score_samples(X)))
+        return -2.0 * loglik / float(dispersion) + self.n_parameters(parts) * math.log(max(n, 1))
+
     def fit_steps(self, X) -> Iterator[MultinomialMixtureSnapshot]:
         """Run EM, yielding one :class:`MultinomialMixtureSnapshot` per iteration.
 
@@ -1130,26 +1199,37 @@ class StabilityResult:
     instability : ndarray -- mean over splits of the disagreement fraction, per K
     std : ndarray -- its standard deviation over splits
     scores : ndarray (len(ks), n_splits) -- every split's disagreement
+    strength : ndarray -- mean over splits of the prediction strength, per K (see
+        :func:`prediction_strength`; higher is more stable)
+    strength_scores : ndarray (len(ks), n_splits) -- every split's prediction strength
     """
 
     ks: np.ndarray
     instability: np.ndarray
     std: np.ndarray
     scores: np.ndarray
+    strength: np.ndarray | None = None
+    strength_scores: np.ndarray | None = None
+
+    def chosen_k(self, threshold: float = 0.8) -> int:
+        """The largest K whose mean prediction strength is at least ``threshold`` (see :func:`strongest_k`)."""
+        return strongest_k(self.ks, self.strength, threshold)
 
 
 @dataclass(frozen=True, kw_only=True)
 class StabilitySnapshot(Snapshot):
     """Progress of :func:`stability_steps`: one snapshot per finished split.
 
-    ``scores`` is (len(ks), n_splits) with NaN where a split is not done yet; ``k`` and
-    ``split`` name the pair just finished; the last snapshot also has ``result``.
+    ``scores`` (disagreement) and ``strength`` (prediction strength) are (len(ks), n_splits)
+    with NaN where a split is not done yet; ``k`` and ``split`` name the pair just finished;
+    the last snapshot also has ``result``.
     """
 
     scores: np.ndarray
     k: int
     split: int
     result: StabilityResult | None = None
+    strength: np.ndarray | None = None
 
 
 def _disagreement(a: np.ndarray, b: np.ndarray) -> float:
@@ -1161,6 +1241,50 @@ def _disagreement(a: np.ndarray, b: np.ndarray) -> float:
     np.add.at(conf, (a, b), 1.0)
     r, c = linear_sum_assignment(conf, maximize=True)
     return 1.0 - conf[r, c].sum() / a.size
+
+
+def prediction_strength(test_labels, train_labels) -> float:
+    """Prediction strength of a clustering of a test half (Tibshirani and Walther 2005).
+
+    ``test_labels`` are the clusters of the test points found by a model fitted on the test
+    half itself, ``train_labels`` those the model fitted on the *other* half gives the same
+    points. For every test cluster A_j, the fraction of its pairs of points that the other
+    half's model also puts together,
+
+        ps_j = Σ_m c_jm (c_jm − 1) / (n_j (n_j − 1)),   c_jm = #{i ∈ A_j : train_labels_i = m},
+
+    and the prediction strength is the smallest, min_j ps_j (clusters of one point are
+    skipped). It is near 1 when both halves find the same groups or one merges groups of the
+    other (a K below the true one), and drops towards 1/2 as soon as K splits a group in two
+    at a place that depends on the sample (a K above the true one).
+    """
+    a = np.asarray(test_labels, dtype=np.int64).ravel()
+    b = np.asarray(train_labels, dtype=np.int64).ravel()
+    if a.shape != b.shape or a.size == 0:
+        raise ValueError(f"test_labels and train_labels must be two labelings of the same points, "
+                         f"got {a.size} and {b.size} labels")
+    ka, kb = int(a.max()) + 1, int(b.max()) + 1
+    C = np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb).astype(np.float64)
+    nj = C.sum(axis=1)
+    ok = nj > 1
+    if not ok.any():
+        return 1.0
+    together = (C * (C - 1.0)).sum(axis=1)
+    return float(np.min(together[ok] / (nj[ok] * (nj[ok] - 1.0))))
+
+
+def strongest_k(ks, strength, threshold: float = 0.8) -> int:
+    """The largest K whose prediction strength is at least ``threshold`` (0.8 as Tibshirani
+    and Walther suggest); the K with the largest strength when none reaches it."""
+    ks = np.asarray(ks, dtype=np.int64)
+    strength = np.asarray(strength, dtype=np.float64)
+    if ks.size == 0 or ks.shape != strength.shape:
+        raise ValueError("ks and strength must be two non-empty arrays of the same length")
+    check_scalar("threshold", threshold, numbers.Real, min_value=0.0, max_value=1.0)
+    good = np.flatnonzero(np.nan_to_num(strength, nan=-1.0) >= threshold)
+    if good.size:
+        return int(ks[good].max())
+    return int(ks[int(np.nanargmax(strength))])
 
 
 def stability_steps(model_factory: Callable, X, ks, n_splits: int = 5, random_state=None):
@@ -1180,6 +1304,7 @@ def stability_steps(model_factory: Callable, X, ks, n_splits: int = 5, random_st
     if ks.max() > half:
         raise ValueError(f"K={int(ks.max())} is larger than half the data ({half} points)")
     scores = np.full((ks.size, n_splits), np.nan)
+    strength = np.full((ks.size, n_splits), np.nan)
     step = 0
     for s in range(n_splits):
         perm = rng.permutation(n)
@@ -1188,15 +1313,19 @@ def stability_steps(model_factory: Callable, X, ks, n_splits: int = 5, random_st
         for i, k in enumerate(ks):
             ma = model_factory(int(k), int(seeds[i, 0])).fit(A)
             mb = model_factory(int(k), int(seeds[i, 1])).fit(B)
-            scores[i, s] = _disagreement(np.asarray(ma.predict(B)), np.asarray(mb.predict(B)))
+            la, lb = np.asarray(ma.predict(B)), np.asarray(mb.predict(B))
+            scores[i, s] = _disagreement(la, lb)
+            strength[i, s] = prediction_strength(lb, la)
             step += 1
             done = s * ks.size + i + 1
             result = None
             if done == ks.size * n_splits:
                 result = StabilityResult(ks=ks.copy(), instability=scores.mean(axis=1), std=scores.std(axis=1),
-                                         scores=scores.copy())
+                                         scores=scores.copy(), strength=strength.mean(axis=1),
+                                         strength_scores=strength.copy())
             yield StabilitySnapshot(step=step - 1, phase="stability", progress=done / (ks.size * n_splits),
-                                    scores=frozen_array(scores), k=int(k), split=s, result=result)
+                                    scores=frozen_array(scores), k=int(k), split=s, result=result,
+                                    strength=frozen_array(strength))
 
 
 def stability(model_factory: Callable, X, ks, n_splits: int = 5, random_state=None) -> StabilityResult:
@@ -1207,6 +1336,10 @@ def stability(model_factory: Callable, X, ks, n_splits: int = 5, random_state=No
     which the two labellings disagree, minimised over relabellings (the best permutation
     from :func:`scipy.optimize.linear_sum_assignment` on the confusion matrix). A K that
     reflects real structure gives the same partition from both halves: low instability.
+    The same two labellings also give the :func:`prediction_strength` of B's clustering;
+    :meth:`StabilityResult.chosen_k` is the largest K whose mean strength is at least 0.8.
+    (Merging true groups is stable too, so the smallest instability often falls on a K
+    below the true one; the strength rule asks for the largest K that is still stable.)
 
     Parameters
     ----------

@@ -9,6 +9,9 @@ a small window around it and clustering those vectors into K groups. Two kinds o
 * :func:`local_histograms` -- for an l × l window around each pixel, the grey values binned
   into ``bins`` bins give a count vector H with Σ_j H_j = l². These are the data of the
   multinomial mixture (:class:`smlengine.cluster.MultinomialMixture`).
+* :func:`texture_histograms` -- the grey-level histogram of the window followed by the
+  histogram of its local binary patterns (:func:`local_binary_patterns`): how bright the
+  window is, and what its fine structure looks like (edges, corners, spots, flat areas).
 
 Both take images as float arrays in [0, 1] (what :func:`smlengine.datasets.load_photo` and
 :func:`smlengine.datasets.read_image_file` return); uint8 images are scaled by 1/255.
@@ -22,9 +25,13 @@ import numpy as np
 
 from ._base import check_choice, check_scalar
 
-__all__ = ["local_histograms", "pixel_features", "grey_levels", "FEATURE_KINDS"]
+__all__ = ["local_histograms", "texture_histograms", "local_binary_patterns", "pixel_features", "grey_levels",
+           "FEATURE_KINDS", "HISTOGRAM_KINDS", "LBP_CODES", "histogram_parts", "window_counts"]
 
 FEATURE_KINDS = ("rgb", "lab", "rgb+xy", "lab+xy")
+HISTOGRAM_KINDS = ("grey", "grey+lbp")
+#: number of distinct codes of :func:`local_binary_patterns` (8 neighbours: 0..8 and 9)
+LBP_CODES = 10
 
 # ITU-R BT.709 luma weights, the ones skimage.color.rgb2gray uses.
 _LUMA = np.array([0.2125, 0.7154, 0.0721])
@@ -91,17 +98,30 @@ def local_histograms(image, window: int = 15, bins: int = 16) -> np.ndarray:
         Counts; ``H.reshape(-1, bins)`` are the count vectors of the multinomial mixture.
     """
     grey = grey_levels(image)
-    check_scalar("window", window, numbers.Integral, min_value=1)
     check_scalar("bins", bins, numbers.Integral, min_value=2, max_value=256)
-    window, bins = int(window), int(bins)
+    window, bins = _check_window(window, grey.shape), int(bins)
+    return window_counts(np.minimum((grey * bins).astype(np.intp), bins - 1), window, bins)
+
+
+def _check_window(window, shape) -> int:
+    check_scalar("window", window, numbers.Integral, min_value=1)
+    window = int(window)
     if window % 2 == 0:
         raise ValueError(f"window must be odd so it is centred on the pixel, got {window}")
-    h, w = grey.shape
+    h, w = shape
     if window > min(h, w):
         raise ValueError(f"window ({window}) is larger than the image ({h} x {w}); choose window <= {min(h, w)}")
+    return window
+
+
+def window_counts(codes: np.ndarray, window: int, n_codes: int) -> np.ndarray:
+    """(h, w, n_codes) int32: how often each code 0..n_codes-1 occurs in the l × l window
+    around every pixel of the integer image ``codes`` (mirrored at the border, as in
+    :func:`local_histograms`), by integral histograms."""
+    h, w = codes.shape
+    window, bins = int(window), int(n_codes)
     r = window // 2
-    idx = np.minimum((grey * bins).astype(np.intp), bins - 1)
-    idx = np.pad(idx, r, mode="symmetric")
+    idx = np.pad(codes, r, mode="symmetric")
     # Cumulative counts along rows with a leading zero row, then the window difference.
     onehot = idx[:, :, None] == np.arange(bins, dtype=np.intp)
     cum = np.zeros((h + 2 * r + 1, w + 2 * r, bins), dtype=np.int32)
@@ -111,6 +131,62 @@ def local_histograms(image, window: int = 15, bins: int = 16) -> np.ndarray:
     cum = np.zeros((h, w + 2 * r + 1, bins), dtype=np.int32)
     np.cumsum(rows, axis=1, dtype=np.int32, out=cum[:, 1:])
     return cum[:, window:] - cum[:, :-window]
+
+
+def local_binary_patterns(image) -> np.ndarray:
+    """The rotation-invariant uniform local binary pattern of every pixel, a code in 0..9.
+
+    Each of the 8 neighbours at radius 1 (bilinearly interpolated on the circle) is compared
+    with the centre: s_p = 1 if g_p >= g_c. A pattern with at most two 0/1 changes around the
+    circle ("uniform": a spot, an edge, a corner, a flat patch) gets the code Σ_p s_p (0..8);
+    every other pattern gets 9. The code does not change when the image is brightened or its
+    contrast stretched, and not when the pattern is rotated, so it describes the fine
+    structure of a texture, not its grey level (Ojala, Pietikäinen and Mäenpää 2002;
+    ``skimage.feature.local_binary_pattern(grey, 8, 1, 'uniform')``).
+
+    Parameters
+    ----------
+    image : array (h, w) or (h, w, 3), values in [0, 1] (colour is turned into grey first)
+
+    Returns
+    -------
+    codes : ndarray of intp, shape (h, w), values 0 .. LBP_CODES - 1
+    """
+    from skimage.feature import local_binary_pattern
+
+    grey = grey_levels(image)
+    # 8-bit grey levels: comparisons of nearly equal float values would turn sensor noise
+    # in flat regions into patterns.
+    g8 = np.rint(grey * 255.0).astype(np.uint8)
+    return local_binary_pattern(g8, 8, 1, method="uniform").astype(np.intp)
+
+
+def texture_histograms(image, window: int = 15, bins: int = 8, kind: str = "grey+lbp") -> np.ndarray:
+    """Count vectors describing the texture of the l × l window around every pixel.
+
+    ``kind='grey'``: :func:`local_histograms` (``bins`` grey-level bins). ``kind='grey+lbp'``:
+    those counts followed by the window's histogram of :func:`local_binary_patterns`
+    (LBP_CODES = 10 more columns). Both parts count the same l² pixels, so each row holds two
+    histograms with l² counts each; a multinomial mixture on the row is then a product of
+    two multinomials, one for the grey levels and one for the patterns (the split of the 2 l²
+    counts between the parts is the same for every row).
+
+    Returns
+    -------
+    H : ndarray of int32, shape (h, w, bins) or (h, w, bins + LBP_CODES)
+    """
+    check_choice("kind", kind, HISTOGRAM_KINDS)
+    H = local_histograms(image, window=window, bins=bins)
+    if kind == "grey":
+        return H
+    L = window_counts(local_binary_patterns(image), int(window), LBP_CODES)
+    return np.concatenate([H, L], axis=2)
+
+
+def histogram_parts(kind: str, bins: int) -> tuple:
+    """Number of bins of each histogram in a row of :func:`texture_histograms`."""
+    check_choice("kind", kind, HISTOGRAM_KINDS)
+    return (int(bins),) if kind == "grey" else (int(bins), LBP_CODES)
 
 
 def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np.ndarray:

@@ -415,7 +415,7 @@ def test_kmeans_versus_multinomial_em_from_the_same_centres(qtbot, make_window):
     from smlengine.cluster import KMeans, MultinomialMixture
     from smlengine.features import local_histograms
 
-    window, lab = _lab(qtbot, make_window, resolution=64, window=9, bins=12, K=3)
+    window, lab = _lab(qtbot, make_window, resolution=64, window=9, bins=12, K=3, histograms="grey")
     _run(qtbot, lab, 1)
     res = _wait_compare(qtbot, lab)
     ctx = lab.runner.current.ctx

@@ -23,7 +23,7 @@ from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
-from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, INITS, METHODS
+from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, HISTOGRAM_CHOICES, INITS, METHODS
 from .views import RectBrush, SegmentView, recolour_points
 
 PALETTE = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in theme.CATEGORICAL], dtype=np.uint8)
@@ -33,6 +33,7 @@ DEFAULT_PHOTO = "textures"
 LINK_TAB, COMPARE_TAB = 2, 3  # positions of the "Feature space" and "k-means vs EM" tabs
 DIM_ALPHA = 45  # alpha of the scatter points outside a brushed selection
 DIFFER_RGB = (40, 40, 40)  # pixels where k-means and EM disagree (on light grey)
+FILE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 7  # marks the Photo box entry of an opened file
 
 
 def _for(*methods: str):
@@ -77,7 +78,11 @@ class SegmentationLab(Lab):
             Param("window", "Window", "int", 15, minimum=1, maximum=63, step=2, suffix=" px",
                   tooltip="Side l of the l × l window around each pixel whose grey levels form its histogram (odd)",
                   visible_when=_for(*HIST_METHODS)),
-            Param("bins", "Bins", "int", 16, minimum=2, maximum=64,
+            Param("histograms", "Histograms", "choice", "grey+lbp", choices=HISTOGRAM_CHOICES,
+                  tooltip="grey levels: the histogram of the window's grey levels; + patterns: followed by the "
+                          "histogram of its local binary patterns (edges, corners, spots, flat: the fine structure "
+                          "that tells grass from gravel)", visible_when=_for(*HIST_METHODS)),
+            Param("bins", "Bins", "int", 8, minimum=2, maximum=64,
                   tooltip="Number of grey-level bins of the local histograms", visible_when=_for(*HIST_METHODS)),
             Param("features", "Features", "choice", "lab", choices=FEATURE_CHOICES,
                   tooltip="Colour space of the pixel features (+ position: segments also prefer to be compact)",
@@ -181,12 +186,16 @@ class SegmentationLab(Lab):
         self.order_button.clicked.connect(self.run_model_order)
         # No word wrap in the pages (a height-for-width label makes the page's scroll area
         # give the page its full size hint): lines are broken with <br> instead.
-        self.order_label = QtWidgets.QLabel("BIC (lower is better) and instability<br>(lower is more stable).")
+        self.order_label = QtWidgets.QLabel("BIC (lower is better) and prediction strength<br>"
+                                            "(the largest K above the dashed line is stable).")
         self.order_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.bic_panel = PlotPanel("BIC", "K", "BIC", legend=False)
         self.bic = self.bic_panel.curve("BIC")
-        self.stab_panel = PlotPanel("Instability", "K", "disagreement", legend=False)
-        self.stab = self.stab_panel.curve("instability")
+        self.stab_panel = PlotPanel("Stability", "K", "prediction strength", legend=False)
+        self.stab = self.stab_panel.curve("prediction strength")
+        self.stab_threshold = pg.InfiniteLine(pos=run.STRENGTH_THRESHOLD, angle=0, movable=False,
+                                              pen=pg.mkPen("#888888", style=QtCore.Qt.PenStyle.DashLine))
+        self.stab_panel.addItem(self.stab_threshold)
         self.bic_best = pg.ScatterPlotItem()
         self.stab_best = pg.ScatterPlotItem()
         self.bic_panel.addItem(self.bic_best)
@@ -387,6 +396,25 @@ class SegmentationLab(Lab):
         self.terms_panel.apply_style()
         self.pixel_panel.setVisible(m in HIST_METHODS)
 
+    def _sync_photo_box(self) -> None:
+        """The Photo box names what is on screen: an opened file gets its own (last) entry,
+        selected, carrying the current photo's value so the parameters stay valid."""
+        combo = self.form.widgets["image"]
+        combo.blockSignals(True)
+        try:
+            for i in reversed(range(combo.count())):
+                if combo.itemData(i, FILE_ROLE):
+                    combo.removeItem(i)
+            if self.image_path:
+                name = os.path.basename(self.image_path)[:60] or self.image_path[:60]
+                combo.addItem(f"file: {name}", combo.currentData())
+                last = combo.count() - 1
+                combo.setItemData(last, True, FILE_ROLE)
+                combo.setItemData(last, self.image_path, QtCore.Qt.ItemDataRole.ToolTipRole)
+                combo.setCurrentIndex(last)
+        finally:
+            combo.blockSignals(False)
+
     def _update_seed_hint(self) -> None:
         k = self.form.value("K")
         clicked = self.form.value("init") == "clicked"
@@ -407,6 +435,7 @@ class SegmentationLab(Lab):
             self.image_path = ""
             self.seeds = []
             self.selected = None
+            self._sync_photo_box()
         if name == "method":
             self._update_method_widgets()
         if name in ("image", "resolution"):
@@ -417,6 +446,7 @@ class SegmentationLab(Lab):
     def after_params_restored(self) -> None:
         self._update_method_widgets()
         self._update_seed_hint()
+        self._sync_photo_box()
 
     # ------------------------------------------------------------------ files and clicks
     def _open_dialog(self) -> None:
@@ -437,6 +467,7 @@ class SegmentationLab(Lab):
         self.image_path = path
         self.seeds = []
         self.selected = None
+        self._sync_photo_box()
         self._update_seed_hint()
         self.reset()
 
@@ -810,7 +841,7 @@ class SegmentationLab(Lab):
             self._draw_thumbs()
         else:
             self._order_stab = item
-            scores = np.asarray(item.scores)
+            scores = np.asarray(item.strength)
             ks = np.asarray(sorted(self._order_items), dtype=float)
             done = ~np.all(np.isnan(scores), axis=1)
             if ks.size == scores.shape[0] and done.any():
@@ -854,15 +885,17 @@ class SegmentationLab(Lab):
         stab = self._order_stab
         if stab is not None and stab.result is not None:
             res = stab.result
-            i = int(np.argmin(res.instability))
+            kc = res.chosen_k(run.STRENGTH_THRESHOLD)
             ks_ = np.asarray(res.ks)
-            self.stab_best.setData([int(ks_[i])], [float(res.instability[i])], symbol="star",
+            i = int(np.flatnonzero(ks_ == kc)[0])
+            self.stab_best.setData([kc], [float(res.strength[i])], symbol="star",
                                    size=s.marker_size * 2.4, brush=pg.mkBrush(theme.OKABE_ITO["vermillion"]),
                                    pen=pg.mkPen(s.foreground))
-            parts.append(f"stability chooses <b>K = {int(ks_[i])}</b>")
-            self.chosen_k_stability = int(ks_[i])
+            parts.append(f"stability chooses <b>K = {kc}</b>")
+            self.chosen_k_stability = kc
         note = "" if self._order_method in EM_METHODS else " (BIC of the matching mixture)"
-        self.order_label.setText(", ".join(parts) + note + "<br>★ marks the choice.")
+        first = self._order_items[min(self._order_items)] if self._order_items else None
+        self.order_label.setText(", ".join(parts) + note + "<br>" + maths.order_html(first))
 
     def _order_failed(self, message: str) -> None:
         self.order_button.setEnabled(True)
@@ -949,6 +982,7 @@ class SegmentationLab(Lab):
         self.seeds = clean
         self.selected = None
         self._update_seed_hint()
+        self._sync_photo_box()
 
     def export_rows(self):
         snap = self.runner.current

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from . import run
 from .run import SegmentationSnapshot
 
 
@@ -27,7 +28,58 @@ def maths_html(snapshot: SegmentationSnapshot, previous: SegmentationSnapshot | 
         body = gmm_html(snapshot)
     else:
         body = kmeans_html(snapshot, previous)
-    return body + data_html(snapshot)
+    return body + data_html(snapshot) + choose_k_html(snapshot)
+
+
+def n_free_parameters(ctx, k: int) -> tuple[int, str]:
+    """(m, formula) of the mixture the "Choose K" tab scores for the run's data and K = k."""
+    if ctx.H is not None:
+        parts = run.histogram_parts(ctx.params.get("histograms", "grey"), int(ctx.params["bins"]))
+        m = (k - 1) + k * sum(d - 1 for d in parts)
+        inner = " + ".join(f"({d} − 1)" for d in parts)
+        return m, f"m = (K − 1) + K·[{inner}]"
+    f = ctx.X.shape[1]
+    m = (k - 1) + k * f + k * f * (f + 1) // 2
+    return m, f"m = (K − 1) + K·{f} + K·{f}·{f + 1}/2"
+
+
+def choose_k_html(snapshot) -> str:
+    """What the "Choose K" criteria compute, with m for the run's K."""
+    ctx = snapshot.ctx
+    k = ctx.n_clusters
+    m, formula = n_free_parameters(ctx, k)
+    rows = ["<h3>Choosing K (tab “Choose K”)</h3>",
+            "<p class='eq'>BIC(K) = −2 log L / ĉ + m log n</p>",
+            f"<p>m counts the free parameters: {formula} = <b>{m}</b> for K = {k}. "]
+    if ctx.H is not None:
+        l = int(ctx.params["window"])
+        h, w = ctx.shape
+        n = (h // l) * (w // l)
+        rows.append(f"Each histogram adds (bins − 1): its probabilities sum to 1. "
+                    f"The windows of neighbouring pixels share most of their pixels, so the {h * w:,} histograms "
+                    f"are not {h * w:,} samples: BIC uses the n = {h // l} × {w // l} = <b>{n}</b> windows that tile "
+                    f"the image without overlap, each K fitted from {run.BIC_RESTARTS} random starts keeping the best "
+                    "likelihood. The pixels of a window are neighbours, not independent draws: ĉ = Σ(H − N t)² / "
+                    "Σ N t(1 − t), how much more the counts vary than a multinomial allows (from the largest K), "
+                    "so a window counts as N/ĉ independent pixels.</p>")
+    else:
+        rows.append("n = the number of pixels, ĉ = 1 (colour features: one sample per pixel).</p>")
+    rows.append(f"<p>Stability: cluster two random halves A and B of the pixels (best of {run.STABILITY_RESTARTS} "
+                "starts each); the prediction strength of K is the smallest, over B's own clusters, share of "
+                "their pixel pairs that A's model also puts together. Merging true groups keeps pairs together; "
+                "splitting one group where the sample happens to cut it does not. Stability chooses the largest K "
+                f"with prediction strength ≥ {run.STRENGTH_THRESHOLD:g}.</p>")
+    return "".join(rows)
+
+
+def order_html(item) -> str:
+    """The numbers behind the BIC curve (the "Choose K" caption), from one model-order item."""
+    if item is None:
+        return "★ marks the choice."
+    if item.samples == "pixels":
+        return f"★ marks the choice; BIC on n = {item.n:,} pixels."
+    return (f"★ marks the choice; BIC on n = {item.n} non-overlapping windows, "
+            f"ĉ = {item.dispersion:.2f}, m = {item.m} for K = {item.k}.")
 
 
 def data_html(snapshot) -> str:

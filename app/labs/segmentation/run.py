@@ -29,7 +29,7 @@ from smlengine.cluster import (
     stability_steps,
 )
 from smlengine.datasets import load_photo, read_image_file
-from smlengine.features import local_histograms, pixel_features
+from smlengine.features import histogram_parts, pixel_features, texture_histograms
 
 METHODS = [
     ("kmeans_colour", "k-means · colour"),
@@ -42,11 +42,19 @@ COLOUR_METHODS = ("kmeans_colour", "gmm")
 EM_METHODS = ("multinomial", "gmm")
 INITS = [("random", "random"), ("k-means++", "k-means++"), ("clicked", "clicked seeds")]
 FEATURE_CHOICES = [("rgb", "RGB"), ("lab", "CIE-Lab"), ("rgb+xy", "RGB + position"), ("lab+xy", "Lab + position")]
+HISTOGRAM_CHOICES = [("grey+lbp", "grey + patterns"), ("grey", "grey levels")]
 
 #: largest image a user file is decoded to (the live run downscales further to "Resolution")
 FILE_MAX_PIXELS = 1024 * 1024
 MODEL_ORDER_KS = tuple(range(2, 9))
 STABILITY_MAX_POINTS = 4000
+#: EM / k-means runs from different random starts per fitted model of the model-order task
+#: (the one with the best log-likelihood or objective is kept)
+BIC_RESTARTS = 10
+STABILITY_RESTARTS = 3
+#: prediction strength a K must reach to count as stable (Tibshirani and Walther suggest 0.8-0.9)
+STABILITY_SPLITS = 5
+STRENGTH_THRESHOLD = 0.9
 
 _IMAGES = LRUCache(6)
 _FEATURES = LRUCache(6)
@@ -120,14 +128,16 @@ def features(loaded: LoadedImage, method: str, params: dict) -> tuple[np.ndarray
     """(X, H): the data the method clusters, and the integer local histograms (h, w, bins) or None.
 
     Colour methods: X = :func:`pixel_features` of the chosen kind. Histogram methods: the
-    counts of :func:`local_histograms`; k-means clusters them as fractions (H / l²) so the
-    distances do not grow with the window, the multinomial mixture uses the counts.
+    counts of :func:`texture_histograms` (grey levels, optionally followed by the local
+    binary patterns); k-means clusters them as fractions (H / l²) so the distances do not
+    grow with the window, the multinomial mixture uses the counts.
     """
     if method in HIST_METHODS:
-        key = (loaded.key, "hist", int(params["window"]), int(params["bins"]))
+        kind = params.get("histograms", "grey")
+        key = (loaded.key, "hist", int(params["window"]), int(params["bins"]), kind)
 
         def compute():
-            H = local_histograms(loaded.image, window=int(params["window"]), bins=int(params["bins"]))
+            H = texture_histograms(loaded.image, window=int(params["window"]), bins=int(params["bins"]), kind=kind)
             H.setflags(write=False)
             return H
 
@@ -382,48 +392,119 @@ def pixel_terms(ctx: RunContext, eng, index: int) -> dict:
 
 @dataclass(frozen=True)
 class ModelOrderItem:
-    """One K of the model-order task: BIC (lower is better) and the segmentation thumbnail."""
+    """One K of the model-order task: BIC (lower is better) and the segmentation thumbnail.
+
+    ``n`` is the number of samples the BIC counts, ``m`` the free parameters, ``dispersion``
+    the ĉ dividing the log-likelihood, ``loglik`` the plain log L of the fitted samples.
+    """
 
     k: int
     bic: float
     labels: np.ndarray  # (h, w) uint8
+    n: int = 0
+    m: int = 0
+    dispersion: float = 1.0
+    loglik: float = math.nan
+    samples: str = "pixels"  # what the n samples are
+
+
+class BestOfRestarts:
+    """``n_init`` fits of ``factory(seed)`` from different seeds; the one with the best final
+    log-likelihood (mixtures) or the lowest objective (k-means) is kept and predicts."""
+
+    def __init__(self, factory, n_init: int, seed: int):
+        self.factory, self.n_init, self.seed = factory, int(n_init), int(seed)
+
+    def fit(self, X):
+        seeds = np.random.default_rng([self.seed, 515]).integers(0, 2**31 - 1, size=self.n_init)
+        best, best_score = None, -math.inf
+        for s in seeds:
+            model = self.factory(int(s)).fit(X)
+            score = -model.inertia_ if hasattr(model, "inertia_") else model.log_likelihood_[-1]
+            if best is None or score > best_score:
+                best, best_score = model, score
+        self.model_ = best
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
 
 
 def _bic_model(method: str, k: int, seed: int, params: dict):
     if method in HIST_METHODS:
-        return MultinomialMixture(k, pseudocount=float(params["pseudocount"]), max_iter=100, tol=1e-5,
+        return MultinomialMixture(k, pseudocount=float(params["pseudocount"]), max_iter=200, tol=1e-6,
                                   random_state=seed)
     return GaussianMixture(k, max_iter=100, tol=1e-5, reg_covar=1e-5, random_state=seed)
 
 
 def _stability_factory(method: str, params: dict):
     if method.startswith("kmeans"):
-        return lambda k, s: KMeans(k, init="k-means++", max_iter=100, random_state=s)
-    return lambda k, s: _bic_model(method, k, s, params)
+        return lambda k, s: BestOfRestarts(lambda r: KMeans(k, init="k-means++", max_iter=100, random_state=r),
+                                           STABILITY_RESTARTS, s)
+    return lambda k, s: BestOfRestarts(lambda r: _bic_model(method, k, r, params), STABILITY_RESTARTS, s)
+
+
+def window_grid(shape: tuple, window: int) -> np.ndarray:
+    """Pixel indices of the centres of the non-overlapping l × l windows that tile the image,
+    on a grid centred in the image: ⌊h/l⌋ × ⌊w/l⌋ windows, no two sharing a pixel."""
+    h, w = shape
+    l = int(window)
+    nr, nc = h // l, w // l
+    r0, c0 = (h - nr * l) // 2, (w - nc * l) // 2
+    rows = r0 + l // 2 + l * np.arange(nr)
+    cols = c0 + l // 2 + l * np.arange(nc)
+    return (rows[:, None] * w + cols[None, :]).ravel()
 
 
 def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *, state=None):
     """Side task: BIC of the mixture and split-half stability of the method for K = 2..8.
 
-    Yields ``ModelOrderItem`` for every K (BIC on all pixels; for k-means the matching mixture:
-    the Gaussian mixture on colour, the multinomial one on histograms), then the
-    :class:`~smlengine.cluster.StabilitySnapshot` of every (split, K) on a subsample.
+    Histogram methods: BIC of the multinomial mixture on the histograms of the n windows that
+    tile the image without overlap (:func:`window_grid`; neighbouring pixels' windows share
+    most of their pixels, so all h·w histograms are far from n independent samples), each
+    K fitted from ``BIC_RESTARTS`` random starts keeping the best likelihood, with
+    m = (K − 1) + K Σ_b (d_b − 1) and the log-likelihood divided by the overdispersion ĉ of
+    the largest K (the pixels of a window are neighbours, not independent draws):
+    BIC = −2 log L / ĉ + m log n. Colour methods: BIC of the Gaussian mixture on the pixels.
+    Yields ``ModelOrderItem`` for every K (thumbnail: every pixel labelled by that model), then
+    the :class:`~smlengine.cluster.StabilitySnapshot` of every (split, K) on a pixel subsample,
+    each model the best of ``STABILITY_RESTARTS`` starts.
     """
     ctx = make_context(method, params, seed, source, ())
-    X = ctx.X if method != "kmeans_hist" else ctx.H.reshape(-1, ctx.H.shape[2]).astype(np.float64)
+    hist = method in HIST_METHODS
+    counts = ctx.H.reshape(-1, ctx.H.shape[2]).astype(np.float64) if hist else None
+    X = counts[window_grid(ctx.shape, int(params["window"]))] if hist else ctx.X
     ks = [k for k in MODEL_ORDER_KS if k <= X.shape[0] // 2]
+    fits = {}
     for i, k in enumerate(ks):
         if state is not None:
             if state.cancelled:
                 return
             state.set_progress(i / (2 * len(ks)), f"BIC for K = {k}")
-        model = _bic_model(method, k, seed + k, params).fit(X)
-        yield ModelOrderItem(k=k, bic=float(model.bic(X)), labels=model.labels_.astype(np.uint8).reshape(ctx.shape))
+        restarts = BIC_RESTARTS if hist else 1
+        fits[k] = BestOfRestarts(lambda r, k=k: _bic_model(method, k, r, params), restarts, seed + k).fit(X).model_
+    c_hat, parts = 1.0, None
+    if hist:
+        parts = histogram_parts(params.get("histograms", "grey"), int(params["bins"]))
+        c_hat = max(1.0, fits[max(fits)].dispersion(X, parts=parts)) if fits else 1.0
+    for k, model in fits.items():
+        full = counts if hist else ctx.X
+        labels = model.predict(full).astype(np.uint8).reshape(ctx.shape)
+        if hist:
+            bic = model.bic(X, parts=parts, dispersion=c_hat)
+            m = model.n_parameters(parts)
+        else:
+            bic = model.bic(X)
+            m = model._n_parameters()
+        yield ModelOrderItem(k=k, bic=float(bic), labels=labels, n=int(X.shape[0]), m=int(m), dispersion=float(c_hat),
+                             loglik=float(np.sum(model.score_samples(X))),
+                             samples="non-overlapping windows" if hist else "pixels")
     rng = np.random.default_rng([int(seed), 77])
     Xs = ctx.X
     if Xs.shape[0] > STABILITY_MAX_POINTS:
         Xs = Xs[np.sort(rng.choice(Xs.shape[0], STABILITY_MAX_POINTS, replace=False))]
-    for snap in stability_steps(_stability_factory(method, params), Xs, ks, n_splits=3, random_state=int(seed)):
+    for snap in stability_steps(_stability_factory(method, params), Xs, ks, n_splits=STABILITY_SPLITS,
+                                random_state=int(seed)):
         if state is not None:
             if state.cancelled:
                 return

@@ -1,0 +1,91 @@
+"""Model-order pieces of the engine: prediction strength, the strongest-K rule, the
+multinomial mixture's overdispersion ĉ and honest BIC, and the texture histograms."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from smlengine.cluster import MultinomialMixture, prediction_strength, strongest_k
+from smlengine.features import LBP_CODES, local_binary_patterns, local_histograms, texture_histograms
+
+
+def _ps_by_pairs(test, train):
+    worst = 1.0
+    for j in np.unique(test):
+        idx = np.flatnonzero(test == j)
+        if idx.size < 2:
+            continue
+        pairs = list(itertools.permutations(idx, 2))
+        worst = min(worst, np.mean([train[a] == train[b] for a, b in pairs]))
+    return worst
+
+
+def test_prediction_strength_equals_pair_counting():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a, b = rng.integers(0, 3, 30), rng.integers(0, 4, 30)
+        assert prediction_strength(a, b) == pytest.approx(_ps_by_pairs(a, b))
+    same = np.repeat([0, 1, 2], 5)
+    assert prediction_strength(same, same) == 1.0
+    assert prediction_strength(same, np.zeros(15, int)) == 1.0  # a merge keeps every pair together
+    with pytest.raises(ValueError, match="same points"):
+        prediction_strength([0, 1], [0])
+
+
+def test_strongest_k_is_the_largest_stable_k():
+    assert strongest_k([2, 3, 4, 5], [0.99, 0.95, 0.93, 0.6], 0.9) == 4
+    assert strongest_k([2, 3], [0.5, 0.7], 0.9) == 3  # none reaches it: the strongest
+    with pytest.raises(ValueError, match="threshold"):
+        strongest_k([2], [0.5], 1.5)
+
+
+def _mixture_counts(rng, n, N, overdispersed):
+    T = np.array([[0.6, 0.3, 0.1], [0.1, 0.3, 0.6]])
+    z = rng.integers(0, 2, n)
+    if not overdispersed:
+        return np.stack([rng.multinomial(N, T[k]) for k in z]).astype(float)
+    # each row: N/10 independent draws, every one counted 10 times (dependent items)
+    return np.stack([10 * rng.multinomial(N // 10, T[k]) for k in z]).astype(float)
+
+
+def test_dispersion_is_one_for_independent_draws_and_larger_for_dependent_ones():
+    rng = np.random.default_rng(1)
+    X = _mixture_counts(rng, 400, 200, False)
+    m = MultinomialMixture(2, random_state=0).fit(X)
+    assert m.dispersion(X) == pytest.approx(1.0, abs=0.1)
+    Y = _mixture_counts(rng, 400, 200, True)
+    m = MultinomialMixture(2, random_state=0).fit(Y)
+    assert m.dispersion(Y) == pytest.approx(10.0, rel=0.15)
+
+
+def test_bic_with_parts_and_dispersion():
+    rng = np.random.default_rng(2)
+    X = np.hstack([_mixture_counts(rng, 200, 60, False), _mixture_counts(rng, 200, 60, False)])
+    m = MultinomialMixture(3, random_state=0).fit(X)
+    assert m.n_parameters() == 2 + 3 * 5
+    assert m.n_parameters(parts=(3, 3)) == 2 + 3 * 4
+    loglik = m.score_samples(X).sum()
+    assert m.bic(X) == pytest.approx(-2 * loglik + 17 * math.log(200))
+    assert m.bic(X, parts=(3, 3), dispersion=4.0) == pytest.approx(-2 * loglik / 4 + 14 * math.log(200))
+    with pytest.raises(ValueError, match="parts"):
+        m.n_parameters(parts=(2, 2))
+
+
+def test_texture_histograms_are_grey_then_patterns():
+    feature = pytest.importorskip("skimage.feature")
+    rng = np.random.default_rng(3)
+    img = rng.random((20, 24))
+    codes = local_binary_patterns(img)
+    ref = feature.local_binary_pattern(np.rint(img * 255).astype(np.uint8), 8, 1, "uniform")
+    np.testing.assert_array_equal(codes, ref)
+    H = texture_histograms(img, window=5, bins=6)
+    assert H.shape == (20, 24, 6 + LBP_CODES)
+    np.testing.assert_array_equal(H[..., :6], local_histograms(img, window=5, bins=6))
+    assert np.all(H[..., 6:].sum(axis=2) == 25)
+    padded = np.pad(codes, 2, mode="symmetric")
+    np.testing.assert_array_equal(H[7, 9, 6:], np.bincount(padded[7:12, 9:14].ravel(), minlength=LBP_CODES))
+    np.testing.assert_array_equal(texture_histograms(img, 5, 6, kind="grey"), H[..., :6])
+    with pytest.raises(ValueError, match="kind"):
+        texture_histograms(img, kind="gradient")
