@@ -513,8 +513,10 @@ class MixturesLab(Lab):
         pos = vb.mapSceneToView(ev.scenePos())
         if self.mode == "means":
             self.add_clicked_mean(pos.x(), pos.y())
-        else:
+        elif self.mode == "inspect":
             self.select_nearest(pos.x(), pos.y())
+        else:
+            return  # 'edit the true mixture': the handles take the drags
         ev.accept()
 
     def add_clicked_mean(self, x: float, y: float) -> None:

@@ -80,9 +80,10 @@ def blend_colours(responsibilities: np.ndarray, palette: np.ndarray, step: int =
 
 def lone_point(X: np.ndarray) -> int:
     """Index of the most isolated point (the largest distance to its nearest neighbour)."""
-    d = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
-    np.fill_diagonal(d, np.inf)
-    return int(np.argmax(d.min(axis=1)))
+    from scipy.spatial import cKDTree
+
+    dist, _ = cKDTree(X).query(X, k=2)  # the nearest neighbour other than the point itself
+    return int(np.argmax(dist[:, 1]))
 
 
 def mixture_density(points: np.ndarray, weights, means, covariances) -> np.ndarray:
