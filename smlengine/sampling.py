@@ -484,13 +484,24 @@ def _split(x: np.ndarray) -> np.ndarray:
     return np.concatenate([x[..., :half], x[..., x.shape[-1] - half:]], axis=-2)
 
 
+def _average_ranks(row: np.ndarray) -> np.ndarray:
+    """Ranks 1…S of the values of a 1-D array, tied values sharing the average of their ranks."""
+    order = np.argsort(row, kind="mergesort")
+    ordered = row[order]
+    first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+    group = np.cumsum(first) - 1
+    bounds = np.flatnonzero(np.concatenate([first, [True]]))  # start of each group, then S
+    mean_rank = (bounds[:-1] + bounds[1:] + 1) / 2.0  # ranks start + 1 … end, averaged
+    ranks = np.empty(row.size)
+    ranks[order] = mean_rank[group]
+    return ranks
+
+
 def _normal_scores(x: np.ndarray) -> np.ndarray:
     """Rank-normalisation of all draws of x (the last two axes together): Φ⁻¹((r − 3/8)/(S + 1/4))."""
-    from scipy.stats import rankdata
-
     shape = x.shape
     flat = x.reshape(shape[0], -1)
-    ranks = rankdata(flat, method="average", axis=1)
+    ranks = np.stack([_average_ranks(row) for row in flat])
     return special.ndtri((ranks - 0.375) / (flat.shape[1] + 0.25)).reshape(shape)
 
 

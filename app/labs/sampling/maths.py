@@ -1,0 +1,104 @@
+"""The sampling lab's maths panel: the rule of the sampler on screen with the current numbers (Qt-free)."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+
+from smlengine.sampling import get_target
+
+from .run import GibbsView, MHView, RejectionView
+
+
+def _f(v: float, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if isinstance(v, float) and math.isinf(v):
+        return "−∞" if v < 0 else "∞"
+    return f"{v:.{digits}g}"
+
+
+def maths_html(snap) -> str:
+    if isinstance(snap, RejectionView):
+        return rejection_html(snap)
+    if isinstance(snap, MHView):
+        return mh_html(snap)
+    if isinstance(snap, GibbsView):
+        return gibbs_html(snap)
+    return ""
+
+
+def rejection_html(s: RejectionView) -> str:
+    last = ""
+    if not math.isnan(s.last_x):
+        verdict = "accepted (under p̃)" if s.last_accepted else "rejected (above p̃)"
+        last = (f"<p>Last proposal: x = {_f(s.last_x)}, u = {_f(s.last_u)} → <b>{verdict}</b>.</p>")
+    return (
+        "<h3>Rejection sampling</h3>"
+        "<p>Proposal q = N(0, s²) with p̃(x) ≤ M q(x) for all x.</p>"
+        "<ol><li>draw x ~ q</li><li>draw u ~ U(0, M q(x))</li><li>keep x if u ≤ p̃(x)</li></ol>"
+        "<p>The kept points are draws of p = p̃ / Z; a proposal is kept with probability Z / M "
+        "(1/M here: p̃ is normalised).</p>"
+        f"<p>s = {_f(s.scale)}, M = {_f(s.M)}, 1/M = {_f(1 / s.M)}<br>"
+        f"proposed {s.n_proposed:,}, accepted {s.n_accepted:,}<br>"
+        f"acceptance rate <b>{_f(s.rate)}</b> (expected {_f(1 / s.M)})</p>" + last
+    )
+
+
+def mh_html(s: MHView) -> str:
+    t = get_target(s.target)
+    x, xp = s.state[0], s.proposal[0]
+    ratio = math.exp(min(0.0, float(s.log_p_proposal[0] - s.log_p[0]))) if s.step else float("nan")
+    if s.step == 0:
+        move = "<p>Step 0: the chains at their dispersed starts.</p>"
+    else:
+        verdict = "accepted: x<sub>t+1</sub> = x′" if s.accepted[0] else "rejected: x<sub>t+1</sub> = x<sub>t</sub>"
+        move = (f"<p>Chain 1, step {s.step}: x′ = ({_f(xp[0])}, {_f(xp[1])}), "
+                f"min(1, p̃(x′)/p̃(x<sub>t</sub>)) = {_f(ratio)} → <b>{verdict}</b>; "
+                f"now x = ({_f(x[0])}, {_f(x[1])}).</p>")
+    rates = ", ".join(_f(float(r), 2) for r in s.rates)
+    rh = "–" if np.isnan(s.rhat).all() else ", ".join(_f(float(v), 4) for v in s.rhat)
+    ess = "–" if np.isnan(s.ess).all() else ", ".join(f"{v:,.0f}" for v in s.ess)
+    trio = "".join(
+        f"<tr><td>{_f(float(st), 2)}</td><td>{_f(float(r), 2)}</td><td>{'–' if np.isnan(e) else f'{e:,.0f}'}</td></tr>"
+        for st, r, e in zip(s.trio_steps, s.trio_rates, s.trio_ess))
+    return (
+        f"<h3>Metropolis–Hastings: {html.escape(t.title)}</h3>"
+        "<p>Propose x′ = x<sub>t</sub> + s ε, ε ~ N(0, I); accept with probability "
+        "<b>a = min(1, p̃(x′) / p̃(x<sub>t</sub>))</b> (u ~ U(0, 1), accept if u &lt; a), "
+        "else stay: x<sub>t+1</sub> = x<sub>t</sub>. The proposal is symmetric, so detailed balance "
+        "p(x) T(x→x′) = p(x′) T(x′→x) holds and p is invariant.</p>"
+        + move +
+        f"<p>s = {_f(s.step_size)}, burn-in {s.burn_in} steps, draws kept {s.n_kept:,}<br>"
+        f"acceptance rate per chain: {rates}<br>"
+        f"bulk ESS (x₁, x₂): <b>{ess}</b><br>"
+        f"rank-normalised split R̂ (x₁, x₂): <b>{rh}</b> (≈ 1 when the chains agree; &lt; 1.01 is good)</p>"
+        f"<p>True mean ({_f(float(t.mean[0]))}, {_f(float(t.mean[1]))}), "
+        f"variances ({_f(float(t.cov[0, 0]))}, {_f(float(t.cov[1, 1]))}).</p>"
+        "<p>Step sizes compared (one chain each):</p>"
+        f"<table><tr><th>s</th><th>accepted</th><th>ESS x₁</th></tr>{trio}</table>"
+    )
+
+
+def gibbs_html(s: GibbsView) -> str:
+    pic = s.picture
+    mus = ", ".join(_f(float(m), 2) for m in pic.levels)
+    marg = "–" if math.isnan(s.marginal_error) else f"{100 * s.marginal_error:.1f} %"
+    phase = "burn-in (not counted)" if s.step <= s.burn_in else "counted in the marginals"
+    return (
+        "<h3>Gibbs sampling of a Potts field</h3>"
+        "<p>Posterior p(z | x) ∝ exp(β Σ<sub>i~j</sub> [z<sub>i</sub> = z<sub>j</sub>]) "
+        "Π<sub>i</sub> N(x<sub>i</sub>; μ<sub>z<sub>i</sub></sub>, σ²).</p>"
+        "<p>Full conditional of one pixel given its 4 neighbours:<br>"
+        "<b>p(z<sub>i</sub> = k | z<sub>−i</sub>, x) ∝ exp(β n<sub>i</sub>(k) − "
+        "(x<sub>i</sub> − μ<sub>k</sub>)² / (2σ²))</b>,<br>n<sub>i</sub>(k) = neighbours labelled k. "
+        "A sweep draws all pixels of one checkerboard colour at once, then the other.</p>"
+        f"<p>β = {_f(s.beta)}, σ = {_f(s.sigma)}, μ = ({mus})<br>"
+        f"sweep {s.step} ({phase}; burn-in {s.burn_in})<br>"
+        f"energy E(z) = {s.energy:,.1f}<br>changed this sweep: {100 * s.changed:.1f} %<br>"
+        f"error of this sample: <b>{100 * s.error:.1f} %</b><br>"
+        f"error of the marginal's most frequent label: <b>{marg}</b><br>"
+        f"error of the noisy picture (nearest level): {100 * s.noisy_error:.1f} %</p>"
+    )

@@ -1,0 +1,165 @@
+"""The Monte Carlo sampling lab: what each tab draws equals the run's numbers; the defaults teach the lessons
+(step size, R̂ falling, denoising after burn-in); bad input is a banner, not a crash."""
+
+import numpy as np
+import pytest
+
+from app.labs.sampling import run
+from app.labs.sampling.lab import TAB_DIAG, TAB_GIBBS, TAB_MH, TAB_REJECTION, SamplingLab
+from smlengine.sampling import get_target
+
+
+@pytest.fixture
+def lab(qtbot):
+    lab = SamplingLab()
+    qtbot.addWidget(lab)
+    lab.resize(1280, 760)
+    lab.show()
+    yield lab
+    lab.shutdown()
+    lab.close()
+
+
+def run_to(qtbot, lab, n):
+    r = lab.runner
+    if not r.has_run:
+        lab.start()
+    lab.run_to(n)
+    qtbot.waitUntil(lambda: r.error is not None or r.finished or (r.timeline.last is not None
+                                                                   and r.timeline.last.step >= n), timeout=120_000)
+    qtbot.waitUntil(lambda: r.settled, timeout=30_000)
+    r.flush()
+    assert r.error is None, r.error
+    return r.current
+
+
+def test_mh_tab_draws_the_chains_trace_and_marginals(qtbot, lab):
+    assert lab.form.value("method") == "mh" and lab.tabs.currentIndex() == TAB_MH
+    snap = run_to(qtbot, lab, 300)
+    assert snap.step == 300
+    states = np.stack([s.state for s in lab.runner.timeline])  # (301, chains, 2)
+    assert states.shape[1] == 4
+    for k in range(4):
+        x, y = lab.paths[k].item.getData()
+        np.testing.assert_allclose(x, states[-lab.paths[k].keep:, k, 0])
+        np.testing.assert_allclose(y, states[-lab.paths[k].keep:, k, 1])
+        np.testing.assert_array_equal(lab.traces[k].x, np.arange(301))
+        np.testing.assert_allclose(lab.traces[k].y, states[:, k, 0])
+    np.testing.assert_allclose(lab.heads.getData()[0], snap.state[:, 0])
+    assert lab.burn_region.getRegion() == (0, 200)
+    # the drawn histogram is the density of the draws after burn-in
+    kept = states[201:].reshape(-1, 2)
+    x0, x1, _, _ = get_target("gaussian").bounds
+    edges = np.linspace(x0, x1, run.N_BINS + 1)
+    counts = np.histogram(kept[:, 0], bins=edges)[0]
+    assert snap.n_kept == len(kept)
+    np.testing.assert_allclose(lab.marg_x.y[::2], counts / (len(kept) * (edges[1] - edges[0])))
+    mx, px, _, _ = get_target("gaussian").marginals(400)
+    np.testing.assert_allclose(lab.marg_x_true.getData()[1], px)
+    # chain 1's recent proposals: the accepted ones are where the chain moved
+    acc_x, _ = lab.prop_acc.getData()
+    moved = [s.proposal[0, 0] for s in list(lab.runner.timeline)[-run.N_RECENT_MH:] if s.step and s.accepted[0]]
+    np.testing.assert_allclose(np.sort(acc_x), np.sort(moved))
+    html = lab.maths.toPlainText()
+    assert "min(1" in html and "R̂" in html
+
+
+def test_default_run_teaches_step_size_and_rhat(qtbot, lab):
+    lab.tabs.setCurrentIndex(TAB_DIAG)
+    assert lab.form.value("method") == "mh"
+    snap = run_to(qtbot, lab, 2000)
+    small, right, big = snap.trio_rates
+    assert small > 0.9 and 0.25 < right < 0.75 and big < 0.1
+    ess_small, ess_right, ess_big = snap.trio_ess
+    assert ess_right > ess_small and ess_right > ess_big
+    rh = lab.rhat_x.y
+    assert rh[0] > 1.1 and rh[-1] < 1.05  # dispersed starts: R̂ falls towards 1
+    np.testing.assert_allclose(lab.rhat_x.y[-1], snap.rhat[0])
+    np.testing.assert_allclose(lab.ess_y.y[-1], snap.ess[1])
+    np.testing.assert_allclose(lab.acf_curve.y, snap.acf)
+    assert lab.acf_curve.y[0] == pytest.approx(1.0)
+    assert "right: " in lab.trio_labels[1].text() and f"ESS {ess_right:,.0f}" in lab.trio_labels[1].text()
+
+
+def test_tabs_choose_the_sampler(qtbot, lab):
+    run_to(qtbot, lab, 3)
+    lab.tabs.setCurrentIndex(TAB_GIBBS)
+    assert lab.form.value("method") == "gibbs"
+    qtbot.waitUntil(lambda: isinstance(lab.runner.current, run.GibbsView), timeout=30_000)
+    lab.form.set_value("method", "rejection")
+    lab.form._edited("method")
+    assert lab.tabs.currentIndex() == TAB_REJECTION
+    qtbot.waitUntil(lambda: isinstance(lab.runner.current, run.RejectionView), timeout=30_000)
+    assert lab.main_plot() is lab.rej_panel
+
+
+def test_gibbs_denoises_after_burn_in(qtbot, lab):
+    lab.tabs.setCurrentIndex(TAB_GIBBS)
+    snap = run_to(qtbot, lab, 30)
+    pic = snap.picture
+    assert snap.burn_in == 10 and lab.form.value("init") == "one"
+    first = lab.runner.timeline[0]
+    assert np.all(first.labels == 0)  # all one label: burn-in matters
+    np.testing.assert_allclose(lab.labels_view.image.image, snap.labels)
+    np.testing.assert_allclose(lab.marg_view.image.image, snap.marginal)
+    energies = [s.energy for s in lab.runner.timeline]
+    np.testing.assert_allclose(lab.energy_curve.y, energies)
+    assert energies[0] > energies[5] > np.mean(energies[20:])  # from all one label, the energy falls
+    errors = [s.error for s in lab.runner.timeline]
+    np.testing.assert_allclose(lab.err_sample.y, 100 * np.array(errors))
+    assert snap.error < 0.5 * snap.noisy_error and snap.marginal_error < 0.5 * snap.noisy_error
+    assert lab.err_noisy.value() == pytest.approx(100 * snap.noisy_error)
+    assert snap.noisy_error == pytest.approx(np.mean(pic.nearest != pic.clean))
+    # the marginal is the mean level over the sweeps after burn-in
+    fields = np.array([s.labels for s in lab.runner.timeline][11:])
+    np.testing.assert_allclose(snap.marginal, fields.mean(axis=0), atol=1e-6)
+    assert "p(z" in lab.maths.toPlainText()
+
+
+def test_rejection_histogram_and_rate(qtbot, lab):
+    lab.tabs.setCurrentIndex(TAB_REJECTION)
+    snap = run_to(qtbot, lab, 400)
+    assert snap.n_proposed == 400 * 5
+    total = snap.counts.sum()
+    assert total == snap.n_accepted
+    assert abs(snap.rate - 1 / snap.M) < 4 * np.sqrt((1 / snap.M) * (1 - 1 / snap.M) / snap.n_proposed)
+    edges = np.linspace(*run.X_RANGE, run.N_BINS + 1)
+    np.testing.assert_allclose(lab.hist_curve.y[::2], snap.counts / (total * (edges[1] - edges[0])))
+    xs, hs = lab.rej_acc.getData()
+    assert np.all(hs <= np.exp(run.target_1d_log(xs)) + 1e-12)  # accepted: under p
+    xr, hr = lab.rej_rej.getData()
+    assert np.all(hr > np.exp(run.target_1d_log(xr)))  # rejected: above p
+    assert lab.rate_ref.value() == pytest.approx(1 / snap.M)
+    np.testing.assert_allclose(lab.rate_curve.y[-1], snap.rate)
+
+
+def test_bad_input_shows_a_banner(qtbot, lab):
+    lab.tabs.setCurrentIndex(TAB_REJECTION)
+    lab.form.set_value("M", 1.0)
+    lab.form._edited("M")
+    assert "M = 1 is below max p/q" in lab.error_text
+    assert lab.runner.current is None
+    lab.form.set_value("M", 2.5)
+    lab.form._edited("M")
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=30_000)
+    assert lab.error_text == ""
+    lab.tabs.setCurrentIndex(TAB_MH)
+    lab.form.set_value("burn_in", 6000)
+    lab.form._edited("burn_in")
+    assert "burn-in (6000) must be shorter" in lab.error_text
+
+
+def test_target_choice_sets_a_good_step_and_draws_its_map(qtbot, lab):
+    lab.form.set_value("target", "banana")
+    lab.form._edited("target")
+    assert lab.form.value("step_size") == pytest.approx(get_target("banana").good_step, rel=1e-3)
+    snap = run_to(qtbot, lab, 50)
+    assert snap.target == "banana"
+    dens = run.target_picture("banana")[2]
+    np.testing.assert_allclose(lab.mh_map.image.image, dens)
+    vb = lab.mh_panel.plot_item.getViewBox()
+    (vx0, vx1), (vy0, vy1) = vb.viewRange()
+    x0, x1, y0, y1 = get_target("banana").bounds
+    assert (vx0, vx1, vy0, vy1) == pytest.approx((x0, x1, y0, y1), abs=1e-6)
+    # the density map covers the whole view
+    assert lab.mh_map.image.sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(vb.sceneBoundingRect())
