@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from app import registry
+from app.labs.hmm.lab import roll_height
 from smlengine.datasets import dishonest_casino
 from smlengine.hmm import CategoricalHMM
 
@@ -53,7 +54,8 @@ def test_filtering_roll_by_roll_draws_the_forward_probabilities(qtbot, hmm_windo
     # rolls shown up to t, the true die under them, faces on the strip
     rx, ry = lab.rolls_scatter.getData()
     np.testing.assert_array_equal(rx, np.arange(1, 121))
-    np.testing.assert_array_equal(ry, x[:120] + 1)
+    np.testing.assert_allclose(ry, roll_height(x[:120], 6))
+    assert ry.min() > 1.0  # above the probabilities
     np.testing.assert_array_equal(lab.rolls_band.states, z[:120])
     assert sum(lab.strip.text().count(g) for g in "⚀⚁⚂⚃⚄⚅") >= 5
     assert lab.smooth_curve.n == 0 and "Read 120 of 300" in lab.error_label.text()
@@ -128,9 +130,10 @@ def test_baum_welch_heat_maps_and_monotone_curve(qtbot, hmm_window):
     np.testing.assert_allclose(lab.A_learned.values, snap.bw.transmat)
     np.testing.assert_allclose(lab.B_learned.values, snap.bw.emissionprob)
     np.testing.assert_allclose(lab.A_true.values, dishonest_casino().transmat)
-    assert set(lab.ll_panel.series) == {"restart 1", "restart 2"}
-    for series in lab.ll_panel.series.values():
-        assert np.all(np.diff(series.y) >= -1e-9)
+    assert set(lab.ll_panel.series) == {"restart 1", "restart 2", "true model"}
+    for name in ("restart 1", "restart 2"):
+        assert np.all(np.diff(lab.ll_panel.series[name].y) >= -1e-9)
+    np.testing.assert_allclose(lab.ll_panel.series["true model"].y, dishonest_casino().score(snap.data.x_train))
     # the same learner outside the lab
     ref = CategoricalHMM(2, 6, tol=1e-6, max_iter=20, random_state=1).fit(snap.data.x_train)
     np.testing.assert_allclose(snap.bw.transmat, ref.transmat_, atol=1e-12)

@@ -18,6 +18,12 @@ from . import maths, run
 DIE_GLYPHS = "⚀⚁⚂⚃⚄⚅"
 STATE_COLORS = (theme.OKABE_ITO["sky_blue"], theme.OKABE_ITO["orange"])  # fair / vowel, loaded / consonant
 PATH_COLOR = theme.OKABE_ITO["vermillion"]
+ROLL_Y0, ROLL_SPAN = 1.14, 0.6  # the rolls' strip above the probabilities: symbol 0 at ROLL_Y0
+
+
+def roll_height(symbols, n_symbols: int) -> np.ndarray:
+    """Where a symbol's dot sits in the strip above the probabilities."""
+    return ROLL_Y0 + ROLL_SPAN * np.asarray(symbols, dtype=float) / max(n_symbols - 1, 1)
 
 
 def _rgba(color: str, alpha: int = 255) -> tuple:
@@ -26,11 +32,12 @@ def _rgba(color: str, alpha: int = 255) -> tuple:
 
 
 class _Note(QtWidgets.QLabel):
-    """A wrapped note under a plot that takes two lines: it reports no height-for-width, so the
-    scroll area around a tab page sizes the page from its minimum, not from the plots' hints."""
+    """A wrapped note under a plot that takes ``lines`` lines: it reports no height-for-width, so
+    the scroll area around a tab page sizes the page from its minimum, not from the plots' hints."""
 
-    def __init__(self):
+    def __init__(self, lines: int = 2):
         super().__init__()
+        self.lines = lines
         self.setWordWrap(True)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
 
@@ -38,7 +45,7 @@ class _Note(QtWidgets.QLabel):
         return False
 
     def sizeHint(self):  # Qt's name
-        return QtCore.QSize(100, 2 * self.fontMetrics().lineSpacing() + 4)
+        return QtCore.QSize(100, self.lines * self.fontMetrics().lineSpacing() + 4)
 
     def minimumSizeHint(self):  # Qt's name
         return self.sizeHint()
@@ -132,6 +139,7 @@ class HMMLab(Lab):
         self.matrices = run.casino_matrices()
         self._data = None
         self._shown_t = -1
+        self._key = ""
 
     def parameter_specs(self):
         return [
@@ -246,29 +254,26 @@ class HMMLab(Lab):
         self.strip.setMinimumWidth(10)
         self.strip.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         lay.addWidget(self.strip)
-        self.rolls_panel = PlotPanel("Rolls, and the true die below them", "roll t", "face", legend=False)
+        # One plot, so that it keeps most of a projector's height: the rolls as dots above the
+        # probabilities (their face on the right axis), the true die as a band below them. No
+        # legend box: the note under the plot names curves and colours (a box beside a narrow
+        # plot would take its room, one over it would cover data).
+        self.prob_panel = PlotPanel("P(loaded | rolls so far)", "roll t", "probability", legend=False)
         self.rolls_scatter = pg.ScatterPlotItem(pxMode=True)
-        self.rolls_panel.plot_item.addItem(self.rolls_scatter)
-        self.rolls_band = _Band(-0.6, 0.4)
-        self.rolls_panel.plot_item.addItem(self.rolls_band)
-        self.rolls_panel.plot_item.setMouseEnabled(x=True, y=False)
-        self.prob_panel = PlotPanel("P(loaded | rolls so far)", "roll t", "probability", legend_corner="top")
+        self.prob_panel.plot_item.addItem(self.rolls_scatter)
+        self.prob_panel.plot_item.showAxis("right")
         self.filter_curve = self.prob_panel.curve("filtered")
         self.smooth_curve = self.prob_panel.curve("smoothed")
         self.viterbi_curve = self.prob_panel.curve("Viterbi path")
         self.prob_band = _Band(-0.16, -0.04)
+        self.rolls_band = self.prob_band
         self.prob_panel.plot_item.addItem(self.prob_band)
-        self.prob_panel.setXLink(self.rolls_panel)
         self.prob_panel.plot_item.setMouseEnabled(x=True, y=False)
-        for panel in (self.rolls_panel, self.prob_panel):
-            panel.plot_item.enableAutoRange(False)
-        self.prob_panel.plot_item.setYRange(-0.18, 1.04, padding=0)
-        self.error_label = _Note()
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        split.addWidget(self.rolls_panel)
-        split.addWidget(self.prob_panel)
-        split.setSizes([300, 400])
-        lay.addWidget(split, 1)
+        self.prob_panel.plot_item.enableAutoRange(False)
+        self.prob_panel.plot_item.setYRange(-0.18, ROLL_Y0 + ROLL_SPAN + 0.06, padding=0)
+        self.prob_panel.plot_item.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")]])
+        self.error_label = _Note(3)
+        lay.addWidget(self.prob_panel, 1)
         lay.addWidget(self.error_label)
         return page
 
@@ -350,24 +355,21 @@ class HMMLab(Lab):
         letters = data.preset == "letters"
         unit = "letter" if letters else "roll"
         focus = data.state_names[data.focus]
-        self.rolls_panel._x_label = f"{unit} t"
         self.prob_panel._x_label = f"{unit} t"
-        self.rolls_panel._y_label = "letter" if letters else "face"
-        self.rolls_panel.set_title(
-            "Letters, and vowel (blue) or consonant (orange) below them" if letters
-            else "Rolls, and the true die below them (blue fair, orange loaded)")
-        self.prob_panel.set_title(f"P({focus} | {unit}s so far), then smoothed and Viterbi")
-        self.rolls_panel.apply_style()
+        self.prob_panel.set_title(f"P({focus} | {unit}s so far)")
+        colors = theme.CATEGORICAL
+        self._key = (
+            f"<span style='color:{STATE_COLORS[0]}'>■</span> {data.state_names[0]} &nbsp; "
+            f"<span style='color:{STATE_COLORS[1]}'>■</span> {data.state_names[1]} (truth) &nbsp; "
+            f"<span style='color:{colors[0]}'>━</span> filtered &nbsp; "
+            f"<span style='color:{colors[1]}'>╍</span> smoothed &nbsp; "
+            f"<span style='color:{colors[2]}'>┅</span> Viterbi &nbsp; "
+            f"● {unit}s ({data.symbol_names[0]}–{data.symbol_names[-1]})<br>")
         self.prob_panel.apply_style()
-        left = self.rolls_panel.plot_item.getAxis("left")
-        if letters:
-            left.setTicks([[(run.LETTERS.index(v) + 1, v) for v in sorted(run.VOWELS)]])
-            self.rolls_panel.plot_item.setYRange(-0.8, 26.5, padding=0)
-        else:
-            left.setTicks([[(i + 1, f) for i, f in enumerate(run.FACES)]])
-            self.rolls_panel.plot_item.setYRange(-0.8, 6.6, padding=0)
-        for panel in (self.rolls_panel, self.prob_panel):
-            panel.plot_item.setXRange(0.5, T + 0.5, padding=0.01)
+        first, last = data.symbol_names[0], data.symbol_names[-1]
+        self.prob_panel.plot_item.getAxis("right").setTicks(
+            [[(ROLL_Y0, first), (ROLL_Y0 + ROLL_SPAN, last)]])
+        self.prob_panel.plot_item.setXRange(0.5, T + 0.5, padding=0.01)
         self.window_box.blockSignals(True)
         self.window_box.setRange(1, max(T - run.WINDOW + 1, 1))
         self.window_box.setValue(data.window + 1)
@@ -399,9 +401,8 @@ class HMMLab(Lab):
             x = data.x[:t]
             ts = np.arange(1, t + 1)
             s = theme.current()
-            self.rolls_scatter.setData(ts, x + 1, size=max(4.0, s.marker_size * 0.6),
+            self.rolls_scatter.setData(ts, roll_height(x, data.M), size=max(4.0, s.marker_size * 0.5),
                                        pen=None, brush=pg.mkBrush(s.foreground))
-            self.rolls_band.set_states(data.z, t)
             self.prob_band.set_states(data.z, t)
             self._draw_strip(data, t)
         if history.rewound or t < self._shown_t or self._shown_t < 0:
@@ -427,10 +428,11 @@ class HMMLab(Lab):
         if decoded:
             e = data.errors
             self.error_label.setText(
-                f"Error rates against {data.truth_name}: filtering {100 * e['filtering']:.1f} %, "
+                f"{self._key}Errors vs {data.truth_name}: filtering {100 * e['filtering']:.1f} %, "
                 f"smoothing {100 * e['smoothing']:.1f} %, Viterbi {100 * e['Viterbi']:.1f} %")
         else:
-            self.error_label.setText(f"Read {t} of {data.T}; smoothing and the Viterbi path follow the last one.")
+            self.error_label.setText(f"{self._key}Read {t} of {data.T}; smoothing and the Viterbi path follow "
+                                     "the last one.")
 
     def _draw_strip(self, data, t: int) -> None:
         letters = data.preset == "letters"
@@ -526,9 +528,14 @@ class HMMLab(Lab):
         data = self._data
         if history.rewound:
             self.ll_panel.clear_series()
-        for h in history.added if not history.rewound else list(history):
-            if h.stage == "learn" and h.bw is not None:
-                self.ll_panel.curve(f"restart {h.restart + 1}").extend([h.bw.step], [h.bw.log_likelihood])
+        added = [h for h in (history.added if not history.rewound else list(history))
+                 if h.stage == "learn" and h.bw is not None]
+        for h in added:
+            self.ll_panel.curve(f"restart {h.restart + 1}").extend([h.bw.step], [h.bw.log_likelihood])
+        if added:
+            true = self._true_ll()
+            last = max(max(s.x[-1] for s in self.ll_panel.series.values() if s.n and s is not true), 1)
+            true.set([0, last], [data.log_likelihood_train] * 2)
         bw = snapshot.bw
         if bw is None:
             self.learn_label.setText("Baum–Welch starts after the trellis (or step there with the run bar).")
@@ -542,6 +549,10 @@ class HMMLab(Lab):
             f"log P(x) = {bw.log_likelihood:.2f} (true model {data.log_likelihood_train:.2f}); "
             + ("learned states come out swapped (label switching)." if switched else "states in the true order.")
             + (" Converged." if bw.converged else ""))
+
+    def _true_ll(self):
+        """The true model's log-likelihood as a dashed reference line (black: not a restart's colour)."""
+        return self.ll_panel.curve("true model", color=theme.OKABE_ITO["black"], dash=2)
 
     def maths_html(self, snapshot) -> str:
         return maths.maths_html(snapshot)
