@@ -121,7 +121,9 @@ def test_compiled_and_numpy_loops_agree(monkeypatch):
     np.testing.assert_allclose(fast[3], slow[3], atol=1e-12)
 
 
-@pytest.mark.parametrize("K,M,T,sticky", [(1, 3, 5000, 0.0), (3, 5, 4099, 0.5), (4, 6, 20_000, 0.8), (2, 2, 8192, 0.95)])
+@pytest.mark.parametrize(
+    "K,M,T,sticky", [(1, 3, 5000, 0.0), (3, 5, 4099, 0.5), (4, 6, 20_000, 0.8), (2, 2, 8192, 0.95)]
+)
 def test_block_loops_equal_the_step_loop(monkeypatch, K, M, T, sticky):
     """The numpy path's loops over blocks of the sequence (long sequences) against its loop over
     single steps, on lengths that are not a multiple of the block length too."""
