@@ -219,3 +219,16 @@ def test_size_axis_sweep_least_squares(qtbot, lab):
     assert lab.bv_panel.plot_item.getAxis("bottom").labelText.startswith("degree")
     lab.tabs.setCurrentIndex(TAB_BIAS)
     lab.tabs.setCurrentIndex(TAB_FIT)
+
+
+def test_maths_states_the_normal_equations_with_current_numbers(qtbot, lab):
+    from app.labs.regression import maths
+
+    snap = _finish(qtbot, lab)
+    g = maths.normal_residual(snap)
+    assert np.max(np.abs(g)) <= snap.ctx.alpha * (1 + 1e-3)  # the lasso's optimality conditions
+    assert "≤ λ" in maths.fit_html(snap)
+    _set(lab, method="lstsq", size=3)
+    snap = _finish(qtbot, lab)
+    assert np.max(np.abs(maths.normal_residual(snap))) < 1e-10
+    assert "0 when ΦᵀΦw = Φᵀy holds" in lab.maths.toPlainText()

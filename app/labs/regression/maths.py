@@ -73,7 +73,8 @@ def fit_html(snap: RegressionLabSnapshot) -> str:
     rows.append("<br>")
     rows.append(f"objective = {_f(snap.objective, 6)}<br>")
     rows.append(f"train MSE = {_f(snap.train_mse)} &nbsp; test MSE = {_f(snap.test_mse)}<br>")
-    rows.append(f"cond(ΦᵀΦ) = {_f(ctx.cond, 3)}<br>")
+    rows.append(f"cond(Φ<sub>c</sub>ᵀΦ<sub>c</sub>) = {_f(ctx.cond, 3)}<br>")
+    rows.append(_normal_equations(snap) + "<br>")
     zeros = int(np.sum(snap.coef == 0))
     rows.append(f"b = {_f(snap.intercept)}; zeros in w: {zeros} of {p}<br>")
     shown = ", ".join(f"w<sub>{k + 1}</sub> = {_f(float(w) + 0.0, 3)}" for k, w in enumerate(snap.coef[:MAX_COEFS]))
@@ -86,6 +87,29 @@ def fit_html(snap: RegressionLabSnapshot) -> str:
         "<h3>Bias and variance</h3><p class='eq'>E[(ŷ(x) − f(x))²] = (E ŷ(x) − f(x))² + Var ŷ(x)</p>"
         "<p>over training sets drawn from the truth; the expected test error adds σ².</p>")
     return "".join(rows)
+
+
+def normal_residual(snap: RegressionLabSnapshot) -> np.ndarray:
+    """Φ_cᵀr / n at the snapshot's weights, r = y − Φw − b (zero at least squares)."""
+    ctx = snap.ctx
+    phi = ctx.basis_fit.transform(ctx.x_train[:, None])
+    r = ctx.y_train - phi @ snap.coef - snap.intercept
+    return (phi - phi.mean(axis=0)).T @ r / len(r)
+
+
+def _normal_equations(snap: RegressionLabSnapshot) -> str:
+    """The normal equations' residual with the current numbers, and what it should be at the optimum."""
+    g = normal_residual(snap)
+    worst = float(np.max(np.abs(g))) if g.size else 0.0
+    method = snap.ctx.method
+    text = f"max<sub>k</sub> |φ<sub>k</sub>ᵀr|/n = {_f(worst, 3)}"
+    if method in ("lstsq", "gd"):
+        return text + " (0 when ΦᵀΦw = Φᵀy holds)"
+    if method == "ridge":
+        n = len(snap.ctx.y_train)
+        gap = float(np.max(np.abs(n * g - snap.ctx.alpha * snap.coef))) if g.size else 0.0
+        return text + f"; ‖Φᵀr − λw‖<sub>∞</sub> = {_f(gap, 3)} (0 at the ridge solution)"
+    return text + f" (≤ λ = {_f(snap.ctx.alpha, 3)} at the optimum, = λ where w<sub>k</sub> ≠ 0)"
 
 
 def sweep_html(result) -> str:
