@@ -213,9 +213,9 @@ class SamplingLab(Lab):
         self.rej_rej = pg.ScatterPlotItem(pxMode=True)
         for item in (self.rej_acc, self.rej_rej, self.p_label, self.env_label):
             self.rej_panel.addItem(item)
-        self.rate_panel = CompactPanel("Rate vs 1/M", "proposals", "kept / proposed", legend=False)
+        self.rate_panel = CompactPanel("Rate", "proposals", "kept / proposed", legend=False)
         self.rate_curve = self.rate_panel.curve("rate", dash=0)
-        self.rate_ref = pg.InfiniteLine(pos=0, angle=0, label="1/M", labelOpts={"position": 0.9})
+        self.rate_ref = pg.InfiniteLine(pos=0, angle=0, label="1/M", labelOpts={"position": 0.5})
         self.rate_panel.addItem(self.rate_ref)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.addWidget(self.rej_panel)
@@ -321,7 +321,7 @@ class SamplingLab(Lab):
         self.gibbs_burn = pg.LinearRegionItem(values=(0, 0), movable=False)
         self.gibbs_burn.setZValue(-10)
         self.energy_panel.addItem(self.gibbs_burn)
-        self.error_panel = PlotPanel("Error", "sweep", "% wrong", legend=False)
+        self.error_panel = CompactPanel("Error", "sweep", "% wrong", legend=False)
         self.error_panel.setToolTip("Pixels whose label differs from the clean picture: solid, the sample z; "
                                     "dashed, the marginal's most frequent label (after burn-in); dotted line, the "
                                     "noisy picture read by nearest level")
