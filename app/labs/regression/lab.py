@@ -278,6 +278,8 @@ class RegressionLab(Lab):
         legend.addItem(self.l2_point, "ridge solution")
         legend.setVisible(True)
         self.constraint_note = _NoteLabel(3)
+        self.constraint_note.setToolTip("Contours of ‖y_c − w_A φ_A − w_B φ_B‖² (centred data) around the least-squares "
+                                        "ŵ; the solutions are where a contour first meets the budget region")
         page = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -574,12 +576,11 @@ class RegressionLab(Lab):
         self.l1_point.setData([c["w_l1"][0]], [c["w_l1"][1]])
         self.l2_point.setData([c["w_l2"][0]], [c["w_l2"][1]])
         self._style_constraint(s)
-        zero = "a corner: one coefficient is exactly 0" if np.any(np.abs(c["w_l1"]) < 1e-12 * max(t, 1e-300)) \
-            else "an edge (no zero at this budget)"
+        zero = "a corner: a coefficient is exactly 0" if np.any(np.abs(c["w_l1"]) < 1e-12 * max(t, 1e-300)) \
+            else "an edge: no zero at this budget"
         self.constraint_note.setText(
-            f"Two coefficients alone (centred data): contours of ‖y − w_A φ_A − w_B φ_B‖² around ŵ. Budget t = "
-            f"{t:.3g}. The smallest contour that reaches the diamond touches it at {zero}; the disc has no corners, "
-            f"so ridge shrinks both.")
+            f"Error of w_A, w_B alone around ŵ; budget t = {t:.3g}. The lowest contour reaching the diamond "
+            f"touches {zero}. The disc has no corners: ridge shrinks both.")
 
     def _draw_sweep(self) -> None:
         r = self.sweep
