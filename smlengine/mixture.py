@@ -145,21 +145,26 @@ def _log_normalise(L: np.ndarray) -> np.ndarray:
     return m + np.log(s)
 
 
-def _cholesky(cov: np.ndarray, reg: float) -> np.ndarray:
-    """Lower Cholesky factors of the (K, f, f) covariances; a clear error when one is singular."""
+def _cholesky(cov: np.ndarray, reg: float, tiny: float = 0.0) -> np.ndarray:
+    """Lower Cholesky factors L_k of the (K, f, f) covariances; a clear error when one is singular.
+
+    Singular means no factor, or a pivot L_aa² <= ``tiny`` (a variance left by rounding: a
+    component on one point has S_k = 0 in exact arithmetic, about 1e-30 in floating point).
+    """
+    floor = max(tiny, 1e-300)
     try:
         chol = np.linalg.cholesky(cov)
     except np.linalg.LinAlgError:
         chol = None
     if chol is not None:
         d = np.diagonal(chol, axis1=1, axis2=2)
-        if np.all(np.isfinite(chol)) and np.all(d > 1e-150):
+        if np.all(np.isfinite(chol)) and np.all(d * d > floor):
             return chol
     bad = []
     for j in range(cov.shape[0]):
         try:
             c = np.linalg.cholesky(cov[j])
-            if not (np.all(np.isfinite(c)) and np.all(np.diagonal(c) > 1e-150)):
+            if not (np.all(np.isfinite(c)) and np.all(np.diagonal(c) ** 2 > floor)):
                 bad.append(j)
         except np.linalg.LinAlgError:
             bad.append(j)
@@ -183,6 +188,8 @@ class _EM:
         self.Xt = np.ascontiguousarray((X - self.center).T)  # (f, n)
         self.ctype = covariance_type
         self.reg = reg
+        # without a floor, a variance below this is rounding noise of a collapsed component
+        self.tiny = 0.0 if reg > 0 else 1e-14 * float(np.mean(np.var(X, axis=0)))
 
     def log_joint(self, weights, means, chol) -> np.ndarray:
         """(K, n): log c_k + log g(x_i; μ_k, Σ_k)."""
@@ -553,7 +560,7 @@ def _em_run(em: _EM, c, mu, cov, tol, max_iter, half_steps, restart, phase):
     """One EM run from (c, μ, Σ); step numbers are local to the run (renumbered by the caller)."""
     n = em.n
     reg = em.reg
-    L = em.log_joint(c, mu, _cholesky(cov, reg))
+    L = em.log_joint(c, mu, _cholesky(cov, reg, em.tiny))
     k = L.shape[0]
     # before the first E-step nothing is assigned: a_ik = 1/K, F = Σ_ik (1/K) L_ik + n log K
     lb_uniform = float(L.sum()) / k + n * math.log(k) if half_steps else 0.0
@@ -578,7 +585,7 @@ def _em_run(em: _EM, c, mu, cov, tol, max_iter, half_steps, restart, phase):
         yield snap("init", c, mu, cov, R, ll, ll, math.inf, 0, False)
     for it in range(1, max_iter + 1):
         c, mu, cov = em.m_step(R)
-        L = em.log_joint(c, mu, _cholesky(cov, reg))
+        L = em.log_joint(c, mu, _cholesky(cov, reg, em.tiny))
         if half_steps:
             lb = float(np.sum(R * L)) + entropy
         new_ll_rows = _log_normalise(L)

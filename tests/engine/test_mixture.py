@@ -264,6 +264,21 @@ def test_collapse_diverges_without_reg_covar_and_is_held_by_it():
     assert lls[2] - lls[1] == pytest.approx(math.log(100.0), rel=1e-2)  # −½ log det Σ grows by log 100
 
 
+@pytest.mark.parametrize("ctype, cov0", [("diag", 1e-4 * np.ones(2)), ("spherical", 1e-4)])
+def test_collapse_is_detected_for_diagonal_and_spherical_covariances(ctype, cov0):
+    X, _ = make_mixture_preset("well separated", 200, random_state=0)
+    X = np.vstack([X, [[9.0, 9.0]]])
+    means = np.array([[-3.0, -1.5], [3.0, -1.0], [9.0, 9.0]])
+    others = np.ones(2) if ctype == "diag" else 1.0
+    cov = np.array([others, others, cov0])
+    with pytest.raises(ValueError, match="reg_covar"):  # S_3 = 0 up to rounding: not a finite optimum
+        GaussianMixture(3, covariance_type=ctype, init=means, covariances_init=cov, reg_covar=0.0, tol=0,
+                        max_iter=20).fit(X)
+    held = GaussianMixture(3, covariance_type=ctype, init=means, covariances_init=cov, reg_covar=1e-3, tol=0,
+                           max_iter=20).fit(X)
+    assert np.all(np.isfinite(held.log_likelihood_))
+
+
 @pytest.mark.parametrize(
     "X, kwargs, match",
     [
