@@ -703,10 +703,14 @@ class MixturesLab(Lab):
                              collapse=self.collapse, lone=lone, extent=self._view_extent())
         run.check_context(ctx)
         self._ctx = ctx
-        self.note_label.setText(
-            "Collapse demo: one mean on the ringed lone point, a tiny covariance"
-            + (", no floor." if not params["floor"] else f", floor reg_covar = {params['reg_covar']:g}.")
-            if self.collapse else "")
+        note = ""
+        if self.collapse and params["covariance_type"] == "tied":
+            note = ("Collapse demo: one mean on the ringed lone point. With a tied covariance all components share "
+                    "one Σ, so none can shrink onto a single point.")
+        elif self.collapse:
+            note = ("Collapse demo: one mean on the ringed lone point, a tiny covariance"
+                    + (", no floor." if not params["floor"] else f", floor reg_covar = {params['reg_covar']:g}."))
+        self.note_label.setText(note)
         return lambda: run.run_steps(ctx)
 
     def prepare(self, snapshot):
