@@ -267,7 +267,8 @@ class MetropolisHastings(BaseEstimator):
     -----
     The random numbers (the steps ε and the uniforms u of every chain) are drawn in blocks of
     :data:`BLOCK` steps in the same order by :meth:`sample` and :meth:`sample_steps`, so both
-    produce the same chains for the same seed. :meth:`sample` takes the steps of one chain
+    produce the same chains for the same seed. With three chains or more, :meth:`sample` takes one
+    vectorised step of all chains at a time; with fewer it takes the steps of one chain
     speculatively: while the chain stays at x, the next proposals x + s ε_t, x + s ε_{t+1}, …
     are all known, so log p̃ is evaluated for a run of them in one vectorised call and the chain
     moves to the first accepted one; the chain is exactly the step-by-step one.
@@ -392,6 +393,17 @@ class MetropolisHastings(BaseEstimator):
                                       chains[k, start:start + m])
                     x[k] = xk
                     n_acc[k] += acc
+                continue
+            if c >= 3:  # one vectorised call per step for all chains beats runs chain by chain
+                out = chains[:, start:start + m]
+                for j in range(m):
+                    prop = x + steps[:, j]
+                    lp_prop = _log_values(self.log_target, prop, c, "the proposal")
+                    acc = log_u[:, j] < lp_prop - lp
+                    x[acc] = prop[acc]
+                    lp[acc] = lp_prop[acc]
+                    n_acc += acc
+                    out[:, j] = x
                 continue
             for k in range(c):
                 xk, lpk, j, r = x[k].copy(), lp[k], 0, int(run[k])

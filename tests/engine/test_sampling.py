@@ -66,10 +66,11 @@ def test_mh_other_targets_mean_and_covariance(name):
     within_mc_error(draws, target.mean, target.cov)
 
 
-def test_sample_equals_sample_steps(path):
-    starts = np.array([[0.0, 0.0], [3.0, -1.0], [-2.0, 1.0]])
+@pytest.mark.parametrize("n_chains", [1, 2, 3])  # runs chain by chain (1, 2) or all chains a step at a time (3)
+def test_sample_equals_sample_steps(path, n_chains):
+    starts = np.array([[0.0, 0.0], [3.0, -1.0], [-2.0, 1.0]])[:n_chains]
     n = sampling.BLOCK + 50  # more than one block of random numbers
-    mh = MetropolisHastings(TARGETS["two-modes"], step_size=0.7, n_chains=3, random_state=5)
+    mh = MetropolisHastings(TARGETS["two-modes"], step_size=0.7, n_chains=n_chains, random_state=5)
     chains = mh.sample(starts, n)
     rate = mh.acceptance_rate_.copy()
     snaps = list(mh.sample_steps(starts, n))
