@@ -331,3 +331,13 @@ def test_new_sample_after_editing_goes_back_to_the_preset(qtbot, lab):
     assert "sampled from the mixture 'anisotropic'" in lab.data_label.text()
     lab.canvas.undo()  # the sample replaced the edited points undoably
     assert len(lab.canvas.X) == 401
+
+
+def test_exported_csv_loads_again(qtbot, lab, tmp_path):
+    _run_to(qtbot, lab, 2)
+    path = tmp_path / "export.csv"
+    lab.export_csv(str(path))
+    X = lab.canvas.X.copy()
+    assert lab.load_points_file(str(path), wait=True) is True
+    np.testing.assert_allclose(lab.canvas.X, X)
+    assert "export.csv" in lab.data_label.text()
