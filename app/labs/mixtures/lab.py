@@ -1147,6 +1147,3 @@ class MixturesLab(Lab):
         header = ["x1", "x2", "component"] + [f"a{j + 1}" for j in range(k)]
         labels = np.argmax(R, axis=1)
         return header, [[float(x[0]), float(x[1]), int(lab) + 1, *map(float, r)] for x, r, lab in zip(X, R, labels)]
-
-    def shutdown(self) -> None:
-        super().shutdown()
