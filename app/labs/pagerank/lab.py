@@ -1,6 +1,8 @@
-"""The PageRank lab: a web graph drawn with nodes sized and coloured by rank, the power
-method converging, random surfers moving along links, and the textbook chains that do
-not converge (reducible, periodic)."""
+"""The PageRank lab: a web graph drawn with nodes sized and coloured by rank, the
+highest-ranked pages labelled and links ending in arrowheads, the power method converging,
+random surfers moving along links, and the textbook chains that do not converge (reducible,
+periodic). Opened edge lists and HTML folders are read and checked before they replace
+anything."""
 
 from __future__ import annotations
 
