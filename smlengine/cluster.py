@@ -1211,9 +1211,19 @@ class StabilityResult:
     strength: np.ndarray | None = None
     strength_scores: np.ndarray | None = None
 
+    @property
+    def strength_lower(self) -> np.ndarray:
+        """Mean prediction strength minus its standard error over the splits, per K
+        (s / √splits with s the splits' sample standard deviation; the mean for one split)."""
+        S = np.asarray(self.strength_scores, dtype=np.float64)
+        if S.shape[1] < 2:
+            return np.asarray(self.strength, dtype=np.float64)
+        return S.mean(axis=1) - S.std(axis=1, ddof=1) / math.sqrt(S.shape[1])
+
     def chosen_k(self, threshold: float = 0.8) -> int:
-        """The largest K whose mean prediction strength is at least ``threshold`` (see :func:`strongest_k`)."""
-        return strongest_k(self.ks, self.strength, threshold)
+        """The largest K whose prediction strength is at least ``threshold`` by a margin of one
+        standard error (:attr:`strength_lower`; see :func:`strongest_k`)."""
+        return strongest_k(self.ks, self.strength_lower, threshold)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1337,7 +1347,8 @@ def stability(model_factory: Callable, X, ks, n_splits: int = 5, random_state=No
     from :func:`scipy.optimize.linear_sum_assignment` on the confusion matrix). A K that
     reflects real structure gives the same partition from both halves: low instability.
     The same two labellings also give the :func:`prediction_strength` of B's clustering;
-    :meth:`StabilityResult.chosen_k` is the largest K whose mean strength is at least 0.8.
+    :meth:`StabilityResult.chosen_k` is the largest K whose mean strength minus its standard
+    error over the splits is at least a threshold (0.8 by default).
     (Merging true groups is stable too, so the smallest instability often falls on a K
     below the true one; the strength rule asks for the largest K that is still stable.)
 

@@ -41,6 +41,18 @@ def test_strongest_k_is_the_largest_stable_k():
         strongest_k([2], [0.5], 1.5)
 
 
+def test_stability_result_chooses_with_one_standard_error():
+    from smlengine.cluster import StabilityResult
+
+    S = np.array([[1.0, 1.0, 1.0], [0.95, 0.93, 0.97], [0.99, 0.80, 0.93]])
+    res = StabilityResult(ks=np.array([2, 3, 4]), instability=np.zeros(3), std=np.zeros(3), scores=np.zeros((3, 3)),
+                          strength=S.mean(axis=1), strength_scores=S)
+    se = S.std(axis=1, ddof=1) / np.sqrt(3)
+    np.testing.assert_allclose(res.strength_lower, S.mean(axis=1) - se)
+    assert res.strength[2] > 0.9 > res.strength_lower[2]
+    assert res.chosen_k(0.9) == 3 and res.chosen_k(0.8) == 4
+
+
 def _mixture_counts(rng, n, N, overdispersed):
     T = np.array([[0.6, 0.3, 0.1], [0.1, 0.3, 0.6]])
     z = rng.integers(0, 2, n)

@@ -196,6 +196,8 @@ class SegmentationLab(Lab):
         self.stab_threshold = pg.InfiniteLine(pos=run.STRENGTH_THRESHOLD, angle=0, movable=False,
                                               pen=pg.mkPen("#888888", style=QtCore.Qt.PenStyle.DashLine))
         self.stab_panel.addItem(self.stab_threshold)
+        self.stab_errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), height=np.zeros(0))
+        self.stab_panel.addItem(self.stab_errors)
         self.bic_best = pg.ScatterPlotItem()
         self.stab_best = pg.ScatterPlotItem()
         self.bic_panel.addItem(self.bic_best)
@@ -378,8 +380,11 @@ class SegmentationLab(Lab):
         self.objective_panel.apply_style()
         if m in HIST_METHODS:
             t = "Histograms t<sub>k</sub>" if m == "multinomial" else "Centres μ<sub>k</sub>"
+            xlab = "grey-level bin" if self.form.value("histograms") == "grey" else "bin: grey levels, then patterns"
             self.cluster_panel._title, self.cluster_panel._x_label, self.cluster_panel._y_label = (
-                t, "grey-level bin", "probability")
+                t, xlab, "probability")
+            self.pixel_panel._x_label = xlab
+            self.pixel_panel.apply_style()
         else:
             t = "Means μ<sub>k</sub>" if m == "gmm" else "Centres μ<sub>k</sub>"
             self.cluster_panel._title, self.cluster_panel._x_label, self.cluster_panel._y_label = (
@@ -436,7 +441,7 @@ class SegmentationLab(Lab):
             self.seeds = []
             self.selected = None
             self._sync_photo_box()
-        if name == "method":
+        if name in ("method", "histograms"):
             self._update_method_widgets()
         if name in ("image", "resolution"):
             self.selected = None
@@ -819,6 +824,7 @@ class SegmentationLab(Lab):
         self.stab.clear()
         self.bic_best.setData([], [])
         self.stab_best.setData([], [])
+        self.stab_errors.setData(x=np.zeros(0), y=np.zeros(0), height=np.zeros(0))
         self.thumbs.set_image(np.zeros((1, 1, 3), np.uint8), key="empty")
         for t in self.thumb_texts:
             self.thumbs.removeItem(t)
@@ -888,14 +894,17 @@ class SegmentationLab(Lab):
             kc = res.chosen_k(run.STRENGTH_THRESHOLD)
             ks_ = np.asarray(res.ks)
             i = int(np.flatnonzero(ks_ == kc)[0])
+            se = np.asarray(res.strength) - res.strength_lower
+            self.stab_errors.setData(x=np.asarray(ks_, float), y=np.asarray(res.strength, float), height=2 * se,
+                                     beam=0.15, pen=pg.mkPen(s.foreground, width=s.scale))
             self.stab_best.setData([kc], [float(res.strength[i])], symbol="star",
                                    size=s.marker_size * 2.4, brush=pg.mkBrush(theme.OKABE_ITO["vermillion"]),
                                    pen=pg.mkPen(s.foreground))
             parts.append(f"stability chooses <b>K = {kc}</b>")
             self.chosen_k_stability = kc
         note = "" if self._order_method in EM_METHODS else " (BIC of the matching mixture)"
-        first = self._order_items[min(self._order_items)] if self._order_items else None
-        self.order_label.setText(", ".join(parts) + note + "<br>" + maths.order_html(first))
+        shown = self._order_items.get(getattr(self, "chosen_k_bic", None)) if self._order_items else None
+        self.order_label.setText(", ".join(parts) + note + "<br>" + maths.order_html(shown))
 
     def _order_failed(self, message: str) -> None:
         self.order_button.setEnabled(True)

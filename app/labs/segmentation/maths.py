@@ -68,7 +68,8 @@ def choose_k_html(snapshot) -> str:
                 "starts each); the prediction strength of K is the smallest, over B's own clusters, share of "
                 "their pixel pairs that A's model also puts together. Merging true groups keeps pairs together; "
                 "splitting one group where the sample happens to cut it does not. Stability chooses the largest K "
-                f"with prediction strength ≥ {run.STRENGTH_THRESHOLD:g}.</p>")
+                f"whose prediction strength, less one standard error over the {run.STABILITY_SPLITS} splits, "
+                f"is ≥ {run.STRENGTH_THRESHOLD:g}.</p>")
     return "".join(rows)
 
 
@@ -88,8 +89,15 @@ def data_html(snapshot) -> str:
     n = h * w
     if ctx.H is not None:
         l = int(ctx.params["window"])
-        what = (f"x<sub>i</sub> = local histogram H<sub>i</sub> of the {l} × {l} window around pixel i "
-                f"({ctx.H.shape[2]} grey-level bins, Σ<sub>j</sub> H<sub>ij</sub> = {l * l})")
+        parts = run.histogram_parts(ctx.params.get("histograms", "grey"), int(ctx.params["bins"]))
+        if len(parts) == 1:
+            what = (f"x<sub>i</sub> = local histogram H<sub>i</sub> of the {l} × {l} window around pixel i "
+                    f"({ctx.H.shape[2]} grey-level bins, Σ<sub>j</sub> H<sub>ij</sub> = {l * l})")
+        else:
+            what = (f"x<sub>i</sub> = local histograms H<sub>i</sub> of the {l} × {l} window around pixel i: "
+                    f"{parts[0]} grey-level bins (1–{parts[0]}), then {parts[1]} bins of local binary patterns "
+                    f"({parts[0] + 1}–{parts[0] + parts[1]}: the code of each pixel's 3 × 3 neighbourhood, "
+                    f"how many neighbours are at least as bright, or 'not uniform'); each part sums to {l * l}")
     else:
         what = f"x<sub>i</sub> = {html.escape(ctx.params['features'])} colour of pixel i ({ctx.X.shape[1]} numbers)"
     return (f"<h3>Data</h3><p>{n:,} pixels ({w} × {h}); {what}. "
