@@ -377,7 +377,8 @@ class SamplingLab(Lab):
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
         method = params["method"]
         if method == "rejection":
-            scale, m, per, n = float(params["scale"]), float(params["M"]), int(params["per_step"]), int(params["n_steps"])
+            scale, m = float(params["scale"]), float(params["M"])
+            per, n = int(params["per_step"]), int(params["n_steps"])
             need = run.smallest_m(scale)
             if m < need * (1 - 1e-9):
                 raise ValueError(f"M = {m:.3g} is below max p/q = {need:.3g} for s = {scale:.3g}: the envelope "
