@@ -196,8 +196,11 @@ def test_restarts_and_model_order(qtbot, lab):
     assert lab.task("restarts").wait(120)
     res = lab.restarts_result
     assert res is not None and len(res.log_likelihoods) == run.N_RESTARTS
-    y = lab.strip_item.getData()[1]
-    np.testing.assert_allclose(np.sort(y), np.sort(res.log_likelihoods))
+    x, y = lab.strip_item.getData()
+    np.testing.assert_allclose(y, res.log_likelihoods)
+    np.testing.assert_allclose(np.round(x), res.solution_ids)  # each restart in its optimum's column
+    counts = ", ".join(map(str, np.bincount(res.solution_ids)))
+    assert f"reaching each: {counts})" in lab.restarts_label.text()
     assert f"{res.n_distinct}</b> distinct" in lab.restarts_label.text()
     lab.tabs.setCurrentIndex(3)
     lab.run_model_order()

@@ -92,6 +92,17 @@ def pie_symbols(fractions) -> list[QtGui.QPainterPath]:
     return paths
 
 
+def strip_positions(ids: np.ndarray, width: float = 0.5) -> np.ndarray:
+    """x of every restart in the strip: its optimum's index, restarts of one optimum spread side by side."""
+    ids = np.asarray(ids, dtype=int)
+    x = ids.astype(float)
+    for i in np.unique(ids):
+        where = np.flatnonzero(ids == i)
+        if len(where) > 1:
+            x[where] += np.linspace(-width / 2, width / 2, len(where))
+    return x
+
+
 def _aspect_plot(title: str) -> PlotPanel:
     panel = PlotPanel(title, "x₁", "x₂", legend=False)
     panel.plot_item.setAspectLocked(True)
@@ -312,7 +323,7 @@ class MixturesLab(Lab):
         self.restarts_button.clicked.connect(self.run_restarts)
         self.restarts_label = _PageLabel("EM finds a local maximum of ℓ; different starts can end in "
                                          "different ones.")
-        self.strip_plot = PlotPanel("Final ℓ of each restart", "distinct optimum", "ℓ", legend=False)
+        self.strip_plot = PlotPanel("Final ℓ per restart", "optimum", "ℓ", legend=False)
         self.strip_item = pg.ScatterPlotItem()
         self.strip_best = pg.ScatterPlotItem()
         self.strip_plot.plot_item.addItem(self.strip_item)
@@ -960,20 +971,22 @@ class MixturesLab(Lab):
         s = theme.current()
         ll = np.asarray(snap.log_likelihoods)
         ids = np.asarray(snap.solution_ids)
-        self.strip_item.setData(x=ids, y=ll, symbol="o", size=s.marker_size * 1.2,
+        counts = np.bincount(ids)
+        x = strip_positions(ids)
+        self.strip_item.setData(x=x, y=ll, symbol="o", size=s.marker_size * 1.2,
                                 brush=[pg.mkBrush(theme.CATEGORICAL[i % 8]) for i in ids],
                                 pen=pg.mkPen(s.foreground, width=s.scale))
         b = snap.best_index
-        self.strip_best.setData(x=[ids[b]], y=[ll[b]], symbol="o", size=s.marker_size * 2.4, brush=pg.mkBrush(None),
+        self.strip_best.setData(x=[x[b]], y=[ll[b]], symbol="o", size=s.marker_size * 2.4, brush=pg.mkBrush(None),
                                 pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=3 * s.scale))
         self.strip_plot.plot_item.setXRange(-0.5, max(int(ids.max()), 1) + 0.5, padding=0)
-        self.strip_plot.plot_item.getAxis("bottom").setTicks([[(i, str(i + 1)) for i in range(int(ids.max()) + 1)]])
+        self.strip_plot.plot_item.getAxis("bottom").setTicks([[(i, str(i + 1)) for i in range(len(counts))]])
         done = len(ll)
         spread = float(ll.max() - ll.min()) if done > 1 else 0.0
         self.restarts_label.setText(
             f"{done} of {snap.n_restarts} restarts: <b>{snap.n_distinct}</b> distinct optim"
-            f"{'um' if snap.n_distinct == 1 else 'a'}; best ℓ = {ll[b]:,.1f} (restart {b + 1}), "
-            f"spread {spread:,.1f}")
+            f"{'um' if snap.n_distinct == 1 else 'a'} (restarts reaching each: {', '.join(map(str, counts))}); "
+            f"best ℓ = {ll[b]:,.1f}, spread {spread:,.1f}")
         X = self._restarts_X
         self.best_points.setData(pos=X, size=s.marker_size * 0.6, brush=pg.mkBrush(160, 160, 160), pen=pg.mkPen(None))
         self._draw_restart_means(snap, s)
