@@ -449,15 +449,16 @@ class RegressionLab(Lab):
         mask = self.canvas.test_mask if len(self.canvas.test_mask) == len(self.canvas.y) else np.zeros(len(X), bool)
         if len(X) == 0:
             raise ValueError("There are no points: click to add some, press New sample or open a CSV file.")
-        ctx, phi_tr, phi_te = run.prepare_context(
-            X[:, 0], X[:, 1], mask, basis=params["basis"], size=params["size"], method=params["method"],
-            log_alpha=params["log_alpha"], truth=params["truth"] if self.source["kind"] != "file" else None,
-            noise=params["noise"], pair=(params["pair_i"], params["pair_j"]), budget=params["budget"])
-        self._start_sweep(params, ctx)
-        return lambda: run.fit_run(ctx, phi_tr, phi_te)
+        x, y, mask = X[:, 0].copy(), X[:, 1].copy(), mask.copy()
+        x_tr, y_tr, _x_te, _y_te = run.split_points(x, y, mask)
+        self._start_sweep(params, x_tr, y_tr)
+        settings = dict(basis=params["basis"], size=params["size"], method=params["method"],
+                        log_alpha=params["log_alpha"], truth=params["truth"] if self.source["kind"] != "file" else None,
+                        noise=params["noise"], pair=(params["pair_i"], params["pair_j"]), budget=params["budget"])
+        return lambda: run.lab_run(x, y, mask, **settings)
 
-    def _start_sweep(self, params: dict, ctx) -> None:
-        key = (tuple(params[k] for k in SWEEP_PARAMS), ctx.x_train.tobytes(), ctx.y_train.tobytes(), self.seed)
+    def _start_sweep(self, params: dict, x_train, y_train) -> None:
+        key = (tuple(params[k] for k in SWEEP_PARAMS), x_train.tobytes(), y_train.tobytes(), self.seed)
         if key == self._sweep_key and (self.sweep is not None or self.task("sweep").busy):
             return
         self._sweep_key = key
@@ -468,7 +469,7 @@ class RegressionLab(Lab):
         self.sweep_label.setText("computing 50 training sets …")
         task = self.task("sweep", on_done=self._sweep_done, on_error=self._sweep_failed,
                          on_progress=lambda f, _t: self.sweep_progress.setValue(int(100 * f)))
-        task.start(run.bias_variance_sweep, ctx.x_train, ctx.y_train, truth=params["truth"], noise=params["noise"],
+        task.start(run.bias_variance_sweep, x_train, y_train, truth=params["truth"], noise=params["noise"],
                    basis=params["basis"], size=params["size"], method=params["method"],
                    log_alpha=params["log_alpha"], axis=params["bv_axis"], folds=params["folds"], seed=self.seed)
 

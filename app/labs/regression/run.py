@@ -34,7 +34,7 @@ BASES = [("legendre", "polynomial (Legendre)"), ("poly", "polynomial (powers)"),
 TRUTH_CHOICES = [(name, name) for name in TRUTHS]
 GRID_POINTS = 200
 #: log₁₀ λ of the paths
-PATH_LOG_ALPHAS = np.linspace(-6.0, 2.0, 49)
+PATH_LOG_ALPHAS = np.linspace(-6.0, 2.0, 33)
 #: training sets of the bias–variance picture
 N_SETS = 50
 MAX_SWEEP_SIZE = 15
@@ -62,11 +62,12 @@ def make_regressor(method: str, alpha: float):
     raise ValueError(f"method must be one of lasso, ridge, lstsq, gd, got {method!r}")
 
 
-def fit_many(phi, Y, method: str, alphas) -> tuple[np.ndarray, np.ndarray]:
+def fit_many(phi, Y, method: str, alphas, check=None) -> tuple[np.ndarray, np.ndarray]:
     """Coefficients and intercepts of one model per row of ``Y`` (same design Φ) and α.
 
     Returns ``coefs`` (n_sets, p, n_alphas) and ``intercepts`` (n_sets, n_alphas); least
-    squares ignores α (all columns equal). NaN where least squares is not unique.
+    squares ignores α (all columns equal). NaN where least squares is not unique. ``check``,
+    if given, is called before each fit (a side task's cancellation test).
     """
     Y = np.atleast_2d(Y)
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
@@ -85,6 +86,8 @@ def fit_many(phi, Y, method: str, alphas) -> tuple[np.ndarray, np.ndarray]:
     else:
         order = np.argsort(-alphas)  # the paths return decreasing α
         for s_i in range(n_sets):
+            if check is not None:
+                check()
             if method == "ridge":
                 _a, c = ridge_path(pc, Yc[s_i], alphas)
             else:
@@ -251,9 +254,8 @@ def _path_errors(phi_tr, y_tr, phi_te, y_te, coefs):
     return np.vstack([train, test])
 
 
-def prepare_context(x, y, test_mask, *, basis: str, size: int, method: str, log_alpha: float, truth: str | None,
-                    noise: float, pair=(1, 2), budget: float = 0.5) -> tuple[RegressionContext, np.ndarray, np.ndarray]:
-    """Validate the data and build the run's shared context; returns (ctx, Φ_train, Φ_test)."""
+def split_points(x, y, test_mask):
+    """(x_train, y_train, x_test, y_test) of the points; ValueError when they cannot be fitted."""
     x = np.asarray(x, dtype=float).reshape(-1)
     y = np.asarray(y, dtype=float).reshape(-1)
     test_mask = np.asarray(test_mask, dtype=bool).reshape(-1)
@@ -262,10 +264,20 @@ def prepare_context(x, y, test_mask, *, basis: str, size: int, method: str, log_
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("Some points are not finite numbers.")
     x_tr, y_tr = x[~test_mask], y[~test_mask]
-    x_te, y_te = x[test_mask], y[test_mask]
     if len(x_tr) < 2:
         raise ValueError(f"There are {len(x_tr)} training point(s): draw or sample at least 2 "
                          "(test points are hollow).")
+    return x_tr, y_tr, x[test_mask], y[test_mask]
+
+
+def prepare_context(x, y, test_mask, *, basis: str, size: int, method: str, log_alpha: float, truth: str | None,
+                    noise: float, pair=(1, 2), budget: float = 0.5) -> tuple[RegressionContext, np.ndarray, np.ndarray]:
+    """Validate the data and build the run's shared context; returns (ctx, Φ_train, Φ_test).
+
+    The paths are a picture: the lasso path stops at scikit-learn's default tolerance (1e-4)
+    or 100 sweeps per λ, so many bumps on few points cannot hold the run up."""
+    x = np.asarray(x, dtype=float).reshape(-1)
+    x_tr, y_tr, x_te, y_te = split_points(x, y, test_mask)
     b = make_basis(basis, size).fit(x_tr[:, None])
     phi_tr = b.transform(x_tr[:, None])
     phi_te = b.transform(x_te[:, None]) if len(x_te) else np.zeros((0, b.n_features))
@@ -280,7 +292,7 @@ def prepare_context(x, y, test_mask, *, basis: str, size: int, method: str, log_
     pc = phi_tr - phi_tr.mean(axis=0)
     yc = y_tr - y_tr.mean()
     ridge = ridge_path(pc, yc, alphas)[1][:, ::-1]
-    lasso = lasso_path(pc, yc, alphas, tol=1e-6)[1][:, ::-1]
+    lasso = lasso_path(pc, yc, alphas, tol=1e-4, max_iter=100)[1][:, ::-1]
     s = np.linalg.svd(pc, compute_uv=False)
     cond = float(s[0] / s[-1]) ** 2 if s[-1] > 0 else math.inf
     i, j = int(pair[0]) - 1, int(pair[1]) - 1
@@ -308,6 +320,12 @@ def prepare_context(x, y, test_mask, *, basis: str, size: int, method: str, log_
         constraint=constraint, constraint_note=note, pair=(i + 1, j + 1), cond=cond, method=method, basis=basis,
         size=int(size), noise=float(noise), basis_fit=b)
     return ctx, phi_tr, phi_te
+
+
+def lab_run(x, y, test_mask, **settings):
+    """The lab's run on its worker thread: the shared context, then the live fit."""
+    ctx, phi_tr, phi_te = prepare_context(x, y, test_mask, **settings)
+    yield from fit_run(ctx, phi_tr, phi_te)
 
 
 def fit_run(ctx: RegressionContext, phi_tr, phi_te):
@@ -396,7 +414,8 @@ def bias_variance_sweep(x_train, y_train, *, truth: str, noise: float, basis: st
             state.set_progress(g / len(groups), f"complexity {g + 1} of {len(groups)}")
         b = make_basis(basis, deg).fit(x_train[:, None])
         phi_grid = b.transform(x_grid[:, None])
-        coefs, intercepts = fit_many(b.transform(x_train[:, None]), Y, method, alphas)
+        check = state.check if state is not None else None
+        coefs, intercepts = fit_many(b.transform(x_train[:, None]), Y, method, alphas, check)
         fold_errors = np.zeros(len(alphas))
         for tr, va in splits:
             bf = make_basis(basis, deg).fit(x_train[tr][:, None])
