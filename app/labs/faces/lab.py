@@ -20,7 +20,7 @@ from ...lab import Lab
 from . import META
 from ...widgets.image_view import ImageView
 from ...widgets.params import Param
-from ...widgets.plots import PlotPanel, outside_legend
+from ...widgets.plots import PlotPanel, outside_legend, place_legend
 from . import maths, run
 
 MAX_STAGES = 19
@@ -523,6 +523,12 @@ class FacesLab(Lab):
                   self.nonfaces_view, self.hard_view):
             v.apply_style(s)
         self.progress_bar.setMaximumHeight(int(10 * s.scale))
+
+    def favour_main_plot(self, s: theme.Style | None = None) -> None:
+        """As every lab, except that the photo's key stays in a row above it: the photo keeps
+        its aspect ratio, so a key column beside it would take its width and shrink it whole."""
+        super().favour_main_plot(s)
+        place_legend(self.photo_view.plot_item, "top")
 
     def main_plot(self):
         return self.photo_view if self.tabs.currentIndex() != 1 else self.fpr_panel
