@@ -75,7 +75,7 @@ def test_smoothing_and_viterbi_after_the_last_roll(qtbot, hmm_window):
     model = dishonest_casino()
     np.testing.assert_allclose(lab.smooth_curve.y, model.smooth(data.x)[:, 1], atol=1e-12)
     _, path = model.viterbi(data.x)
-    np.testing.assert_array_equal(lab.viterbi_curve.y, (path == 1).astype(float))
+    np.testing.assert_array_equal(lab.viterbi_band.states, path)
     errors = {
         "filtering": np.mean(model.filter(data.x).argmax(1) != data.z),
         "smoothing": np.mean(model.smooth(data.x).argmax(1) != data.z),
@@ -148,12 +148,15 @@ def test_letter_model_separates_vowels(qtbot, hmm_window):
                     timeout=60_000)
     _run_to(qtbot, lab, 301)
     data = lab.runner.current.data
-    assert data.M == 26 and data.state_names[0] == "vowel state"
+    assert data.M == 26 and data.state_names[0] == "vowel"
     vowels = [ord(v) - ord("a") for v in "aeiou"]
     assert data.B[0, vowels].sum() > 0.6 and data.B[1, vowels].sum() < 0.1
     assert data.errors["smoothing"] < 0.2
     assert any(c in lab.strip.text() for c in "aeiou")
     assert lab.error_text == ""
+    assert data.T == lab.form.value("n_steps") == 80  # the letters' own default length
+    lab.form.set_value("preset", "casino")
+    assert lab.form.value("n_steps") == 300
 
 
 def test_edited_model_with_bad_rows_shows_a_message_and_keeps_the_edits(qtbot, hmm_window):

@@ -18,6 +18,7 @@ from . import maths, run
 DIE_GLYPHS = "⚀⚁⚂⚃⚄⚅"
 STATE_COLORS = (theme.OKABE_ITO["sky_blue"], theme.OKABE_ITO["orange"])  # fair / vowel, loaded / consonant
 PATH_COLOR = theme.OKABE_ITO["vermillion"]
+LETTERS_SHOWN = 80  # letters shown by default (the letter model switches state every letter or two)
 ROLL_Y0, ROLL_SPAN = 1.14, 0.6  # the rolls' strip above the probabilities: symbol 0 at ROLL_Y0
 
 
@@ -73,8 +74,9 @@ class _Band(pg.ImageItem):
 
 
 class MatrixView(PlotPanel):
-    """A probability matrix as a heat map (levels 0..1) with its numbers written in small matrices."""
+    """A probability matrix as a heat map with its numbers written in small matrices."""
 
+    LEFT_AXIS_EM = 5.0  # room for the state names
     def __init__(self, title: str, x_label: str, y_label: str):
         super().__init__(title, x_label, y_label, legend=False)
         self.image = pg.ImageItem()
@@ -93,17 +95,19 @@ class MatrixView(PlotPanel):
     def set_labels(self, rows, cols) -> None:
         left, bottom = self.plot_item.getAxis("left"), self.plot_item.getAxis("bottom")
         left.setTicks([[(i, str(r)) for i, r in enumerate(rows)]])
+        cols = [c if len(str(c)) <= 6 else str(c)[:4] + "." for c in cols]  # column labels share a cell's width
         if len(cols) > 8:  # many symbols: name the vowels only
             cols_shown = [(i, str(c)) for i, c in enumerate(cols) if str(c) in run.VOWELS]
         else:
             cols_shown = [(i, str(c)) for i, c in enumerate(cols)]
         bottom.setTicks([cols_shown])
 
-    def set_matrix(self, values: np.ndarray) -> None:
+    def set_matrix(self, values: np.ndarray, top: float = 1.0) -> None:
+        """Draw ``values`` with the colour scale 0..top (learned and true matrices share one)."""
         values = np.asarray(values, dtype=float)
         self.values = values
         K, M = values.shape
-        self.image.setImage(values.T, levels=(0.0, 1.0), autoLevels=False)
+        self.image.setImage(values.T, levels=(0.0, top), autoLevels=False)
         self.image.setRect(QtCore.QRectF(-0.5, -0.5, M, K))
         self.plot_item.setRange(xRange=(-0.5, M - 0.5), yRange=(-0.5, K - 0.5), padding=0)
         want = K * M if M <= 3 else 0  # numbers where the cells are wide enough to hold them
@@ -120,7 +124,7 @@ class MatrixView(PlotPanel):
                 continue
             r, c = divmod(i, M)
             v = values[r, c]
-            item.setText(f"{v:.2f}", color="#000000" if v > 0.55 else "#FFFFFF")
+            item.setText(f"{v:.2f}", color="#000000" if v > 0.55 * top else "#FFFFFF")
             item.setFont(font)
             item.setPos(c, r)
             item.setVisible(True)
@@ -264,13 +268,14 @@ class HMMLab(Lab):
         self.prob_panel.plot_item.showAxis("right")
         self.filter_curve = self.prob_panel.curve("filtered")
         self.smooth_curve = self.prob_panel.curve("smoothed")
-        self.viterbi_curve = self.prob_panel.curve("Viterbi path")
-        self.prob_band = _Band(-0.16, -0.04)
+        self.prob_band = _Band(-0.16, -0.04)  # the truth
         self.rolls_band = self.prob_band
+        self.viterbi_band = _Band(-0.32, -0.20)  # the Viterbi path, once the sequence has ended
         self.prob_panel.plot_item.addItem(self.prob_band)
+        self.prob_panel.plot_item.addItem(self.viterbi_band)
         self.prob_panel.plot_item.setMouseEnabled(x=True, y=False)
         self.prob_panel.plot_item.enableAutoRange(False)
-        self.prob_panel.plot_item.setYRange(-0.18, ROLL_Y0 + ROLL_SPAN + 0.06, padding=0)
+        self.prob_panel.plot_item.setYRange(-0.34, ROLL_Y0 + ROLL_SPAN + 0.06, padding=0)
         self.prob_panel.plot_item.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")]])
         self.error_label = _Note(3)
         lay.addWidget(self.prob_panel, 1)
@@ -330,6 +335,20 @@ class HMMLab(Lab):
         lay.addWidget(self.learn_label)
         return page
 
+    def on_param_changed(self, name: str) -> None:
+        """A new preset brings its own default length: letters switch state almost every
+        letter, so 300 of them make an unreadable picture where 300 rolls make a clear one."""
+        if name == "preset":
+            preset, n = self.form.value("preset"), self.form.value("n_steps")
+            want = {300: LETTERS_SHOWN} if preset == "letters" else {LETTERS_SHOWN: 300}
+            if n in want:
+                self.form.blockSignals(True)
+                try:
+                    self.form.set_value("n_steps", want[n])
+                finally:
+                    self.form.blockSignals(False)
+        self.reset()
+
     # ------------------------------------------------------------------ run
     def make_run(self, params: dict, seed: int):
         preset = params["preset"]
@@ -342,7 +361,7 @@ class HMMLab(Lab):
         return lambda: run.hmm_run(*args)
 
     def show_idle(self) -> None:
-        for s in (self.filter_curve, self.smooth_curve, self.viterbi_curve):
+        for s in (self.filter_curve, self.smooth_curve):
             s.clear()
         self.ll_panel.clear_series()
         self._data = None
@@ -360,10 +379,10 @@ class HMMLab(Lab):
         colors = theme.CATEGORICAL
         self._key = (
             f"<span style='color:{STATE_COLORS[0]}'>■</span> {data.state_names[0]} &nbsp; "
-            f"<span style='color:{STATE_COLORS[1]}'>■</span> {data.state_names[1]} (truth) &nbsp; "
+            f"<span style='color:{STATE_COLORS[1]}'>■</span> {data.state_names[1]}: "
+            "the truth (upper band), Viterbi (lower band)<br>"
             f"<span style='color:{colors[0]}'>━</span> filtered &nbsp; "
             f"<span style='color:{colors[1]}'>╍</span> smoothed &nbsp; "
-            f"<span style='color:{colors[2]}'>┅</span> Viterbi &nbsp; "
             f"● {unit}s ({data.symbol_names[0]}–{data.symbol_names[-1]})<br>")
         self.prob_panel.apply_style()
         first, last = data.symbol_names[0], data.symbol_names[-1]
@@ -380,9 +399,9 @@ class HMMLab(Lab):
         self.B_true.set_labels(names, data.symbol_names)
         self.B_learned.set_labels(names, data.symbol_names)
         self.A_true.set_matrix(data.A)
-        self.B_true.set_matrix(data.B)
+        self.B_true.set_matrix(data.B, self._b_top(data))
         self.A_learned.set_matrix(np.full_like(data.A, np.nan))
-        self.B_learned.set_matrix(np.full_like(data.B, np.nan))
+        self.B_learned.set_matrix(np.full_like(data.B, np.nan), self._b_top(data))
         self.trellis_panel.plot_item.getAxis("left").setTicks([[(k, n) for k, n in enumerate(names)]])
 
     def render(self, snapshot, prepared, history) -> None:
@@ -420,10 +439,11 @@ class HMMLab(Lab):
         if decoded and self.smooth_curve.n == 0:
             ts = np.arange(1, data.T + 1)
             self.smooth_curve.set(ts, data.smoothed[:, data.focus])
-            self.viterbi_curve.set(ts, (data.path == data.focus).astype(float))
+            self.viterbi_band.set_states(data.path, data.T)
         elif not decoded and self.smooth_curve.n:
             self.smooth_curve.clear()
-            self.viterbi_curve.clear()
+        if not decoded and self.viterbi_band.states.size:
+            self.viterbi_band.set_states(data.path, 0)
         self._shown_t = t
         if decoded:
             e = data.errors
@@ -541,7 +561,7 @@ class HMMLab(Lab):
             self.learn_label.setText("Baum–Welch starts after the trellis (or step there with the run bar).")
             return
         self.A_learned.set_matrix(bw.transmat)
-        self.B_learned.set_matrix(bw.emissionprob)
+        self.B_learned.set_matrix(bw.emissionprob, self._b_top(data))
         perm = run.best_permutation(np.asarray(bw.emissionprob), data.B)
         switched = perm != sorted(perm)
         self.learn_label.setText(
@@ -549,6 +569,11 @@ class HMMLab(Lab):
             f"log P(x) = {bw.log_likelihood:.2f} (true model {data.log_likelihood_train:.2f}); "
             + ("learned states come out swapped (label switching)." if switched else "states in the true order.")
             + (" Converged." if bw.converged else ""))
+
+    @staticmethod
+    def _b_top(data) -> float:
+        """Top of the emission maps' colour scale: the largest true emission, rounded up to 0.1."""
+        return float(min(1.0, np.ceil(10 * data.B.max()) / 10))
 
     def _true_ll(self):
         """The true model's log-likelihood as a dashed reference line (black: not a restart's colour)."""

@@ -193,7 +193,7 @@ def build_data(preset: str, n_steps: int, n_train: int, restarts: int, seed: int
         vowel = np.array([LETTERS[s] in VOWELS for s in x])
         z = np.where(vowel, 0, 1)
         model = CategoricalHMM(2, 26, pi, A, B)
-        names, symbols, truth, focus = ("vowel state", "consonant state"), LETTERS, "vowel or consonant", 0
+        names, symbols, truth, focus = ("vowel", "consonant"), LETTERS, "the letter class", 0
     else:
         if preset == "custom":
             model = check_matrices(matrices or casino_matrices(), 2, 6)
