@@ -563,7 +563,7 @@ def _gram_gap(G, q, yy, w, c, lam):
     return gap + lam * float(np.abs(w).sum()) - const * (yy - wq)
 
 
-def _gram_path(G, q, yy, n, alphas, bound, max_iter, coefs):
+def _gram_path(G, q, yy, n, alphas, bound, max_iter, coefs, screening=True):
     p = len(q)
     w = np.zeros(p)
     c = q.copy()  # Xᵀr = q − G w
@@ -577,7 +577,8 @@ def _gram_path(G, q, yy, n, alphas, bound, max_iter, coefs):
         if _sign_step(G, q, w, c, lam):
             coefs[:, k] = w
             continue
-        working = np.flatnonzero((strong | (w != 0)) & (diag > 0)).tolist()
+        keep = (strong | (w != 0)) if screening else np.ones(p, dtype=bool)
+        working = np.flatnonzero(keep & (diag > 0)).tolist()
         signs = np.sign(w)
         tried = signs.copy()  # the sign pattern of the last failed sign step: not tried again
         for _ in range(max_iter):
