@@ -32,7 +32,7 @@ def _mode(m: str):
 
 class FacesLab(Lab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
-    screenshot_steps = 5
+    screenshot_steps = 40  # the default detection sweep ends at step 29
     self_test_steps = 3
 
     # ------------------------------------------------------------------ state
