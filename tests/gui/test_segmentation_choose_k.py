@@ -106,7 +106,7 @@ def test_choose_k_on_a_photo_shows_both_curves_as_computed(qtbot, make_window):
     sx, sy = lab.stab_best.getData()
     assert sx[0] == lab.chosen_k_stability
     h, w = lab.runner.current.ctx.shape
-    assert items[2].n == (h // 5) * (w // 5) and f"n = {items[2].n} non-overlapping windows" in lab.order_label.text()
+    assert items[2].n == (h // 5) * (w // 5) and f"n = {items[2].n} windows" in lab.order_label.text()
     window.close()
 
 

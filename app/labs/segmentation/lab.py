@@ -380,7 +380,7 @@ class SegmentationLab(Lab):
         self.objective_panel.apply_style()
         if m in HIST_METHODS:
             t = "Histograms t<sub>k</sub>" if m == "multinomial" else "Centres μ<sub>k</sub>"
-            xlab = "grey-level bin" if self.form.value("histograms") == "grey" else "bin: grey levels, then patterns"
+            xlab = "grey-level bin" if self.form.value("histograms") == "grey" else "grey | pattern bin"
             self.cluster_panel._title, self.cluster_panel._x_label, self.cluster_panel._y_label = (
                 t, xlab, "probability")
             self.pixel_panel._x_label = xlab

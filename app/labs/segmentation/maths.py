@@ -78,9 +78,9 @@ def order_html(item) -> str:
     if item is None:
         return "★ marks the choice."
     if item.samples == "pixels":
-        return f"★ marks the choice; BIC on n = {item.n:,} pixels."
-    return (f"★ marks the choice; BIC on n = {item.n} non-overlapping windows, "
-            f"ĉ = {item.dispersion:.2f}, m = {item.m} for K = {item.k}.")
+        return f"★ marks the choice; BIC on n = {item.n:,} pixels,<br>m = {item.m} for K = {item.k}."
+    return (f"★ marks the choice; BIC on n = {item.n} windows<br>"
+            f"(no overlap), ĉ = {item.dispersion:.2f}, m = {item.m} for K = {item.k}.")
 
 
 def data_html(snapshot) -> str:
