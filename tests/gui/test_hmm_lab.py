@@ -172,6 +172,17 @@ def test_edited_model_with_bad_rows_shows_a_message_and_keeps_the_edits(qtbot, h
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.error_text == "", timeout=30_000)
     A = np.asarray(lab.runner.current.data.A)
     np.testing.assert_allclose(A[0], [0.95 / 1.25, 0.3 / 1.25])
+    # the sliders keep their rows summing to one
+    slider = lab.sliders["loaded_six"][0]
+    slider.setValue(700)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.data.B[1, 5] == 0.7, timeout=30_000)
+    np.testing.assert_allclose(lab.runner.current.data.B[1], [0.06] * 5 + [0.7])
+    assert lab.editors[("emissionprob", 1, 5)].value() == 0.7
+    lab.sliders["fair_to_loaded"][0].setValue(200)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.data.A[0, 1] == 0.2, timeout=30_000)
+    np.testing.assert_allclose(lab.runner.current.data.A[0], [0.8, 0.2])
+    lab.sliders["fair_to_loaded"][0].setValue(240)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.data.A[0, 1] == 0.24, timeout=30_000)
     # sessions keep the edited matrices; a malformed one is refused
     saved = lab.user_data()
     lab.set_matrices({"startprob": [0.5, 0.5], "transmat": [[0.5, 0.5], [0.5, 0.5]],

@@ -184,6 +184,23 @@ class HMMLab(Lab):
                 spin.valueChanged.connect(lambda value, key=key, j=j, index=index: self._edited(key, j, index, value))
                 grid.addWidget(spin, r, 1 + j)
                 self.editors[(key, j, index)] = spin
+        # the knobs of the casino's lesson as sliders that keep every row summing to one
+        self.sliders: dict[str, tuple[QtWidgets.QSlider, QtWidgets.QLabel]] = {}
+        knobs = [("fair_to_loaded", "fair → loaded", 500), ("loaded_to_fair", "loaded → fair", 500),
+                 ("loaded_six", "loaded P(6)", 1000)]
+        r = len(rows)
+        for name, label, top in knobs:
+            slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+            slider.setRange(0, top)
+            slider.setToolTip(f"{label}: drag, or use the arrow keys (the other entries of the row follow)")
+            value = QtWidgets.QLabel()
+            grid.addWidget(QtWidgets.QLabel(label), r, 0)
+            grid.addWidget(slider, r, 1)
+            grid.addWidget(value, r, 2)
+            slider.valueChanged.connect(lambda pos, name=name: self._slid(name, pos))
+            slider.sliderReleased.connect(lambda name=name: self._slid(name, self.sliders[name][0].value()))
+            self.sliders[name] = (slider, value)
+            r += 1
         buttons = QtWidgets.QHBoxLayout()
         self.normalise_button = QtWidgets.QPushButton("Normalise")
         self.normalise_button.setToolTip("Scale every distribution so that it sums to 1")
@@ -193,7 +210,7 @@ class HMMLab(Lab):
         self.casino_button.clicked.connect(lambda: self.set_matrices(run.casino_matrices()))
         buttons.addWidget(self.normalise_button)
         buttons.addWidget(self.casino_button)
-        grid.addLayout(buttons, len(rows), 0, 1, 3)
+        grid.addLayout(buttons, r, 0, 1, 3)
         layout.addWidget(box)
         self._load_editors()
         self.form.changed.connect(lambda *_: self._editor_visibility())
@@ -210,6 +227,29 @@ class HMMLab(Lab):
             spin.blockSignals(True)
             spin.setValue(float(value))
             spin.blockSignals(False)
+        A, B = self.matrices["transmat"], self.matrices["emissionprob"]
+        for name, value in (("fair_to_loaded", A[0][1]), ("loaded_to_fair", A[1][0]), ("loaded_six", B[1][5])):
+            slider, label = self.sliders[name]
+            slider.blockSignals(True)
+            slider.setValue(int(round(1000 * min(max(float(value), 0.0), 1.0))))
+            slider.blockSignals(False)
+            label.setText(f"{float(value):.3f}")
+
+    def _slid(self, name: str, pos: int) -> None:
+        """A slider moved: set its entry and the rest of its row (a drag applies on release)."""
+        slider, label = self.sliders[name]
+        v = pos / 1000.0
+        label.setText(f"{v:.3f}")
+        if slider.isSliderDown():
+            return
+        m = {k: np.asarray(a, dtype=float) for k, a in self.matrices.items()}
+        if name == "fair_to_loaded":
+            m["transmat"][0] = [1.0 - v, v]
+        elif name == "loaded_to_fair":
+            m["transmat"][1] = [v, 1.0 - v]
+        else:
+            m["emissionprob"][1] = [(1.0 - v) / 5] * 5 + [v]
+        self.set_matrices(m)
 
     def _edited(self, key: str, j: int, index, value: float) -> None:
         if key == "startprob":
@@ -448,7 +488,7 @@ class HMMLab(Lab):
         if decoded:
             e = data.errors
             self.error_label.setText(
-                f"{self._key}Errors vs {data.truth_name}: filtering {100 * e['filtering']:.1f} %, "
+                f"{self._key}Errors: filtering {100 * e['filtering']:.1f} %, "
                 f"smoothing {100 * e['smoothing']:.1f} %, Viterbi {100 * e['Viterbi']:.1f} %")
         else:
             self.error_label.setText(f"{self._key}Read {t} of {data.T}; smoothing and the Viterbi path follow "
