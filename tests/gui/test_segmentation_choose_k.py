@@ -132,3 +132,10 @@ def test_photo_box_names_an_opened_file(qtbot, make_window, tmp_path):
     lab.restore_session(saved)
     assert lab.image_path == path and "mine.png" in combo.currentText()
     window.close()
+
+
+def test_too_few_windows_for_bic_is_a_clear_message():
+    params = dict(image="textures", resolution=32, method="multinomial", K=4, window=31, bins=8, histograms="grey+lbp",
+                  features="lab", position_weight=0.5, init="k-means++", pseudocount=0.01, max_iter=50)
+    with pytest.raises(ValueError, match="too few to compare K"):
+        list(run.model_order("multinomial", params, 0, ("photo", "textures")))

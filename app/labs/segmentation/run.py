@@ -475,6 +475,10 @@ def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *
     counts = ctx.H.reshape(-1, ctx.H.shape[2]).astype(np.float64) if hist else None
     X = counts[window_grid(ctx.shape, int(params["window"]))] if hist else ctx.X
     ks = [k for k in MODEL_ORDER_KS if k <= X.shape[0] // 2]
+    if not ks:
+        l = int(params["window"])
+        raise ValueError(f"The image holds only {X.shape[0]} non-overlapping {l} × {l} windows, too few to compare "
+                         f"K = {MODEL_ORDER_KS[0]}…{MODEL_ORDER_KS[-1]}: choose a smaller window or a higher resolution.")
     fits = {}
     for i, k in enumerate(ks):
         if state is not None:
