@@ -572,7 +572,7 @@ class HMMLab(Lab):
             else:
                 tx.setText("")
         pi = self.trellis_panel.plot_item
-        pi.setXRange(lo + 0.5, lo + W + 0.5, padding=0)
+        pi.setXRange(lo + 0.3, lo + W + 0.7, padding=0)  # room for the largest nodes at both ends
         pi.setYRange(-0.6, K - 0.2 + 0.3 * s.scale, padding=0)
         if lit:
             self.trellis_label.setText(
