@@ -30,7 +30,8 @@ The log-likelihood never decreases from one iteration to the next (Rabiner 1989,
 Bishop, PRML, section 13.2).
 
 The time loops run in compiled code (``smlengine._hmm_compiled``, numba, extra "fast") for
-long sequences when numba is installed, and in numpy (vectorised over the states) otherwise.
+long sequences when numba is installed, and in numpy otherwise: vectorised over blocks of the
+sequence (``smlengine._hmm_blocks``) from a few hundred steps on, step by step below that.
 """
 
 from __future__ import annotations
@@ -215,7 +216,10 @@ def _check_lengths(lengths, total: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(arr, dtype=np.int64)])
 
 
-# ----------------------------------------------------------------------------- numpy time loops
+# ----------------------------------------------------------------------------- the time loops
+# Each recursion runs in compiled code (long sequences, numba installed), over blocks of the
+# sequence in numpy (smlengine._hmm_blocks), or one numpy step per symbol (short sequences, and
+# the fallback that finds where an impossible sequence becomes impossible).
 
 
 def _compiled(T: int):
