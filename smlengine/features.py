@@ -26,7 +26,8 @@ import numpy as np
 from ._base import check_choice, check_scalar
 
 __all__ = ["local_histograms", "texture_histograms", "local_binary_patterns", "pixel_features", "grey_levels",
-           "FEATURE_KINDS", "HISTOGRAM_KINDS", "LBP_CODES", "histogram_parts", "window_counts"]
+           "FEATURE_KINDS", "HISTOGRAM_KINDS", "LBP_CODES", "histogram_parts", "window_counts", "tiling_windows",
+           "half_window_dispersion", "part_codes"]
 
 FEATURE_KINDS = ("rgb", "lab", "rgb+xy", "lab+xy")
 HISTOGRAM_KINDS = ("grey", "grey+lbp")
@@ -226,3 +227,72 @@ def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np
     yy, xx = np.divmod(np.arange(h * w), w)
     pos = np.column_stack([xx / max(w - 1, 1), yy / max(h - 1, 1)]) * float(position_weight)
     return np.hstack([cols, pos])
+
+
+def tiling_windows(shape: tuple, window: int) -> np.ndarray:
+    """Pixel indices (row-major) of the centres of the non-overlapping l × l windows that tile
+    an (h, w) image on a grid centred in it: ⌊h/l⌋ × ⌊w/l⌋ windows, no two sharing a pixel."""
+    h, w = int(shape[0]), int(shape[1])
+    l = int(window)
+    nr, nc = h // l, w // l
+    r0, c0 = (h - nr * l) // 2, (w - nc * l) // 2
+    rows = r0 + l // 2 + l * np.arange(nr)
+    cols = c0 + l // 2 + l * np.arange(nc)
+    return (rows[:, None] * w + cols[None, :]).ravel()
+
+
+def half_window_dispersion(codes: np.ndarray, window: int, n_codes: int) -> float:
+    """How much more the counts of a window vary than counts of independent pixels: ĉ.
+
+    Every window of :func:`tiling_windows` is cut into two halves of m = l ⌊l/2⌋ pixels, left
+    against right and top against bottom (an odd l drops the middle line). If its pixels were
+    independent draws from the window's distribution p, the two halves' counts A and B would
+    differ by Var(A_j − B_j) = 2 m p_j (1 − p_j). With p̂ = (A + B) / 2m,
+
+        ĉ = Σ_windows Σ_j (A_j − B_j)² / Σ_windows Σ_j 2 m p̂_j (1 − p̂_j),
+
+    ≈ 1 for independent pixels and larger when neighbouring pixels are alike (texture
+    elements larger than a pixel): a window's l² counts then carry the information of about
+    l² / ĉ independent pixels. No clustering is involved, so ĉ is the same for every K.
+
+    Parameters
+    ----------
+    codes : integer array (h, w), values 0 .. n_codes - 1 (grey-level bins or patterns)
+    window : int, odd, at least 3 and at most min(h, w)
+    n_codes : int >= 2
+    """
+    codes = np.asarray(codes)
+    if codes.ndim != 2 or codes.dtype.kind not in "iu":
+        raise ValueError(f"codes must be a 2-D integer array, got shape {codes.shape} and dtype {codes.dtype}")
+    check_scalar("n_codes", n_codes, numbers.Integral, min_value=2)
+    l = _check_window(window, codes.shape)
+    if l < 3:
+        raise ValueError(f"window must be at least 3 to have two halves, got {l}")
+    if codes.min() < 0 or codes.max() >= n_codes:
+        raise ValueError(f"codes must lie in 0 .. {n_codes - 1}")
+    h, w = codes.shape
+    nr, nc = h // l, w // l
+    r0, c0 = (h - nr * l) // 2, (w - nc * l) // 2
+    tiles = codes[r0:r0 + nr * l, c0:c0 + nc * l].reshape(nr, l, nc, l).transpose(0, 2, 1, 3).reshape(-1, l, l)
+    half = l // 2
+    m = l * half
+    num = den = 0.0
+    for a, b in ((tiles[:, :, :half], tiles[:, :, l - half:]), (tiles[:, :half, :], tiles[:, l - half:, :])):
+        offsets = (np.arange(tiles.shape[0]) * int(n_codes))[:, None]
+        A = np.bincount((a.reshape(len(tiles), -1) + offsets).ravel(), minlength=len(tiles) * n_codes)
+        B = np.bincount((b.reshape(len(tiles), -1) + offsets).ravel(), minlength=len(tiles) * n_codes)
+        p = (A + B) / (2.0 * m)
+        num += float(((A - B).astype(np.float64) ** 2).sum())
+        den += float((2.0 * m * p * (1.0 - p)).sum())
+    return num / den if den > 0 else 1.0
+
+
+def part_codes(image, bins: int, kind: str) -> list:
+    """The integer code images behind each part of :func:`texture_histograms`:
+    [grey-level bin] or [grey-level bin, local binary pattern]."""
+    check_choice("kind", kind, HISTOGRAM_KINDS)
+    grey = grey_levels(image)
+    out = [np.minimum((grey * int(bins)).astype(np.intp), int(bins) - 1)]
+    if kind == "grey+lbp":
+        out.append(local_binary_patterns(image))
+    return out

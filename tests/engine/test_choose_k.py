@@ -101,3 +101,27 @@ def test_texture_histograms_are_grey_then_patterns():
     np.testing.assert_array_equal(texture_histograms(img, 5, 6, kind="grey"), H[..., :6])
     with pytest.raises(ValueError, match="kind"):
         texture_histograms(img, kind="gradient")
+
+
+def test_half_window_dispersion_is_one_for_independent_pixels_and_large_for_blobs():
+    from smlengine.features import half_window_dispersion, tiling_windows
+
+    rng = np.random.default_rng(4)
+    noise = rng.integers(0, 4, (480, 480))  # 1,024 windows
+    assert half_window_dispersion(noise, 15, 4) == pytest.approx(1.0, abs=0.06)
+    blobs = np.kron(rng.integers(0, 4, (30, 30)), np.ones((4, 4), int))  # 4 × 4 pixel texture elements
+    assert half_window_dispersion(blobs, 15, 4) > 5.0
+    # by hand: one 3 × 3 window, halves = first and last column, then first and last row
+    codes = np.array([[0, 0, 1], [0, 1, 1], [0, 1, 1]])
+    A, B = np.array([3, 0]), np.array([0, 3])  # left vs right column
+    C, D = np.array([2, 1]), np.array([1, 2])  # top vs bottom row
+    num = ((A - B) ** 2).sum() + ((C - D) ** 2).sum()
+    p1, p2 = (A + B) / 6, (C + D) / 6
+    den = (6 * p1 * (1 - p1)).sum() + (6 * p2 * (1 - p2)).sum()
+    assert half_window_dispersion(codes, 3, 2) == pytest.approx(num / den)
+    # 2 × 3 windows of 3 × 3 in 7 × 10 pixels: rows 0-5 and columns 0-8 (the leftover split, floor first)
+    np.testing.assert_array_equal(tiling_windows((7, 10), 3), [1 * 10 + 1, 1 * 10 + 4, 1 * 10 + 7,
+                                                               4 * 10 + 1, 4 * 10 + 4, 4 * 10 + 7])
+    np.testing.assert_array_equal(tiling_windows((9, 9), 3) // 9, [1, 1, 1, 4, 4, 4, 7, 7, 7])
+    with pytest.raises(ValueError, match="0 .. 1"):
+        half_window_dispersion(codes + 1, 3, 2)

@@ -80,7 +80,7 @@ def test_default_run_finds_the_four_textures_and_both_criteria_choose_four(qtbot
     item = lab._order_items[4]
     l = int(params["window"])
     h, w = snap.ctx.shape
-    assert item.n == (h // l) * (w // l) and item.dispersion > 1.0
+    assert item.n == (h // l) * (w // l) and len(item.dispersion) == 2 and min(item.dispersion) > 1.0
     assert item.m == 3 + 4 * ((params["bins"] - 1) + (10 - 1))
     text = lab.maths.toPlainText()
     assert "m log n" in text and f"= {3 + params['K'] * (params['bins'] - 1 + 9)} for K = 4" in text

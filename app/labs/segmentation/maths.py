@@ -49,21 +49,22 @@ def choose_k_html(snapshot) -> str:
     k = ctx.n_clusters
     m, formula = n_free_parameters(ctx, k)
     rows = ["<h3>Choosing K (tab “Choose K”)</h3>",
-            "<p class='eq'>BIC(K) = −2 log L / ĉ + m log n</p>",
-            f"<p>m counts the free parameters: {formula} = <b>{m}</b> for K = {k}. "]
+            "<p class='eq'>BIC(K) = −2 log L + m log n</p>",
+            f"<p>L is the likelihood of the fitted mixture, maximised over {run.BIC_RESTARTS} random starts; "
+            f"m counts its free parameters: {formula} = <b>{m}</b> for K = {k}. "]
     if ctx.H is not None:
         l = int(ctx.params["window"])
         h, w = ctx.shape
         n = (h // l) * (w // l)
-        rows.append(f"Each histogram adds (bins − 1): its probabilities sum to 1. "
+        rows.append(f"Each histogram adds (bins − 1) per cluster: its probabilities sum to 1. "
                     f"The windows of neighbouring pixels share most of their pixels, so the {h * w:,} histograms "
                     f"are not {h * w:,} samples: BIC uses the n = {h // l} × {w // l} = <b>{n}</b> windows that tile "
-                    f"the image without overlap, each K fitted from {run.BIC_RESTARTS} random starts keeping the best "
-                    "likelihood. The pixels of a window are neighbours, not independent draws: ĉ = Σ(H − N t)² / "
-                    "Σ N t(1 − t), how much more the counts vary than a multinomial allows (from the largest K), "
-                    "so a window counts as N/ĉ independent pixels.</p>")
+                    "the image without overlap. Nor are a window's pixels independent draws: each histogram's "
+                    "counts are divided by its ĉ = Σ(A − B)² / Σ 2m p̂(1 − p̂), how much more the two halves "
+                    "A, B of a window differ than halves of m independent pixels would, so a window counts as "
+                    "l²/ĉ pixels.</p>")
     else:
-        rows.append("n = the number of pixels, ĉ = 1 (colour features: one sample per pixel).</p>")
+        rows.append("n = the number of pixels (colour features: one sample per pixel).</p>")
     rows.append(f"<p>Stability: cluster two random halves A and B of the pixels (best of {run.STABILITY_RESTARTS} "
                 "starts each); the prediction strength of K is the smallest, over B's own clusters, share of "
                 "their pixel pairs that A's model also puts together. Merging true groups keeps pairs together; "
@@ -79,8 +80,9 @@ def order_html(item) -> str:
         return "★ marks the choice."
     if item.samples == "pixels":
         return f"★ marks the choice; BIC on n = {item.n:,} pixels,<br>m = {item.m} for K = {item.k}."
+    c = ", ".join(f"{v:.2f}" for v in item.dispersion)
     return (f"★ marks the choice; BIC on n = {item.n} windows<br>"
-            f"(no overlap), ĉ = {item.dispersion:.2f}, m = {item.m} for K = {item.k}.")
+            f"(no overlap), ĉ = {c}, m = {item.m} for K = {item.k}.")
 
 
 def data_html(snapshot) -> str:

@@ -29,7 +29,14 @@ from smlengine.cluster import (
     stability_steps,
 )
 from smlengine.datasets import load_photo, read_image_file
-from smlengine.features import histogram_parts, pixel_features, texture_histograms
+from smlengine.features import (
+    half_window_dispersion,
+    histogram_parts,
+    part_codes,
+    pixel_features,
+    texture_histograms,
+    tiling_windows,
+)
 
 METHODS = [
     ("kmeans_colour", "k-means · colour"),
@@ -395,7 +402,8 @@ class ModelOrderItem:
     """One K of the model-order task: BIC (lower is better) and the segmentation thumbnail.
 
     ``n`` is the number of samples the BIC counts, ``m`` the free parameters, ``dispersion``
-    the ĉ dividing the log-likelihood, ``loglik`` the plain log L of the fitted samples.
+    the ĉ_b of each histogram part (the counts were divided by them; () for colour),
+    ``loglik`` the log L of the fitted samples.
     """
 
     k: int
@@ -403,7 +411,7 @@ class ModelOrderItem:
     labels: np.ndarray  # (h, w) uint8
     n: int = 0
     m: int = 0
-    dispersion: float = 1.0
+    dispersion: tuple = ()
     loglik: float = math.nan
     samples: str = "pixels"  # what the n samples are
 
@@ -445,15 +453,9 @@ def _stability_factory(method: str, params: dict):
 
 
 def window_grid(shape: tuple, window: int) -> np.ndarray:
-    """Pixel indices of the centres of the non-overlapping l × l windows that tile the image,
-    on a grid centred in the image: ⌊h/l⌋ × ⌊w/l⌋ windows, no two sharing a pixel."""
-    h, w = shape
-    l = int(window)
-    nr, nc = h // l, w // l
-    r0, c0 = (h - nr * l) // 2, (w - nc * l) // 2
-    rows = r0 + l // 2 + l * np.arange(nr)
-    cols = c0 + l // 2 + l * np.arange(nc)
-    return (rows[:, None] * w + cols[None, :]).ravel()
+    """Pixel indices of the centres of the non-overlapping l × l windows that tile the image
+    (:func:`smlengine.features.tiling_windows`)."""
+    return tiling_windows(shape, window)
 
 
 def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *, state=None):
@@ -461,11 +463,13 @@ def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *
 
     Histogram methods: BIC of the multinomial mixture on the histograms of the n windows that
     tile the image without overlap (:func:`window_grid`; neighbouring pixels' windows share
-    most of their pixels, so all h·w histograms are far from n independent samples), each
-    K fitted from ``BIC_RESTARTS`` random starts keeping the best likelihood, with
-    m = (K − 1) + K Σ_b (d_b − 1) and the log-likelihood divided by the overdispersion ĉ of
-    the largest K (the pixels of a window are neighbours, not independent draws):
-    BIC = −2 log L / ĉ + m log n. Colour methods: BIC of the Gaussian mixture on the pixels.
+    most of their pixels, so all h·w histograms are far from n independent samples). The
+    pixels of a window are neighbours, not independent draws: each histogram part b is
+    divided by its :func:`~smlengine.features.half_window_dispersion` ĉ_b, so a window counts
+    as l²/ĉ_b independent pixels. Each K is fitted to these effective counts from
+    ``BIC_RESTARTS`` random starts keeping the best likelihood, and
+    BIC = −2 log L + m log n with m = (K − 1) + K Σ_b (d_b − 1). Colour methods: BIC of the
+    Gaussian mixture on the pixels.
     Yields ``ModelOrderItem`` for every K (thumbnail: every pixel labelled by that model), then
     the :class:`~smlengine.cluster.StabilitySnapshot` of every (split, K) on a pixel subsample,
     each model the best of ``STABILITY_RESTARTS`` starts.
@@ -473,6 +477,14 @@ def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *
     ctx = make_context(method, params, seed, source, ())
     hist = method in HIST_METHODS
     counts = ctx.H.reshape(-1, ctx.H.shape[2]).astype(np.float64) if hist else None
+    c_hat, parts = (), None
+    if hist:
+        kind, bins, l = params.get("histograms", "grey"), int(params["bins"]), int(params["window"])
+        parts = histogram_parts(kind, bins)
+        c_hat = tuple(max(1.0, half_window_dispersion(codes, l, d)) if l >= 3 else 1.0
+                      for codes, d in zip(part_codes(ctx.image, bins, kind), parts))
+        scale = np.repeat(1.0 / np.asarray(c_hat), parts)
+        counts = counts * scale
     X = counts[window_grid(ctx.shape, int(params["window"]))] if hist else ctx.X
     ks = [k for k in MODEL_ORDER_KS if k <= X.shape[0] // 2]
     if not ks:
@@ -487,20 +499,16 @@ def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *
             state.set_progress(i / (2 * len(ks)), f"BIC for K = {k}")
         restarts = BIC_RESTARTS if hist else 1
         fits[k] = BestOfRestarts(lambda r, k=k: _bic_model(method, k, r, params), restarts, seed + k).fit(X).model_
-    c_hat, parts = 1.0, None
-    if hist:
-        parts = histogram_parts(params.get("histograms", "grey"), int(params["bins"]))
-        c_hat = max(1.0, fits[max(fits)].dispersion(X, parts=parts)) if fits else 1.0
     for k, model in fits.items():
         full = counts if hist else ctx.X
         labels = model.predict(full).astype(np.uint8).reshape(ctx.shape)
         if hist:
-            bic = model.bic(X, parts=parts, dispersion=c_hat)
+            bic = model.bic(X, parts=parts)
             m = model.n_parameters(parts)
         else:
             bic = model.bic(X)
             m = model._n_parameters()
-        yield ModelOrderItem(k=k, bic=float(bic), labels=labels, n=int(X.shape[0]), m=int(m), dispersion=float(c_hat),
+        yield ModelOrderItem(k=k, bic=float(bic), labels=labels, n=int(X.shape[0]), m=int(m), dispersion=c_hat,
                              loglik=float(np.sum(model.score_samples(X))),
                              samples="non-overlapping windows" if hist else "pixels")
     rng = np.random.default_rng([int(seed), 77])
