@@ -138,6 +138,7 @@ def test_baum_welch_heat_maps_and_monotone_curve(qtbot, hmm_window):
     ref = CategoricalHMM(2, 6, tol=1e-6, max_iter=20, random_state=1).fit(snap.data.x_train)
     np.testing.assert_allclose(snap.bw.transmat, ref.transmat_, atol=1e-12)
     assert "Restart 2 of 2" in lab.learn_label.text()
+    assert f"Earlier restarts stopped at 1: {lab.ll_panel.series['restart 1'].y[-1]:.2f}" in lab.learn_label.text()
     assert "Baum" in lab.maths.toPlainText()
 
 

@@ -369,7 +369,7 @@ class HMMLab(Lab):
         grid.addWidget(self.B_learned, 1, 0)
         grid.addWidget(self.B_true, 1, 1)
         self.ll_panel = PlotPanel("Log-likelihood per iteration", "iteration", "log P(x)", legend_corner="top")
-        self.learn_label = _Note()
+        self.learn_label = _Note(3)
         lay.addLayout(grid, 2)
         lay.addWidget(self.ll_panel, 2)
         lay.addWidget(self.learn_label)
@@ -598,6 +598,8 @@ class HMMLab(Lab):
             true.set([0, last], [data.log_likelihood_train] * 2)
         bw = snapshot.bw
         if bw is None:
+            self.A_learned.set_matrix(np.full_like(data.A, np.nan))
+            self.B_learned.set_matrix(np.full_like(data.B, np.nan), self._b_top(data))
             self.learn_label.setText("Baum–Welch starts after the trellis (or step there with the run bar).")
             return
         self.A_learned.set_matrix(bw.transmat)
@@ -608,7 +610,24 @@ class HMMLab(Lab):
             f"Restart {snapshot.restart + 1} of {data.n_restarts}, iteration {bw.step}: "
             f"log P(x) = {bw.log_likelihood:.2f} (true model {data.log_likelihood_train:.2f}); "
             + ("learned states come out swapped (label switching)." if switched else "states in the true order.")
-            + (" Converged." if bw.converged else ""))
+            + self._stop_note(bw)
+            + self._finals(snapshot.restart))
+
+    def _stop_note(self, bw) -> str:
+        if not bw.converged:
+            return ""
+        if bw.step >= int(self.run_params.get("max_iter", 0) or 0):
+            return " Stopped at the iteration limit, still climbing."
+        return " Converged: the last iteration gained less than 10⁻⁶."
+
+    def _finals(self, current: int) -> str:
+        """The log-likelihood each earlier restart stopped at: different starts, different optima."""
+        done = []
+        for r in range(current):
+            series = self.ll_panel.series.get(f"restart {r + 1}")
+            if series is not None and series.n:
+                done.append(f"{r + 1}: {series.y[-1]:.2f}")
+        return "<br>Earlier restarts stopped at " + ", ".join(done) if done else ""
 
     @staticmethod
     def _b_top(data) -> float:
