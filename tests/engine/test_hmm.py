@@ -6,6 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from smlengine import _hmm_compiled
 from smlengine import hmm as hmm_module
@@ -450,3 +453,22 @@ def test_bad_hyper_parameters_and_lengths():
 def test_rows_close_to_one_are_accepted_and_renormalised():
     model = CategoricalHMM(2, 2, [0.5, 0.5 + 1e-9], [[0.9, 0.1 + 1e-9], [0.5, 0.5]], [[0.5, 0.5], [0.1, 0.9]])
     assert np.isfinite(model.score([0, 1, 1]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    x=st.one_of(
+        hnp.arrays(dtype=st.sampled_from([np.int64, np.int8, np.uint16, np.float64, np.bool_]),
+                   shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=12)),
+        st.lists(st.one_of(st.integers(-3, 5), st.floats(allow_nan=True, allow_infinity=True),
+                           st.text(max_size=2), st.none()), max_size=12),
+    )
+)
+def test_any_symbol_input_gives_a_log_likelihood_or_a_short_clear_error(x):
+    model = CategoricalHMM(2, 3, **GOOD)
+    try:
+        ll = model.score(x)
+    except (ValueError, TypeError) as exc:
+        assert 0 < len(str(exc)) < 300
+    else:
+        assert ll == -np.inf or (np.isfinite(ll) and ll <= 0)
