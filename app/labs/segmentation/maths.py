@@ -60,9 +60,9 @@ def choose_k_html(snapshot) -> str:
                     f"The windows of neighbouring pixels share most of their pixels, so the {h * w:,} histograms "
                     f"are not {h * w:,} samples: BIC uses the n = {h // l} × {w // l} = <b>{n}</b> windows that tile "
                     "the image without overlap. Nor are a window's pixels independent draws: each histogram's "
-                    "counts are divided by its ĉ = Σ(A − B)² / Σ 2m p̂(1 − p̂), how much more the two halves "
-                    "A, B of a window differ than halves of m independent pixels would, so a window counts as "
-                    "l²/ĉ pixels.</p>")
+                    "counts are divided by its ĉ = Σ(U − V)² / Σ 2m p̂(1 − p̂), how much more the two halves "
+                    "U, V of a window (left/right and top/bottom, m pixels each) differ than halves of m independent "
+                    "pixels would, so a window counts as l²/ĉ pixels.</p>")
     else:
         rows.append("n = the number of pixels (colour features: one sample per pixel).</p>")
     rows.append(f"<p>Stability: cluster two random halves A and B of the pixels (best of {run.STABILITY_RESTARTS} "
