@@ -197,7 +197,9 @@ def _check_symbols(x, n_symbols: int, name: str = "x") -> np.ndarray:
     if lo < 0 or hi >= n_symbols:
         wrong = lo if lo < 0 else hi
         raise ValueError(f"{name} has symbols outside 0..{n_symbols - 1} (n_symbols={n_symbols}), got {wrong:g}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    out = np.ascontiguousarray(arr, dtype=np.int64)
+    # the compiled loops take writeable arrays only (a read-only view of a snapshot is copied)
+    return out if out.flags.writeable else out.copy()
 
 
 def _check_lengths(lengths, total: int) -> np.ndarray:

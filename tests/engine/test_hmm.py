@@ -164,6 +164,23 @@ def test_block_loops_find_where_a_long_sequence_is_impossible(monkeypatch):
             method(x)
 
 
+def test_read_only_inputs(loops):
+    """Snapshots hold read-only arrays; every path (the compiled one too) accepts them."""
+    pi, A, B = random_model(13, 3, 4)
+    for a in (pi, A, B):
+        a.setflags(write=False)
+    model = CategoricalHMM(3, 4, pi, A, B)
+    x, _ = model.sample(3000, random_state=1)
+    x.setflags(write=False)
+    writable = x.copy()
+    assert model.score(x) == model.score(writable)
+    np.testing.assert_array_equal(model.smooth(x), model.smooth(writable))
+    np.testing.assert_array_equal(model.viterbi(x)[1], model.viterbi(writable)[1])
+    np.testing.assert_array_equal(model.filter(x), model.filter(writable))
+    fitted = CategoricalHMM(3, 4, pi, A, B, max_iter=2).fit(x)
+    assert np.isfinite(fitted.log_likelihood_)
+
+
 # ----------------------------------------------------------------------------- brute force
 
 
