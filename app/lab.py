@@ -95,7 +95,7 @@ from . import style as theme
 from .runner import History, Runner
 from .tasks import BackgroundTask
 from .widgets.maths import MathsPanel
-from .widgets.plots import PlotPanel
+from .widgets.plots import PlotPanel, place_legend
 from .widgets.params import Param, ParamForm
 from .widgets.runbar import RunBar
 
@@ -122,6 +122,9 @@ class Lab(QtWidgets.QWidget):
     self_test_steps: ClassVar[int] = 5
     #: the tab shown in headless screenshots and the self-test, if the central widget is a QTabWidget
     screenshot_tab: ClassVar[int] = 0
+    #: the choice parameter that changes what the lab draws (a method, a mode); the picture
+    #: tests walk every one of its values
+    method_param: ClassVar[str] = ""
 
     #: emitted when run state, step or progress changes (the main window's status bar)
     statusChanged = QtCore.Signal()
@@ -216,6 +219,9 @@ class Lab(QtWidgets.QWidget):
         self.form.changed.connect(self.on_param_changed)
         theme.manager().changed.connect(self._restyle)
         self._restyled_once = False
+        self._enlarged: tuple | None = None  # (plot, widgets hidden, splitter sizes before)
+        for view in self.plots.findChildren(pg.PlotWidget):
+            view.scene().sigMouseClicked.connect(lambda ev, v=view: self._plot_clicked(v, ev))
         self.after_build()
 
     # ------------------------------------------------------------------ to override
@@ -299,13 +305,19 @@ class Lab(QtWidgets.QWidget):
         if not self._restyled_once:
             self._restyled_once = True
             self.apply_style(theme.current())
-            QtCore.QTimer.singleShot(0, self.fit_panels)
+            self.favour_main_plot()
+            QtCore.QTimer.singleShot(0, self._first_fit)
+
+    def _first_fit(self) -> None:
+        self.fit_panels()
+        self.favour_main_plot()  # the splitters have their real sizes now
 
     def _restyle(self, s: theme.Style) -> None:
         if s.projector != self._projector_seen:
             self.maths_unfolded = False  # switching projector mode folds again
         self._projector_seen = s.projector
         self.fit_panels(s)
+        self.favour_main_plot(s)
         self.maths.apply_style(s)
         self.apply_style(s)
         if self.runner.current is not None:
@@ -331,6 +343,105 @@ class Lab(QtWidgets.QWidget):
                 if s.projector and total < 1400:
                     maths = int(min(maths, 0.30 * total))  # opened by F1: the plots yield
         self.splitter.setSizes([controls, max(total - controls - maths, 200), maths])
+
+    #: share of a vertical splitter's height given to the pane holding the main plot in
+    #: projector mode (secondary panels below or above it get the rest)
+    PROJECTOR_MAIN_SHARE = 0.64
+
+    def favour_main_plot(self, s: theme.Style | None = None) -> None:
+        """Projector mode: the class looks at the main plot. Its legend moves beside it and
+        the vertical splitters holding it give it most of their height; normal mode puts both
+        back as they were."""
+        s = s or theme.current()
+        plot = self.main_plot()
+        if plot is None:
+            return
+        if hasattr(plot, "getPlotItem"):
+            # a wide, short main plot keeps its height for data with the legend beside it
+            wide = plot.width() > 1.5 * max(plot.height(), 1)
+            place_legend(plot.getPlotItem(), "right" if s.projector and wide else "top")
+        child = plot
+        parent = child.parentWidget()
+        while parent is not None and parent is not self:
+            if isinstance(parent, QtWidgets.QSplitter) and parent.orientation() == QtCore.Qt.Orientation.Vertical:
+                index = parent.indexOf(child)
+                sizes = parent.sizes()
+                saved = parent.property("sml_normal_sizes")
+                if s.projector:
+                    if saved is None:
+                        parent.setProperty("sml_normal_sizes", list(sizes))
+                    total = sum(sizes) or 780
+                    rest = [i for i in range(len(sizes)) if i != index]
+                    share = [0] * len(sizes)
+                    least = [max(parent.widget(i).minimumHeight(), parent.widget(i).minimumSizeHint().height())
+                             for i in rest]
+                    room = total * (1 - self.PROJECTOR_MAIN_SHARE)
+                    # secondary panes are never pressed below their least height (a plot drawn
+                    # taller than its widget would lose its bottom edge)
+                    if sum(1.2 * v for v in least) <= room:
+                        for i in rest:
+                            share[i] = int(room / len(rest))
+                        share[index] = total - sum(share)
+                        parent.setSizes(share)
+                elif saved is not None:
+                    total = sum(sizes) or sum(saved)
+                    parent.setSizes([int(total * v / max(sum(saved), 1)) for v in saved])
+                    parent.setProperty("sml_normal_sizes", None)
+            child, parent = parent, parent.parentWidget()
+
+    # ------------------------------------------------------------------ one plot for the class
+    def _plot_clicked(self, view: pg.PlotWidget, ev) -> None:
+        """A double click on a plot's title enlarges it to the whole plot area (and back)."""
+        if not ev.double():
+            return
+        title = view.getPlotItem().titleLabel
+        if title.isVisible() and title.sceneBoundingRect().contains(ev.scenePos()):
+            ev.accept()
+            self.toggle_enlarged(view)
+
+    @property
+    def enlarged_plot(self) -> pg.PlotWidget | None:
+        return None if self._enlarged is None else self._enlarged[0]
+
+    def toggle_enlarged(self, plot: pg.PlotWidget | None = None) -> None:
+        """Give ``plot`` (default: the main plot) the lab's whole plot area, the run still
+        live; called again (or with another plot), put everything back first."""
+        if self._enlarged is not None:
+            shown, hidden, splitters = self._enlarged
+            self._enlarged = None
+            for w in hidden:
+                w.setVisible(True)
+            for splitter, sizes in splitters:
+                splitter.setSizes(sizes)
+            if plot is None or plot is shown:
+                return
+        plot = plot or self.main_plot()
+        if plot is None or not self.plots.isAncestorOf(plot):
+            return
+        child, parent = plot, plot.parentWidget()
+        while parent is not None and child is not self.plots:  # the plot's page to the front
+            if isinstance(parent, QtWidgets.QStackedWidget):
+                tabs = parent.parentWidget()
+                if isinstance(tabs, QtWidgets.QTabWidget):
+                    tabs.setCurrentWidget(child)
+                else:
+                    parent.setCurrentWidget(child)
+            child, parent = parent, parent.parentWidget()
+        hidden, splitters = [], []
+        child, parent = plot, plot.parentWidget()
+        while parent is not None and child is not self.plots:
+            if isinstance(parent, QtWidgets.QSplitter):
+                splitters.append((parent, parent.sizes()))
+            if not isinstance(parent, (QtWidgets.QTabWidget, QtWidgets.QStackedWidget)):
+                for other in parent.findChildren(QtWidgets.QWidget, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly):
+                    if other is not child and other.isVisible() and not other.isWindow() and \
+                            not isinstance(other, QtWidgets.QSplitterHandle) and \
+                            other.objectName() not in ("qt_scrollarea_viewport", "qt_scrollarea_hcontainer",
+                                                       "qt_scrollarea_vcontainer"):
+                        other.setVisible(False)
+                        hidden.append(other)
+            child, parent = parent, parent.parentWidget()
+        self._enlarged = (plot, hidden, splitters)
 
     def maths_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
         """A projector on a small screen: the plots come first and the maths panel is folded

@@ -856,9 +856,10 @@ class Runner(QtCore.QObject):
         state = self._state
         if state is None:
             return True
-        if state.pending:
-            return False
-        return state.done.is_set() or (self._pacer is not None and self._pacer.waiting)
+        # read "the worker waits (or ended)" before "nothing is queued": a worker that waits
+        # queued all it computed before it began to wait, so the second read is complete
+        idle = state.done.is_set() or (self._pacer is not None and self._pacer.waiting)
+        return idle and not state.pending
 
     @property
     def busy(self) -> bool:

@@ -261,7 +261,8 @@ class Series:
 
 class _ElidingTitle(pg.LabelItem):
     """A plot title that never widens its plot: when the plot is narrower than the title,
-    the title is cut with "…" and the whole text is its tooltip."""
+    the title takes two lines (broken between words); only a title that does not fit on
+    two is cut with "…", its whole text then in the tooltip."""
 
     _shown = None
 
@@ -296,8 +297,12 @@ class _ElidingTitle(pg.LabelItem):
         if metrics.horizontalAdvance(plain) + 8 <= width:
             shown, tip = self.text, ""
         else:
-            cut = metrics.elidedText(plain, QtCore.Qt.TextElideMode.ElideRight, max(width - 8, 1.0))
-            shown, tip = cut.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"), plain
+            lines = _two_lines(plain, metrics, width - 8)
+            if lines is not None:  # whole words on two lines, never a word cut
+                shown, tip = "<br>".join(_escape(line) for line in lines), ""
+            else:
+                cut = metrics.elidedText(plain, QtCore.Qt.TextElideMode.ElideRight, max(width - 8, 1.0))
+                shown, tip = _escape(cut), plain
         if shown == self._shown:
             return
         self._shown = shown
@@ -307,8 +312,34 @@ class _ElidingTitle(pg.LabelItem):
             style.append(f"font-size: {size}")
         if self.opts.get("bold") in (True, False):
             style.append(f"font-weight: {'bold' if self.opts['bold'] else 'normal'}")
+        before = self.item.boundingRect().height()
         self.item.setHtml(f"<span style='{'; '.join(style)}'>{shown}</span>")
         self.setToolTip(tip)
+        if abs(self.item.boundingRect().height() - before) > 0.5:  # one line more or less
+            self.updateMin()
+            self.updateGeometry()
+        plot = self.parentItem()
+        if isinstance(plot, pg.PlotItem) and plot.titleLabel is self and self.isVisible():
+            # pyqtgraph gives the title row a fixed 30 px: a title on two lines needs more
+            height = max(30, int(self.item.boundingRect().height() + 2)) if "<br>" in shown else 30
+            if plot.layout.rowMinimumHeight(0) != height:
+                self.setMaximumHeight(height)
+                plot.layout.setRowFixedHeight(0, height)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _two_lines(text: str, metrics: QtGui.QFontMetricsF, width: float) -> list[str] | None:
+    """``text`` broken at a space into two lines that each fit ``width``, the first as full as
+    possible; None when no such break exists."""
+    words = text.split(" ")
+    for k in range(len(words) - 1, 0, -1):
+        first, second = " ".join(words[:k]), " ".join(words[k:])
+        if metrics.horizontalAdvance(first) <= width:
+            return [first, second] if metrics.horizontalAdvance(second) <= width else None
+    return None
 
 
 def eliding_title(plot_item: pg.PlotItem) -> None:
@@ -335,6 +366,8 @@ def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3)
     :func:`app.style.style_plot` restyles it with the rest.
     """
     legend = _FlowLegend(offset=None, colCount=columns if where == "top" else 1)
+    legend._sml_home = where
+    legend._sml_where = where
     if where == "top":
         # the (unused) top axis holds that cell of the plot's grid: the legend takes it
         top = plot_item.getAxis("top")
@@ -348,6 +381,28 @@ def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3)
         legend._sml_fit = lambda: _fit_columns(plot_item, legend, columns)
         plot_item.geometryChanged.connect(legend._sml_fit)
     return legend
+
+
+def place_legend(plot_item: pg.PlotItem, where: str) -> None:
+    """Move an :func:`outside_legend` made for the top to the right of the plot ("right") or
+    back ("top"): a wide, short plot (projector mode on a small screen) keeps its height for
+    data with the legend as a column beside it."""
+    legend = plot_item.legend
+    if getattr(legend, "_sml_home", None) != "top" or legend._sml_where == where:
+        return
+    plot_item.layout.removeItem(legend)
+    legend._sml_where = where
+    if where == "right":
+        legend.setColumnCount(1)
+        plot_item.layout.addItem(legend, 2, 3)
+        # the emptied row above the data keeps room for the top tick label's upper half
+        font = plot_item.getAxis("left").style.get("tickFont") or QtGui.QFont()
+        plot_item.layout.setRowMinimumHeight(1, 0.6 * QtGui.QFontMetricsF(font).height())
+    else:
+        plot_item.layout.setRowMinimumHeight(1, 0)
+        plot_item.layout.addItem(legend, 1, 1)
+        legend._sml_fit()
+    plot_item.layout.invalidate()
 
 
 class _Sample(ItemSample):
@@ -388,7 +443,7 @@ def _fit_columns(plot_item: pg.PlotItem, legend: pg.LegendItem, most: int) -> No
     long label only widens its own column. The room is what the plot is given (its view's
     width, never a width the legend itself forced) less every other column of the plot's
     grid (axes, a colour bar)."""
-    if not legend.items:
+    if not legend.items or getattr(legend, "_sml_where", "top") != "top":
         return
     given = plot_item.width()
     views = plot_item.scene().views() if plot_item.scene() is not None else []
@@ -539,21 +594,99 @@ def _minor_rank(v: float) -> tuple[int, float]:
     return ({5: 0, 2: 1}.get(mantissa, 2), v)
 
 
-class _RoomyAxis(pg.AxisItem):
-    """A vertical axis whose labelled ticks stay at least 1.25 lines apart (pyqtgraph asks
-    for at least 2.25 intervals whatever the length, which piles the labels of a short
-    metric panel on top of each other at projector font sizes)."""
+class TidyAxis(pg.AxisItem):
+    """An axis whose labelled ticks never run together, at any size or font.
+
+    pyqtgraph always labels its coarsest tick level, however close the labels come ("50
+    100150" on a narrow plot, "0.20.40.60.8" at projector font sizes). Here the coarsest
+    level is made coarse enough for its labels: along a vertical axis labels stay 1.25 lines
+    apart, along a horizontal one the widest label plus an em of space fits between ticks.
+    """
 
     def tickSpacing(self, minVal, maxVal, size):
         levels = super().tickSpacing(minVal, maxVal, size)
-        if not levels or self._tickSpacing is not None or self.orientation not in ("left", "right"):
+        if not levels or self._tickSpacing is not None or size <= 0:
+            return levels
+        span = abs(maxVal - minVal)
+        if not (math.isfinite(span) and span > 0):
             return levels
         font = self.style.get("tickFont") or QtGui.QFont()
-        intervals = size / (1.25 * QtGui.QFontMetricsF(font).height())  # that fit
-        span = abs(maxVal - minVal)
-        if span / levels[0][0] <= intervals:
+        metrics = QtGui.QFontMetricsF(font)
+        spacing = levels[0][0]
+        for _ in range(6):
+            need = self._label_room(metrics, minVal, maxVal, spacing)
+            if spacing * size / span >= need:
+                break
+            spacing = max(nice_ceil(need * span / size), nice_ceil(spacing * 1.01))
+        if spacing == levels[0][0]:
             return levels
-        return [(nice_ceil(span / max(intervals, 1.0)), 0)]
+        return [(spacing, 0.0)]
+
+    _base_width = None
+
+    def setWidth(self, w=None):
+        self._base_width = w
+        super().setWidth(w)
+
+    def resizeEvent(self, ev=None):
+        """An axis label longer than its axis wraps at word boundaries instead of running
+        past the plot's corner (a short metric panel in projector mode)."""
+        label = self.label
+        if label is None or not self.showLabel:
+            super().resizeEvent(ev)
+            return
+        vertical = self.orientation in ("left", "right")
+        length = self.size().height() if vertical else self.size().width()
+        before = label.boundingRect().height()
+        label.setScale(1.0)
+        label.setTextWidth(-1)
+        fixed = vertical and self._base_width is not None
+        if length > 24 and label.boundingRect().width() > length:
+            if not fixed:  # a fixed-width axis has no room for a second line: it only shrinks
+                option = label.document().defaultTextOption()
+                option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)  # whole words only
+                label.document().setDefaultTextOption(option)
+                label.setTextWidth(length)
+            widest = max(label.document().idealWidth(), label.boundingRect().width() if fixed else 0.0)
+            if widest > length:  # longer than the axis: the label shrinks (to 60 % at most)
+                label.setScale(max(0.6, length / widest))
+        if abs(label.boundingRect().height() - before) > 0.5:
+            if vertical and self._base_width is not None:
+                pass  # width fixed by its owner; the label shrank instead of wrapping
+            elif vertical:
+                self._updateWidth()
+            else:
+                self._updateHeight()
+        super().resizeEvent(ev)
+        scale = label.scale()
+        if scale != 1.0:  # centre the shrunk label along the axis, as pyqtgraph does at full size
+            br = label.boundingRect()
+            pos = label.pos()
+            if self.orientation == "left":
+                pos.setY(int(self.size().height() / 2 + scale * br.width() / 2))
+            elif self.orientation == "right":
+                pos.setY(int(self.size().height() / 2 + scale * br.width() / 2))
+                pos.setX(int(self.size().width() - scale * br.height() + 5))
+            elif self.orientation == "bottom":
+                pos.setX(int(self.size().width() / 2 - scale * br.width() / 2))
+                pos.setY(int(self.size().height() - scale * br.height() + 5))
+            else:
+                pos.setX(int(self.size().width() / 2 - scale * br.width() / 2))
+            label.setPos(pos)
+
+    def _label_room(self, metrics: QtGui.QFontMetricsF, lo: float, hi: float, spacing: float) -> float:
+        """Pixels a tick label needs along the axis at this spacing (with its gap)."""
+        if self.orientation in ("left", "right"):
+            return 1.25 * metrics.height()
+        lo, hi = min(lo, hi), max(lo, hi)
+        first = math.ceil(lo / spacing) * spacing
+        count = min(int((hi - first) / spacing) + 1, 40)
+        values = [first + i * spacing for i in range(max(count, 1))]
+        if self.logMode:
+            return max(metrics.horizontalAdvance("10000"), 1.0) + metrics.horizontalAdvance("M")
+        strings = self.tickStrings(values, self.autoSIPrefixScale * self.scale, spacing)
+        widest = max((metrics.horizontalAdvance(str(t)) for t in strings), default=0.0)
+        return widest + metrics.horizontalAdvance("M")
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):
         """Over two decades or more a log axis ticks (and grids) whole decades only: the
@@ -597,7 +730,7 @@ class PlotPanel(pg.PlotWidget):
 
     def __init__(self, title: str = "", x_label: str = "", y_label: str = "", parent=None, *,
                  log_y: bool = False, legend: bool = True, legend_corner: str = "top"):
-        super().__init__(parent, axisItems={"left": _RoomyAxis("left")})
+        super().__init__(parent, axisItems={"left": TidyAxis("left"), "bottom": TidyAxis("bottom")})
         self.plot_item = self.getPlotItem()
         self.plot_item.setDownsampling(auto=True, mode="peak")
         self.plot_item.setClipToView(True)

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import style as theme
+from .plots import TidyAxis
 
 PICK_RADIUS_PX = 12
 
@@ -75,7 +76,7 @@ class PointCanvas(pg.PlotWidget):
 
     def __init__(self, parent=None):
         self._vb = _CanvasViewBox(self)
-        super().__init__(parent, viewBox=self._vb)
+        super().__init__(parent, viewBox=self._vb, axisItems={"left": TidyAxis("left"), "bottom": TidyAxis("bottom")})
         self.plot_item: pg.PlotItem = self.getPlotItem()
         self.plot_item.setAspectLocked(True)
         self.editable = True
@@ -246,7 +247,11 @@ class CanvasToolbar(QtWidgets.QWidget):
         self.erase_button.toggled.connect(lambda on: setattr(canvas, "erase_mode", on))
         hint = QtWidgets.QLabel("Left click: class +1 · right click: class −1 · drag: move")
         hint.setWordWrap(True)
-        hint.setStyleSheet("color: gray;")
+        # a palette colour, not a style sheet: a style sheet would freeze the label's font at
+        # its first polish, and the hint would stay small when projector mode is switched on
+        pal = hint.palette()
+        pal.setColor(QtGui.QPalette.ColorRole.WindowText, QtGui.QColor("gray"))
+        hint.setPalette(pal)
         self.hint = hint
         QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Undo, canvas, canvas.undo)
         QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Redo, canvas, canvas.redo)

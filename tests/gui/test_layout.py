@@ -41,7 +41,7 @@ def _legends_over_data(lab) -> list[str]:
             if not isinstance(item, pg.PlotItem) or item.legend is None or not item.legend.isVisible():
                 continue
             vb = item.getViewBox()
-            legend_rect = item.legend.sceneBoundingRect()
+            legend_rect = item.legend.sceneBoundingRect().adjusted(1, 1, -1, -1)  # touching is not covering
             if not legend_rect.intersects(vb.sceneBoundingRect()) or not item.legend.items:
                 continue
             area = vb.mapSceneToView(legend_rect).boundingRect()

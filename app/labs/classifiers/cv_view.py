@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
 from ...tasks import BackgroundTask
+from ...widgets.plots import TidyAxis
 from .run import cv_grid, cv_steps
 
 AXIS_LABEL = {"C": "C", "gamma": "γ", "degree": "degree"}
@@ -52,7 +53,7 @@ class CrossValidationView(QtWidgets.QWidget):
             w.setMinimumWidth(40)
             row.addWidget(w)
 
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems={"left": TidyAxis("left"), "bottom": TidyAxis("bottom")})
         self.plot_item = self.plot.getPlotItem()
         self.plot_item.setMenuEnabled(False)
         self.plot_item.getViewBox().setMouseEnabled(False, False)

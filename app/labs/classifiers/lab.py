@@ -49,6 +49,7 @@ PAGES = {"perceptron": 0, "logistic": 1}
 
 class ClassifiersLab(PointsLabMixin, Lab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    method_param = "classifier"
 
     # ------------------------------------------------------------------ building
     def init_state(self) -> None:
@@ -147,7 +148,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         self._legend_kind = None
 
         # curves: one page per family of classifiers
-        self.mistakes_panel = MetricPanel("Mistakes", "step", "mistakes |M|")
+        self.mistakes_panel = MetricPanel("Mistakes", "step", "|M|")
         self.cost_panel = MetricPanel("Perceptron cost", "step", "C_P(z)")
         self.loss_panel = MetricPanel("Loss L(w)", "step", "L(w)")
         self.grad_panel = MetricPanel("Gradient norm", "step", "‖∇L(w)‖", log_y=True)

@@ -191,7 +191,7 @@ class NGramsLab(Lab):
         return w
 
     def _build_perplexity_tab(self) -> QtWidgets.QWidget:
-        self.ppl_plot = PlotPanel("Perplexity vs N", "order N", "held-out perplexity (log scale)", log_y=True,
+        self.ppl_plot = PlotPanel("Held-out perplexity vs N", "order N", "perplexity (log)", log_y=True,
                                   legend_corner="top")
         pi = self.ppl_plot.plot_item
         pi.showGrid(x=True, y=True, alpha=0.25)
@@ -203,7 +203,7 @@ class NGramsLab(Lab):
                                          "the lines and measure perplexity on the other 10 %.")
         self.ppl_note.setWordWrap(True)
 
-        self.zipf_plot = PlotPanel("Zipf's law", "rank r (log scale)", "frequency f(r) (log scale)", log_y=True,
+        self.zipf_plot = PlotPanel("Zipf's law", "rank r (log scale)", "f(r) (log)", log_y=True,
                                    legend_corner="top")
         zi = self.zipf_plot.plot_item
         zi.setLogMode(x=True, y=True)

@@ -105,6 +105,7 @@ def _for(*methods: str):
 
 class TreesLab(PointsLabMixin, Lab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    method_param = "method"
     screenshot_steps = 20
     self_test_steps = 5
 
@@ -272,7 +273,7 @@ class TreesLab(PointsLabMixin, Lab):
 
         # --- tree page
         self.tree_diagram = TreeDiagram()
-        self.scan_panel = PlotPanel("Split scanner", "threshold t", "Q(R, t)", legend_corner="bottom-right")
+        self.scan_panel = PlotPanel("Split scanner", "threshold t", "Q(R, t)", legend_corner="top")
         self.scan_x = self.scan_panel.curve("x₁ ≤ t")
         self.scan_y = self.scan_panel.curve("x₂ ≤ t")
         self.scan_min = pg.ScatterPlotItem()
@@ -310,7 +311,7 @@ class TreesLab(PointsLabMixin, Lab):
         self.oob_panel.plot_item.addItem(self.e_line, ignoreBounds=True)
         self.oob_panel.plot_item.setYRange(0.0, 1.0, padding=0)  # the legend sits above the curves
         self.oob_panel.plot_item.enableAutoRange(y=False)
-        self.condorcet_panel = PlotPanel("Condorcet", "voters m", "P(majority right)", legend_corner="bottom-right")
+        self.condorcet_panel = PlotPanel("Condorcet", "voters m", "P(majority right)", legend_corner="top")
         self.cond_p = self.condorcet_panel.curve("independent, p")
         self.cond_hat = self.condorcet_panel.curve("independent, p̂ of a tree")
         self.cond_forest = self.condorcet_panel.curve("forest (test)")

@@ -1,0 +1,158 @@
+"""Checks on what a lab draws, in scene coordinates: shared by the picture tests.
+
+Each function returns a list of problems (empty when the picture tells the truth), so a
+test can assert on it and say exactly what is wrong where.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+
+def _views(lab):
+    for view in lab.findChildren(pg.GraphicsView):
+        if view.isVisible() and view.width() > 2 and view.height() > 2:
+            yield view
+
+
+def _scene_items(lab, kind):
+    seen = set()
+    for view in _views(lab):
+        for item in view.scene().items():
+            if isinstance(item, kind) and item.isVisible() and id(item) not in seen:
+                seen.add(id(item))
+                yield view, item
+
+
+def _name(plot_item) -> str:
+    title = getattr(plot_item, "titleLabel", None)
+    return repr(getattr(title, "text", "") or type(plot_item).__name__)
+
+
+def tick_label_overlaps(lab) -> list[str]:
+    """No two tick labels of an axis overlap (their text boxes as pyqtgraph draws them)."""
+    bad = []
+    image = QtGui.QImage(8, 8, QtGui.QImage.Format.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        for _view, axis in _scene_items(lab, pg.AxisItem):
+            if not axis.style.get("showValues", True) or axis.linkedView() is None:
+                continue
+            painter.save()
+            specs = axis.generateDrawSpecs(painter)
+            painter.restore()
+            if not specs:
+                continue
+            texts = specs[2]
+            rects = [(QtCore.QRectF(r), t) for r, _flags, t in texts]
+            for i in range(len(rects)):
+                for j in range(i + 1, len(rects)):
+                    a, b = rects[i][0], rects[j][0]
+                    inter = a.intersected(b)
+                    if inter.width() > 0.5 and inter.height() > 0.5:
+                        bad.append(f"{axis.orientation} axis: ticks {rects[i][1]!r} and {rects[j][1]!r} overlap")
+                        break
+    finally:
+        painter.end()
+    return bad
+
+
+def _data_points(item) -> tuple[np.ndarray, np.ndarray]:
+    x, y = item.getData() if hasattr(item, "getData") else (None, None)
+    if x is None or len(x) == 0:
+        return np.zeros(0), np.zeros(0)
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if isinstance(item, pg.PlotDataItem) and item.opts.get("logMode", [False, False])[1]:
+        y = np.log10(np.clip(y, 1e-300, None))
+    return x, y
+
+
+def legends_over_data(lab) -> list[str]:
+    """No legend box covers a data point of its plot (curves and scatter points)."""
+    bad = []
+    for _view, item in _scene_items(lab, pg.PlotItem):
+        legend = item.legend
+        if legend is None or not legend.isVisible() or not legend.items:
+            continue
+        vb = item.getViewBox()
+        legend_rect = legend.sceneBoundingRect().adjusted(1, 1, -1, -1)  # touching is not covering
+        if not legend_rect.intersects(vb.sceneBoundingRect()):
+            continue
+        area = vb.mapSceneToView(legend_rect).boundingRect()
+        for data in item.listDataItems():
+            if not data.isVisible():
+                continue
+            x, y = _data_points(data)
+            ok = np.isfinite(x) & np.isfinite(y)
+            x, y = x[ok], y[ok]
+            inside = (x > area.left()) & (x < area.right()) & (y > area.top()) & (y < area.bottom())
+            if inside.any():
+                bad.append(f"legend of {_name(item)} covers {int(inside.sum())} point(s)")
+                break
+    return bad
+
+
+def cut_titles(lab) -> list[str]:
+    """No plot title is cut with an ellipsis; no axis label is longer than its axis."""
+    bad = []
+    for _view, item in _scene_items(lab, pg.PlotItem):
+        title = item.titleLabel
+        if title.isVisible() and title.text:
+            shown = QtGui.QTextDocumentFragment.fromHtml(title.item.toHtml()).toPlainText()
+            full = QtGui.QTextDocumentFragment.fromHtml(title.text).toPlainText()
+            if "…" in shown and "…" not in full:
+                bad.append(f"title {full!r} cut to {shown!r}")
+    for _view, axis in _scene_items(lab, pg.AxisItem):
+        label = axis.label
+        if not axis.showLabel or not label.isVisible() or not label.toPlainText().strip():
+            continue
+        length = axis.geometry().height() if axis.orientation in ("left", "right") else axis.geometry().width()
+        width = max(label.boundingRect().width(), label.document().idealWidth()) * label.scale()
+        if width > length + 2:
+            bad.append(f"axis label {label.toPlainText()!r}: {width:.0f} px on a {length:.0f} px axis")
+    return bad
+
+
+def cut_headers(lab) -> list[str]:
+    """Table headers show whole words (no word broken over two lines, none cut)."""
+    bad = []
+    for table in lab.findChildren(QtWidgets.QTableWidget):
+        if not table.isVisible():
+            continue
+        header = table.horizontalHeader()
+        metrics = QtGui.QFontMetrics(header.font())
+        for col in range(table.columnCount()):
+            if header.isSectionHidden(col):
+                continue
+            item = table.horizontalHeaderItem(col)
+            if item is None:
+                continue
+            room = header.sectionSize(col) - 8
+            for word in item.text().split():
+                if metrics.horizontalAdvance(word) > room:
+                    bad.append(f"header {item.text()!r}: the word {word!r} does not fit in {room} px")
+                    break
+    return bad
+
+
+def main_plot_room(lab, window) -> list[str]:
+    """The lab's main plot: ≥ 35 % of the window's height, ≥ 60 % of its own widget for data."""
+    bad = []
+    plot = lab.main_plot()
+    if plot is None or not plot.isVisible():
+        return bad
+    vb = plot.getPlotItem().getViewBox()
+    data = vb.sceneBoundingRect()
+    widget = plot.viewport().rect()
+    if data.height() < 0.35 * window.height():
+        bad.append(f"main plot's data area {data.height():.0f} px tall, < 35 % of {window.height()} px")
+    share = (data.width() * data.height()) / max(widget.width() * widget.height(), 1)
+    if share < 0.60:
+        bad.append(f"main plot's data area is {100 * share:.0f} % of its widget (< 60 %)")
+    return bad
+
+
+def all_problems(lab, window) -> list[str]:
+    return (tick_label_overlaps(lab) + legends_over_data(lab) + cut_titles(lab) + cut_headers(lab))
