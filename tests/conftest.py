@@ -9,3 +9,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the application does (a
 # Keep user settings and autosaves of the test run away from the real ones.
 os.environ.setdefault("SMLLAB_CONFIG_DIR", str(Path(__file__).resolve().parent / ".smllab-test-config"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+# Property tests draw the same examples on every run (the suite is deterministic); set
+# SMLLAB_HYPOTHESIS=explore to let them search new ones.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("deterministic", derandomize=True, database=None)
+_hypothesis_settings.register_profile("explore", derandomize=False)
+_hypothesis_settings.load_profile(os.environ.get("SMLLAB_HYPOTHESIS", "deterministic"))

@@ -550,9 +550,9 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
             # the common case of plain numbered or named links: a whole chunk at once
             sep = _plain_batch(batch)
             if sep:
-                if sep not in separators:
-                    separators.append(sep)
                 ids = "\n".join(batch).split()
+                if ids and sep not in separators:  # a batch of blank lines names no separator
+                    separators.append(sep)
                 for v in dict.fromkeys(ids):  # the chunk's distinct ids, in order of appearance
                     if v not in index:
                         index[v] = len(index)
