@@ -61,7 +61,8 @@ def target_1d_log(x):
 def smallest_m(scale: float) -> float:
     """max p(x) / q(x) for q = N(0, scale²), on a fine grid (tails: the ratio falls or grows monotonically)."""
     xs = np.linspace(-30, 30, 60001)
-    return float(np.exp(np.max(target_1d_log(xs) - GaussianProposal(0.0, scale).logpdf(xs))))
+    log_m = float(np.max(target_1d_log(xs) - GaussianProposal(0.0, scale).logpdf(xs)))
+    return math.inf if log_m > 700.0 else math.exp(log_m)  # a proposal too narrow for any M
 
 
 @dataclass(frozen=True, kw_only=True)
