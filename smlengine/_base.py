@@ -14,9 +14,13 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ._params import validate_parameter_constraints
+
 __all__ = [
     "Snapshot",
     "BaseEstimator",
+    "ClassifierMixin",
+    "RegressorMixin",
     "IterativeMixin",
     "LinearClassifierMixin",
     "frozen_array",
@@ -267,8 +271,25 @@ def check_binary_labels(y) -> tuple[np.ndarray, np.ndarray]:
     return classes, y_pm
 
 
+def _is_estimator(value) -> bool:
+    """An estimator instance (it has ``get_params``), not a class."""
+    return hasattr(value, "get_params") and not isinstance(value, type)
+
+
 class BaseEstimator:
-    """scikit-learn-shaped base: hyper-parameters stored verbatim in ``__init__``."""
+    """scikit-learn-shaped base: hyper-parameters stored verbatim in ``__init__``.
+
+    Subclasses state the allowed values of their hyper-parameters in the class attribute
+    ``_parameter_constraints`` (see :mod:`smlengine._params`) and call :meth:`validate_params`
+    before ``fit`` (or any method that consumes a hyper-parameter) does any work, so a bad
+    value is refused with its allowed range before anything is allocated.
+    ``get_params(deep=True)``, ``set_params`` with ``name__sub`` keys and ``__sklearn_tags__``
+    make the estimators acceptable to ``sklearn.base.clone``, ``GridSearchCV``,
+    ``cross_val_score`` and ``Pipeline``.
+    """
+
+    #: parameter name -> list of accepted constraints (an entry missing is not checked)
+    _parameter_constraints: dict[str, list] = {}
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -279,24 +300,108 @@ class BaseEstimator:
             if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
         ]
 
-    def get_params(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._param_names()}
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Hyper-parameters as given to ``__init__``; with ``deep`` also ``name__sub`` of nested estimators."""
+        out = {name: getattr(self, name) for name in self._param_names()}
+        if deep:
+            for key, value in list(out.items()):
+                if _is_estimator(value):
+                    for sub, sub_value in value.get_params(deep=True).items():
+                        out[f"{key}__{sub}"] = sub_value
+        return out
 
     def set_params(self, **params) -> "BaseEstimator":
+        """Set hyper-parameters; ``name__sub`` sets ``sub`` of the nested estimator ``name``."""
         valid = set(self._param_names())
+        nested: dict[str, dict] = {}
         for key, value in params.items():
-            if key not in valid:
+            head, sep, tail = key.partition("__")
+            if head not in valid or (sep and not _is_estimator(getattr(self, head))):
                 raise ValueError(f"unknown parameter {key!r} for {type(self).__name__}; valid: {sorted(valid)}")
-            setattr(self, key, value)
+            if sep:
+                nested.setdefault(head, {})[tail] = value
+            else:
+                setattr(self, key, value)
+        for head, sub in nested.items():
+            getattr(self, head).set_params(**sub)
         return self
 
+    def validate_params(self) -> None:
+        """Check every hyper-parameter against ``_parameter_constraints``.
+
+        Raises
+        ------
+        TypeError
+            A value of the wrong kind ("max_iter must be an int in [1, 100000]; got 'ten'").
+        ValueError
+            A value of the right kind out of its range, NaN or infinite
+            ("C must be a float in (0, 1e6]; got nan").
+        """
+        validate_parameter_constraints(type(self)._parameter_constraints, self.get_params(deep=False),
+                                       type(self).__name__)
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import Tags, TargetTags  # only reached from scikit-learn, a test dependency
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False))
+
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
         return f"{type(self).__name__}({args})"
 
     def _check_fitted(self, attribute: str) -> None:
         if not hasattr(self, attribute):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+
+class ClassifierMixin:
+    """Accuracy as ``score`` and scikit-learn's classifier tags (put it before BaseEstimator)."""
+
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags()
+        tags.target_tags.required = True
+        return tags
+
+    def score(self, X, y) -> float:
+        """Accuracy: the fraction of rows of X whose predicted class equals y."""
+        y = np.asarray(y)
+        pred = self.predict(X)
+        if y.shape != pred.shape:
+            raise ValueError(f"y has shape {y.shape}, but X gives {pred.shape[0]} predictions")
+        return float(np.mean(pred == y)) if y.size else 0.0
+
+
+class RegressorMixin:
+    """R² as ``score`` and scikit-learn's regressor tags (put it before BaseEstimator)."""
+
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import RegressorTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor"
+        tags.regressor_tags = RegressorTags()
+        tags.target_tags.required = True
+        return tags
+
+    def score(self, X, y) -> float:
+        """R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² (1 for a perfect fit; for a constant y, 1 if predicted exactly, else 0)."""
+        y = np.asarray(y, dtype=np.float64).ravel()
+        pred = np.asarray(self.predict(X), dtype=np.float64).ravel()
+        if y.shape != pred.shape:
+            raise ValueError(f"y has {y.shape[0]} values, but X gives {pred.shape[0]} predictions")
+        ss_res = float(np.sum((y - pred) ** 2))
+        ss_tot = float(np.sum((y - y.mean()) ** 2))
+        if ss_tot == 0.0:
+            return 1.0 if ss_res == 0.0 else 0.0
+        return 1.0 - ss_res / ss_tot
 
 
 class LinearClassifierMixin:

@@ -31,6 +31,7 @@ from ._base import (
     MAX_ABS_VALUE,
     BaseEstimator,
     IterativeMixin,
+    RegressorMixin,
     Snapshot,
     check_array,
     check_choice,
@@ -108,65 +109,11 @@ def _centre(X, y, fit_intercept: bool):
     return X, y, np.zeros(X.shape[1]), 0.0
 
 
-class _ParamsMixin:
-    """scikit-learn's nested parameters (``basis__degree``), so ``clone`` and grid searches accept them."""
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Hyper-parameters as given to ``__init__``; with ``deep`` also those of nested estimators."""
-        out = BaseEstimator.get_params(self)
-        if deep:
-            for key, value in list(out.items()):
-                if _is_estimator(value):
-                    for sub, sub_value in value.get_params(deep=True).items():
-                        out[f"{key}__{sub}"] = sub_value
-        return out
-
-    def set_params(self, **params):
-        """Set hyper-parameters; ``name__sub`` sets ``sub`` of the nested estimator ``name``."""
-        nested: dict[str, dict] = {}
-        plain = {}
-        for key, value in params.items():
-            head, sep, tail = key.partition("__")
-            if sep:
-                nested.setdefault(head, {})[tail] = value
-            else:
-                plain[key] = value
-        BaseEstimator.set_params(self, **plain)
-        for head, sub in nested.items():
-            if head not in self._param_names() or not _is_estimator(getattr(self, head)):
-                valid = sorted(self._param_names())
-                raise ValueError(f"unknown parameter {head!r} for {type(self).__name__}; valid: {valid}")
-            getattr(self, head).set_params(**sub)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
-        return f"{type(self).__name__}({args})"
-
-
-class _RegressorMixin(_ParamsMixin):
-    """R² score and scikit-learn's regressor tags."""
-
-    _estimator_type = "regressor"
-
-    def __sklearn_tags__(self):
-        from sklearn.utils import RegressorTags, Tags, TargetTags  # only reached from scikit-learn
-
-        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
-                    regressor_tags=RegressorTags())
+class _RegressorMixin(RegressorMixin):
+    """R² score and scikit-learn's regressor tags; fitted once ``coef_`` exists."""
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "coef_")
-
-    def score(self, X, y) -> float:
-        """R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² (1 for a perfect fit; for a constant y, 1 if predicted exactly, else 0)."""
-        y = np.asarray(y, dtype=np.float64).ravel()
-        pred = self.predict(X)
-        ss_res = float(np.sum((y - pred) ** 2))
-        ss_tot = float(np.sum((y - y.mean()) ** 2))
-        if ss_tot == 0.0:
-            return 1.0 if ss_res == 0.0 else 0.0
-        return 1.0 - ss_res / ss_tot
 
 
 class _LinearModel(_RegressorMixin, IterativeMixin, BaseEstimator):
@@ -705,7 +652,7 @@ def _check_x(x, name="x", min_samples=1) -> np.ndarray:
     return check_array(arr, name=name, min_samples=min_samples, max_abs=MAX_ABS_VALUE)
 
 
-class PolynomialBasis(_ParamsMixin, BaseEstimator):
+class PolynomialBasis(BaseEstimator):
     """Polynomials of the scaled input u = (x − m) / h up to degree p.
 
     ``kind='power'``: φ(x) = (u, u², …, u^p); ``kind='legendre'``: φ(x) = (P₁(u), …, P_p(u)),
@@ -753,7 +700,7 @@ class PolynomialBasis(_ParamsMixin, BaseEstimator):
         return [f"P{k}(u)" if self.kind == "legendre" else f"u^{k}" for k in range(1, self.n_features + 1)]
 
 
-class GaussianBasis(_ParamsMixin, BaseEstimator):
+class GaussianBasis(BaseEstimator):
     """Gaussian bumps φ_k(x) = exp(−(x − c_k)² / (2 s²)).
 
     ``centres``: the centres c_k, or an int K for K centres evenly spaced over the training
