@@ -17,24 +17,23 @@ estimate for free. A random forest also draws a random subset of axes at every s
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._base import (
     BaseEstimator,
+    ClassifierMixin,
     IterativeMixin,
     Snapshot,
     check_array,
     check_binary_labels,
-    check_choice,
     check_random_state,
-    check_scalar,
     check_X_y,
     frozen_array,
 )
-from .trees import CRITERIA, DecisionStump, DecisionTree, Presorted
+from ._params import Integral, Interval, Options, RandomState
+from .trees import MAX_DEPTH, TREE_PARAM_CONSTRAINTS, DecisionStump, DecisionTree, Presorted
 
 __all__ = [
     "AdaBoost",
@@ -48,6 +47,9 @@ __all__ = [
 #: err_m is clipped to [EPS_ERR, ...] when computing alpha, so a perfect learner gets a large
 #: finite weight log((1 - 1e-10) / 1e-10) ~ 23.0 instead of infinity.
 EPS_ERR = 1e-10
+
+#: Most members (boosting rounds, bagged trees) an ensemble may have.
+MAX_MEMBERS = 10_000
 
 
 def condorcet_probability(m, p):
@@ -152,7 +154,7 @@ class AdaBoostSnapshot(Snapshot):
     done: bool = False
 
 
-class AdaBoost(IterativeMixin, BaseEstimator):
+class AdaBoost(ClassifierMixin, IterativeMixin, BaseEstimator):
     """Discrete AdaBoost for two classes (SAMME with two classes), as in the course.
 
     Round m (``boost_round``): fit g_m on the weighted data, compute
@@ -193,6 +195,16 @@ class AdaBoost(IterativeMixin, BaseEstimator):
     last_snapshot_ : AdaBoostSnapshot
     """
 
+    # every round keeps a row of n sample weights and a learner: rounds are bounded so a typo
+    # cannot ask for gigabytes
+    _parameter_constraints = {
+        "n_rounds": [Interval(Integral, 1, MAX_MEMBERS)],
+        "base": [Options(("stump", "tree"))],
+        "max_depth": [Interval(Integral, 1, MAX_DEPTH)],
+        "criterion": TREE_PARAM_CONSTRAINTS["criterion"],
+        "random_state": [RandomState(), None],
+    }
+
     def __init__(self, n_rounds=100, base="stump", max_depth=1, criterion="misclassification", random_state=None):
         self.n_rounds = n_rounds
         self.base = base
@@ -201,11 +213,7 @@ class AdaBoost(IterativeMixin, BaseEstimator):
         self.random_state = random_state
 
     def _validate(self):
-        check_scalar("n_rounds", self.n_rounds, numbers.Integral, min_value=1)
-        check_choice("base", self.base, ("stump", "tree"))
-        check_scalar("max_depth", self.max_depth, numbers.Integral, min_value=1)
-        check_choice("criterion", self.criterion, CRITERIA)
-        check_random_state(self.random_state)
+        self.validate_params()
 
     def _learner_pm(self, learner, X):
         """g(x) in {-1, +1} for the training encoding (class index 1 -> +1)."""
@@ -425,7 +433,7 @@ class ForestSnapshot(Snapshot):
     done: bool = False
 
 
-class Bagging(IterativeMixin, BaseEstimator):
+class Bagging(ClassifierMixin, IterativeMixin, BaseEstimator):
     """Bootstrap aggregation of classification trees with a majority vote.
 
     For b = 1..B draw n indices with replacement (the counts c_bi are used as sample weights,
@@ -456,6 +464,12 @@ class Bagging(IterativeMixin, BaseEstimator):
     """
 
     _max_features_default = None
+    # one row of bootstrap counts (n integers) and one tree per member: bounded so a typo
+    # cannot ask for gigabytes before the first tree is grown
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, MAX_MEMBERS)],
+        **{k: v for k, v in TREE_PARAM_CONSTRAINTS.items() if k != "max_features"},
+    }
 
     def __init__(self, n_estimators=50, max_depth=None, criterion="gini", min_samples_leaf=1, random_state=None):
         self.n_estimators = n_estimators
@@ -468,10 +482,7 @@ class Bagging(IterativeMixin, BaseEstimator):
         return None
 
     def _validate(self, d):
-        check_scalar("n_estimators", self.n_estimators, numbers.Integral, min_value=1)
-        check_scalar("max_depth", self.max_depth, numbers.Integral, min_value=1, allow_none=True)
-        check_choice("criterion", self.criterion, CRITERIA)
-        check_scalar("min_samples_leaf", self.min_samples_leaf, numbers.Integral, min_value=1)
+        self.validate_params()
         DecisionTree(max_features=self._tree_max_features())._validate(d)
 
     def fit_steps(self, X, y):
@@ -565,10 +576,6 @@ class Bagging(IterativeMixin, BaseEstimator):
         """Majority vote of the trees (ties: the first class)."""
         return self.classes_[np.argmax(self.votes(X), axis=1)]
 
-    def score(self, X, y) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
-
 class RandomForest(Bagging):
     """Bagging whose trees draw a random subset of ``max_features`` axes at every split.
 
@@ -585,6 +592,8 @@ class RandomForest(Bagging):
 
     Attributes are those of :class:`Bagging`.
     """
+
+    _parameter_constraints = {"n_estimators": Bagging._parameter_constraints["n_estimators"], **TREE_PARAM_CONSTRAINTS}
 
     def __init__(self, n_estimators=100, max_depth=None, max_features="sqrt", criterion="gini", min_samples_leaf=1,
                  random_state=None):

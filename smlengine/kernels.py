@@ -9,11 +9,20 @@ and returns the Gram matrix K[i, j] = k(x_i, y_j) of shape (n, m), fully vectori
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ._base import check_array, check_choice, check_scalar
+from ._base import check_array, check_choice
+from ._params import Integral, Interval, Options, Real, check_param, validate_call
+
+#: Allowed kernel parameters, for every estimator that takes them (``_parameter_constraints``).
+#: With |x| <= MAX_ABS_VALUE (1e100), gamma * |x|^2 <= 1e206 stays finite, so the rbf
+#: exponent never becomes inf - inf = NaN; degree 20 is far past any teaching use, and a larger
+#: power of <x, y> + coef0 overflows for ordinary data.
+KERNEL_PARAM_CONSTRAINTS = {
+    "gamma": [Interval(Real, 0, 1e6, closed="right")],
+    "degree": [Interval(Integral, 1, 20)],
+    "coef0": [Interval(Real, -1e6, 1e6)],
+}
 
 __all__ = [
     "KERNELS",
@@ -113,17 +122,16 @@ def linear(X, Y=None) -> np.ndarray:
     return _gram("linear", X, Y)
 
 
+@validate_call({"degree": KERNEL_PARAM_CONSTRAINTS["degree"], "coef0": KERNEL_PARAM_CONSTRAINTS["coef0"]})
 def polynomial(X, Y=None, degree=3, coef0=1.0) -> np.ndarray:
     """k(x, y) = (<x, y> + coef0)^degree."""
-    check_scalar("degree", degree, numbers.Integral, min_value=1)
-    check_scalar("coef0", coef0, numbers.Real)
     X, Y = _pair(X, Y)
     return _gram("poly", X, Y, degree=int(degree), coef0=float(coef0))
 
 
+@validate_call({"gamma": KERNEL_PARAM_CONSTRAINTS["gamma"]})
 def rbf(X, Y=None, gamma=1.0) -> np.ndarray:
     """k(x, y) = exp(-gamma ||x - y||^2), gamma > 0."""
-    check_scalar("gamma", gamma, numbers.Real, min_value=0, include_min=False)
     X, Y = _pair(X, Y)
     return _gram("rbf", X, Y, gamma=float(gamma))
 
@@ -225,6 +233,7 @@ def rbf_grid_expansion(xs, ys, centres, coef, gamma, *, flush=200.0) -> np.ndarr
 
 
 KERNELS = {"linear": linear, "poly": polynomial, "polynomial": polynomial, "rbf": rbf}
+_DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 1.0}
 _PARAMS = {"linear": (), "poly": ("degree", "coef0"), "polynomial": ("degree", "coef0"), "rbf": ("gamma",)}
 
 
@@ -234,18 +243,15 @@ def make_kernel(name, **params):
     Parameters not used by the kernel (e.g. ``gamma`` for ``'linear'``) are ignored so a
     GUI can pass all of its sliders at once.
     """
-    check_choice("kernel", name, tuple(KERNELS))
+    check_param("kernel", name, [Options(tuple(KERNELS))])
     func = KERNELS[name]
     used = {k: v for k, v in params.items() if k in _PARAMS[name]}
     unknown = set(params) - {"gamma", "degree", "coef0"}
     if unknown:
         raise ValueError(f"unknown kernel parameter(s) {sorted(unknown)}; valid: gamma, degree, coef0")
     # validate now rather than at the first call
-    if name == "rbf":
-        check_scalar("gamma", used.get("gamma", 1.0), numbers.Real, min_value=0, include_min=False)
-    elif name in ("poly", "polynomial"):
-        check_scalar("degree", used.get("degree", 3), numbers.Integral, min_value=1)
-        check_scalar("coef0", used.get("coef0", 1.0), numbers.Real)
+    for key in _PARAMS[name]:
+        check_param(key, used.get(key, _DEFAULTS[key]), KERNEL_PARAM_CONSTRAINTS[key])
 
     def kernel(X, Y=None):
         return func(X, Y, **used)

@@ -8,7 +8,6 @@ labels are accepted and mapped through ``classes_``.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,16 +15,16 @@ import numpy as np
 from ._base import (
     MAX_ABS_VALUE,
     BaseEstimator,
+    ClassifierMixin,
     IterativeMixin,
     LinearClassifierMixin,
     Snapshot,
     check_binary_labels,
-    check_choice,
     check_random_state,
-    check_scalar,
     check_X_y,
     frozen_array,
 )
+from ._params import Integral, Interval, Options, RandomState, Real
 
 __all__ = ["Perceptron", "PerceptronSnapshot", "LogisticRegression", "LogisticSnapshot"]
 
@@ -69,7 +68,7 @@ class PerceptronSnapshot(Snapshot):
         return np.asarray(X, dtype=np.float64) @ self.v - self.c
 
 
-class Perceptron(LinearClassifierMixin, IterativeMixin, BaseEstimator):
+class Perceptron(ClassifierMixin, LinearClassifierMixin, IterativeMixin, BaseEstimator):
     """The course's perceptron, trained by gradient descent on the perceptron cost.
 
     With z = (-c, v) and x~ = (1, x), the perceptron cost is
@@ -108,19 +107,21 @@ class Perceptron(LinearClassifierMixin, IterativeMixin, BaseEstimator):
     converged_ : bool
     """
 
+    # The perceptron only looks at signs and starts at z = 0, so every z is alpha times an
+    # integer combination of the x~_i: alpha changes the scale of z, never a decision. The
+    # upper bound keeps alpha * (number of updates) * |x|^2 far from overflow.
+    _parameter_constraints = {
+        "max_epochs": [Interval(Integral, 1, 1_000_000)],
+        "learning_rate": [Interval(Real, 0, 1e6, closed="right")],
+        "mode": [Options(("single", "batch"))],
+        "random_state": [RandomState(), None],
+    }
+
     def __init__(self, max_epochs=100, learning_rate=1.0, mode="single", random_state=None):
         self.max_epochs = max_epochs
         self.learning_rate = learning_rate
         self.mode = mode
         self.random_state = random_state
-
-    def _validate(self):
-        check_scalar("max_epochs", self.max_epochs, numbers.Integral, min_value=1, max_value=1_000_000)
-        # The perceptron only looks at signs and starts at z = 0, so every z is alpha times
-        # an integer combination of the x~_i: alpha changes the scale of z, never a decision.
-        # The upper bound keeps alpha * (number of updates) * |x|^2 far from overflow.
-        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0.0, include_min=False, max_value=1e6)
-        check_choice("mode", self.mode, ("single", "batch"))
 
     def fit_steps(self, X, y):
         """Train step by step.
@@ -131,7 +132,7 @@ class Perceptron(LinearClassifierMixin, IterativeMixin, BaseEstimator):
             The initial state (step 0), then one snapshot per update of z. The last
             snapshot equals the fitted state.
         """
-        self._validate()
+        self.validate_params()
         X, y = check_X_y(X, y, max_abs=MAX_ABS_VALUE)
         self.classes_, y_pm = check_binary_labels(y)
         rng = check_random_state(self.random_state)

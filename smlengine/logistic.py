@@ -6,7 +6,6 @@ y_i in {-1, +1}, sigma(t) = 1 / (1 + exp(-t)) and P(y | x) = sigma(y f(x)).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,15 +13,15 @@ import numpy as np
 from ._base import (
     MAX_ABS_VALUE,
     BaseEstimator,
+    ClassifierMixin,
     IterativeMixin,
     LinearClassifierMixin,
     Snapshot,
     check_binary_labels,
-    check_choice,
-    check_scalar,
     check_X_y,
     frozen_array,
 )
+from ._params import Integral, Interval, Options, Real
 
 __all__ = ["LogisticRegression", "LogisticSnapshot"]
 
@@ -73,7 +72,7 @@ class LogisticSnapshot(Snapshot):
         return np.asarray(X, dtype=np.float64) @ self.w[1:] + self.w[0]
 
 
-class LogisticRegression(LinearClassifierMixin, IterativeMixin, BaseEstimator):
+class LogisticRegression(ClassifierMixin, LinearClassifierMixin, IterativeMixin, BaseEstimator):
     """L2-regularised logistic regression (the intercept w_0 is not penalised).
 
     Minimises
@@ -118,21 +117,22 @@ class LogisticRegression(LinearClassifierMixin, IterativeMixin, BaseEstimator):
     converged_ : bool
     """
 
+    _parameter_constraints = {
+        # 1/C multiplies ||v||^2: a C below 1e-100 overflows the penalty to inf; above 1e100
+        # the penalty is below rounding and the model is the unpenalised one
+        "C": [Interval(Real, 1e-100, 1e100)],
+        "solver": [Options(("newton", "gd"))],
+        "max_iter": [Interval(Integral, 1, 10_000_000)],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [Interval(Real, 0, 1e6, closed="right")],
+    }
+
     def __init__(self, C=1.0, solver="newton", max_iter=100, tol=1e-6, learning_rate=1.0):
         self.C = C
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
         self.learning_rate = learning_rate
-
-    def _validate(self):
-        check_scalar("C", self.C, numbers.Real, min_value=0, include_min=False)
-        if self.C < 1e-100:  # 1/C multiplies ||v||^2: a tinier C overflows the penalty to inf
-            raise ValueError(f"C must be >= 1e-100, got {self.C}")
-        check_choice("solver", self.solver, ("newton", "gd"))
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1, max_value=10_000_000)
-        check_scalar("tol", self.tol, numbers.Real, min_value=0, include_min=False)
-        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0, include_min=False, max_value=1e6)
 
     def fit_steps(self, X, y):
         """Train iteration by iteration.
@@ -143,7 +143,7 @@ class LogisticRegression(LinearClassifierMixin, IterativeMixin, BaseEstimator):
             The initial state w = 0 (step 0), then one snapshot per accepted iteration.
             The last snapshot equals the fitted state.
         """
-        self._validate()
+        self.validate_params()
         X, y = check_X_y(X, y, max_abs=MAX_ABS_VALUE)
         self.classes_, y_pm = check_binary_labels(y)
         n, d = X.shape

@@ -34,6 +34,7 @@ import numpy as np
 
 from ._base import (
     BaseEstimator,
+    ClassifierMixin,
     IterativeMixin,
     Snapshot,
     check_array,
@@ -43,6 +44,7 @@ from ._base import (
     check_X_y,
     frozen_array,
 )
+from ._params import Integral, Interval, Options, RandomState, Real
 
 __all__ = [
     "DecisionStump",
@@ -58,6 +60,20 @@ __all__ = [
 ]
 
 CRITERIA = ("misclassification", "gini", "entropy")
+
+#: Deepest tree accepted: a tree cannot be deeper than its number of points minus one, and no
+#: teaching data set comes near a thousand levels.
+MAX_DEPTH = 1000
+
+#: Constraints shared by every estimator made of trees (``_parameter_constraints``).
+TREE_PARAM_CONSTRAINTS = {
+    "max_depth": [Interval(Integral, 1, MAX_DEPTH), None],
+    "criterion": [Options(CRITERIA)],
+    "min_samples_leaf": [Interval(Integral, 1, None)],
+    "max_features": [Options(("sqrt", "log2")), Interval(Integral, 1, None), Interval(Real, 0, 1, closed="right"),
+                     None],
+    "random_state": [RandomState(), None],
+}
 _LN2 = math.log(2.0)
 
 
@@ -725,7 +741,7 @@ def _check_classification(X, y, sample_weight, need_two=True):
     return X, y, classes, yk, w
 
 
-class DecisionTree(IterativeMixin, BaseEstimator):
+class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
     """Classification tree grown greedily, level by level, until depth ``max_depth``.
 
     For every region R_m and every axis j the threshold t minimising
@@ -758,6 +774,8 @@ class DecisionTree(IterativeMixin, BaseEstimator):
     last_snapshot_ : TreeSnapshot
     """
 
+    _parameter_constraints = TREE_PARAM_CONSTRAINTS
+
     def __init__(self, max_depth=3, criterion="misclassification", min_samples_leaf=1, max_features=None, random_state=None):
         self.max_depth = max_depth
         self.criterion = criterion
@@ -766,9 +784,7 @@ class DecisionTree(IterativeMixin, BaseEstimator):
         self.random_state = random_state
 
     def _validate(self, d):
-        check_scalar("max_depth", self.max_depth, numbers.Integral, min_value=1, allow_none=True)
-        check_choice("criterion", self.criterion, CRITERIA)
-        check_scalar("min_samples_leaf", self.min_samples_leaf, numbers.Integral, min_value=1)
+        self.validate_params()
         return _resolve_max_features(self.max_features, d)
 
     def fit(self, X, y, sample_weight=None, order=None):
@@ -897,9 +913,6 @@ class DecisionTree(IterativeMixin, BaseEstimator):
             (np.ones(rows.size, dtype=np.int8), (rows[order], cols[order])), shape=(n, t.node_count)
         )
 
-    def score(self, X, y) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
     def region_cost_curve(self, X, y, node, axis, sample_weight=None):
         """Cost curve Q(R, t) along ``axis`` of the region of ``node`` on the data (X, y).
 
@@ -914,7 +927,7 @@ class DecisionTree(IterativeMixin, BaseEstimator):
                           min_samples_leaf=self.min_samples_leaf)
 
 
-class DecisionStump(BaseEstimator):
+class DecisionStump(ClassifierMixin, BaseEstimator):
     """Depth-1 tree on weighted data, found by one sorted pass per axis.
 
     For every axis j and every threshold between consecutive distinct values the weighted
@@ -944,12 +957,14 @@ class DecisionStump(BaseEstimator):
     classes_ : ndarray
     """
 
+    _parameter_constraints = {"criterion": TREE_PARAM_CONSTRAINTS["criterion"]}
+
     def __init__(self, criterion="misclassification"):
         self.criterion = criterion
 
     def fit(self, X, y, sample_weight=None, order=None):
         """Fit on weighted data; ``order`` is a :class:`Presorted` of X (or its order array)."""
-        check_choice("criterion", self.criterion, CRITERIA)
+        self.validate_params()
         X, y, classes, yk, w = _check_classification(X, y, sample_weight, need_two=False)
         pre = _get_presorted(order, X)
         return self._fit_encoded(X, classes, yk, w, pre)

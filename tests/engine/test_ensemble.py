@@ -143,8 +143,8 @@ def test_adaboost_with_trees():
 @pytest.mark.parametrize(
     "kwargs, y, exc, match",
     [
-        ({"n_rounds": 0}, [0, 1, 0, 1], ValueError, "n_rounds must be >= 1"),
-        ({"max_depth": 0, "base": "tree"}, [0, 1, 0, 1], ValueError, "max_depth must be >= 1"),
+        ({"n_rounds": 0}, [0, 1, 0, 1], ValueError, r"n_rounds must be an int in \[1, 10000\]; got 0"),
+        ({"max_depth": 0, "base": "tree"}, [0, 1, 0, 1], ValueError, r"max_depth must be an int in \[1, 1000\]"),
         ({"base": "forest"}, [0, 1, 0, 1], ValueError, "base"),
         ({}, [1, 1, 1, 1], ValueError, "two classes"),
         ({}, [0, 1, 2, 1], ValueError, "two classes"),
@@ -249,8 +249,8 @@ def test_random_forest_draws_axes():
 @pytest.mark.parametrize(
     "cls, kwargs, y, exc, match",
     [
-        (Bagging, {"n_estimators": 0}, [0, 1, 0, 1], ValueError, "n_estimators must be >= 1"),
-        (Bagging, {"max_depth": 0}, [0, 1, 0, 1], ValueError, "max_depth must be >= 1"),
+        (Bagging, {"n_estimators": 0}, [0, 1, 0, 1], ValueError, r"n_estimators must be an int in \[1, 10000\]; got 0"),
+        (Bagging, {"max_depth": 0}, [0, 1, 0, 1], ValueError, r"max_depth must be an int in \[1, 1000\]"),
         (RandomForest, {"max_features": 0}, [0, 1, 0, 1], ValueError, "max_features"),
         (RandomForest, {}, [1, 1, 1, 1], ValueError, "two classes"),
         (RandomForest, {"random_state": -1}, [0, 1, 0, 1], ValueError, "random_state"),

@@ -77,9 +77,9 @@ def test_last_snapshot_equals_fit():
 
 def test_bad_input():
     X, y = _data(0, n=20)
-    with pytest.raises(ValueError, match="C must be > 0"):
+    with pytest.raises(ValueError, match=r"C must be a float in \[1e-100, 1e100\]; got (-1|0)$"):
         LogisticRegression(C=-1).fit(X, y)
-    with pytest.raises(ValueError, match="C must be > 0"):
+    with pytest.raises(ValueError, match=r"C must be a float in \[1e-100, 1e100\]; got (-1|0)$"):
         LogisticRegression(C=0).fit(X, y)
     with pytest.raises(ValueError, match="solver must be one of"):
         LogisticRegression(solver="lbfgs").fit(X, y)
@@ -108,9 +108,9 @@ def test_huge_finite_values_are_refused(solver):
 
 def test_absurd_learning_rate_and_C_are_refused():
     X, y = _data(0, n=20, d=2)
-    with pytest.raises(ValueError, match="learning_rate must be <= 1000000.0"):
+    with pytest.raises(ValueError, match=r"learning_rate must be a float in \(0, 1e6\]; got 1e308"):
         LogisticRegression(solver="gd", learning_rate=1e308).fit(X, y)
-    with pytest.raises(ValueError, match="C must be >= 1e-100"):
+    with pytest.raises(ValueError, match=r"C must be a float in \[1e-100, 1e100\]; got 9.99989e-321"):
         LogisticRegression(C=1e-320).fit(X, y)
 
 

@@ -265,7 +265,7 @@ def test_random_features_are_seeded():
     [
         ({}, [[0.0], [1.0]], [1, 1], ValueError, "two classes"),
         ({}, [[np.nan], [1.0]], [0, 1], ValueError, "NaN"),
-        ({"max_depth": 0}, [[0.0], [1.0]], [0, 1], ValueError, "max_depth must be >= 1"),
+        ({"max_depth": 0}, [[0.0], [1.0]], [0, 1], ValueError, r"max_depth must be an int in \[1, 1000\]"),
         ({"max_depth": 2.5}, [[0.0], [1.0]], [0, 1], TypeError, "max_depth"),
         ({"criterion": "mse"}, [[0.0], [1.0]], [0, 1], ValueError, "criterion"),
         ({"min_samples_leaf": 0}, [[0.0], [1.0]], [0, 1], ValueError, "min_samples_leaf"),
