@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .._base import LineErrors, check_random_state, check_scalar, display_path, quote_text
+from ._lines import iter_text_lines, line_budget
 
 __all__ = ["TRUTHS", "truth_function", "make_regression_1d", "save_xy_points", "load_xy_points"]
 
@@ -72,7 +73,8 @@ def load_xy_points(path, max_points: int = 10_000):
     """Read (x of shape (n, 1), y) from a CSV file whose header names columns ``x`` and ``y``.
 
     Other columns are ignored (a table the lab exported loads again). Blank lines and lines
-    starting with ``#`` are skipped.
+    starting with ``#`` are skipped. The file is read in blocks and its points counted as
+    they are read: the reading stops at point ``max_points`` + 1.
 
     Raises
     ------
@@ -83,31 +85,20 @@ def load_xy_points(path, max_points: int = 10_000):
         columns, no points, more than ``max_points`` points or malformed lines (counted, the
         first three quoted with their line numbers).
     """
-    path = Path(path)
-    name = display_path(path.name)
-    if path.is_dir():
-        raise ValueError(f"{name} is a folder, not a points file")
-    size = path.stat().st_size
-    if size > MAX_POINTS_FILE_BYTES:
-        limit = MAX_POINTS_FILE_BYTES // 2**20
-        raise ValueError(f"{name} is {size / 2**20:.0f} MB; x,y files are limited to {limit} MB")
-    data = path.read_bytes()
-    if b"\x00" in data:
-        raise ValueError(f"{name} is not a text file (binary data); expected UTF-8 CSV with columns x,y")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{name}: not a UTF-8 text file") from None
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
+    name = display_path(Path(path).name)
+    lines = iter_text_lines(path, max_bytes=MAX_POINTS_FILE_BYTES, kind="x,y file", max_lines=line_budget(max_points),
+                            lines_note=f"this lab draws at most {max_points:,} points",
+                            binary_note="expected UTF-8 CSV with columns x,y")
+    header_line = next(lines, (1, ""))[1]
+    if not header_line.strip():
         raise ValueError(f"{name}: the file is empty; expected a header 'x,y'")
-    header = [h.strip().lower() for h in lines[0].split(",")]
+    header = [h.strip().lower() for h in header_line.split(",")]
     if "x" not in header or "y" not in header:
-        raise ValueError(f"{name}, line 1: expected a header naming columns 'x' and 'y', got {quote_text(lines[0])}")
+        raise ValueError(f"{name}, line 1: expected a header naming columns 'x' and 'y', got {quote_text(header_line)}")
     ix, iy, width = header.index("x"), header.index("y"), len(header)
     xs, ys = [], []
     errors = LineErrors()
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in lines:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.split(",")]
@@ -122,10 +113,11 @@ def load_xy_points(path, max_points: int = 10_000):
         if not (np.isfinite(a) and np.isfinite(b)) or max(abs(a), abs(b)) > 1e100:
             errors.add(f"line {number}: x and y must be finite numbers (|v| <= 1e100): {quote_text(line)}")
             continue
+        if len(xs) == max_points:
+            lines.close()
+            raise ValueError(f"{name} has more than {max_points:,} points; this lab draws at most {max_points:,}")
         xs.append(a)
         ys.append(b)
-        if len(xs) > max_points:
-            raise ValueError(f"{name} has more than {max_points:,} points; this lab draws at most {max_points:,}")
     if errors:
         raise ValueError(errors.message(name))
     if not xs:

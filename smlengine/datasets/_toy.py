@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .._base import LineErrors, check_random_state, check_scalar, display_path, quote_text
+from ._lines import iter_text_lines, line_budget
 
 __all__ = [
     "make_blobs",
@@ -175,7 +176,11 @@ def _label_text(label) -> str:
 MAX_POINTS_FILE_BYTES = 50 * 2**20
 
 
-def load_points(path) -> tuple[np.ndarray, np.ndarray]:
+#: most points :func:`load_points` reads when no smaller limit is given
+MAX_POINTS_READ = 1_000_000
+
+
+def load_points(path, max_points: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Read points from a CSV file such as the ones :func:`save_points` writes.
 
     The first line is a header naming the columns. The column named ``label`` holds the
@@ -185,46 +190,39 @@ def load_points(path) -> tuple[np.ndarray, np.ndarray]:
     float64 (NaN or infinite labels are refused, they would not form a class), other labels
     as strings.
 
+    The file is read in blocks (:func:`~smlengine.datasets._lines.iter_text_lines`) and the
+    points are counted as they are read: one more than ``max_points`` (default
+    :data:`MAX_POINTS_READ`) stops the reading with a ``ValueError``.
+
     Raises
     ------
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        If the file is a folder, larger than 50 MB, binary or not UTF-8, has no such header
-        or no points, or has malformed lines: all of them are counted and the first three
-        are shown with their line numbers (each quoted to at most 80 characters).
+        If the file is a folder, larger than 50 MB, binary or not UTF-8, has no such header,
+        no points, more than ``max_points`` points, a line longer than 65,536 characters or
+        more than 2 ``max_points`` + 1,000 lines, or has malformed lines: all of them are
+        counted and the first three are shown with their line numbers (each quoted to at
+        most 80 characters).
     """
-    path = Path(path)
-    name = display_path(path.name)
-    if path.is_dir():
-        raise ValueError(f"{name} is a folder, not a points file")
-    size = path.stat().st_size  # FileNotFoundError for a missing file
-    if size > MAX_POINTS_FILE_BYTES:
-        raise ValueError(
-            f"{name} is {size / 2**20:.0f} MB; points files are limited to {MAX_POINTS_FILE_BYTES // 2**20} MB"
-        )
-    data = path.read_bytes()
-    if b"\x00" in data:
-        raise ValueError(f"{name} is not a text file (binary data); points files are UTF-8 CSV text")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{name}: not a UTF-8 text file") from None
-    del data
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
+    name = display_path(Path(path).name)
+    limit = MAX_POINTS_READ if max_points is None else int(max_points)
+    lines = iter_text_lines(path, max_bytes=MAX_POINTS_FILE_BYTES, max_lines=line_budget(limit),
+                            lines_note=f"this lab reads at most {limit:,} points")
+    header_line = next(lines, (1, ""))[1]
+    if not header_line.strip():
         raise ValueError(f"{name}: the file is empty; expected a header such as 'x1,x2,label'")
-    header = [h.strip().lower() for h in lines[0].split(",")]
+    header = [h.strip().lower() for h in header_line.split(",")]
     if "label" not in header or header.index("label") == 0:
         raise ValueError(
             f"{name}, line 1: expected a header such as 'x1,x2,label' "
-            f"(coordinates, then 'label'), got {quote_text(lines[0])}"
+            f"(coordinates, then 'label'), got {quote_text(header_line)}"
         )
     n_fields = len(header)
     n_features = header.index("label")
     rows, labels = [], []
     errors = LineErrors()
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in lines:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.split(",")]
@@ -246,6 +244,9 @@ def load_points(path) -> tuple[np.ndarray, np.ndarray]:
         if not _finite_or_name(label):
             errors.add(f"line {number}: the label must be a finite number or a name, got {quote_text(label)}")
             continue
+        if len(rows) == limit:
+            lines.close()
+            raise ValueError(f"{name} has more than {limit:,} points; this lab draws at most {limit:,}")
         rows.append(values)
         labels.append(label)
     if errors:
@@ -272,15 +273,13 @@ def _finite_or_name(label: str) -> bool:
 def load_two_class_points(path, max_points: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
     """(X, y ±1) of a points file for a 2-D two-class problem; ``ValueError`` says what is wrong.
 
-    :func:`load_points` checks the file itself (numbers, finite values, labels); this adds two
-    coordinates, at most ``max_points`` points and at most two classes (the larger label is
+    :func:`load_points` checks the file itself (numbers, finite values, labels) and stops
+    reading after ``max_points`` points; this adds two coordinates and at most two classes (the larger label is
     class +1; a single class keeps its sign, so a learner can say it needs two).
     """
-    X, labels = load_points(path)
+    X, labels = load_points(path, max_points)
     if X.shape[1] != 2:
         raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
-    if len(X) > max_points:
-        raise ValueError(f"the file has {len(X):,} points; this lab draws at most {max_points:,}")
     classes = np.unique(labels)
     if classes.size > 2:
         raise ValueError(f"this lab needs two classes, the file has {classes.size}")

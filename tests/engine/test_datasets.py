@@ -86,13 +86,13 @@ def test_binary_point_file(tmp_path):
 
 
 def test_long_malformed_lines_are_quoted_briefly(tmp_path):
-    # A 5 MB line used to be quoted whole in the message.
+    # A 5 MB line is refused by its length, without being read whole or quoted.
     path = tmp_path / "long.csv"
     path.write_text("x1,x2,label\n1,2,1\n" + "9" * 5_000_000 + "\n", encoding="utf-8")
     with pytest.raises(ValueError) as err:
         load_points(path)
     msg = str(err.value)
-    assert "line 3" in msg and "5,000,000 characters" in msg
+    assert "line 3" in msg and "longer than 65,536 characters" in msg
     assert len(msg) < 300
 
 

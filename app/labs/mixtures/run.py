@@ -16,9 +16,10 @@ from typing import Iterator
 import numpy as np
 
 from smlengine import Snapshot
-from smlengine._base import LineErrors, display_path, quote_text
+from smlengine._base import LineErrors, display_path, frozen_array, quote_text
 from smlengine.cluster import KMeans, KMeansSnapshot
 from smlengine.datasets import MIXTURE_PRESETS, make_mixture_preset, mixture_preset
+from smlengine.datasets._lines import iter_text_lines, line_budget
 from smlengine.grid import decision_frame, grid_points
 from smlengine.mixture import (
     GaussianMixture,
@@ -136,25 +137,17 @@ def load_xy_points(path, max_points: int = MAX_POINTS) -> np.ndarray:
 
     A first line that is not numeric is a header (``x1,x2`` or ``x1,x2,label,...``; columns
     after the second are ignored, so files exported by the app load again). Blank lines and
-    lines starting with ``#`` are skipped. ValueError names the first malformed lines.
+    lines starting with ``#`` are skipped. ValueError names the first malformed lines. The
+    file is read in blocks and its points counted as they are read: the reading stops at
+    point ``max_points`` + 1.
     """
-    path = Path(path)
-    name = display_path(path.name)
-    if path.is_dir():
-        raise ValueError(f"{name} is a folder, not a points file")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ValueError(f"{name} is {size / 2**20:.1f} MB; points files are limited to {MAX_FILE_BYTES // 2**20} MB")
-    data = path.read_bytes()
-    if b"\x00" in data:
-        raise ValueError(f"{name} is not a text file; expected CSV lines such as 1.5,-0.3")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{name}: not a UTF-8 text file") from None
+    name = display_path(Path(path).name)
     rows = []
     errors = LineErrors()
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = iter_text_lines(path, max_bytes=MAX_FILE_BYTES, max_lines=line_budget(max_points),
+                            lines_note=f"this lab draws at most {max_points:,} points",
+                            binary_note="expected CSV lines such as 1.5,-0.3")
+    for number, line in lines:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.replace(";", ",").split(",")]
@@ -169,14 +162,15 @@ def load_xy_points(path, max_points: int = MAX_POINTS) -> np.ndarray:
             errors.add(f"line {number}: expected two coordinates x1,x2: {quote_text(line)}")
         elif not all(math.isfinite(v) for v in values):
             errors.add(f"line {number}: coordinates must be finite: {quote_text(line)}")
+        elif len(rows) == max_points:
+            lines.close()
+            raise ValueError(f"{name} has more than {max_points:,} points; this lab draws at most {max_points:,}")
         else:
             rows.append(values)
     if errors:
         raise ValueError(errors.message(name))
     if not rows:
         raise ValueError(f"{name}: no points found; expected lines such as 1.5,-0.3")
-    if len(rows) > max_points:
-        raise ValueError(f"{name} has {len(rows):,} points; this lab draws at most {max_points:,}")
     X = np.array(rows, dtype=np.float64)
     if np.abs(X).max() > 1e6:
         raise ValueError(f"{name}: coordinates up to {np.abs(X).max():.3g}; rescale the points (|x| <= 1e6)")
@@ -338,7 +332,9 @@ def _diverge(ctx, last: MixtureSnapshot, km, step: int, comp: int) -> Iterator[F
         R.setflags(write=False)
         step += 1
         em = replace(last, step=step, phase="collapse", half="collapse", means=means.copy(), covariances=covs,
-                     responsibilities=R, log_likelihood=ll, lower_bound=ll, change=math.nan)
+                     responsibilities=R, labels=frozen_array(np.argmax(R, axis=1), dtype=last.labels.dtype),
+                     confidence=frozen_array(R.max(axis=1), dtype=np.float32), log_likelihood=ll, lower_bound=ll,
+                     change=None, relative_change=None)
         yield Frame(step=step, phase="collapse", ctx=ctx, em=em, km=km, diverged=True,
                     note=f"Component {comp + 1} sits on one point; with Σ = {s:.0e}·I, ℓ = {ll:,.1f}")
     yield Frame(step=step + 1, phase="collapse", ctx=ctx, em=replace(em, step=step + 1), km=km, diverged=True,
