@@ -7,8 +7,6 @@ Labs add their own items (hyperplanes, heat maps) to :attr:`PointCanvas.plot_ite
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -223,6 +221,20 @@ class PointCanvas(pg.PlotWidget):
         return self._pos_item, self._neg_item
 
 
+class XYCanvas(PointCanvas):
+    """The point canvas for 1-D data: x → y, free aspect, every point in one class.
+
+    A click (left or right) adds a point, dragging moves one, Ctrl+click or the eraser
+    removes one; test points are drawn hollow."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.plot_item.setAspectLocked(False)
+
+    def add_point(self, x: float, y: float, label: float = 1.0) -> None:
+        super().add_point(x, y, 1.0)
+
+
 class CanvasToolbar(QtWidgets.QWidget):
     """Undo / redo / eraser / clear buttons for a :class:`PointCanvas`."""
 
@@ -255,61 +267,3 @@ class CanvasToolbar(QtWidgets.QWidget):
         self.hint = hint
         QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Undo, canvas, canvas.undo)
         QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Redo, canvas, canvas.redo)
-
-
-class PointsLabMixin:
-    """What every lab drawing labelled 2-D points on a :class:`PointCanvas` shares: the
-    points it trains on, and opening a points file off the GUI thread.
-
-    The lab provides ``canvas``, ``MAX_POINTS``, a ``test_fraction`` parameter,
-    ``_fit_view()`` and ``_suppress_points_signal``; :meth:`points_replaced` tells it that a
-    file replaced the points (drop stale results) before the run restarts.
-    """
-
-    MAX_POINTS = 20_000
-
-    def points_replaced(self) -> None:
-        """Hook: the points were replaced by an opened file."""
-
-    def canvas_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Copies of (X, y, test mask) of the drawn points; ValueError when none can be trained on."""
-        X, y = self.canvas.X.copy(), self.canvas.y.copy()
-        mask = self.canvas.test_mask
-        mask = mask.copy() if len(mask) == len(y) else np.zeros(len(y), dtype=bool)
-        if len(y) == 0:
-            raise ValueError("There are no points: draw some (left click +1, right click −1) or press New data.")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("Some points have coordinates that are not finite numbers.")
-        return X, y, mask
-
-    def load_points_file(self, path: str, wait: bool = False) -> bool | None:
-        """Replace the points by those of a CSV file, read on a worker thread; a message in
-        the lab if it is unusable (the current points stay). ``wait=True`` blocks until it is
-        read and returns whether it was used (scripts and tests)."""
-        from smlengine.datasets import holdout_mask, load_two_class_points
-
-        outcome: list[bool] = []
-
-        def done(result):
-            X, y = result
-            self._suppress_points_signal = True
-            try:
-                mask = holdout_mask(len(y), self.form.value("test_fraction"), self.seed)
-                self.canvas.set_points(X, y, test_mask=mask)
-            finally:
-                self._suppress_points_signal = False
-            self._fit_view()
-            self.points_replaced()
-            self.reset()
-            outcome.append(True)
-
-        def failed(message):
-            self.show_error(f"Could not load {os.path.basename(str(path))}: {message}")
-            outcome.append(False)
-
-        task = self.task("load points", on_done=done, on_error=failed)
-        task.start(load_two_class_points, str(path), self.MAX_POINTS)
-        if wait:
-            task.wait(120.0)
-            return bool(outcome and outcome[0])
-        return None

@@ -12,17 +12,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import GENERATORS, make_dataset
+from smlengine.datasets import GENERATORS
 
 from ... import style as theme
-from ...lab import Lab
+from ...points_lab import PointsLab
 from . import META
-from ...widgets.decision_map import DecisionMap, MapExtent
 from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
 from ...widgets.plots import outside_legend
-from ...widgets.point_canvas import CanvasToolbar, PointCanvas, PointsLabMixin
 from . import maths, reference
 from .cv_view import CrossValidationView
 from .run import (
@@ -31,7 +29,6 @@ from .run import (
     is_svm,
     prepare_frame,
     run_steps,
-    split_mask,
 )
 
 DATASET_DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.15, "circles": 0.08, "xor": 0.25, "spirals": 0.05}
@@ -47,7 +44,7 @@ def _for(*kinds: str):
 PAGES = {"perceptron": 0, "logistic": 1}
 
 
-class ClassifiersLab(PointsLabMixin, Lab):
+class ClassifiersLab(PointsLab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     method_param = "classifier"
 
@@ -58,7 +55,6 @@ class ClassifiersLab(PointsLabMixin, Lab):
         self._ctx: RunContext | None = None
         self._pair_look: tuple = (None, None, None)  # style, pen, brush of the SMO pair's rings
         self._run_extent = (-3.0, 3.0, -3.0, 3.0)
-        self._suppress_points_signal = False
         self.reference_result: dict | None = None
 
     def after_build(self) -> None:
@@ -108,14 +104,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
-        self.new_data_button = QtWidgets.QPushButton("New data")
-        self.new_data_button.setToolTip("Draw a fresh sample of the chosen data set with the current seed")
-        self.new_data_button.clicked.connect(lambda: self.regenerate())
-        layout.addWidget(self.new_data_button)
-        self.load_button = QtWidgets.QPushButton("Load points…")
-        self.load_button.setToolTip("Read points from a CSV file with the header x1,x2,label")
-        self.load_button.clicked.connect(self._load_points_dialog)
-        layout.addWidget(self.load_button)
+        self.add_data_buttons(layout)
         self.reference_button = QtWidgets.QPushButton("Check against scikit-learn")
         self.reference_button.clicked.connect(self.run_reference_check)
         layout.addWidget(self.reference_button)
@@ -126,12 +115,10 @@ class ClassifiersLab(PointsLabMixin, Lab):
         self._toolbar_holder = layout
 
     def build_plots(self) -> QtWidgets.QWidget:
-        self.canvas = PointCanvas()
+        self.make_canvas()
         theme.set_axis_labels(self.canvas, "x₁", "x₂")
         self.legend = outside_legend(self.canvas.plot_item, "top", columns=2)
-        self.decision = DecisionMap(self.canvas.plot_item, margins=False)
-        self.map_extent = MapExtent(self.canvas.plot_item, lambda: self.canvas.data_bounds(margin=0.6),
-                                    self._map_grown)
+        self.make_decision_map()
         pi = self.canvas.plot_item
         self.current_marker = pg.ScatterPlotItem()
         self.current_marker.setZValue(20)
@@ -166,15 +153,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
                 page.addWidget(p)
             self.curve_pages.addWidget(page)
 
-        self.toolbar = CanvasToolbar(self.canvas)
-        top = QtWidgets.QWidget()
-        tl = QtWidgets.QVBoxLayout(top)
-        tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(self.canvas, 1)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.toolbar)
-        row.addWidget(self.toolbar.hint, 1)
-        tl.addLayout(row)
+        top = self.canvas_with_toolbar()
 
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(top)
@@ -191,7 +170,6 @@ class ClassifiersLab(PointsLabMixin, Lab):
         self.tabs.addTab(split, "Training")
         self.tabs.addTab(self.cv_view, "Cross-validation")
 
-        self.canvas.pointsChanged.connect(self._points_changed)
         self._update_visibility()
         return self.tabs
 
@@ -246,51 +224,8 @@ class ClassifiersLab(PointsLabMixin, Lab):
                          "and compare predictions on a dense grid, decision values and support-vector counts")
 
     # ------------------------------------------------------------------ data
-    def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
-        p = self.params()
-        try:
-            X, y = make_dataset(p["dataset"], p["n_samples"], p["noise"], random_state=self.seed, balance=p["balance"])
-        except (ValueError, TypeError) as exc:
-            self.show_error(str(exc))
-            return
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, y, test_mask=split_mask(len(y), p["test_fraction"], self.seed), undoable=undoable)
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
+    def data_changed(self) -> None:
         self.cv_view.mark_stale()
-        if restart:
-            self.reset()
-
-    def _apply_split(self) -> None:
-        self.canvas.set_test_mask(split_mask(len(self.canvas.y), self.form.value("test_fraction"), self.seed))
-
-    def _fit_view(self) -> None:
-        xmin, xmax, ymin, ymax = self.canvas.data_bounds()
-        self.canvas.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
-
-    def _view_extent(self) -> tuple[float, float, float, float]:
-        """The data box grown to the visible range, so shading fills the plot."""
-        self.map_extent.refresh()
-        return self.map_extent.extent
-
-    def _points_changed(self) -> None:
-        if self._suppress_points_signal:
-            return
-        mask = self.canvas.test_mask
-        if self.form.value("test_fraction") > 0 and len(mask) and not mask.any():
-            self._apply_split()  # undo/redo forget the split: draw it again from the seed
-        self.cv_view.mark_stale()
-        self.reset()
-
-    def points_replaced(self) -> None:
-        self.cv_view.mark_stale()
-
-    def _load_points_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
-        if path:
-            self.load_points_file(path)
 
     def on_param_changed(self, name: str) -> None:
         if name == "dataset":
@@ -313,13 +248,9 @@ class ClassifiersLab(PointsLabMixin, Lab):
         self.regenerate()
 
     # ------------------------------------------------------------------ running
-    def _context(self, params: dict, seed: int) -> RunContext:
-        X, y, mask = self.canvas_arrays()
-        return RunContext(params["classifier"], dict(params), X, y, mask, self._view_extent(), seed)
-
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
         self._cancel_reference()
-        ctx = self._context(params, seed)
+        ctx = self.labelled_run(RunContext, params, seed)
         self._ctx = ctx
         self._run_extent = ctx.extent
         every = int(params["smo_every"])
@@ -335,11 +266,6 @@ class ClassifiersLab(PointsLabMixin, Lab):
 
     def prepare(self, snapshot):
         return prepare_frame(snapshot, self.map_extent.extent)
-
-    def _map_grown(self) -> None:
-        """The visible range left the map's box (resize, projector mode): map it again."""
-        if not self.runner.playing:
-            self.runner.reprepare()
 
     def render(self, snapshot, prepared, history) -> None:
         ctx: RunContext = snapshot.ctx
@@ -465,13 +391,8 @@ class ClassifiersLab(PointsLabMixin, Lab):
         return maths.maths_html(snapshot, previous)
 
     # ------------------------------------------------------------------ cross-validation, reference
-    def _train_test(self):
-        X, y = self.canvas.X, np.where(self.canvas.y > 0, 1.0, -1.0)
-        mask = self.canvas.test_mask if len(self.canvas.test_mask) == len(y) else np.zeros(len(y), bool)
-        return X[~mask], y[~mask], X[mask], y[mask]
-
     def run_grid_search(self) -> None:
-        Xtr, ytr, Xte, yte = self._train_test()
+        Xtr, ytr, Xte, yte = self.train_test()
         if np.unique(ytr).size < 2:
             self.show_error("The grid search needs training points of both classes.")
             return
@@ -486,7 +407,7 @@ class ClassifiersLab(PointsLabMixin, Lab):
         kind = self.kind
         if not (reference.sklearn_available() and reference.supported(kind)):
             return
-        Xtr, ytr, _, _ = self._train_test()
+        Xtr, ytr, _, _ = self.train_test()
         task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
         # in a child process: cancelling the task (new parameters or data, Reset, another
         # check, closing) terminates the fit instead of letting it compute on
@@ -531,32 +452,6 @@ class ClassifiersLab(PointsLabMixin, Lab):
         for p in self.panels:
             p.apply_style(s)
         self.cv_view.apply_style(s)
-
-    def main_plot(self):
-        return self.canvas
-
-    def user_data(self) -> dict:
-        return {"points": self.canvas.X.tolist(), "labels": self.canvas.y.tolist(),
-                "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)]}
-
-    def set_user_data(self, data: dict) -> None:
-        if "points" not in data:
-            return
-        X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)
-        y = np.asarray(data.get("labels", []), dtype=float).reshape(-1)
-        if len(X) != len(y) or not np.all(np.isfinite(X)):
-            raise ValueError("the saved points are malformed")
-        mask = np.zeros(len(y), dtype=bool)
-        test = np.asarray(data.get("test", []), dtype=int).reshape(-1)
-        if test.size and (test.min() < 0 or test.max() >= len(y)):
-            raise ValueError("the saved test points are malformed")
-        mask[test] = True
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, y, test_mask=mask, undoable=False)
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
 
     def export_rows(self):
         snap = self.runner.current

@@ -9,7 +9,6 @@ This module stays Qt-free: the child imports it (and scikit-learn), never PySide
 
 from __future__ import annotations
 
-import importlib.util
 import multiprocessing
 import os
 import sys
@@ -20,6 +19,7 @@ import numpy as np
 
 from smlengine.grid import grid_points
 
+from ...points_data import sklearn_available  # noqa: F401 - the lab asks reference.sklearn_available()
 from .run import COEF0, SVM_KERNEL, is_svm, make_estimator
 
 #: seconds between looks at the cancel flag while the child computes
@@ -29,10 +29,6 @@ MAX_MESSAGE = 300
 
 _children: "weakref.WeakSet" = weakref.WeakSet()
 _children_lock = threading.Lock()
-
-
-def sklearn_available() -> bool:
-    return importlib.util.find_spec("sklearn") is not None
 
 
 def supported(kind: str) -> bool:

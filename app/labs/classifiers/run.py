@@ -9,18 +9,20 @@ search and the reference check); nothing touches a widget.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
 
 from smlengine import Snapshot
-from smlengine.datasets import holdout_mask, load_two_class_points
+from smlengine.datasets import load_two_class_points
 from smlengine.grid import DecisionFrame, decision_frame, grid_points
 from smlengine.kernels import make_kernel, rbf_grid_expansion
 from smlengine.linear import LogisticRegression, Perceptron
 from smlengine.model_selection import grid_search_steps
 from smlengine.svm import SVM
+
+from ...points_data import LabelledRun
 
 CLASSIFIERS = [
     ("perceptron", "Perceptron"),
@@ -56,8 +58,6 @@ def make_estimator(kind: str, params: dict, seed: int = 0, *, max_iter: int | No
 
 #: the most points the lab draws and trains on (the "Points" parameter's maximum)
 MAX_POINTS = 20_000
-#: the held-out mask of the drawn points (shared with the trees lab)
-split_mask = holdout_mask
 
 
 def points_from_file(path: str) -> tuple[np.ndarray, np.ndarray]:
@@ -66,39 +66,28 @@ def points_from_file(path: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(eq=False)
-class RunContext:
-    """Everything one run needs, captured on the GUI thread (plain arrays, no widgets)."""
+class RunContext(LabelledRun):
+    """One run of a classifier: the labelled points and their split (:class:`~app.points_data.LabelledRun`,
+    ``method`` is the classifier's name, also read as ``kind``), the engine estimator and, for
+    the SVMs, its kernel."""
 
-    kind: str
-    params: dict
-    X: np.ndarray  # all points (canvas order)
-    y: np.ndarray  # labels ±1
-    test_mask: np.ndarray
-    extent: tuple
-    seed: int
     model: Any = None
     kernel: Any = None
-    train_idx: np.ndarray = field(default=None)
-    test_idx: np.ndarray = field(default=None)
 
     def __post_init__(self):
-        self.y = np.where(self.y > 0, 1.0, -1.0)
-        self.train_idx = np.flatnonzero(~self.test_mask)
-        self.test_idx = np.flatnonzero(self.test_mask)
-        self.X_train = self.X[self.train_idx]
-        self.y_train = self.y[self.train_idx]
+        super().__post_init__()
         self.model = make_estimator(self.kind, self.params, self.seed)
         if is_svm(self.kind):
             self.kernel = make_kernel(SVM_KERNEL[self.kind], gamma=self.params["gamma"],
                                       degree=int(self.params["degree"]), coef0=COEF0)
 
+    @property
+    def kind(self) -> str:
+        return self.method
+
     def kernel_columns(self, cols: np.ndarray) -> np.ndarray:
         """k(x, x_j) for every point x and the training points j in ``cols``: shape (n, len(cols))."""
         return self.kernel(self.X, self.X_train[cols])
-
-    @property
-    def n_test(self) -> int:
-        return int(self.test_idx.size)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

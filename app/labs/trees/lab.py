@@ -13,15 +13,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import GENERATORS, make_dataset
+from smlengine.datasets import GENERATORS
 
 from ... import style as theme
-from ...lab import Lab
+from ...points_data import sklearn_available
+from ...points_lab import PointsLab
 from . import META
-from ...widgets.decision_map import DecisionMap, MapExtent
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
-from ...widgets.point_canvas import CanvasToolbar, PointCanvas, PointsLabMixin
 from . import maths
 from .run import (
     CRITERIA,
@@ -33,9 +32,7 @@ from .run import (
     node_path,
     reference_check,
     run_steps,
-    sklearn_available,
     split_guess,
-    split_mask,
     tree_predict_pm,
 )
 from .tree_view import TreeDiagram
@@ -103,7 +100,7 @@ def _for(*methods: str):
     return lambda values: values["method"] in methods
 
 
-class TreesLab(PointsLabMixin, Lab):
+class TreesLab(PointsLab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     method_param = "method"
     screenshot_steps = 20
@@ -113,7 +110,6 @@ class TreesLab(PointsLabMixin, Lab):
     def init_state(self) -> None:
         self._ctx: RunContext | None = None
         self._run_extent = (-3.0, 3.0, -3.0, 3.0)
-        self._suppress_points_signal = False
         self._weights_key = None
         self._alpha_n = -1
         self._alpha_width = -1.0
@@ -168,14 +164,7 @@ class TreesLab(PointsLabMixin, Lab):
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
-        self.new_data_button = QtWidgets.QPushButton("New data")
-        self.new_data_button.setToolTip("Draw a fresh sample of the chosen data set with the current seed")
-        self.new_data_button.clicked.connect(lambda: self.regenerate())
-        layout.addWidget(self.new_data_button)
-        self.load_button = QtWidgets.QPushButton("Load points…")
-        self.load_button.setToolTip("Read points from a CSV file with the header x1,x2,label")
-        self.load_button.clicked.connect(self._load_points_dialog)
-        layout.addWidget(self.load_button)
+        self.add_data_buttons(layout)
         self.sweep_button = QtWidgets.QPushButton("Error vs depth")
         self.sweep_button.setToolTip("Grow trees of depth 1..12 on the training points and plot their "
                                      "training and test errors (the overfitting picture)")
@@ -191,12 +180,10 @@ class TreesLab(PointsLabMixin, Lab):
         self._controls_layout = layout
 
     def build_plots(self) -> QtWidgets.QWidget:
-        self.canvas = PointCanvas()
+        self.make_canvas()
         theme.set_axis_labels(self.canvas, "x₁", "x₂")
         pi = self.canvas.plot_item
-        self.decision = DecisionMap(pi, margins=False)
-        self.map_extent = MapExtent(self.canvas.plot_item, lambda: self.canvas.data_bounds(margin=0.6),
-                                    self._map_grown)
+        self.make_decision_map()
         self.legend = outside_legend(pi, "top", columns=3)
         self.weighted_pos = pg.ScatterPlotItem()
         self.weighted_neg = pg.ScatterPlotItem()
@@ -222,7 +209,6 @@ class TreesLab(PointsLabMixin, Lab):
             pi.addItem(item)
         self._legend_method = None
 
-        self.toolbar = CanvasToolbar(self.canvas)
         self.inspect_button = QtWidgets.QPushButton("Inspect")
         self.inspect_button.setCheckable(True)
         self.inspect_button.setToolTip("When on, clicking the plot does not add a point: it shows the trees' votes "
@@ -244,14 +230,7 @@ class TreesLab(PointsLabMixin, Lab):
         yl.setContentsMargins(0, 0, 0, 0)
         yl.addWidget(self.you_button, 1)
         yl.addWidget(self.you_axis)
-        left = QtWidgets.QWidget()
-        ll = QtWidgets.QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.canvas, 1)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.toolbar)
-        row.addWidget(self.toolbar.hint, 1)
-        ll.addLayout(row)
+        left = self.canvas_with_toolbar()
         self._controls_layout.insertWidget(self._controls_layout.indexOf(self.sweep_button), self.inspect_button)
         self._controls_layout.insertWidget(self._controls_layout.indexOf(self.sweep_button), self.you_row)
 
@@ -354,7 +333,6 @@ class TreesLab(PointsLabMixin, Lab):
         split.setSizes([440, 330])
         split.setCollapsible(0, False)
         self.central_split = split
-        self.canvas.pointsChanged.connect(self._points_changed)
         self._update_visibility()
         return split
 
@@ -413,57 +391,11 @@ class TreesLab(PointsLabMixin, Lab):
         self.you_row.setVisible(m == "tree")
 
     # ------------------------------------------------------------------ data
-    def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
-        p = self.params()
-        try:
-            X, y = make_dataset(p["dataset"], p["n_samples"], p["noise"], random_state=self.seed, balance=p["balance"])
-        except (ValueError, TypeError) as exc:
-            self.show_error(str(exc))
-            return
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, y, test_mask=split_mask(len(y), p["test_fraction"], self.seed), undoable=undoable)
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
-        self._data_changed()
-        if restart:
-            self.reset()
-
-    def _data_changed(self) -> None:
+    def data_changed(self) -> None:
         self.sweep_result = None
         self.depth_train.clear()
         self.depth_test.clear()
         self.inspect_point = None
-
-    def _apply_split(self) -> None:
-        self.canvas.set_test_mask(split_mask(len(self.canvas.y), self.form.value("test_fraction"), self.seed))
-
-    def _fit_view(self) -> None:
-        xmin, xmax, ymin, ymax = self.canvas.data_bounds()
-        self.canvas.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
-
-    def _view_extent(self) -> tuple[float, float, float, float]:
-        """The data box grown to the visible range, so shading fills the plot."""
-        self.map_extent.refresh()
-        return self.map_extent.extent
-
-    def _points_changed(self) -> None:
-        if self._suppress_points_signal:
-            return
-        mask = self.canvas.test_mask
-        if self.form.value("test_fraction") > 0 and len(mask) and not mask.any():
-            self._apply_split()  # undo/redo forget the split: draw it again from the seed
-        self._data_changed()
-        self.reset()
-
-    def points_replaced(self) -> None:
-        self._data_changed()
-
-    def _load_points_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
-        if path:
-            self.load_points_file(path)
 
     def on_param_changed(self, name: str) -> None:
         if name == "dataset":
@@ -476,7 +408,7 @@ class TreesLab(PointsLabMixin, Lab):
             return
         if name == "test_fraction":
             self._apply_split()
-            self._data_changed()
+            self.data_changed()
         if name == "criterion":
             self.sweep_result = None
         self.reset()
@@ -488,12 +420,8 @@ class TreesLab(PointsLabMixin, Lab):
         self.regenerate()
 
     # ------------------------------------------------------------------ running
-    def _context(self, params: dict, seed: int) -> RunContext:
-        X, y, mask = self.canvas_arrays()
-        return RunContext(params["method"], dict(params), X, y, mask, self._view_extent(), seed)
-
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
-        ctx = self._context(params, seed)
+        ctx = self.labelled_run(RunContext, params, seed)
         self._ctx = ctx
         self._run_extent = ctx.extent
         if ctx.method == "tree" and self.sweep_result is None and ctx.n_test and np.unique(ctx.y_train).size == 2:
@@ -504,11 +432,6 @@ class TreesLab(PointsLabMixin, Lab):
         from .run import prepare_frame
 
         return prepare_frame(snapshot, self.map_extent.extent)
-
-    def _map_grown(self) -> None:
-        """The visible range left the map's box (resize, projector mode): map it again."""
-        if not self.runner.playing:
-            self.runner.reprepare()
 
     def show_idle(self) -> None:
         self.decision.set_frame(None)
@@ -898,13 +821,8 @@ class TreesLab(PointsLabMixin, Lab):
         return text
 
     # ------------------------------------------------------------------ side tasks
-    def _train_test(self):
-        X, y = self.canvas.X, np.where(self.canvas.y > 0, 1.0, -1.0)
-        mask = self.canvas.test_mask if len(self.canvas.test_mask) == len(y) else np.zeros(len(y), bool)
-        return X[~mask], y[~mask], X[mask], y[mask]
-
     def run_depth_sweep(self) -> None:
-        Xtr, ytr, Xte, yte = self._train_test()
+        Xtr, ytr, Xte, yte = self.train_test()
         if np.unique(ytr).size < 2:
             self.show_error("The depth sweep needs training points of both classes.")
             return
@@ -926,7 +844,7 @@ class TreesLab(PointsLabMixin, Lab):
         method = self.method
         if not sklearn_available() or method not in ("adaboost", "tree"):
             return
-        Xtr, ytr, _, _ = self._train_test()
+        Xtr, ytr, _, _ = self.train_test()
         task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
         task.start(reference_check, method, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
         self.reference_result = None
@@ -965,36 +883,15 @@ class TreesLab(PointsLabMixin, Lab):
         # the curves stay in [0, 1]; the band above is the legend's, so it never hides them
         self.boost_panel.plot_item.setYRange(0.0, 2.6 if s.projector else 1.6, padding=0)
 
-    def main_plot(self):
-        return self.canvas
-
     def user_data(self) -> dict:
-        return {"points": self.canvas.X.tolist(), "labels": self.canvas.y.tolist(),
-                "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)], "you_split": bool(self.you_split)}
+        return {**super().user_data(), "you_split": bool(self.you_split)}
 
     def set_user_data(self, data: dict) -> None:
         you = data.get("you_split", False)
         if not isinstance(you, bool):
             raise ValueError("the saved 'You split' switch is malformed")
         self.you_button.setChecked(you)
-        if "points" not in data:
-            return
-        X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)
-        y = np.asarray(data.get("labels", []), dtype=float).reshape(-1)
-        if len(X) != len(y) or not np.all(np.isfinite(X)):
-            raise ValueError("the saved points are malformed")
-        mask = np.zeros(len(y), dtype=bool)
-        test = np.asarray(data.get("test", []), dtype=int).reshape(-1)
-        if test.size and (test.min() < 0 or test.max() >= len(y)):
-            raise ValueError("the saved test points are malformed")
-        mask[test] = True
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, y, test_mask=mask, undoable=False)
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
-        self._data_changed()
+        self.restore_points(data)
 
     def export_rows(self):
         snap = self.runner.current

@@ -7,18 +7,18 @@ Everything here runs on worker threads (``make_run``'s generator, ``prepare``, s
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
 
 from smlengine import Snapshot
-from smlengine.datasets import holdout_mask
 from smlengine.ensemble import AdaBoost, Bagging, RandomForest, condorcet_probability
 from smlengine.grid import DecisionFrame, decision_frame, grid_points
 from smlengine.trees import DecisionTree, TreeArrays, split_cost
+
+from ...points_data import LabelledRun, split_mask  # noqa: F401 - split_mask: the held-out mask, for scripts
 
 METHODS = [
     ("adaboost", "AdaBoost (stumps)"),
@@ -34,39 +34,15 @@ FOREST_RES = 110
 MAX_SWEEP_DEPTH = 12
 
 
-#: the held-out mask of the drawn points (as in the classifiers lab)
-split_mask = holdout_mask
-
-
 def _depth(value: int) -> int | None:
     """The lab's "max depth" 0 means "grow until pure" (None for the engine)."""
     return None if int(value) <= 0 else int(value)
 
 
 @dataclass(eq=False)
-class RunContext:
-    """Everything one run needs, captured on the GUI thread (plain arrays, no widgets)."""
-
-    method: str
-    params: dict
-    X: np.ndarray  # all points (canvas order)
-    y: np.ndarray  # labels ±1
-    test_mask: np.ndarray
-    extent: tuple
-    seed: int
-    train_idx: np.ndarray = field(default=None)
-    test_idx: np.ndarray = field(default=None)
-
-    def __post_init__(self):
-        self.y = np.where(self.y > 0, 1.0, -1.0)
-        self.train_idx = np.flatnonzero(~self.test_mask)
-        self.test_idx = np.flatnonzero(self.test_mask)
-        self.X_train, self.y_train = self.X[self.train_idx], self.y[self.train_idx]
-        self.X_test, self.y_test = self.X[self.test_idx], self.y[self.test_idx]
-
-    @property
-    def n_test(self) -> int:
-        return int(self.test_idx.size)
+class RunContext(LabelledRun):
+    """One run of a learner (``method``) on the labelled points and their split
+    (:class:`~app.points_data.LabelledRun`)."""
 
     def make_estimator(self):
         p = self.params
@@ -403,10 +379,6 @@ def depth_sweep(X_train, y_train, X_test, y_test, criterion: str, max_depth: int
         if state is not None:
             state.set_progress(d / max_depth, f"depth {d}")
     return {"depth": np.array(depths), "train": np.array(train), "test": np.array(test)}
-
-
-def sklearn_available() -> bool:
-    return importlib.util.find_spec("sklearn") is not None
 
 
 def reference_check(method: str, params: dict, X, y, extent, resolution: int = 150) -> dict:
