@@ -50,6 +50,7 @@ from ._base import (
     check_scalar,
     frozen_array,
 )
+from ._params import Integral, Interval, Options, Real, check_param
 
 __all__ = [
     "BOS",
@@ -168,6 +169,9 @@ def _distinct_strings(tokens: list, name="tokens") -> dict:
 _ENCODINGS = LRUCache(1)  # tuple of tokens -> (vocab, index, ids) of the last fit (any thread)
 
 CHUNK = 50_000
+
+#: Most tokens one call of ``generate`` may produce.
+MAX_GENERATED = 1_000_000
 """Tokens handled per step of a fit where each token costs Python work (a dict lookup):
 about 10 ms each, so a fit of all of Shakespeare (1.2 M tokens) never holds its thread, or
 the interpreter lock, for long. Vectorised steps (sorting the m-grams of a range of
@@ -489,6 +493,24 @@ class NGramModel(IterativeMixin, BaseEstimator):
     from); ``prob`` stays the strict MLE (0 for an unseen context), as does ``perplexity``.
     """
 
+    _parameter_constraints = {
+        "n": [Interval(Integral, 1, 10)],
+        "smoothing": [Options(("mle", "laplace", "kneser-ney"))],
+        # k |V| joins every denominator: beyond 1e6 per token the estimate is the uniform one to
+        # working precision, and near 1e308 the sum overflows to inf and the ratio to NaN
+        "k": [Interval(Real, 0, 1e6)],
+        "discount": [Interval(Real, 0, 1, closed="right")],
+    }
+
+    #: constraints of the generation arguments
+    _generation_constraints = {
+        "length": [Interval(Integral, 1, MAX_GENERATED)],
+        "temperature": [Interval(Real, 0, 1e3)],
+        "top_k": [Interval(Integral, 1, None), None],
+        "n_top": [Interval(Integral, 1, None)],
+        "level": [Options(("word", "char"))],
+    }
+
     def __init__(self, n=3, smoothing="mle", k=1.0, discount=0.75):
         self.n = n
         self.smoothing = smoothing
@@ -497,10 +519,7 @@ class NGramModel(IterativeMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def _validate(self):
-        check_scalar("n", self.n, numbers.Integral, min_value=1, max_value=10)
-        check_choice("smoothing", self.smoothing, ("mle", "laplace", "kneser-ney"))
-        check_scalar("k", self.k, numbers.Real, min_value=0.0)
-        check_scalar("discount", self.discount, numbers.Real, min_value=0.0, max_value=1.0, include_min=False)
+        self.validate_params()
 
     def fit_steps(self, tokens):
         """Count all m-grams, m = 1..N, of the padded token stream.
@@ -860,12 +879,16 @@ class NGramModel(IterativeMixin, BaseEstimator):
         """2^H, with H the cross-entropy; ``inf`` if an event has probability 0 (see evaluate)."""
         return self.evaluate(tokens).perplexity
 
+    def score(self, tokens, y=None) -> float:
+        """-H: the mean log2-probability per token of ``tokens`` (higher is better; ``-inf`` if an event
+        has probability 0, which only MLE gives). What ``cross_val_score`` and ``GridSearchCV`` maximise."""
+        return -self.cross_entropy(tokens)
+
     # ------------------------------------------------------------------ generation
     def _check_generation(self, length, temperature, top_k):
         self._check_fitted_model()
-        check_scalar("length", length, numbers.Integral, min_value=1)
-        check_scalar("temperature", temperature, numbers.Real, min_value=0.0)
-        check_scalar("top_k", top_k, numbers.Integral, min_value=1, allow_none=True)
+        for name, value in (("length", length), ("temperature", temperature), ("top_k", top_k)):
+            check_param(name, value, self._generation_constraints[name])
 
     def _draw_fast(self, ranks: list[int], u) -> int:
         """Draw from the mixture structure of the estimate without building the vector.
@@ -998,7 +1021,7 @@ class NGramModel(IterativeMixin, BaseEstimator):
         """
         self._check_generation(length, temperature, top_k)
         check_choice("level", level, ("word", "char"))
-        check_scalar("n_top", n_top, numbers.Integral, min_value=1)
+        check_param("n_top", n_top, self._generation_constraints["n_top"])
         vocab = self.vocab_
         tracker = _SpanTracker(self)
         prev = None

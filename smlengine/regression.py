@@ -39,6 +39,7 @@ from ._base import (
     check_scalar,
     frozen_array,
 )
+from ._params import ArrayLike, Boolean, Integral, Interval, Options, Real
 
 __all__ = [
     "LinearRegression",
@@ -64,6 +65,8 @@ __all__ = [
 MAX_DEGREE = 30
 #: most Gaussian bumps a basis may have
 MAX_CENTRES = 500
+#: most iterations (gradient steps, coordinate sweeps) a fit may take
+MAX_ITER = 1_000_000
 
 
 # --------------------------------------------------------------------------- helpers
@@ -189,6 +192,14 @@ class LinearRegression(_LinearModel):
     ``fit`` raises ``ValueError`` and suggests ridge, whose XᵀX + αI is invertible for any α > 0.
     """
 
+    _parameter_constraints = {
+        "solver": [Options(("lstsq", "gd"))],
+        "fit_intercept": [Boolean()],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, 1, MAX_ITER)],
+        "tol": [Interval(Real, 0, None)],
+    }
+
     def __init__(self, solver="lstsq", fit_intercept=True, learning_rate=None, max_iter=5000, tol=1e-8):
         self.solver = solver
         self.fit_intercept = fit_intercept
@@ -197,11 +208,7 @@ class LinearRegression(_LinearModel):
         self.tol = tol
 
     def _validate(self):
-        check_choice("solver", self.solver, ("lstsq", "gd"))
-        check_choice("fit_intercept", self.fit_intercept, (True, False))
-        check_scalar("learning_rate", self.learning_rate, numbers.Real, min_value=0, include_min=False, allow_none=True)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
-        check_scalar("tol", self.tol, numbers.Real, min_value=0)
+        self.validate_params()
 
     def fit_steps(self, X, y):
         """Yield a :class:`RegressionSnapshot` per update (objective (1/2n)‖y − Xw − b‖²).
@@ -279,6 +286,12 @@ class Ridge(_LinearModel):
     with fewer points than features.
     """
 
+    _parameter_constraints = {
+        # α joins s² ≤ (n · 1e200) in s / (s² + α); beyond 1e100 ŵ is 0 to working precision
+        "alpha": [Interval(Real, 0, 1e100)],
+        "fit_intercept": [Boolean()],
+    }
+
     def __init__(self, alpha=1.0, fit_intercept=True):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -291,8 +304,7 @@ class Ridge(_LinearModel):
         RegressionSnapshot
             ``objective`` is ‖y − Xw − b‖² + α‖w‖².
         """
-        check_scalar("alpha", self.alpha, numbers.Real, min_value=0)
-        check_choice("fit_intercept", self.fit_intercept, (True, False))
+        self.validate_params()
         X, y = _check_xy(X, y)
         Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
         if self.alpha == 0:
@@ -361,6 +373,13 @@ class Lasso(_LinearModel):
     lasso selects features.
     """
 
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0, 1e100)],
+        "fit_intercept": [Boolean()],
+        "tol": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 1, MAX_ITER)],
+    }
+
     def __init__(self, alpha=1.0, fit_intercept=True, tol=1e-6, max_iter=1000):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -376,10 +395,7 @@ class Lasso(_LinearModel):
             ``coordinate`` is j just updated, ``sweep`` the pass (1-based), ``objective``
             (1/2n)‖y − Xw − b‖² + α‖w‖₁, ``gap`` the duality gap of the last complete sweep.
         """
-        check_scalar("alpha", self.alpha, numbers.Real, min_value=0)
-        check_choice("fit_intercept", self.fit_intercept, (True, False))
-        check_scalar("tol", self.tol, numbers.Real, min_value=0)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
+        self.validate_params()
         X, y = _check_xy(X, y)
         Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
         n, p = Xc.shape
@@ -665,13 +681,17 @@ class PolynomialBasis(BaseEstimator):
     column of zeros (the model is the mean).
     """
 
+    _parameter_constraints = {
+        "degree": [Interval(Integral, 0, MAX_DEGREE)],
+        "kind": [Options(("power", "legendre"))],
+    }
+
     def __init__(self, degree=3, kind="power"):
         self.degree = degree
         self.kind = kind
 
     def fit(self, x, y=None):
-        check_scalar("degree", self.degree, numbers.Integral, min_value=0, max_value=MAX_DEGREE)
-        check_choice("kind", self.kind, ("power", "legendre"))
+        self.validate_params()
         x = _check_x(x)[:, 0]
         lo, hi = float(x.min()), float(x.max())
         self.centre_ = 0.5 * (lo + hi)
@@ -708,14 +728,20 @@ class GaussianBasis(BaseEstimator):
     when there is one centre).
     """
 
+    _parameter_constraints = {
+        "centres": [Interval(Integral, 1, MAX_CENTRES), ArrayLike()],
+        "width": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
     def __init__(self, centres=10, width=None):
         self.centres = centres
         self.width = width
 
     def fit(self, x, y=None):
+        self.validate_params()
         x = _check_x(x)[:, 0]
-        if isinstance(self.centres, numbers.Integral) and not isinstance(self.centres, bool):
-            k = check_scalar("centres", self.centres, numbers.Integral, min_value=1, max_value=MAX_CENTRES)
+        if isinstance(self.centres, numbers.Integral):
+            k = int(self.centres)
             lo, hi = float(x.min()), float(x.max())
             c = np.linspace(lo, hi, k) if k > 1 else np.array([0.5 * (lo + hi)])
         else:
@@ -725,7 +751,6 @@ class GaussianBasis(BaseEstimator):
                 raise ValueError("centres must be an int (how many) or a list of numbers") from None
             if c.size == 0 or c.size > MAX_CENTRES or not np.all(np.isfinite(c)):
                 raise ValueError(f"centres must hold 1 to {MAX_CENTRES} finite numbers, got {c.size}")
-        check_scalar("width", self.width, numbers.Real, min_value=0, include_min=False, allow_none=True)
         if self.width is None:
             span = float(np.ptp(c)) if c.size > 1 else float(np.ptp(x))
             width = span / (c.size - 1) if c.size > 1 else span

@@ -283,9 +283,9 @@ def test_context_and_argument_errors(hamlet_tokens):
 @pytest.mark.parametrize(
     "params, exc, msg",
     [
-        ({"n": 0}, ValueError, "n must be >= 1"),
+        ({"n": 0}, ValueError, r"n must be an int in \[1, 10\]; got 0"),
         ({"n": 2.5}, TypeError, "n must be"),
-        ({"k": -1}, ValueError, "k must be >= 0"),
+        ({"k": -1}, ValueError, r"k must be a float in \[0, 1e6\]; got -1"),
         ({"discount": 0}, ValueError, "discount"),
         ({"discount": 1.5}, ValueError, "discount"),
         ({"smoothing": "good-turing"}, ValueError, "smoothing"),
