@@ -154,7 +154,7 @@ class FacesLab(Lab):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setMaximumHeight(int(10 * s.scale))
-        self.feature_view = ImageView("Stump on the mean face")
+        self.feature_view = ImageView("Stump on mean face")
         self.features_view = ImageView("Stumps chosen")
         self.dr_panel = PlotPanel("DR", "stumps", "DR")
         self.dr_stage = self.dr_panel.curve("stage")
