@@ -1,5 +1,9 @@
 """Gaussian mixtures fitted by EM, one E-step or M-step at a time.
 
+One estimator serves the points in the plane of the mixtures lab (every responsibility and
+half step observable) and the pixels of the segmentation lab (hundreds of thousands of
+points, compact snapshots).
+
 Model
 -----
 π(x) = Σ_k c_k g(x; μ_k, Σ_k), with a latent assignment m_i ∈ {1..K} of every point x_i.
@@ -24,8 +28,17 @@ F(a, θ) = Σ_i Σ_k a_ik (log c_k g(x_i; μ_k, Σ_k) − log a_ik) ≤ ℓ(θ):
 ℓ(θ) (equality for the responsibilities of θ), the M-step raises F by maximising over θ
 with a fixed. With ``half_steps=True`` both halves are yielded and F is reported.
 
-Also here: :func:`soft_kmeans_steps` (EM with Σ_k = σ² I fixed and c_k = 1/K, which becomes
-k-means as σ → 0), :func:`mixture_restarts` (seeded restarts and their distinct optima) and
+Snapshots and memory
+--------------------
+Every snapshot carries the hard labels (``uint8`` for K <= 256) and the largest
+responsibility of every point (``float32``); the whole (n, K) responsibility matrix only when
+asked (``fit_steps(X, responsibilities=True)``, the default): for a 512 × 512 image it is
+10 MB per step, and the GUI keeps a timeline of snapshots. The E-step works on blocks of
+points so its temporary arrays stay small however many points there are.
+
+Also here (defined in :mod:`smlengine.mixture_selection`): :func:`soft_kmeans_steps` (EM
+with Σ_k = σ² I fixed and c_k = 1/K, which becomes k-means as σ → 0),
+:func:`mixture_restarts` (seeded restarts and their distinct optima) and
 :func:`model_order_steps` (BIC, AIC and split-half stability against K).
 """
 
@@ -50,12 +63,15 @@ from ._base import (
     check_scalar,
     frozen_array,
 )
+from .kmeans import KMeans, _argmax_rows, _kmeans_plusplus, _label_dtype, _Lloyd, _n_distinct_upto
 
 __all__ = [
     "COVARIANCE_TYPES",
     "INITS",
+    "CONVERGENCE_RULES",
     "GaussianMixture",
     "MixtureSnapshot",
+    "GaussianMixtureSnapshot",
     "n_parameters",
     "e_step",
     "soft_kmeans_steps",
@@ -68,8 +84,22 @@ __all__ = [
 
 COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")
 INITS = ("kmeans", "k-means++", "random")
+#: how ``tol`` is compared: |Δℓ| / n ('mean', scikit-learn's rule) or |Δℓ| / |ℓ| ('relative')
+CONVERGENCE_RULES = ("mean", "relative")
 _LOG_2PI = math.log(2.0 * math.pi)
 _EPS10 = 10.0 * np.finfo(float).eps  # added to n_k, as scikit-learn does, so an empty component gives 0/ε, not 0/0
+_BLOCK = 16384  # points per block of the E-step: its (K f, block) temporary stays in the CPU cache
+_SELECTION = {"soft_kmeans_steps", "SoftKMeansSnapshot", "mixture_restarts", "MixtureRestartsSnapshot",
+              "model_order_steps", "ModelOrderSnapshot"}
+
+
+def __getattr__(name):
+    # the restarts, model order and soft k-means live in mixture_selection, which imports this module
+    if name in _SELECTION:
+        from . import mixture_selection
+
+        return getattr(mixture_selection, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def n_parameters(n_components: int, n_features: int, covariance_type: str) -> int:
@@ -103,13 +133,18 @@ class MixtureSnapshot(Snapshot):
     means : ndarray (K, f) -- μ_k
     covariances : ndarray (K, f, f) -- Σ_k as full matrices for every covariance type
         (diagonal, a multiple of I, or the same matrix K times), ``reg_covar`` included
-    responsibilities : ndarray (n, K) -- a_ik; rows sum to one
+    responsibilities : ndarray (n, K) or None -- a_ik, rows sum to one (None when the run
+        was asked for compact snapshots)
+    labels : ndarray (n,) of uint8 (uint16 for K > 256) -- argmax_k a_ik, ties to the lowest k
+    confidence : ndarray (n,) of float32 -- max_k a_ik (1 = certain, 1/K = undecided)
     log_likelihood : float -- ℓ(θ) = Σ_i log π(x_i) of this snapshot's parameters
     lower_bound : float -- F(a, θ) of this snapshot's responsibilities and parameters
         (equal to ℓ after an E-step)
-    change : float -- (ℓ_j − ℓ_{j−1}) / n since the previous iteration (inf at step 0)
+    change : float or None -- (ℓ_j − ℓ_{j−1}) / n since the previous iteration (None at step 0,
+        where there is no previous ℓ)
+    relative_change : float or None -- |ℓ_j − ℓ_{j−1}| / |ℓ_j| (None at step 0)
     n_iter : int -- M-steps done in this restart
-    converged : bool -- |change| < tol
+    converged : bool -- the change is below ``tol`` (see ``convergence``)
     restart : int -- index of the restart (``n_init`` runs restarts in turn)
     """
 
@@ -117,18 +152,20 @@ class MixtureSnapshot(Snapshot):
     weights: np.ndarray
     means: np.ndarray
     covariances: np.ndarray
-    responsibilities: np.ndarray
+    responsibilities: np.ndarray | None
+    labels: np.ndarray
+    confidence: np.ndarray
     log_likelihood: float
     lower_bound: float
-    change: float
+    change: float | None
+    relative_change: float | None = None
     n_iter: int
     converged: bool = False
     restart: int = 0
 
-    @property
-    def labels(self) -> np.ndarray:
-        """argmax_k a_ik (ties to the lowest k)."""
-        return np.argmax(self.responsibilities, axis=1)
+
+#: the name the segmentation lab knew the snapshot by
+GaussianMixtureSnapshot = MixtureSnapshot
 
 
 # ----------------------------------------------------------------------------- numerics
@@ -175,16 +212,18 @@ def _cholesky(cov: np.ndarray, reg: float, tiny: float = 0.0) -> np.ndarray:
     )
 
 
+
 class _EM:
     """E- and M-steps on fixed data, feature-major and centred on the data mean.
 
     Centring keeps P x − P μ (P = L⁻¹, Σ = L Lᵀ) accurate for data far from the origin; the
-    K Mahalanobis distances come from one BLAS product of the stacked P_k with the data.
+    K Mahalanobis distances of a block of points come from one BLAS product of the stacked
+    P_k with the block.
     """
 
-    def __init__(self, X: np.ndarray, covariance_type: str, reg: float):
+    def __init__(self, X: np.ndarray, covariance_type: str, reg: float, center: np.ndarray | None = None):
         self.n, self.f = X.shape
-        self.center = X.mean(axis=0)
+        self.center = X.mean(axis=0) if center is None else center
         self.Xt = np.ascontiguousarray((X - self.center).T)  # (f, n)
         self.ctype = covariance_type
         self.reg = reg
@@ -194,12 +233,17 @@ class _EM:
     def log_joint(self, weights, means, chol) -> np.ndarray:
         """(K, n): log c_k + log g(x_i; μ_k, Σ_k)."""
         k, f = means.shape
-        eye = np.eye(f)
-        P = np.linalg.solve(chol, np.broadcast_to(eye, chol.shape))  # (K, f, f) = L_k⁻¹
-        Y = P.reshape(k * f, f) @ self.Xt  # (K f, n)
-        Y -= np.einsum("kab,kb->ka", P, means - self.center).reshape(k * f, 1)
-        np.square(Y, out=Y)
-        Q = Y.reshape(k, f, self.n).sum(axis=1)  # squared Mahalanobis distances (K, n)
+        n = self.n
+        P = np.linalg.solve(chol, np.broadcast_to(np.eye(f), chol.shape))  # (K, f, f) = L_k⁻¹
+        Pf = P.reshape(k * f, f)
+        Pm = np.einsum("kab,kb->ka", P, means - self.center).reshape(k * f, 1)
+        Q = np.empty((k, n))  # squared Mahalanobis distances
+        for s in range(0, n, _BLOCK):
+            e = min(s + _BLOCK, n)
+            Y = Pf @ self.Xt[:, s:e]  # (K f, block)
+            Y -= Pm
+            np.square(Y, out=Y)
+            Q[:, s:e] = Y.reshape(k, f, e - s).sum(axis=1)
         half_logdet = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
         with np.errstate(divide="ignore"):
             logc = np.log(weights)
@@ -288,7 +332,7 @@ def _check_data(X, k, *, name="n_components"):
     check_scalar(name, k, numbers.Integral, min_value=1)
     if k > n:
         raise ValueError(f"{name}={k} is larger than the number of points ({n}); choose {name} <= {n}")
-    distinct = np.unique(X, axis=0).shape[0]
+    distinct = _n_distinct_upto(X, max(int(k), 2))
     if distinct == 1:
         raise ValueError("all points are identical: there is no spread for a Gaussian to fit; add different points")
     if k > distinct:
@@ -329,6 +373,7 @@ def e_step(X, weights, means, covariances) -> tuple[np.ndarray, float]:
     return np.ascontiguousarray(L.T), ll
 
 
+
 # ----------------------------------------------------------------------------- the estimator
 
 
@@ -336,10 +381,12 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
     """Gaussian mixture fitted by EM, with every half step observable.
 
     See the module docstring for the E- and M-step and the four covariance types. EM stops
-    when the change of the mean log-likelihood per point, |ℓ_j − ℓ_{j−1}| / n, is below
-    ``tol`` (scikit-learn's rule), or after ``max_iter`` M-steps. With ``n_init > 1`` the
-    restarts run in turn from different seeds and the one with the highest final ℓ is kept
-    (EM finds a local maximum only).
+    after ``max_iter`` M-steps or when the change of the log-likelihood is below ``tol``:
+    |ℓ_j − ℓ_{j−1}| / n with ``convergence='mean'`` (scikit-learn's rule, the change of the
+    mean log-likelihood per point), |ℓ_j − ℓ_{j−1}| / |ℓ_j| with ``'relative'`` (the rule of
+    :class:`~smlengine.multinomial.MultinomialMixture`). With ``n_init > 1`` the restarts run
+    in turn from different seeds and the one with the highest final ℓ is kept (EM finds a
+    local maximum only).
 
     Parameters
     ----------
@@ -347,18 +394,20 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
     covariance_type : {'full', 'diag', 'spherical', 'tied'}
     init : {'kmeans', 'k-means++', 'random'} or array (K, f) of initial means
         'kmeans': a k-means fit (k-means++ seeded), then c_k, μ_k, Σ_k of its clusters;
-        'k-means++': D²-seeded data points as means; 'random': K distinct data points chosen
-        uniformly; an array: these means (then ``n_init`` must be 1). Unless given by
-        ``weights_init``/``covariances_init``, initial weights and covariances are those of
-        the hard assignment of every point to its nearest initial mean (a group with fewer
-        than f + 1 points gets the covariance of all the data).
+        'k-means++': D²-seeded data points as means (:func:`smlengine.kmeans.kmeans_plusplus`);
+        'random': K distinct data points chosen uniformly; an array: these means (then
+        ``n_init`` must be 1). Unless given by ``weights_init``/``covariances_init``, initial
+        weights and covariances are those of the hard assignment of every point to its
+        nearest initial mean (a group with fewer than f + 1 points gets the covariance of all
+        the data).
     weights_init : array (K,), optional -- initial c_k (non-negative; normalised to sum 1)
     covariances_init : array, optional -- initial Σ_k in scikit-learn's shape for the type:
         (K, f, f) full, (K, f) diag, (K,) spherical, (f, f) tied
-    reg_covar : float >= 0 -- added to the diagonal of every Σ_k
-    tol : float >= 0 -- stop when |Δℓ| / n < tol (0: run ``max_iter`` iterations)
-    max_iter : int >= 0 -- M-steps per restart
-    n_init : int >= 1 -- restarts; the best final log-likelihood is kept
+    reg_covar : float in [0, 1e6] -- added to the diagonal of every Σ_k
+    tol : float in [0, 1e6] -- stop when the change of ℓ is below it (0: run ``max_iter`` iterations)
+    max_iter : int in [0, 100000] -- M-steps per restart
+    n_init : int in [1, 1000] -- restarts; the best final log-likelihood is kept
+    convergence : {'mean', 'relative'} -- how the change of ℓ is compared with ``tol`` (above)
     random_state : None, int or numpy Generator
 
     Attributes
@@ -371,7 +420,8 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
     """
 
     def __init__(self, n_components=3, *, covariance_type="full", init="kmeans", weights_init=None,
-                 covariances_init=None, reg_covar=1e-6, tol=1e-3, max_iter=100, n_init=1, random_state=None):
+                 covariances_init=None, reg_covar=1e-6, tol=1e-3, max_iter=100, n_init=1, convergence="mean",
+                 random_state=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.init = init
@@ -381,19 +431,26 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.n_init = n_init
+        self.convergence = convergence
         self.random_state = random_state
 
     # -- validation ----------------------------------------------------------------------
-    def _validate(self, X):
+    def _check_params(self):
+        """The hyper-parameters alone, before the data are looked at."""
         check_choice("covariance_type", self.covariance_type, COVARIANCE_TYPES)
-        X = _check_data(X, self.n_components)
-        k, f = int(self.n_components), X.shape[1]
-        check_scalar("reg_covar", self.reg_covar, numbers.Real, min_value=0.0)
-        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=0)
-        check_scalar("n_init", self.n_init, numbers.Integral, min_value=1)
+        check_choice("convergence", self.convergence, CONVERGENCE_RULES)
+        check_scalar("reg_covar", self.reg_covar, numbers.Real, min_value=0.0, max_value=1e6)
+        check_scalar("tol", self.tol, numbers.Real, min_value=0.0, max_value=1e6)
+        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=0, max_value=100_000)
+        check_scalar("n_init", self.n_init, numbers.Integral, min_value=1, max_value=1000)
         if isinstance(self.init, str):
             check_choice("init", self.init, INITS)
+
+    def _validate(self, X):
+        self._check_params()
+        X = _check_data(X, self.n_components)
+        k, f = int(self.n_components), X.shape[1]
+        if isinstance(self.init, str):
             init = self.init
         else:
             init = np.asarray(self.init, dtype=np.float64)
@@ -416,8 +473,6 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
 
     # -- initialisation ------------------------------------------------------------------
     def _initial(self, em: _EM, X, k, init, w, cov, rng):
-        from .cluster import KMeans, _kmeans_plusplus
-
         n = X.shape[0]
         if isinstance(init, np.ndarray):
             means = init.copy()
@@ -431,8 +486,8 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
             means = uniq[rng.choice(uniq.shape[0], size=k, replace=False)]
             means = means[rng.permutation(k)]
         if w is None or cov is None:
-            d = ((X[:, None, :] - means[None]) ** 2).sum(axis=2)
-            labels = np.argmin(d, axis=1)
+            labels = np.empty(n, dtype=np.intp)
+            _Lloyd(X, k).assign(means, labels)  # nearest initial mean, in blocks of points
             R = np.zeros((k, n))
             R[labels, np.arange(n)] = 1.0
             w0, _, cov0 = em.m_step(R, floor_small=True)
@@ -441,7 +496,7 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         return np.array(w, dtype=np.float64), np.array(means, dtype=np.float64), np.array(cov, dtype=np.float64)
 
     # -- the run -------------------------------------------------------------------------
-    def fit_steps(self, X, half_steps: bool = False) -> Iterator[MixtureSnapshot]:
+    def fit_steps(self, X, half_steps: bool = False, responsibilities: bool = True) -> Iterator[MixtureSnapshot]:
         """Run EM, yielding a :class:`MixtureSnapshot` per iteration or per half step.
 
         Parameters
@@ -453,6 +508,9 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
             parameters with nothing assigned yet (a_ik = 1/K), then ``'E'`` (responsibilities
             updated, parameters unchanged) and ``'M'`` (parameters updated, responsibilities
             unchanged) in turn; the ``'E'`` snapshots are the whole-iteration snapshots.
+        responsibilities : bool
+            True: every snapshot holds the (n, K) responsibilities. False: compact snapshots
+            (labels and confidence only), for many points.
 
         Yields
         ------
@@ -470,16 +528,18 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         for r in range(int(self.n_init)):
             phase = f"restart {r + 1}/{self.n_init}" if self.n_init > 1 else "EM"
             c0, mu0, cov0 = self._initial(em, X, k, init, w, cov, rng)
-            snap = None
+            snap = R = None
             history = []
-            for snap in _em_run(em, c0, mu0, cov0, float(self.tol), int(self.max_iter), half_steps, r, phase):
+            run = _em_run(em, c0, mu0, cov0, float(self.tol), self.convergence == "relative", int(self.max_iter),
+                          half_steps, bool(responsibilities), r, phase)
+            for snap, R in run:
                 if snap.half != "M":
                     history.append(snap.log_likelihood)
                 yield replace(snap, step=step)
                 step += 1
             if best is None or snap.log_likelihood > best[0].log_likelihood:
-                best = (snap, history)
-        snap, history = best
+                best = (snap, history, R)
+        snap, history, R = best
         if self.n_init > 1:
             snap = replace(snap, step=step, phase="best")
             yield snap
@@ -489,8 +549,8 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         self.covariances_full_ = np.array(snap.covariances)
         self.covariances_ = _native(self.covariances_full_, ctype)
         self._chol = np.linalg.cholesky(self.covariances_full_)
-        self.responsibilities_ = np.array(snap.responsibilities)
-        self.labels_ = np.argmax(self.responsibilities_, axis=1).astype(np.int64)
+        self.responsibilities_ = np.ascontiguousarray(R.T)
+        self.labels_ = snap.labels.astype(np.int64)
         self.log_likelihood_ = history
         self.n_iter_ = snap.n_iter
         self.converged_ = snap.converged
@@ -501,11 +561,7 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
     def _log_joint(self, X) -> np.ndarray:
         self._check_fitted("means_")
         X = check_array(X, n_features=self.n_features_in_, max_abs=MAX_ABS_VALUE)
-        em = _EM.__new__(_EM)
-        em.n, em.f = X.shape
-        em.center = self._center
-        em.Xt = np.ascontiguousarray((X - self._center).T)
-        return em.log_joint(self.weights_, self.means_, self._chol)
+        return _EM(X, self.covariance_type, 0.0, center=self._center).log_joint(self.weights_, self.means_, self._chol)
 
     def score_samples(self, X) -> np.ndarray:
         """log π(x_i) = log Σ_k c_k g(x_i; μ_k, Σ_k) for every row of X."""
@@ -522,8 +578,8 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         return np.ascontiguousarray(L.T)
 
     def predict(self, X) -> np.ndarray:
-        """The most responsible component argmax_k a_ik of every row."""
-        return np.argmax(self._log_joint(X), axis=0).astype(np.int64)
+        """The most responsible component argmax_k a_ik of every row (ties to the lowest k)."""
+        return _argmax_rows(self._log_joint(X), np.int64)[0]
 
     def fit_predict(self, X) -> np.ndarray:
         return self.fit(X).labels_
@@ -556,285 +612,60 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         return np.vstack(parts), y
 
 
-def _em_run(em: _EM, c, mu, cov, tol, max_iter, half_steps, restart, phase):
-    """One EM run from (c, μ, Σ); step numbers are local to the run (renumbered by the caller)."""
+def _em_run(em: _EM, c, mu, cov, tol, relative, max_iter, half_steps, full_resp, restart, phase):
+    """One EM run from (c, μ, Σ); yields (snapshot, responsibilities (K, n)) with step numbers
+    local to the run (renumbered by the caller)."""
     n = em.n
     reg = em.reg
     L = em.log_joint(c, mu, _cholesky(cov, reg, em.tiny))
     k = L.shape[0]
+    ldt = _label_dtype(k)
     # before the first E-step nothing is assigned: a_ik = 1/K, F = Σ_ik (1/K) L_ik + n log K
     lb_uniform = float(L.sum()) / k + n * math.log(k) if half_steps else 0.0
     ll = float(_log_normalise(L).sum())
     R = L
     R.setflags(write=False)
     entropy = -float(xlogy(R, R).sum()) if half_steps else 0.0
+    hard = None  # labels and confidence of the current R (shared by the E and M snapshots)
 
-    def snap(half, c, mu, cov, R, ll, lb, change, it, converged):
+    def snap(half, c, mu, cov, R, ll, lb, change, rel, it, converged):
+        nonlocal hard
+        if hard is None or hard[0] is not R:
+            labels, conf = _argmax_rows(R, ldt)
+            hard = (R, frozen_array(labels), frozen_array(conf, dtype=np.float32))
         return MixtureSnapshot(
             step=0, phase=phase, half=half, weights=frozen_array(c), means=frozen_array(mu),
-            covariances=frozen_array(cov), responsibilities=R.T, log_likelihood=ll, lower_bound=lb,
-            change=change, n_iter=it, converged=converged, restart=restart,
-        )
+            covariances=frozen_array(cov), responsibilities=R.T if full_resp else None, labels=hard[1],
+            confidence=hard[2], log_likelihood=ll, lower_bound=lb, change=change, relative_change=rel, n_iter=it,
+            converged=converged, restart=restart,
+        ), R
 
     if half_steps:
         uniform = np.full((k, n), 1.0 / k)
         uniform.setflags(write=False)
-        yield snap("init", c, mu, cov, uniform, ll, lb_uniform, math.inf, 0, False)
-        yield snap("E", c, mu, cov, R, ll, ll, math.inf, 0, False)
+        yield snap("init", c, mu, cov, uniform, ll, lb_uniform, None, None, 0, False)
+        yield snap("E", c, mu, cov, R, ll, ll, None, None, 0, False)
     else:
-        yield snap("init", c, mu, cov, R, ll, ll, math.inf, 0, False)
+        yield snap("init", c, mu, cov, R, ll, ll, None, None, 0, False)
     for it in range(1, max_iter + 1):
         c, mu, cov = em.m_step(R)
         L = em.log_joint(c, mu, _cholesky(cov, reg, em.tiny))
         if half_steps:
             lb = float(np.sum(R * L)) + entropy
-        new_ll_rows = _log_normalise(L)
-        new_ll = float(new_ll_rows.sum())
+        new_ll = float(_log_normalise(L).sum())
         if not math.isfinite(new_ll):
             raise ValueError("the log-likelihood became infinite: a component collapsed onto a point; "
                              f"set reg_covar > 0 (now {reg:g})")
         change = (new_ll - ll) / n
+        rel = abs(new_ll - ll) / max(abs(new_ll), 1e-300)
         ll = new_ll
-        converged = abs(change) < tol
+        converged = (rel if relative else abs(change)) < tol
         if half_steps:
-            yield snap("M", c, mu, cov, R, ll, lb, change, it, False)
+            yield snap("M", c, mu, cov, R, ll, lb, change, rel, it, False)
         R = L
         R.setflags(write=False)
         if half_steps:
             entropy = -float(xlogy(R, R).sum())
-        yield snap("E" if half_steps else "EM", c, mu, cov, R, ll, ll, change, it, converged)
+        yield snap("E" if half_steps else "EM", c, mu, cov, R, ll, ll, change, rel, it, converged)
         if converged:
             return
-
-
-# ----------------------------------------------------------------------------- soft k-means
-
-
-@dataclass(frozen=True, kw_only=True)
-class SoftKMeansSnapshot(Snapshot):
-    """One iteration of :func:`soft_kmeans_steps`.
-
-    means (K, f); responsibilities (n, K); objective: Σ_i log Σ_k (1/K) g(x_i; μ_k, σ² I);
-    n_iter; converged.
-    """
-
-    means: np.ndarray
-    responsibilities: np.ndarray
-    objective: float
-    n_iter: int
-    converged: bool
-
-
-def soft_kmeans_steps(X, means_init, sigma, *, max_iter=100, tol=1e-8) -> Iterator[SoftKMeansSnapshot]:
-    """EM for a mixture with fixed Σ_k = σ² I and c_k = 1/K: k-means in the limit σ → 0.
-
-    E-step: a_ik = exp(−‖x_i − μ_k‖² / 2σ²) / Σ_l exp(−‖x_i − μ_l‖² / 2σ²);
-    M-step: μ_k = Σ_i a_ik x_i / Σ_i a_ik (a component with no weight keeps its mean).
-    As σ → 0 the responsibilities become the 0/1 nearest-mean assignment and the iteration is
-    Lloyd's k-means. Stops when the means move less than ``tol`` (Σ_k ‖Δμ_k‖) or after
-    ``max_iter`` M-steps.
-
-    Yields
-    ------
-    SoftKMeansSnapshot
-        Step 0: the initial means with their responsibilities; then one per iteration.
-    """
-    X = check_array(X, max_abs=MAX_ABS_VALUE)
-    mu = np.array(means_init, dtype=np.float64)
-    if mu.ndim != 2 or mu.shape[1] != X.shape[1] or mu.shape[0] < 1 or not np.all(np.isfinite(mu)):
-        raise ValueError(f"means_init must be a finite array of shape (K, {X.shape[1]})")
-    check_scalar("sigma", sigma, numbers.Real, min_value=0.0, include_min=False)
-    check_scalar("max_iter", max_iter, numbers.Integral, min_value=0)
-    check_scalar("tol", tol, numbers.Real, min_value=0.0)
-    k, f = mu.shape
-    s2 = float(sigma) ** 2
-    xx = np.einsum("ij,ij->i", X, X)
-
-    def estep(mu):
-        d2 = xx[:, None] - 2.0 * X @ mu.T + np.einsum("ij,ij->i", mu, mu)[None]
-        np.maximum(d2, 0.0, out=d2)
-        L = (-0.5 / s2) * d2.T - math.log(k) - 0.5 * f * (_LOG_2PI + math.log(s2))
-        ll = float(_log_normalise(L).sum())
-        L.setflags(write=False)
-        return L, ll
-
-    R, ll = estep(mu)
-    yield SoftKMeansSnapshot(step=0, phase="soft k-means", means=frozen_array(mu), responsibilities=R.T,
-                             objective=ll, n_iter=0, converged=False)
-    for it in range(1, int(max_iter) + 1):
-        nk = R.sum(axis=1)
-        new = mu.copy()
-        ok = nk > 0
-        new[ok] = (R[ok] @ X) / nk[ok, None]
-        shift = float(np.sqrt(((new - mu) ** 2).sum(axis=1)).sum())
-        mu = new
-        R, ll = estep(mu)
-        converged = shift <= tol
-        yield SoftKMeansSnapshot(step=it, phase="soft k-means", means=frozen_array(mu), responsibilities=R.T,
-                                 objective=ll, n_iter=it, converged=converged)
-        if converged:
-            return
-
-
-# ----------------------------------------------------------------------------- restarts
-
-
-@dataclass(frozen=True, kw_only=True)
-class MixtureRestartsSnapshot(Snapshot):
-    """Progress of :func:`mixture_restarts`, one snapshot per finished restart.
-
-    log_likelihoods (r,) final ℓ of each finished restart; n_iters (r,); solution_ids (r,):
-    which distinct optimum each reached; n_distinct; best_index (-1 before the first);
-    best_means (K, f) or None; n_restarts: how many will run.
-    """
-
-    log_likelihoods: np.ndarray
-    n_iters: np.ndarray
-    solution_ids: np.ndarray
-    n_distinct: int
-    best_index: int
-    best_means: np.ndarray | None
-    worst_index: int
-    worst_means: np.ndarray | None
-    n_restarts: int
-
-
-def _same_optimum(A: np.ndarray, B: np.ndarray, scale: float) -> bool:
-    from scipy.optimize import linear_sum_assignment
-
-    cost = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
-    r, c = linear_sum_assignment(cost)
-    return bool(cost[r, c].max() <= 0.05 * scale)
-
-
-def mixture_restarts(X, n_components=3, *, n_restarts=20, covariance_type="full", init="random", reg_covar=1e-6,
-                     tol=1e-4, max_iter=200, random_state=None) -> Iterator[MixtureRestartsSnapshot]:
-    """Run EM ``n_restarts`` times from seeded initialisations; yield after each restart.
-
-    Restart r uses the seed ``seeds[r]`` drawn once from ``random_state`` (the same
-    ``random_state`` replays the same restarts). Two restarts reach the same optimum when
-    their means coincide up to relabelling within 5 % of the data's standard deviation.
-    """
-    check_scalar("n_restarts", n_restarts, numbers.Integral, min_value=1, max_value=10_000)
-    if not isinstance(init, str):
-        raise ValueError("restarts need a random init ('kmeans', 'k-means++' or 'random'), not fixed means")
-    X = _check_data(X, n_components)
-    rng = check_random_state(random_state)
-    seeds = rng.integers(0, 2**31 - 1, size=int(n_restarts))
-    scale = float(np.sqrt(X.var(axis=0).sum())) or 1.0
-    lls, iters, ids, reps = [], [], [], []
-    best_i, best_means, worst_i, worst_means = -1, None, -1, None
-    for r in range(int(n_restarts)):
-        gm = GaussianMixture(n_components, covariance_type=covariance_type, init=init, reg_covar=reg_covar, tol=tol,
-                             max_iter=max_iter, random_state=int(seeds[r])).fit(X)
-        ll = gm.log_likelihood_[-1]
-        lls.append(ll)
-        iters.append(gm.n_iter_)
-        for j, rep in enumerate(reps):
-            if _same_optimum(rep, gm.means_, scale):
-                ids.append(j)
-                break
-        else:
-            ids.append(len(reps))
-            reps.append(gm.means_)
-        if best_i < 0 or ll > lls[best_i]:
-            best_i, best_means = r, gm.means_
-        if worst_i < 0 or ll < lls[worst_i]:
-            worst_i, worst_means = r, gm.means_
-        yield MixtureRestartsSnapshot(
-            step=r, phase="restarts", progress=(r + 1) / n_restarts, log_likelihoods=frozen_array(lls),
-            n_iters=frozen_array(iters, dtype=np.int64), solution_ids=frozen_array(ids, dtype=np.int64),
-            n_distinct=len(reps), best_index=best_i, best_means=frozen_array(best_means), worst_index=worst_i,
-            worst_means=frozen_array(worst_means), n_restarts=int(n_restarts),
-        )
-
-
-# ----------------------------------------------------------------------------- model order
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelOrderSnapshot(Snapshot):
-    """Progress of :func:`model_order_steps`: one snapshot per finished K (then per stability K).
-
-    ks (m,); bic, aic, log_likelihood, instability (m,) with NaN where not done yet;
-    models: tuple of (weights, means, full covariances) per K done (None where not);
-    best_bic_k, best_aic_k: the K with the lowest criterion so far (0 when none).
-    """
-
-    ks: np.ndarray
-    bic: np.ndarray
-    aic: np.ndarray
-    log_likelihood: np.ndarray
-    instability: np.ndarray
-    models: tuple
-    best_bic_k: int
-    best_aic_k: int
-
-
-def model_order_steps(X, ks=range(1, 9), *, covariance_type="full", n_init=3, reg_covar=1e-6, tol=1e-4,
-                      max_iter=200, n_splits=3, random_state=None) -> Iterator[ModelOrderSnapshot]:
-    """Compare K by BIC = −2ℓ + m log n, AIC = −2ℓ + 2m and split-half instability.
-
-    For each K (skipping those larger than the distinct points) fit with ``n_init``
-    restarts and record BIC and AIC; then for each K the instability of
-    :func:`smlengine.cluster.stability` (two random halves, fitted separately, disagreement on
-    one half minimised over relabellings; ``n_splits`` splits; 0 skips it). One snapshot per
-    finished piece of work, so a live view fills in progressively.
-    """
-    from .cluster import stability_steps
-
-    X = _check_data(X, 1)
-    ks = np.asarray(list(ks), dtype=np.int64)
-    if ks.size == 0 or ks.min() < 1:
-        raise ValueError("ks must be a non-empty list of K >= 1")
-    check_scalar("n_splits", n_splits, numbers.Integral, min_value=0, max_value=100)
-    distinct = np.unique(X, axis=0).shape[0]
-    ks = ks[ks <= distinct]
-    if ks.size == 0:
-        raise ValueError(f"every K is larger than the number of distinct points ({distinct})")
-    rng = check_random_state(random_state)
-    seeds = rng.integers(0, 2**31 - 1, size=ks.size + 1)
-    m = ks.size
-    bic, aic, lls, inst = (np.full(m, np.nan) for _ in range(4))
-    models: list = [None] * m
-    total = m + (m if n_splits else 0)
-    step = 0
-
-    def snapshot():
-        def best(v):
-            return int(ks[np.nanargmin(v)]) if np.any(np.isfinite(v)) else 0
-
-        return ModelOrderSnapshot(
-            step=step, phase="model order", progress=(step + 1) / total, ks=frozen_array(ks), bic=frozen_array(bic),
-            aic=frozen_array(aic), log_likelihood=frozen_array(lls), instability=frozen_array(inst),
-            models=tuple(models), best_bic_k=best(bic), best_aic_k=best(aic),
-        )
-
-    for i, k in enumerate(ks):
-        gm = GaussianMixture(int(k), covariance_type=covariance_type, reg_covar=reg_covar, tol=tol, max_iter=max_iter,
-                             n_init=n_init, random_state=int(seeds[i])).fit(X)
-        bic[i], aic[i] = gm.bic(X), gm.aic(X)
-        lls[i] = gm.log_likelihood_[-1]
-        models[i] = (frozen_array(gm.weights_), frozen_array(gm.means_), frozen_array(gm.covariances_full_))
-        yield snapshot()
-        step += 1
-    if not n_splits:
-        return
-    half = X.shape[0] // 2
-    for i, k in enumerate(ks):
-        if k > half or k < 2:
-            inst[i] = 0.0 if k == 1 else np.nan
-        else:
-            def factory(kk, seed):
-                return GaussianMixture(kk, covariance_type=covariance_type, reg_covar=max(reg_covar, 1e-6), tol=tol,
-                                       max_iter=max_iter, random_state=seed)
-
-            try:
-                last = None
-                for last in stability_steps(factory, X, [int(k)], n_splits=n_splits, random_state=int(seeds[-1])):
-                    pass
-                inst[i] = float(last.result.instability[0])
-            except ValueError:  # a half with too few distinct points for this K
-                inst[i] = np.nan
-        yield snapshot()
-        step += 1

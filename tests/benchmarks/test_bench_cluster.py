@@ -80,7 +80,7 @@ def test_bench_gmm_per_iteration(pixels):
                                                precisions_init=np.linalg.inv(cov0)).fit(pixels),
             lambda m: m.n_iter_, repeats=2)
     t_us = _per_iteration(
-        lambda: GaussianMixture(5, tol=0, max_iter=iters, weights_init=w0, means_init=km.cluster_centers_,
+        lambda: GaussianMixture(5, tol=0, max_iter=iters, weights_init=w0, init=km.cluster_centers_,
                                 covariances_init=cov0).fit(pixels),
         lambda m: m.n_iter_, repeats=2)
     _table(("Gaussian mixture EM K=5 full, per iteration", t_us, t_ref, "<= 1.0"))

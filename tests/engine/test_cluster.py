@@ -238,9 +238,9 @@ def test_multinomial_bad_input(X, kwargs, match):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("init_params", ["kmeans", "random"])
-def test_gmm_log_likelihood_never_decreases(pixels, seed, init_params):
-    snaps = list(GaussianMixture(4, tol=0, max_iter=40, init_params=init_params, random_state=seed).fit_steps(pixels))
+@pytest.mark.parametrize("init", ["kmeans", "k-means++", "random"])
+def test_gmm_log_likelihood_never_decreases(pixels, seed, init):
+    snaps = list(GaussianMixture(4, tol=0, max_iter=40, init=init, random_state=seed).fit_steps(pixels, responsibilities=False))
     ll = np.array([s.log_likelihood for s in snaps])
     assert np.all(np.diff(ll) >= -1e-9 * abs(ll[0]))
 
@@ -252,7 +252,7 @@ def test_gmm_equals_sklearn_from_same_initialisation(pixels):
     w0 = np.bincount(km.labels_, minlength=4) / len(X)
     cov0 = np.array([np.cov(X[km.labels_ == k].T, bias=True) + 1e-3 * np.eye(3) for k in range(4)])
     iters = 15
-    ours = GaussianMixture(4, tol=0, max_iter=iters, weights_init=w0, means_init=km.cluster_centers_,
+    ours = GaussianMixture(4, tol=0, max_iter=iters, weights_init=w0, init=km.cluster_centers_,
                            covariances_init=cov0).fit(X)
     ref = sk_mixture.GaussianMixture(4, covariance_type="full", tol=0, max_iter=iters, weights_init=w0,
                                      means_init=km.cluster_centers_, precisions_init=np.linalg.inv(cov0))
@@ -296,18 +296,19 @@ def test_gmm_bic_prefers_true_k():
 def test_gmm_singular_covariance_names_reg_covar():
     X = np.array([[0.0, 0.0]] * 10 + [[1.0, 1.0]] * 10)
     with pytest.raises(ValueError, match="reg_covar"):
-        GaussianMixture(2, reg_covar=0.0, init_params="random", random_state=0).fit(X)
-    gm = GaussianMixture(2, reg_covar=1e-3, init_params="random", random_state=0).fit(X)
+        GaussianMixture(2, reg_covar=0.0, init="random", random_state=0).fit(X)
+    gm = GaussianMixture(2, reg_covar=1e-3, init="random", random_state=0).fit(X)
     assert np.all(np.isfinite(gm.log_likelihood_))
 
 
 @pytest.mark.parametrize(
     "X, kwargs, match",
     [
-        (np.zeros((3, 2)), {"n_components": 4}, "larger than the number of samples"),
+        (np.zeros((3, 2)), {"n_components": 4}, "larger than the number of points"),
         (np.array([[1.0, np.inf], [0.0, 0.0]]), {"n_components": 1}, "NaN or infinite"),
-        (np.array([[1.0, 2.0]] * 4), {"n_components": 2, "init_params": "random"}, "distinct"),
-        (np.zeros((4, 2)), {"n_components": 2, "means_init": np.zeros((3, 2))}, "means_init"),
+        (np.array([[1.0, 2.0]] * 4), {"n_components": 2, "init": "random"}, "identical"),
+        (np.array([[1.0, 2.0]] * 4 + [[0.0, 0.0]]), {"n_components": 3, "init": "random"}, "distinct"),
+        (np.arange(8.0).reshape(4, 2), {"n_components": 2, "init": np.zeros((3, 2))}, "init means"),
     ],
 )
 def test_gmm_bad_input(X, kwargs, match):
@@ -331,7 +332,7 @@ def test_stability_prefers_true_k_and_is_deterministic():
 
 
 def test_stability_disagreement_is_permutation_invariant():
-    from smlengine.cluster import _disagreement
+    from smlengine.stability import _disagreement
 
     a = np.array([0, 0, 1, 1, 2, 2])
     assert _disagreement(a, np.array([2, 2, 0, 0, 1, 1])) == 0.0

@@ -412,7 +412,7 @@ def _best_permutation_agreement(a, b, k):
 
 
 def test_kmeans_versus_multinomial_em_from_the_same_centres(qtbot, make_window):
-    from smlengine.cluster import KMeans, MultinomialMixture
+    from smlengine.cluster import KMeans, MultinomialMixture, kmeans_plusplus
     from smlengine.features import local_histograms
 
     window, lab = _lab(qtbot, make_window, resolution=64, window=9, bins=12, K=3, histograms="grey")
@@ -423,7 +423,7 @@ def test_kmeans_versus_multinomial_em_from_the_same_centres(qtbot, make_window):
     H = local_histograms(ctx.image, window=9, bins=12).reshape(-1, 12).astype(float)
     F = H / 81.0
     # the shared start: the run's k-means++ pixels; k-means at their fractions, EM at t_k = (H + 1)/(l² + d)
-    rows = run.kmeanspp_seeding(F, 3, np.random.default_rng([lab.seed, 4242]))[0]
+    rows = kmeans_plusplus(F, 3, np.random.default_rng([lab.seed, 4242]))  # the engine's seeding, no other
     np.testing.assert_array_equal(res.rows, rows)
     np.testing.assert_allclose(res.kmeans_init, F[rows])
     np.testing.assert_allclose(res.em_init, (H[rows] + 1) / (81 + 12))
@@ -452,8 +452,9 @@ def test_kmeans_versus_multinomial_em_from_the_same_centres(qtbot, make_window):
 
 
 def test_kmeans_versus_gaussian_em_from_the_same_random_pixels(qtbot, make_window):
-    from smlengine.cluster import GaussianMixture, KMeans
+    from smlengine.cluster import KMeans
     from smlengine.features import pixel_features
+    from smlengine.mixture import GaussianMixture
 
     window, lab = _lab(qtbot, make_window, method="gmm", image="coffee", resolution=48, K=3, init="random",
                        features="rgb")
@@ -462,8 +463,7 @@ def test_kmeans_versus_gaussian_em_from_the_same_random_pixels(qtbot, make_windo
     X = pixel_features(lab.runner.current.ctx.image, kind="rgb")
     assert res.family == "colour" and len(np.unique(X[res.rows], axis=0)) == 3
     km = KMeans(3, init=X[res.rows], max_iter=200, tol=1e-6).fit(X)
-    gm = GaussianMixture(3, init_params="random", means_init=X[res.rows], max_iter=200, tol=1e-7,
-                         reg_covar=1e-5).fit(X)
+    gm = GaussianMixture(3, init=X[res.rows], max_iter=200, tol=1e-7, convergence="relative", reg_covar=1e-5).fit(X)
     np.testing.assert_array_equal(res.kmeans_labels, km.labels_)
     np.testing.assert_array_equal(res.em_labels, gm.labels_)
     assert res.agreement == pytest.approx(_best_permutation_agreement(km.labels_, gm.labels_, 3))

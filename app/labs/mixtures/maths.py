@@ -82,8 +82,7 @@ def maths_html(frame, selected: int = -1) -> str:
         f"<h3>Step {frame.step}: {html.escape(_half_text(frame))}</h3>",
         f"<p class='num'>iteration {em.n_iter}, ℓ = {_num(em.log_likelihood)}",
     ]
-    if math.isfinite(em.change):
-        parts.append(f", Δℓ/n = {em.change:.2e}")
+    parts.append(", Δℓ/n = —" if em.change is None else f", Δℓ/n = {em.change:.2e}")  # None: no previous ℓ
     if em.half == "M":
         parts.append(f"<br>lower bound F(a, θ) = {_num(em.lower_bound)} ≤ ℓ")
     parts.append("</p>")

@@ -12,8 +12,8 @@ from .run import SegmentationSnapshot
 
 
 def _num(x: float, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
+    if x is None or (isinstance(x, float) and math.isnan(x)):  # undefined at this step (e.g. no change yet)
+        return "—"
     if isinstance(x, float) and math.isinf(x):
         return "∞"
     return f"{x:.{digits}g}"

@@ -20,14 +20,8 @@ import numpy as np
 
 from smlengine import Snapshot
 from smlengine.cache import LRUCache
-from smlengine.cluster import (
-    GaussianMixture,
-    KMeans,
-    MultinomialMixture,
-    kmeans_plusplus_probabilities,
-    kmeans_restarts,
-    stability_steps,
-)
+from smlengine.cluster import KMeans, MultinomialMixture, kmeans_plusplus, kmeans_restarts, stability_steps
+from smlengine.mixture import GaussianMixture
 from smlengine.datasets import load_photo, read_image_file
 from smlengine.features import (
     half_window_dispersion,
@@ -222,21 +216,16 @@ def seed_pixels(seeds, shape: tuple) -> np.ndarray:
 
 
 def kmeanspp_seeding(X: np.ndarray, k: int, rng: np.random.Generator):
-    """k-means++ seeding by D² sampling: the chosen rows and the probability map before each choice.
+    """The engine's k-means++ seeding (:func:`smlengine.cluster.kmeans_plusplus`) of the pixels.
 
-    Returns (indices (k,), maps list of (n,) arrays: maps[j] are the probabilities of choosing
-    centre j+1 given the first j+1 centres).
+    Returns (indices (k,), maps list of (n,) arrays: maps[j] are the D² probabilities of
+    choosing centre j+2 given the first j+1 centres). Fewer distinct pixels than K: a
+    ValueError naming K.
     """
-    n = X.shape[0]
-    idx = [int(rng.integers(n))]
-    maps = []
-    for _ in range(1, k):
-        p = kmeans_plusplus_probabilities(X, X[idx])
-        if not p.sum() > 0:
-            raise ValueError(f"K={k} is larger than the number of distinct pixels ({len(idx)}); choose K <= {len(idx)}")
-        maps.append(p)
-        idx.append(int(rng.choice(n, p=p)))
-    return np.asarray(idx, dtype=np.int64), maps
+    try:
+        return kmeans_plusplus(X, k, rng, return_probabilities=True)
+    except ValueError as exc:  # the engine's message in the lab's words
+        raise ValueError(str(exc).replace("n_clusters", "K").replace("points", "pixels")) from None
 
 
 def _initial_rows(ctx: RunContext, rng: np.random.Generator) -> np.ndarray | None:
@@ -289,8 +278,16 @@ def make_model(ctx: RunContext, rng: np.random.Generator):
                                   probabilities_init=T, random_state=seed)
     means = None if rows is None else np.array(ctx.X[rows])
     ctx.init_centres = means
-    return GaussianMixture(k, init_params="random", means_init=means, max_iter=int(p["max_iter"]), tol=1e-7,
-                           reg_covar=1e-5, random_state=seed)
+    return GaussianMixture(k, init="random" if means is None else means, max_iter=int(p["max_iter"]), tol=1e-7,
+                           convergence="relative", reg_covar=1e-5, random_state=seed)
+
+
+def model_steps(model, X: np.ndarray):
+    """The engine's snapshots of a fit; the Gaussian mixture's compact ones (labels and
+    confidence, not the n × K responsibilities) so the timeline stays small."""
+    if isinstance(model, GaussianMixture):
+        return model.fit_steps(X, responsibilities=False)
+    return model.fit_steps(X)
 
 
 def run_steps(method: str, params: dict, seed: int, source: tuple, seeds) -> Iterator[SegmentationSnapshot]:
@@ -300,7 +297,7 @@ def run_steps(method: str, params: dict, seed: int, source: tuple, seeds) -> Ite
     rng = np.random.default_rng([int(seed), 4242])
     model = make_model(ctx, rng)
     kmeans = ctx.method.startswith("kmeans")
-    for snap in model.fit_steps(ctx.X):
+    for snap in model_steps(model, ctx.X):
         objective = snap.inertia if kmeans else snap.log_likelihood
         yield SegmentationSnapshot(step=snap.step, phase=snap.phase, engine=snap, ctx=ctx, objective=float(objective))
 
@@ -442,7 +439,7 @@ def _bic_model(method: str, k: int, seed: int, params: dict):
     if method in HIST_METHODS:
         return MultinomialMixture(k, pseudocount=float(params["pseudocount"]), max_iter=200, tol=1e-6,
                                   random_state=seed)
-    return GaussianMixture(k, max_iter=100, tol=1e-5, reg_covar=1e-5, random_state=seed)
+    return GaussianMixture(k, max_iter=100, tol=1e-5, convergence="relative", reg_covar=1e-5, random_state=seed)
 
 
 def _stability_factory(method: str, params: dict):
@@ -754,7 +751,7 @@ def compare_models(params: dict, seed: int, source: tuple, seeds=()):
         em = MultinomialMixture(k, pseudocount=float(params["pseudocount"]), max_iter=max_iter, tol=1e-7,
                                 probabilities_init=T0)
         return family, ctx, ctx.X, counts, kmeans, em, rows, C0, T0
-    em = GaussianMixture(k, init_params="random", means_init=C0, max_iter=max_iter, tol=1e-7, reg_covar=1e-5)
+    em = GaussianMixture(k, init=C0, max_iter=max_iter, tol=1e-7, convergence="relative", reg_covar=1e-5)
     return family, ctx, ctx.X, ctx.X, kmeans, em, rows, C0, C0
 
 
@@ -777,7 +774,7 @@ def compare(params: dict, seed: int, source: tuple, seeds=(), *, state=None):
               kmeans_converged=bool(snap.converged))
     yield CompareResult(**base, **km)
     curve = []
-    for snap in em.fit_steps(Xe):
+    for snap in model_steps(em, Xe):
         curve.append(float(snap.log_likelihood))
         if state is not None:
             if state.cancelled:

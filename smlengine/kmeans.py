@@ -1,0 +1,596 @@
+"""k-means clustering by Lloyd's algorithm, k-means++ seeding and seeded restarts.
+
+Layout and memory
+-----------------
+Internally data are kept feature-major, ``(f + 1, n)`` with a row of ones, so the assignment
+is one BLAS product per block of points and every inner operation runs along long contiguous
+rows. Snapshots carry the labels as ``uint8`` (``uint16`` for K > 256): a 512 × 512 image
+then costs 256 kB per step in the GUI's timeline.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ._base import (
+    BaseEstimator,
+    IterativeMixin,
+    Snapshot,
+    check_array,
+    check_choice,
+    check_random_state,
+    check_scalar,
+    frozen_array,
+)
+
+__all__ = [
+    "KMeans",
+    "KMeansSnapshot",
+    "RestartsSnapshot",
+    "kmeans_plusplus",
+    "kmeans_plusplus_probabilities",
+    "kmeans_restarts",
+]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _label_dtype(k: int):
+    """Smallest unsigned dtype holding 0..k-1 (labels are the bulk of a snapshot)."""
+    return np.uint8 if k <= 256 else (np.uint16 if k <= 65536 else np.int64)
+
+
+def _check_k(name: str, k, n: int) -> int:
+    check_scalar(name, k, numbers.Integral, min_value=1)
+    if k > n:
+        raise ValueError(f"{name}={k} is larger than the number of samples ({n})")
+    return int(k)
+
+
+def _distinct_rows(X: np.ndarray) -> np.ndarray:
+    return np.unique(X, axis=0)
+
+
+def _pick_distinct(X: np.ndarray, k: int, rng: np.random.Generator, what: str) -> np.ndarray:
+    """k distinct rows of X chosen uniformly; a clear error when X has fewer distinct rows."""
+    idx = rng.choice(X.shape[0], size=k, replace=False)
+    rows = X[idx]
+    if k > 1 and _distinct_rows(rows).shape[0] < k:
+        # Duplicates drawn: fall back to drawing among the distinct rows (the slow path).
+        uniq = _distinct_rows(X)
+        if uniq.shape[0] < k:
+            raise ValueError(
+                f"{what}={k} is larger than the number of distinct points ({uniq.shape[0]}); "
+                f"choose {what} <= {uniq.shape[0]}"
+            )
+        rows = uniq[rng.choice(uniq.shape[0], size=k, replace=False)]
+    return np.array(rows, dtype=np.float64)
+
+
+def _argmax_rows(R: np.ndarray, dtype=np.intp) -> tuple[np.ndarray, np.ndarray]:
+    """(argmax_k R[k, i], max_k R[k, i]) of a (K, n) array, ties to the lowest k.
+
+    A running comparison over the K rows: numpy's argmax along axis 0 walks the array with a
+    stride of n and is several times slower for the few rows we have.
+    """
+    best = R[0].copy()
+    labels = np.zeros(R.shape[1], dtype=dtype)
+    mask = np.empty(R.shape[1], dtype=bool)
+    for j in range(1, R.shape[0]):
+        np.greater(R[j], best, out=mask)
+        np.maximum(best, R[j], out=best)
+        np.copyto(labels, j, where=mask)
+    return labels, best
+
+
+# ----------------------------------------------------------------------------- k-means
+
+
+@dataclass(frozen=True, kw_only=True)
+class KMeansSnapshot(Snapshot):
+    """State of k-means after one iteration (step 0: the initial centres and their assignment).
+
+    Attributes
+    ----------
+    centers : ndarray (K, f) -- the centres μ_k of this step
+    labels : ndarray (n,) of uint8 (uint16 for K > 256) -- m_i, index of the nearest centre
+    inertia : float -- the objective Σ_i ‖x_i − μ_{m_i}‖² (never increases)
+    counts : ndarray (K,) of int -- points per cluster
+    center_shift : float or None -- Σ_k ‖μ_k^(j) − μ_k^(j−1)‖ (the stopping quantity; None at
+        step 0, before any centre has moved)
+    n_changed : int -- points whose label changed in this step (n at step 0)
+    relocated : tuple of int -- clusters that were empty and got a new centre this step
+    n_iter : int -- centre updates done in this restart
+    converged : bool -- center_shift < tol or no label changed
+    restart : int -- index of the restart (0-based; ``n_init`` runs restarts in turn)
+    """
+
+    centers: np.ndarray
+    labels: np.ndarray
+    inertia: float
+    counts: np.ndarray
+    center_shift: float | None
+    n_changed: int
+    relocated: tuple = ()
+    n_iter: int = 0
+    converged: bool = False
+    restart: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class RestartsSnapshot(Snapshot):
+    """Progress of :func:`kmeans_restarts`: one snapshot per k-means iteration of any restart.
+
+    Attributes
+    ----------
+    inertias : ndarray (r,) -- final objective of each finished restart, in order
+    n_iters : ndarray (r,) of int -- iterations each finished restart took
+    n_distinct : int -- distinct final solutions so far (centres equal up to relabelling)
+    solution_ids : ndarray (r,) of int -- which distinct solution each restart reached
+    best_index : int -- restart with the lowest objective so far (-1 before the first)
+    best_centers : ndarray (K, f) or None -- its centres
+    current_restart : int -- restart in progress (== n when all are done)
+    current_inertia : float or None -- objective of the restart in progress (None when all are done)
+    """
+
+    inertias: np.ndarray
+    n_iters: np.ndarray
+    n_distinct: int
+    solution_ids: np.ndarray
+    best_index: int
+    best_centers: np.ndarray | None
+    current_restart: int
+    current_inertia: float | None
+
+
+def kmeans_plusplus_probabilities(X, centers) -> np.ndarray:
+    """The k-means++ (D²) sampling probabilities given the centres chosen so far.
+
+    p_i = D(x_i)² / Σ_l D(x_l)², with D(x) the distance to the nearest chosen centre: points
+    far from every centre are likely to become the next one. With no centre yet (an empty
+    ``centers``) the first centre is drawn uniformly, p_i = 1/n.
+
+    Parameters
+    ----------
+    X : array (n, f)
+    centers : array (c, f), c >= 0
+
+    Returns
+    -------
+    p : ndarray (n,), sums to one (all zeros when every point is already a centre -- then no
+        further distinct centre exists)
+    """
+    X = check_array(X)
+    C = np.asarray(centers, dtype=np.float64)
+    if C.size == 0:
+        return np.full(X.shape[0], 1.0 / X.shape[0])
+    C = check_array(C.reshape(-1, X.shape[1]) if C.ndim == 1 else C, name="centers", n_features=X.shape[1])
+    d2 = _min_sq_dist(X, C)
+    total = d2.sum()
+    return d2 / total if total > 0 else np.zeros_like(d2)
+
+
+def _min_sq_dist(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared distance of every row of X to its nearest row of C (exact differences, no expansion)."""
+    best = np.full(X.shape[0], np.inf)
+    for c in C:
+        d = X - c
+        np.minimum(best, np.einsum("ij,ij->i", d, d), out=best)
+    return best
+
+
+def kmeans_plusplus(X, n_clusters, random_state=None, *, return_probabilities: bool = False):
+    """k-means++ seeding (Arthur and Vassilvitskii 2007): which rows of X become the initial centres.
+
+    The first centre is a point drawn uniformly; every further centre is drawn with the D²
+    probabilities p_i = D(x_i)² / Σ_l D(x_l)² of :func:`kmeans_plusplus_probabilities`, D the
+    distance to the nearest centre chosen so far, so a point that is already a centre is never
+    chosen again. This is the seeding :class:`KMeans` and :class:`~smlengine.mixture.GaussianMixture`
+    use for ``init='k-means++'``.
+
+    Parameters
+    ----------
+    X : array (n, f)
+    n_clusters : int, 1 <= K <= number of distinct rows of X
+    random_state : None, int or numpy Generator
+    return_probabilities : bool
+        Also return the D² probabilities each choice was drawn from.
+
+    Returns
+    -------
+    indices : ndarray (K,) of int64 -- the chosen rows, in the order they were chosen
+    probabilities : list of K − 1 ndarrays (n,), only with ``return_probabilities`` --
+        ``probabilities[j]`` is p given the first j + 1 centres (the draw of centre j + 2)
+
+    Raises
+    ------
+    ValueError
+        When X has fewer than K distinct rows (no further point has D > 0).
+    """
+    X = check_array(X)
+    k = _check_k("n_clusters", n_clusters, X.shape[0])
+    maps: list | None = [] if return_probabilities else None
+    idx = _kmeans_plusplus_indices(X, k, check_random_state(random_state), maps)
+    return (idx, maps) if return_probabilities else idx
+
+
+def _kmeans_plusplus_indices(X: np.ndarray, k: int, rng: np.random.Generator, maps: list | None = None) -> np.ndarray:
+    """The D² draws of :func:`kmeans_plusplus` on validated data; D² kept up to date in one (n,) array."""
+    n = X.shape[0]
+    idx = np.empty(k, dtype=np.int64)
+    idx[0] = rng.integers(n)
+    d = X - X[idx[0]]
+    d2 = np.einsum("ij,ij->i", d, d)
+    for j in range(1, k):
+        total = d2.sum()
+        if not total > 0:
+            raise ValueError(
+                f"n_clusters={k} is larger than the number of distinct points ({j}); choose n_clusters <= {j}"
+            )
+        if maps is not None:
+            maps.append(d2 / total)
+        i = int(np.searchsorted(np.cumsum(d2), rng.random() * total, side="right"))
+        i = min(i, n - 1)
+        while d2[i] == 0 and i > 0:  # never pick a point that is already a centre
+            i -= 1
+        idx[j] = i
+        d = X - X[i]
+        np.minimum(d2, np.einsum("ij,ij->i", d, d), out=d2)
+    return idx
+
+
+def _kmeans_plusplus(X: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """The k-means++ initial centres (K, f) of validated data."""
+    return np.array(X[_kmeans_plusplus_indices(X, k, rng)], dtype=np.float64)
+
+
+def _n_distinct_upto(X: np.ndarray, k: int) -> int:
+    """min(k, number of distinct rows of X), in O(n k f) without sorting the data."""
+    differs = np.ones(X.shape[0], dtype=bool)
+    found = 0
+    while found < k:
+        rest = np.flatnonzero(differs)
+        if rest.size == 0:
+            break
+        found += 1
+        differs &= np.any(X != X[rest[0]], axis=1)
+    return found
+
+
+class _Lloyd:
+    """The two Lloyd half-steps on fixed data, with the buffers reused across iterations.
+
+    Distances use ‖x − μ‖² = ‖x‖² − 2 x·μ + ‖μ‖²; the ‖x‖² term does not change which centre
+    is nearest, so the assignment needs only one BLAS product [−2μ, ‖μ‖²] · [x; 1] and a
+    running minimum over the K rows. The work goes in blocks of ``_BLOCK`` points so the
+    (K, block) distance matrix stays in the CPU cache, and each block also adds its points
+    to the cluster sums S_k and counts n_k (a one-hot (K, block) matrix times [x; 1]) while it
+    is still in cache. The objective then follows from quantities the mean update needs anyway:
+    Σ_i ‖x_i − μ_{m_i}‖² = Σ_i ‖x_i‖² − 2 Σ_k μ_k·S_k + Σ_k n_k ‖μ_k‖².
+    """
+
+    _BLOCK = 32768
+
+    def __init__(self, X: np.ndarray, k: int):
+        n, f = X.shape
+        self.k = k
+        self.n = n
+        self.f = f
+        self.Xa = np.empty((f + 1, n))  # [x; 1], feature-major
+        self.Xa[:f] = X.T
+        self.Xa[f] = 1.0
+        self.X = X
+        self.xx_sum = float(np.einsum("ij,ij->", X, X))
+        self.best = np.empty(n)
+        b = min(self._BLOCK, n)
+        self.mask = np.empty(b, dtype=bool)
+        self.D = np.empty((k, b))
+        self.onehot = np.empty((k, b))
+        self.rows = np.arange(k)[:, None]
+
+    def assign(self, C: np.ndarray, labels: np.ndarray):
+        """Nearest centre of every point into ``labels``; returns (partial distances, S, counts).
+
+        The partial distance is ‖x − μ_{m}‖² − ‖x‖²; S (K, f) the cluster sums, counts (K,).
+        """
+        Ca = np.hstack([-2.0 * C, np.einsum("ij,ij->i", C, C)[:, None]])
+        G = np.zeros((self.k, self.f + 1))
+        block = self.D.shape[1]
+        for s in range(0, self.n, block):
+            e = min(s + block, self.n)
+            m = e - s
+            D = self.D[:, :m]
+            np.matmul(Ca, self.Xa[:, s:e], out=D)
+            best, lab, mask = self.best[s:e], labels[s:e], self.mask[:m]
+            best[:] = D[0]
+            lab[:] = 0
+            for j in range(1, self.k):
+                row = D[j]
+                np.less(row, best, out=mask)
+                np.minimum(best, row, out=best)
+                np.copyto(lab, j, where=mask)
+            oh = self.onehot[:, :m]
+            np.equal(lab, self.rows, out=oh, casting="unsafe")
+            G += oh @ self.Xa[:, s:e].T
+        return self.best, G[:, : self.f], np.rint(G[:, self.f]).astype(np.int64)
+
+    def inertia(self, C: np.ndarray, S: np.ndarray, counts: np.ndarray) -> float:
+        val = self.xx_sum - 2.0 * float(np.sum(C * S)) + float(counts @ np.einsum("ij,ij->i", C, C))
+        return max(val, 0.0)
+
+
+class KMeans(IterativeMixin, BaseEstimator):
+    """k-means clustering by Lloyd's algorithm, with restarts.
+
+    Choose K centres μ_k, then repeat
+
+    1. assignment: m_i = argmin_k ‖x_i − μ_k‖² (ties go to the lowest k);
+    2. update: μ_k = mean of the points with m_i = k;
+
+    until Σ_k ‖μ_k^(j+1) − μ_k^(j)‖ < τ (``tol``) or no label changes. The objective
+    J = Σ_i ‖x_i − μ_{m_i}‖² never increases: step 1 minimises it over the labels, step 2
+    over the centres. A cluster that becomes empty has its centre moved to the point that is
+    currently worst served (largest distance to its centre), as scikit-learn does; this cannot
+    increase J either. With ``n_init > 1`` the runs start from different seeds and the one
+    with the lowest J is kept.
+
+    Parameters
+    ----------
+    n_clusters : int, K >= 1
+    init : {'random', 'k-means++'} or array (K, f)
+        ``'random'``: K distinct data points chosen uniformly; ``'k-means++'``: D² seeding
+        (see :func:`kmeans_plusplus_probabilities`); an array: these initial centres
+        (then ``n_init`` must be 1).
+    n_init : int >= 1
+    tol : float >= 0, τ of the stopping rule (absolute, in feature units)
+    max_iter : int >= 1, centre updates per restart
+    random_state : None, int or numpy Generator
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (K, f)
+    labels_ : ndarray (n,) of int64
+    inertia_ : float -- J of the final centres and labels
+    n_iter_ : int -- centre updates of the kept run
+    objective_ : list of float -- J at every step of the kept run (step 0 first)
+    last_snapshot_ : KMeansSnapshot
+
+    Restarts for the lab: :meth:`restarts` (or :func:`kmeans_restarts`) runs n seeded
+    restarts and reports the spread of final objectives and the number of distinct solutions.
+    """
+
+    def __init__(self, n_clusters=3, *, init="k-means++", n_init=1, tol=1e-4, max_iter=300, random_state=None):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    # -- validation --------------------------------------------------------------------
+    def _validate(self, X):
+        X = check_array(X)
+        k = _check_k("n_clusters", self.n_clusters, X.shape[0])
+        check_scalar("n_init", self.n_init, numbers.Integral, min_value=1)
+        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
+        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
+        if isinstance(self.init, str):
+            check_choice("init", self.init, ("random", "k-means++"))
+            init = self.init
+        else:
+            init = np.asarray(self.init, dtype=np.float64)
+            if init.shape != (k, X.shape[1]):
+                raise ValueError(
+                    f"init centres must have shape (n_clusters, n_features) = {(k, X.shape[1])}, got {init.shape}"
+                )
+            if not np.all(np.isfinite(init)):
+                raise ValueError("init centres contain NaN or infinite values")
+            if self.n_init != 1:
+                raise ValueError(f"with explicit init centres n_init must be 1, got {self.n_init}")
+            distinct = _n_distinct_upto(X, k)
+            if distinct < k:
+                # a centre would stay without points (or be moved onto a point another centre already holds)
+                raise ValueError(f"n_clusters={k} is larger than the number of distinct points ({distinct}); "
+                                 f"choose n_clusters <= {distinct}")
+        return X, k, init
+
+    def _initial_centers(self, X, k, init, rng) -> np.ndarray:
+        if isinstance(init, np.ndarray):
+            return init.copy()
+        if init == "random":
+            return _pick_distinct(X, k, rng, "n_clusters")
+        return _kmeans_plusplus(X, k, rng)
+
+    # -- the run -------------------------------------------------------------------------
+    def fit_steps(self, X) -> Iterator[KMeansSnapshot]:
+        """Run k-means, yielding one :class:`KMeansSnapshot` per iteration.
+
+        Yields
+        ------
+        KMeansSnapshot
+            Step 0: the initial centres with their assignment; then one snapshot per
+            (update, assignment) pair. With ``n_init > 1`` the restarts follow each other
+            (``restart`` field, phase ``'restart r/n'``) and a final snapshot repeats the
+            best run's end state (phase ``'best'``). The last snapshot equals the fitted state.
+        """
+        X, k, init = self._validate(X)
+        rng = check_random_state(self.random_state)
+        lloyd = _Lloyd(X, k)
+        best = None
+        step = 0
+        for r in range(self.n_init):
+            phase = f"restart {r + 1}/{self.n_init}" if self.n_init > 1 else "k-means"
+            C = self._initial_centers(X, k, init, rng)
+            run = _kmeans_run(lloyd, C, float(self.tol), int(self.max_iter), r, phase)
+            history = []
+            snap = None
+            for snap in run:
+                history.append(snap.inertia)
+                yield _restep(snap, step)
+                step += 1
+            if best is None or snap.inertia < best[0].inertia:
+                best = (snap, history)
+        snap, history = best
+        if self.n_init > 1:
+            snap = _restep(snap, step, phase="best")
+            yield snap
+        self.cluster_centers_ = np.array(snap.centers)
+        self.labels_ = snap.labels.astype(np.int64)
+        self.inertia_ = snap.inertia
+        self.n_iter_ = snap.n_iter
+        self.objective_ = history
+        self.n_features_in_ = X.shape[1]
+
+    def predict(self, X) -> np.ndarray:
+        """Index of the nearest centre for each row of X."""
+        self._check_fitted("cluster_centers_")
+        X = check_array(X, n_features=self.n_features_in_)
+        lloyd = _Lloyd(X, self.cluster_centers_.shape[0])
+        labels = np.empty(X.shape[0], dtype=np.intp)
+        lloyd.assign(self.cluster_centers_, labels)
+        return labels.astype(np.int64)
+
+    def fit_predict(self, X) -> np.ndarray:
+        return self.fit(X).labels_
+
+    def restarts(self, X, n: int = 20) -> RestartsSnapshot:
+        """Run ``n`` seeded restarts with this model's parameters; see :func:`kmeans_restarts`."""
+        return kmeans_restarts(
+            X, self.n_clusters, n_restarts=n, init=self.init if isinstance(self.init, str) else "k-means++",
+            tol=self.tol, max_iter=self.max_iter, random_state=self.random_state,
+        )
+
+
+def _restep(snap: KMeansSnapshot, step: int, phase: str | None = None) -> KMeansSnapshot:
+    from dataclasses import replace
+
+    return replace(snap, step=step, phase=snap.phase if phase is None else phase)
+
+
+def _kmeans_run(lloyd: _Lloyd, C: np.ndarray, tol: float, max_iter: int, restart: int, phase: str):
+    """One Lloyd run from centres C; yields snapshots with step numbers local to the run."""
+    k, n = lloyd.k, lloyd.n
+    ldt = _label_dtype(k)
+    labels = np.empty(n, dtype=np.intp)
+    dist, S, counts = lloyd.assign(C, labels)
+    J = lloyd.inertia(C, S, counts)
+    yield KMeansSnapshot(
+        step=0, phase=phase, centers=frozen_array(C), labels=frozen_array(labels, dtype=ldt), inertia=J,
+        counts=frozen_array(counts), center_shift=None, n_changed=n, n_iter=0, converged=False,
+        restart=restart,
+    )
+    for it in range(1, max_iter + 1):
+        empty = np.flatnonzero(counts == 0)
+        newC = np.empty_like(C)
+        full = counts > 0
+        newC[full] = S[full] / counts[full, None]
+        if empty.size:
+            # Move each empty centre onto the currently worst-served points (largest distance).
+            sq = dist + np.einsum("ij,ij->i", lloyd.X, lloyd.X)
+            far = np.argsort(sq, kind="stable")[::-1][: empty.size]
+            newC[empty] = lloyd.X[far]
+        shift = float(np.sqrt(((newC - C) ** 2).sum(axis=1)).sum())
+        old = labels.copy()
+        C = newC
+        dist, S, counts = lloyd.assign(C, labels)
+        J = lloyd.inertia(C, S, counts)
+        changed = int(np.count_nonzero(old != labels))
+        converged = shift < tol or changed == 0
+        yield KMeansSnapshot(
+            step=it, phase=phase, centers=frozen_array(C), labels=frozen_array(labels, dtype=ldt), inertia=J,
+            counts=frozen_array(counts), center_shift=shift, n_changed=changed,
+            relocated=tuple(int(e) for e in empty), n_iter=it, converged=converged, restart=restart,
+        )
+        if converged:
+            return
+
+
+def _same_solution(A: np.ndarray, B: np.ndarray, scale: float) -> bool:
+    """Centres equal up to a relabelling (matched by linear_sum_assignment)."""
+    from scipy.optimize import linear_sum_assignment
+
+    cost = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
+    r, c = linear_sum_assignment(cost)
+    return bool(cost[r, c].max() <= 1e-6 * scale)
+
+
+def kmeans_restarts(X, n_clusters=3, *, n_restarts=20, init="k-means++", tol=1e-4, max_iter=300,
+                    random_state=None, steps: bool = False):
+    """Run k-means ``n_restarts`` times from seeded initialisations and compare the results.
+
+    Restart r uses the seed ``seeds[r]`` drawn once from ``random_state``, so the same
+    ``random_state`` replays the same restarts. Two restarts reach the *same* solution when
+    their centres coincide up to a relabelling (within 1e-6 of the data's scale).
+
+    Parameters
+    ----------
+    X : array (n, f)
+    n_clusters, init, tol, max_iter : as in :class:`KMeans` (init 'random' or 'k-means++')
+    n_restarts : int >= 1
+    random_state : None, int or Generator
+    steps : bool
+        False: return the final :class:`RestartsSnapshot`. True: return a generator yielding a
+        :class:`RestartsSnapshot` after every k-means iteration (progress = fraction of
+        restarts done), for a live lab; its last item is the final summary.
+    """
+    gen = _restarts_steps(X, n_clusters, n_restarts, init, tol, max_iter, random_state)
+    if steps:
+        return gen
+    last = None
+    for last in gen:
+        pass
+    return last
+
+
+def _restarts_steps(X, n_clusters, n_restarts, init, tol, max_iter, random_state):
+    X = check_array(X)
+    check_scalar("n_restarts", n_restarts, numbers.Integral, min_value=1)
+    if not isinstance(init, str):
+        raise ValueError("restarts need a random init ('random' or 'k-means++'), not fixed centres")
+    model = KMeans(n_clusters, init=init, tol=tol, max_iter=max_iter)
+    X, k, init = model._validate(X)
+    rng = check_random_state(random_state)
+    seeds = rng.integers(0, 2**31 - 1, size=n_restarts)
+    lloyd = _Lloyd(X, k)
+    scale = float(np.abs(X).max()) or 1.0
+    inertias: list[float] = []
+    iters: list[int] = []
+    ids: list[int] = []
+    reps: list[np.ndarray] = []
+    best_i = -1
+    step = 0
+
+    def snapshot(current, cur_J, progress):
+        return RestartsSnapshot(
+            step=step, phase="restarts", progress=progress, inertias=frozen_array(inertias, dtype=np.float64),
+            n_iters=frozen_array(iters, dtype=np.int64), n_distinct=len(reps),
+            solution_ids=frozen_array(ids, dtype=np.int64), best_index=best_i,
+            best_centers=None if best_i < 0 else frozen_array(best_centers), current_restart=current,
+            current_inertia=cur_J,
+        )
+
+    best_centers = None
+    for r in range(n_restarts):
+        C = model._initial_centers(X, k, init, np.random.default_rng(int(seeds[r])))
+        snap = None
+        for snap in _kmeans_run(lloyd, C, float(tol), int(max_iter), r, "restarts"):
+            yield snapshot(r, snap.inertia, (r + min(snap.n_iter / 30.0, 0.95)) / n_restarts)
+            step += 1
+        inertias.append(snap.inertia)
+        iters.append(snap.n_iter)
+        cen = np.array(snap.centers)
+        for j, rep in enumerate(reps):
+            if _same_solution(rep, cen, scale):
+                ids.append(j)
+                break
+        else:
+            ids.append(len(reps))
+            reps.append(cen)
+        if best_i < 0 or snap.inertia < inertias[best_i]:
+            best_i, best_centers = r, cen
+    yield snapshot(n_restarts, None, 1.0)
