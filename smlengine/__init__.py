@@ -7,13 +7,13 @@ the desktop application.
 """
 
 __version__ = "0.1.0"
-__all__ = ["Snapshot", "NotFittedError", "__version__"]
+__all__ = ["Snapshot", "NotFittedError", "frozen_array", "__version__"]
 
 
 def __getattr__(name):
     # numpy is imported with the first estimator, not with the package (the desktop app
     # reads resources through smlengine._resources before its window first paints)
-    if name in ("Snapshot", "NotFittedError"):
+    if name in ("Snapshot", "NotFittedError", "frozen_array"):
         from . import _base
 
         return getattr(_base, name)
