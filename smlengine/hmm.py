@@ -37,7 +37,6 @@ sequence (``smlengine._hmm_blocks``) from a few hundred steps on, step by step b
 from __future__ import annotations
 
 import bisect
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,9 +49,9 @@ from ._base import (
     Snapshot,
     _short_repr,
     check_random_state,
-    check_scalar,
     frozen_array,
 )
+from ._params import ArrayLike, Integral, Interval, RandomState, Real, check_param
 
 __all__ = [
     "CategoricalHMM",
@@ -69,6 +68,12 @@ _COMPILED_MIN_T = 20_000
 # (smlengine._hmm_blocks) instead of one numpy step per symbol.
 _BLOCK_MIN_T = 256  # measured: from about 256 steps on the blocks are faster (5 x at 2,000)
 _SUM_TOL = 1e-6  # how far from one a probability row may sum (it is then renormalised)
+# Size limits: A is K x K and B is K x M floats, the forward pass T x K, so K = 1,000 and
+# M = 10,000 keep every matrix of a model within 80 MB.
+MAX_STATES = 1_000
+MAX_SYMBOLS = 10_000
+MAX_ITER = 1_000_000
+MAX_SAMPLE = 10_000_000  # longest sequence sample() draws
 
 
 # ----------------------------------------------------------------------------- snapshots
@@ -388,16 +393,22 @@ class CategoricalHMM(IterativeMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def get_params(self, deep=True):
-        """The constructor's parameters (``deep`` is accepted for scikit-learn; none is an estimator)."""
-        return super().get_params()
+    _parameter_constraints = {
+        "n_states": [Interval(Integral, 1, MAX_STATES)],
+        "n_symbols": [Interval(Integral, 1, MAX_SYMBOLS)],
+        "startprob": [ArrayLike(), None],
+        "transmat": [ArrayLike(), None],
+        "emissionprob": [ArrayLike(), None],
+        "tol": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 1, MAX_ITER)],
+        "random_state": [RandomState(), None],
+    }
 
     # -------------------------------------------------------------- parameters
 
     def _sizes(self) -> tuple[int, int]:
-        K = check_scalar("n_states", self.n_states, numbers.Integral, min_value=1)
-        M = check_scalar("n_symbols", self.n_symbols, numbers.Integral, min_value=1)
-        return int(K), int(M)
+        self.validate_params()
+        return int(self.n_states), int(self.n_symbols)
 
     def _given(self):
         """The validated (pi, A, B) of the constructor; None for each one not given."""
@@ -573,7 +584,7 @@ class CategoricalHMM(IterativeMixin, BaseEstimator):
         symbols, states : ndarray (n,) of int
         """
         pi, A, B, _ = self._model()
-        n = int(check_scalar("n", n, numbers.Integral, min_value=1))
+        n = int(check_param("n", n, [Interval(Integral, 1, MAX_SAMPLE)]))
         rng = check_random_state(self.random_state if random_state is None else random_state)
         u = rng.random(n).tolist()
         cum_pi = np.cumsum(pi).tolist()
@@ -662,8 +673,7 @@ class CategoricalHMM(IterativeMixin, BaseEstimator):
             the fitted state.
         """
         K, M = self._sizes()
-        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
-        max_iter = int(check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1))
+        max_iter = int(self.max_iter)
         x = _check_symbols(X, M, name="X")
         bounds = _check_lengths(lengths, x.shape[0])
         pi, A, B = self._start()

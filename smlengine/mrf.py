@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 
 from ._base import BaseEstimator, Snapshot, check_random_state, check_scalar, frozen_array
+from ._params import ArrayLike, Integral, Interval, RandomState, Real
 
 __all__ = ["PottsSnapshot", "PottsGibbs", "potts_energy", "MAX_PIXELS", "MAX_LABELS"]
 
@@ -114,17 +115,20 @@ class PottsGibbs(BaseEstimator):
         self.burn_in = burn_in
         self.random_state = random_state
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return super().get_params()
+    _parameter_constraints = {
+        "n_labels": [Interval(Integral, 2, MAX_LABELS)],
+        "beta": [Interval(Real, 0, 1e6)],
+        "means": [ArrayLike(), None],
+        # the data term divides by sigma²: below 1e-6 it dwarfs any beta
+        "sigma": [Interval(Real, 1e-6, 1e6)],
+        "burn_in": [Interval(Integral, 0, MAX_SWEEPS), None],
+        "random_state": [RandomState(), None],
+    }
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> tuple[int, float, np.ndarray, float]:
-        k = int(check_scalar("n_labels", self.n_labels, numbers.Integral, min_value=2, max_value=MAX_LABELS))
-        beta = float(check_scalar("beta", self.beta, numbers.Real, min_value=0.0, max_value=1e6))
-        sigma = float(check_scalar("sigma", self.sigma, numbers.Real, min_value=0.0, include_min=False,
-                                   max_value=1e6))
-        if sigma < 1e-6:
-            raise ValueError(f"sigma must be >= 1e-06 (the data term divides by sigma²), got {sigma:g}")
+        self.validate_params()
+        k, beta, sigma = int(self.n_labels), float(self.beta), float(self.sigma)
         if self.means is None:
             means = np.linspace(0.0, 1.0, k)
         else:
@@ -182,8 +186,7 @@ class PottsGibbs(BaseEstimator):
         n_sweeps = int(check_scalar("n_sweeps", n_sweeps, numbers.Integral, min_value=1, max_value=MAX_SWEEPS))
         if x.size * k > 2 ** 28:
             raise ValueError(f"image × n_labels = {x.size * k:,} is too large (at most {2 ** 28:,})")
-        burn = n_sweeps // 10 if self.burn_in is None else int(
-            check_scalar("burn_in", self.burn_in, numbers.Integral, min_value=0, max_value=MAX_SWEEPS))
+        burn = n_sweeps // 10 if self.burn_in is None else int(self.burn_in)
         rng = check_random_state(self.random_state)
         z = self._initial(init, x, means, k)
         h, w = x.shape

@@ -41,6 +41,8 @@ from scipy import integrate, special
 
 from . import _sampling_compiled as compiled
 from ._base import BaseEstimator, Snapshot, check_random_state, check_scalar, frozen_array
+from ._params import Callable as CallableConstraint
+from ._params import Integral, Interval, RandomState, Real, validate_call
 
 __all__ = [
     "RejectionSnapshot",
@@ -143,6 +145,13 @@ class GaussianProposal:
         return -0.5 * r2 - self.dim * (math.log(self.scale) + 0.5 * math.log(2 * math.pi))
 
 
+@validate_call({
+    "log_target": [CallableConstraint()],
+    "M": [Interval(Real, 0, None, closed="neither")],
+    "random_state": [RandomState(), None],
+    "n_steps": [Interval(Integral, 1, MAX_STEPS), None],
+    "batch_size": [Interval(Integral, 1, 1_000_000)],
+})
 def rejection_steps(log_target: Callable, proposal: Any, M: float, random_state=None, *,
                     n_steps: int | None = None, batch_size: int = 1) -> Iterator[RejectionSnapshot]:
     """Rejection sampling under the scaled proposal M q, one batch of proposals per step.
@@ -173,13 +182,9 @@ def rejection_steps(log_target: Callable, proposal: Any, M: float, random_state=
     RejectionSnapshot
         Step 0 holds no proposal; step t ≥ 1 the t-th batch.
     """
-    if not callable(log_target):
-        raise TypeError("log_target must be a callable returning log p̃(x)")
     if not (hasattr(proposal, "rvs") and hasattr(proposal, "logpdf")):
         raise TypeError("proposal must have rvs(size, random_state) and logpdf(x) methods")
-    M = float(check_scalar("M", M, numbers.Real, min_value=0.0, include_min=False))
-    check_scalar("n_steps", n_steps, numbers.Integral, min_value=1, max_value=MAX_STEPS, allow_none=True)
-    check_scalar("batch_size", batch_size, numbers.Integral, min_value=1, max_value=1_000_000)
+    M = float(M)
     rng = check_random_state(random_state)
     log_m = math.log(M)
     empty = frozen_array(np.zeros(0))
@@ -280,15 +285,17 @@ class MetropolisHastings(BaseEstimator):
         self.n_chains = n_chains
         self.random_state = random_state
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return super().get_params()
+    _parameter_constraints = {
+        "log_target": [CallableConstraint()],
+        "step_size": [Interval(Real, 0, 1e100, closed="right")],
+        "n_chains": [Interval(Integral, 1, MAX_CHAINS)],
+        "random_state": [RandomState(), None],
+    }
 
     def _validate(self, x0, n) -> tuple[np.ndarray, int, float]:
-        if not callable(self.log_target):
-            raise TypeError("log_target must be a callable returning log p̃(x) for points of shape (n, d)")
-        s = float(check_scalar("step_size", self.step_size, numbers.Real, min_value=0.0, include_min=False,
-                               max_value=1e100))
-        c = int(check_scalar("n_chains", self.n_chains, numbers.Integral, min_value=1, max_value=MAX_CHAINS))
+        self.validate_params()
+        s = float(self.step_size)
+        c = int(self.n_chains)
         n = int(check_scalar("n", n, numbers.Integral, min_value=0, max_value=MAX_STEPS))
         try:
             x0 = np.array(x0, dtype=np.float64)

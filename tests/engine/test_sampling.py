@@ -343,7 +343,7 @@ def test_bad_input_raises_clear_errors():
         MetropolisHastings(lambda x: np.zeros(7)).sample([0.0, 0.0], 10)
     with pytest.raises(TypeError, match="callable"):
         MetropolisHastings("gaussian").sample([0.0, 0.0], 10)
-    with pytest.raises(ValueError, match="M must be > 0"):
+    with pytest.raises(ValueError, match="M must be a float > 0; got 0"):
         next(rejection_steps(GAUSS, GaussianProposal([0, 0]), 0.0))
     with pytest.raises(ValueError, match="log_target returned nan"):
         list(rejection_steps(lambda x: x * np.nan, GaussianProposal(0.0), 2.0, 0, n_steps=2))
