@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 from smlengine.datasets import make_blobs, make_moons, make_spirals
-import smlengine.svm as svm_module
+import smlengine._smo as smo_module
 from smlengine import _smo_compiled
 from smlengine.svm import SVM
 
@@ -86,7 +86,7 @@ def test_bench_fit(kind, n, kernel, monkeypatch):
     )
     compiled = ours._shrink_stats["compiled_updates"]
     if compiled:
-        monkeypatch.setattr(svm_module, "_USE_COMPILED", False)
+        monkeypatch.setattr(smo_module, "_USE_COMPILED", False)
         t_np, _ = _best_time(lambda: SVM(tol=1e-3, shrinking=True, **params).fit(X, y), repeats)
         detail += f"  compiled {compiled / ours.n_iter_:.0%} of updates; numpy path alone {t_np / t_sk:.2f} x"
     _ROWS.append((f"{kind} N={n} {kernel}", f"{t_us:.4f} s", f"{t_sk:.4f} s", t_us / t_sk, detail))
@@ -110,7 +110,7 @@ def test_bench_fit_seeds(kind, n, monkeypatch):
         t, ours = _best_time(lambda: SVM(tol=1e-3, shrinking=True, **params).fit(X, y), 2)
         t_us += t
         with monkeypatch.context() as mp:
-            mp.setattr(svm_module, "_USE_COMPILED", False)
+            mp.setattr(smo_module, "_USE_COMPILED", False)
             t_np += _best_time(lambda: SVM(tol=1e-3, shrinking=True, **params).fit(X, y), 2)[0]
         it_us.append(ours.n_iter_)
         it_sk.append(int(ref.n_iter_[0]))

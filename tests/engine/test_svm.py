@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-import smlengine.svm as svm_module
+import smlengine._smo as smo_module
+import smlengine._smo_cache as cache_module
 from smlengine.kernels import make_kernel
 from smlengine.svm import SVM, SVMSnapshot
 
@@ -48,9 +49,9 @@ def linear_path(request, monkeypatch):
     """Run a test on the numpy path and on the compiled linear pair updates (any n)."""
     if request.param == "compiled":
         _compiled_or_skip()
-        monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 1)
+        monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 1)
     else:
-        monkeypatch.setattr(svm_module, "_USE_COMPILED", False)
+        monkeypatch.setattr(smo_module, "_USE_COMPILED", False)
     return request.param
 
 
@@ -291,7 +292,7 @@ def _data(data, n, seed=0):
 @pytest.mark.parametrize("kernel, params, data, C, n", SHRINK_CASES)
 def test_shrinking_on_and_off_give_the_same_solution(kernel, params, data, C, n, every, monkeypatch):
     if every is not None:  # shrink often, so that reconstruction and re-shrinking are exercised
-        monkeypatch.setattr(svm_module, "_SHRINK_EVERY", every)
+        monkeypatch.setattr(smo_module, "_SHRINK_EVERY", every)
     X, y = _data(data, n)
     on = SVM(C=C, kernel=kernel, **params).fit(X, y)
     off = SVM(C=C, kernel=kernel, shrinking=False, **params).fit(X, y)
@@ -315,12 +316,12 @@ def test_shrinking_on_and_off_give_the_same_solution(kernel, params, data, C, n,
 
 @pytest.mark.parametrize("kernel, rows", [("rbf", 3), ("rbf", 20), ("linear", 6)])
 def test_kernel_cache_never_exceeds_its_budget(kernel, rows, monkeypatch):
-    monkeypatch.setattr(svm_module, "_USE_COMPILED", False)  # the compiled linear path caches no rows
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)  # compact rows of the active set too
+    monkeypatch.setattr(smo_module, "_USE_COMPILED", False)  # the compiled linear path caches no rows
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 100)  # compact rows of the active set too
     X, y = _moons(500, 0.3, 1)
     row_bytes = 8 * 500 * (1 if kernel == "rbf" else 2)  # rbf: a-row; else K row and a-row
     # what a fit sets aside for its O(n) vectors and reconstruction blocks (64 kB below 2 MB)
-    reserved = 2**16 + 8 * 500 * svm_module._WORK_VECTORS
+    reserved = 2**16 + 8 * 500 * cache_module.WORK_VECTORS
     budget = reserved + (rows + 0.5) * row_bytes / 0.75  # room for `rows` full rows
     m = SVM(C=10.0, kernel=kernel, gamma=2.0, cache_size=budget / 2**20).fit(X, y)
     cache = m._cache
@@ -347,9 +348,9 @@ def test_whole_fit_stays_within_cache_size(kernel, params, data, every, monkeypa
     """cache_size bounds the fit's peak traced memory, not only the kernel rows: the O(n)
     vectors, the reconstruction blocks and the multipliers saved at shrinking steps count."""
     tracemalloc = pytest.importorskip("tracemalloc")
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)  # many shrinking steps, merged records
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 100)  # many shrinking steps, merged records
     X, y = _data(data, 3000)
-    monkeypatch.setattr(svm_module, "_USE_COMPILED", False)  # the compiled linear path caches no rows
+    monkeypatch.setattr(smo_module, "_USE_COMPILED", False)  # the compiled linear path caches no rows
     SVM(C=1.0, kernel=kernel, **params).fit(X[:200], y[:200])  # imports, first-call set-up
     budget_mb = 3.0
     model = SVM(C=1.0, kernel=kernel, cache_size=budget_mb, **params)
@@ -377,7 +378,7 @@ def test_kernel_cache_keeps_two_columns_at_least():
 
 @pytest.mark.parametrize("kernel, params, data, C, n", SHRINK_CASES)
 def test_fit_with_and_without_snapshots_gives_identical_alphas(kernel, params, data, C, n, monkeypatch):
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 100)
     X, y = _data(data, n)
     fitted = SVM(C=C, kernel=kernel, **params).fit(X, y)
     assert fitted._shrink_stats["shrinks"] >= 1
@@ -407,7 +408,7 @@ def test_fit_with_and_without_snapshots_gives_identical_alphas(kernel, params, d
 
 
 def test_max_iter_while_shrunk_reports_the_exact_state(monkeypatch):
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 50)
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 50)
     X, y = _moons(400, 0.3, 5)
     m = SVM(C=10.0, gamma=2.0, max_iter=180).fit(X, y)
     assert m.n_iter_ == 180 and not m.last_snapshot_.converged and m._shrink_stats["shrinks"] >= 1
@@ -418,7 +419,7 @@ def test_max_iter_while_shrunk_reports_the_exact_state(monkeypatch):
 
 
 def test_one_vs_rest_with_shrinking(monkeypatch):
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 50)
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 50)
     rng = np.random.default_rng(3)
     centers = np.array([[0, 0], [2.5, 0], [0, 2.5]])
     lab = rng.integers(0, 3, 450)
@@ -442,7 +443,7 @@ def test_shrinking_must_be_bool():
 def test_duplicates_and_large_kernel_values_give_no_nan(kernel, scale, linear_path, monkeypatch):
     # a_ij = k_ii + k_jj - 2 k_ij is 0 for duplicated points; with kernel values ~1e4 a tau
     # added afterwards is absorbed, and 0 / 0 in the selection made NaN (a RuntimeWarning).
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 100)
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 100)
     rng = np.random.default_rng(1)
     X = rng.normal(size=(180, 4)) * scale
     X[90:] = X[:90]
@@ -488,8 +489,11 @@ def test_linear_hard_margin_at_any_scale_agrees_with_svc(scale, linear_path):
         np.testing.assert_allclose(ours.alpha_ * scale**2, base.alpha_, rtol=1e-3, atol=1e-9)
 
 
-@pytest.mark.parametrize("scale", [1e-9, 1e-6, 1e3, 1e6, 1e9])
-@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+# rbf: gamma / s^2 stays within gamma's range (0, 1e6]
+RESCALED = [("linear", s) for s in (1e-9, 1e-6, 1e3, 1e6, 1e9)] + [("rbf", s) for s in (1e-3, 1e3, 1e6, 1e9)]
+
+
+@pytest.mark.parametrize("kernel, scale", RESCALED)
 def test_rescaled_problem_gives_the_same_machine(kernel, scale, linear_path):
     # X -> s X with C -> C / s^2 (linear) or gamma -> gamma / s^2 (rbf) is the same problem:
     # alpha s^2 (linear) or alpha (rbf) and f are unchanged. The solver's thresholds (the
@@ -520,7 +524,7 @@ def test_cached_rows_hold_the_column_and_inverse_root_curvature(kernel, params):
     """Non-rbf cache rows: K[:, o] and r_t = a_t^(-1/2), a_t = K_tt + K_oo - 2 K_to (tau if <= 0)."""
     X, _ = _moons(200, 0.3, 7)
     X = np.vstack([X, X[:1]])  # a duplicate of point 0: a = 0 there, replaced by tau
-    cache = svm_module._KernelCache(X, kernel, 1.0, params.get("degree", 3), params.get("coef0", 1.0), 2**20)
+    cache = cache_module.KernelCache(X, kernel, 1.0, params.get("degree", 3), params.get("coef0", 1.0), 2**20)
     K = make_kernel(kernel, **params)(X, X)
     for o in (0, 57):
         rows = np.array(cache.column(o))
@@ -547,11 +551,11 @@ def _compiled_or_skip():
 @pytest.mark.parametrize("data, C, seed", [(("blobs", 1.5), 1.0, 0), (("blobs", 0.8), 10.0, 1), (("moons", 0.3), 1.0, 2)])
 def test_compiled_linear_pairs_reach_the_numpy_paths_solution(data, C, seed, shrinking, monkeypatch):
     _compiled_or_skip()
-    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", 150)  # shrink and reconstruct several times
+    monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 100)
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 150)  # shrink and reconstruct several times
     X, y = _data(data, 900, seed)
     fast = SVM(C=C, kernel="linear", shrinking=shrinking).fit(X, y)
-    monkeypatch.setattr(svm_module, "_USE_COMPILED", False)
+    monkeypatch.setattr(smo_module, "_USE_COMPILED", False)
     slow = SVM(C=C, kernel="linear", shrinking=shrinking).fit(X, y)
     assert fast._shrink_stats["compiled_updates"] >= 0.9 * fast.n_iter_
     assert slow._shrink_stats["compiled_updates"] == 0
@@ -575,11 +579,11 @@ def test_compiled_linear_pairs_take_the_numpy_paths_steps(monkeypatch):
     """Run by run (two or three updates between snapshots, the rest in numpy), the pairs and
     multipliers are those of the numpy path: the same selection, clipping and gradient update."""
     _compiled_or_skip()
-    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 100)
     X, y = _blobs(700, 1.5, 3)
     runs = {}
     for use in (True, False):
-        monkeypatch.setattr(svm_module, "_USE_COMPILED", use)
+        monkeypatch.setattr(smo_module, "_USE_COMPILED", use)
         m = SVM(C=1.0, kernel="linear")
         runs[use] = list(zip(range(40), m.fit_steps(X, y, snapshot_every=3)))
         assert (m._shrink_stats["compiled_updates"] > 0) == use
@@ -592,8 +596,8 @@ def test_compiled_linear_pairs_take_the_numpy_paths_steps(monkeypatch):
 @pytest.mark.parametrize("shrink_every", [100, 1000])
 def test_compiled_fit_and_live_runs_take_the_same_iterates(shrink_every, monkeypatch):
     _compiled_or_skip()
-    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
-    monkeypatch.setattr(svm_module, "_SHRINK_EVERY", shrink_every)
+    monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 100)
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", shrink_every)
     X, y = _blobs(1200, 1.0, 5)
     fitted = SVM(C=1.0, kernel="linear").fit(X, y)
     assert fitted._shrink_stats["compiled_updates"] == fitted.n_iter_
@@ -610,7 +614,7 @@ def test_compiled_fit_and_live_runs_take_the_same_iterates(shrink_every, monkeyp
 
 def test_compiled_linear_pairs_stop_at_max_iter_and_at_snapshots(monkeypatch):
     _compiled_or_skip()
-    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 100)
     X, y = _blobs(800, 1.0, 4)
     m = SVM(C=1.0, kernel="linear", max_iter=257).fit(X, y)
     assert m.n_iter_ == 257 and not m.last_snapshot_.converged
@@ -632,7 +636,7 @@ def test_without_numba_the_numpy_path_is_used(monkeypatch):
     monkeypatch.setattr(_smo_compiled, "_TRIED", False)
     monkeypatch.setattr(_smo_compiled, "_KERNEL", None)
     monkeypatch.setattr(_smo_compiled, "error", None)
-    monkeypatch.setattr(svm_module, "_COMPILED_MIN_N", 100)
+    monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 100)
     X, y = _blobs(500, 1.5, 0)
     m = SVM(C=1.0, kernel="linear").fit(X, y)
     assert m.last_snapshot_.converged and m._shrink_stats["compiled_updates"] == 0
@@ -645,9 +649,9 @@ def test_small_problems_and_live_single_steps_never_load_the_compiled_code(monke
     asked = []
     monkeypatch.setattr(_smo_compiled, "linear_pairs", lambda: asked.append(1))
     monkeypatch.setattr(_smo_compiled, "_KERNEL", None)  # not loaded in this process yet
-    X, y = _blobs(svm_module._COMPILED_MIN_N - 1, 1.5, 0)
+    X, y = _blobs(smo_module._COMPILED_MIN_N - 1, 1.5, 0)
     SVM(C=1.0, kernel="linear").fit(X, y)
-    X, y = _blobs(svm_module._COMPILED_MIN_N, 1.5, 0)
+    X, y = _blobs(smo_module._COMPILED_MIN_N, 1.5, 0)
     for _ in zip(range(50), SVM(C=1.0, kernel="linear").fit_steps(X, y, snapshot_every=1)):
         pass
     assert asked == []
