@@ -454,7 +454,8 @@ class Bagging(ClassifierMixin, IterativeMixin, BaseEstimator):
     ----------
     estimators_ : list of DecisionTree
     bootstrap_counts_ : ndarray of int, shape (n_estimators, n_samples)
-    oob_error_ : float
+    oob_error_ : float or None
+        None when no training point was left out by any tree (tiny data, few trees).
     oob_error_curve_ : ndarray of shape (n_estimators,)
         OOB error after 1..B trees (NaN while no point is out of bag of any tree).
     oob_fraction_ : float
@@ -540,7 +541,7 @@ class Bagging(ClassifierMixin, IterativeMixin, BaseEstimator):
                 self.bootstrap_counts_ = counts_all
                 self.oob_votes_ = oob_votes
                 self.oob_error_curve_ = curve
-                self.oob_error_ = curve[-1]
+                self.oob_error_ = oob_err  # None when no point was ever left out
                 self.oob_fraction_ = float(np.mean(counts_all == 0))
             yield ForestSnapshot(
                 step=b + 1, phase="tree", progress=(b + 1) / B, n_trees=b + 1, tree=tree,

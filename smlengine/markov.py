@@ -29,7 +29,6 @@ O(#links + d) time and no memory beyond a few vectors.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +37,8 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
-from ._base import Snapshot, check_random_state, check_scalar, frozen_array
+from ._base import BaseEstimator, IterativeMixin, Snapshot, check_random_state, frozen_array
+from ._params import ArrayLike, Integral, Interval, RandomState, Real, check_param, validate_call
 
 __all__ = [
     "TransitionMatrix",
@@ -56,7 +56,22 @@ __all__ = [
     "layout_steps",
     "layout",
     "LayoutSnapshot",
+    "PageRank",
 ]
+
+#: Most power-method iterations one call may run (each costs O(#links + d)).
+MAX_ITER = 1_000_000
+#: Most random surfers moved together (their positions are n_walkers integers per move).
+MAX_WALKERS = 1_000_000
+#: Most moves per surfer, and most steps of a small chain.
+MAX_MOVES = 1_000_000
+#: Most layout iterations (each O(d²)).
+MAX_LAYOUT_ITER = 100_000
+
+_TELEPORT = [Interval(Real, 0, 1)]
+_TOL = [Interval(Real, 0, None, closed="neither")]
+_YIELD_EVERY = [Interval(Integral, 1, None)]
+_SEED = [RandomState(), None]
 
 
 # ----------------------------------------------------------------------------- validation
@@ -93,10 +108,7 @@ def _check_adjacency(adjacency, name: str = "adjacency") -> sp.csr_matrix:
 
 
 def _check_teleport(teleport) -> float:
-    check_scalar("teleport", teleport, numbers.Real)
-    if not 0.0 <= teleport <= 1.0:
-        raise ValueError(f"teleport must be in [0, 1], got {teleport}")
-    return float(teleport)
+    return float(check_param("teleport", teleport, _TELEPORT))
 
 
 def _out_weights(a: sp.csr_matrix):
@@ -311,11 +323,11 @@ class ChainSnapshot(Snapshot):
     Attributes
     ----------
     distribution : ndarray of shape (d,) -- P_n
-    change : float -- ‖P_n − P_{n−1}‖₁ (NaN at step 0)
+    change : float or None -- ‖P_n − P_{n−1}‖₁ (None at step 0: there is no previous P)
     """
 
     distribution: np.ndarray
-    change: float
+    change: float | None
 
 
 def _check_stochastic(p) -> np.ndarray:
@@ -331,6 +343,7 @@ def _check_stochastic(p) -> np.ndarray:
     return p
 
 
+@validate_call({"n_steps": [Interval(Integral, 0, MAX_MOVES)]})
 def chain_steps(p, start=None, n_steps: int = 50):
     """Iterate P_{n+1}ᵀ = P_nᵀ p on a small dense chain, showing (non-)convergence.
 
@@ -347,9 +360,8 @@ def chain_steps(p, start=None, n_steps: int = 50):
         on a reducible chain the limit depends on ``start``.
     """
     p = _check_stochastic(p)
-    check_scalar("n_steps", n_steps, numbers.Integral, min_value=0)
     x = _check_start(start, p.shape[0])
-    yield ChainSnapshot(step=0, distribution=frozen_array(x), change=float("nan"), progress=0.0)
+    yield ChainSnapshot(step=0, distribution=frozen_array(x), change=None, progress=0.0)
     for n in range(1, n_steps + 1):
         y = x @ p
         change = float(np.abs(y - x).sum())
@@ -394,8 +406,8 @@ class PageRankSnapshot(Snapshot):
     ----------
     distribution : ndarray of shape (d,)
         P_n (sums to 1). A read-only array owned by the snapshot.
-    change : float
-        Residual ‖P_n − P_{n−1}‖₁ (NaN at step 0).
+    change : float or None
+        Residual ‖P_n − P_{n−1}‖₁ (None at step 0: there is no previous iterate).
     bound : float
         (1 − α)^n, the course's rate: ‖P_n − P‖₁ ≤ 2 (1 − α)^n.
     teleport : float
@@ -405,12 +417,16 @@ class PageRankSnapshot(Snapshot):
     """
 
     distribution: np.ndarray
-    change: float
+    change: float | None
     bound: float
     teleport: float
     converged: bool
 
 
+_PAGERANK_CONSTRAINTS = {"teleport": _TELEPORT, "tol": _TOL, "max_iter": [Interval(Integral, 0, MAX_ITER)]}
+
+
+@validate_call(_PAGERANK_CONSTRAINTS)
 def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=None):
     """PageRank by the power method, one snapshot per iteration.
 
@@ -436,16 +452,14 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
         Step 0 (P_0), then one per iteration; the last one holds :func:`pagerank`'s result.
     """
     a = _check_adjacency(adjacency)
-    alpha = _check_teleport(teleport)
-    check_scalar("tol", tol, numbers.Real, min_value=0.0, include_min=False)
-    check_scalar("max_iter", max_iter, numbers.Integral, min_value=0)
+    alpha = float(teleport)
     d = a.shape[0]
     x = _check_start(start, d)
     _, inv_out, dangling = _out_weights(a)
     at = a.T  # CSC view of the same arrays: Aᵀ products without a transposed copy
     x.setflags(write=False)
     yield PageRankSnapshot(
-        step=0, distribution=x, change=float("nan"), bound=1.0, teleport=alpha, converged=False, progress=0.0
+        step=0, distribution=x, change=None, bound=1.0, teleport=alpha, converged=False, progress=0.0
     )
     keep = 1.0 - alpha
     for n in range(1, max_iter + 1):
@@ -479,6 +493,82 @@ def pagerank(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=None) -> 
     return np.array(last.distribution)
 
 
+class PageRank(IterativeMixin, BaseEstimator):
+    """PageRank as an estimator: ``fit(adjacency)`` runs the power method of :func:`pagerank_steps`.
+
+    P_{n+1} = (1 − α) (Wᵀ P_n + (δ·P_n)/d 𝟙) + α/d 𝟙 from P_0 = ``start`` (uniform by default)
+    until ‖P_{n+1} − P_n‖₁ < ``tol`` or ``max_iter`` iterations; for α > 0 the error after n
+    iterations is at most 2 (1 − α)^n.
+
+    Parameters
+    ----------
+    teleport : float in [0, 1], default=0.15
+        α, the probability of a jump to a uniformly random page.
+    tol : float > 0, default=1e-10
+    max_iter : int in [0, 1e6], default=1000
+    start : array-like (d,) or None
+        P_0; None for the uniform distribution.
+
+    Attributes
+    ----------
+    pagerank_ : ndarray of shape (d,)
+        The last iterate (sums to 1).
+    n_iter_ : int
+        Iterations run.
+    converged_ : bool
+        Whether the residual fell below ``tol``.
+    residuals_ : ndarray of shape (n_iter_,)
+        ‖P_n − P_{n−1}‖₁ for n = 1..n_iter_.
+    n_nodes_ : int
+        d.
+    last_snapshot_ : PageRankSnapshot
+
+    Notes
+    -----
+    The data of a fit is one graph, not a set of samples: ``clone``, ``get_params`` and
+    ``set_params`` work as in scikit-learn, but cross-validation has nothing to split.
+    """
+
+    _parameter_constraints = {**_PAGERANK_CONSTRAINTS, "start": [ArrayLike(), None]}
+
+    def __init__(self, teleport=0.15, tol=1e-10, max_iter=1000, start=None):
+        self.teleport = teleport
+        self.tol = tol
+        self.max_iter = max_iter
+        self.start = start
+
+    def fit_steps(self, adjacency):
+        """Run the power method on ``adjacency`` (``adjacency[i, j] > 0`` for a link i -> j).
+
+        Yields
+        ------
+        PageRankSnapshot
+            Step 0 (P_0), then one per iteration; the last one equals the fitted ``pagerank_``.
+        """
+        self.validate_params()
+        residuals = []
+        for snap in pagerank_steps(adjacency, teleport=self.teleport, tol=self.tol, max_iter=self.max_iter,
+                                   start=self.start):
+            if snap.change is not None:
+                residuals.append(snap.change)
+            self.pagerank_ = np.array(snap.distribution)
+            self.n_iter_ = int(snap.step)
+            self.converged_ = bool(snap.converged)
+            self.residuals_ = np.array(residuals)
+            self.n_nodes_ = int(snap.distribution.shape[0])
+            yield snap
+
+    def transform(self, adjacency=None) -> np.ndarray:
+        """The fitted PageRank vector (the argument is accepted for pipelines and ignored)."""
+        self._check_fitted("pagerank_")
+        return self.pagerank_.copy()
+
+    def ranking(self) -> np.ndarray:
+        """Node indices from the highest PageRank to the lowest (ties: lower index first)."""
+        self._check_fitted("pagerank_")
+        return np.argsort(-self.pagerank_, kind="stable")
+
+
 # ----------------------------------------------------------------------------- random surfer
 
 
@@ -493,7 +583,8 @@ class SurferSnapshot(Snapshot):
     teleported : ndarray of bool, shape (n_walkers,) -- it jumped (teleport or dangling) rather than followed a link
     frequencies : ndarray of shape (d,) -- fraction of all visits (moves 1..step) per page
     n_visits : int -- n_walkers × step
-    l1_error : float -- ‖frequencies − pagerank‖₁ (the power-method result)
+    l1_error : float or None -- ‖frequencies − pagerank‖₁ (the power-method result); None at step 0, before
+        any visit is counted
     """
 
     positions: np.ndarray
@@ -501,9 +592,16 @@ class SurferSnapshot(Snapshot):
     teleported: np.ndarray
     frequencies: np.ndarray
     n_visits: int
-    l1_error: float
+    l1_error: float | None
 
 
+@validate_call({
+    "teleport": _TELEPORT,
+    "n_walkers": [Interval(Integral, 1, MAX_WALKERS)],
+    "n_steps": [Interval(Integral, 0, MAX_MOVES)],
+    "random_state": _SEED,
+    "yield_every": _YIELD_EVERY,
+})
 def random_surfer_steps(
     adjacency,
     teleport=0.15,
@@ -537,14 +635,11 @@ def random_surfer_steps(
     Yields
     ------
     SurferSnapshot
-        Step 0 (start positions, no visits counted, ``l1_error`` NaN), then every
+        Step 0 (start positions, no visits counted, ``l1_error`` None), then every
         ``yield_every`` moves.
     """
     a = _check_adjacency(adjacency)
-    alpha = _check_teleport(teleport)
-    check_scalar("n_walkers", n_walkers, numbers.Integral, min_value=1)
-    check_scalar("n_steps", n_steps, numbers.Integral, min_value=0)
-    check_scalar("yield_every", yield_every, numbers.Integral, min_value=1)
+    alpha = float(teleport)
     rng = check_random_state(random_state)
     d = a.shape[0]
     if reference is None:
@@ -564,7 +659,7 @@ def random_surfer_steps(
         teleported=frozen_array(np.zeros(pos.size, bool)),
         frequencies=frozen_array(empty),
         n_visits=0,
-        l1_error=float("nan"),
+        l1_error=None,
         progress=0.0,
     )
     for n in range(1, int(n_steps) + 1):
@@ -612,6 +707,7 @@ class LayoutSnapshot(Snapshot):
     temperature: float
 
 
+@validate_call({"random_state": _SEED, "n_iter": [Interval(Integral, 0, MAX_LAYOUT_ITER)], "yield_every": _YIELD_EVERY})
 def layout_steps(adjacency, random_state=None, n_iter=50, yield_every=5):
     """Fruchterman--Reingold force-directed layout, yielding the positions as they settle.
 
@@ -627,8 +723,6 @@ def layout_steps(adjacency, random_state=None, n_iter=50, yield_every=5):
         Step 0 (random start), then every ``yield_every`` iterations and the last one.
     """
     a = _check_adjacency(adjacency)
-    check_scalar("n_iter", n_iter, numbers.Integral, min_value=0)
-    check_scalar("yield_every", yield_every, numbers.Integral, min_value=1)
     d = a.shape[0]
     if d > 5000:
         raise ValueError(f"layout is O(d²) per iteration; {d} nodes is too many (at most 5000)")
@@ -670,6 +764,7 @@ def layout_steps(adjacency, random_state=None, n_iter=50, yield_every=5):
             )
 
 
+@validate_call({"random_state": _SEED, "n_iter": [Interval(Integral, 0, MAX_LAYOUT_ITER)]})
 def layout(adjacency, random_state=None, n_iter=50) -> np.ndarray:
     """Final positions (d, 2) of :func:`layout_steps`."""
     last = None

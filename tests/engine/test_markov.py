@@ -72,7 +72,7 @@ def test_snapshots_sum_to_one_and_error_bound():
     start = np.zeros(60)
     start[0] = 1.0
     snaps = list(markov.pagerank_steps(a, teleport=alpha, tol=1e-12, start=start))
-    assert snaps[0].step == 0 and np.isnan(snaps[0].change)
+    assert snaps[0].step == 0 and snaps[0].change is None  # no previous iterate
     assert snaps[-1].converged and not snaps[-2].converged
     first_change = snaps[1].change
     for s in snaps:
@@ -205,15 +205,15 @@ def test_scale_free_graph_is_seeded_with_dangling_and_heavy_tail():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda a: markov.pagerank(a, teleport=2), r"teleport must be in \[0, 1\], got 2"),
-        (lambda a: markov.pagerank(a, tol=0), "tol must be > 0"),
-        (lambda a: markov.pagerank(a, max_iter=-1), "max_iter must be >= 0"),
+        (lambda a: markov.pagerank(a, teleport=2), r"teleport must be a float in \[0, 1\]; got 2"),
+        (lambda a: markov.pagerank(a, tol=0), "tol must be a float > 0; got 0"),
+        (lambda a: markov.pagerank(a, max_iter=-1), r"max_iter must be an int in \[0, 1e6\]; got -1"),
         (lambda a: markov.pagerank(a, start=[1, 0]), "distribution over the 3 states"),
         (lambda a: markov.pagerank(a, start=[1, 1, 1]), "sum to 1"),
         (lambda a: markov.pagerank(np.ones((2, 3))), "square"),
         (lambda a: markov.pagerank(-a), "non-negative"),
         (lambda a: markov.chain_steps(np.ones((2, 2))).__next__(), "rows of p must sum to 1"),
-        (lambda a: markov.random_surfer_steps(a, n_walkers=0).__next__(), "n_walkers must be >= 1"),
+        (lambda a: markov.random_surfer_steps(a, n_walkers=0).__next__(), r"n_walkers must be an int in \[1, 1e6\]; got 0"),
     ],
 )
 def test_invalid_arguments(call, match):
@@ -222,6 +222,37 @@ def test_invalid_arguments(call, match):
         call(a)
     with pytest.raises(TypeError):
         markov.pagerank(a, teleport="0.1")
+
+
+@pytest.mark.parametrize("n_walkers", [10**9, 2**63])
+def test_absurd_surfer_counts_are_refused_at_the_call(n_walkers):
+    a = sp.csr_matrix(np.array([[0, 1], [1, 0]], float))
+    with pytest.raises(ValueError, match=r"^n_walkers must be an int in \[1, 1e6\]; got \d+$"):
+        markov.random_surfer_steps(a, n_walkers=n_walkers)  # before any next(): nothing allocated
+
+
+def test_undefined_values_at_step_zero_are_none():
+    a = sp.csr_matrix(np.array([[0, 1, 1], [1, 0, 0], [0, 1, 0]], float))
+    assert next(markov.chain_steps(markov.transition_matrix(a, 0.1).toarray())).change is None
+    assert next(markov.pagerank_steps(a)).change is None
+    first, second = markov.random_surfer_steps(a, n_walkers=50, n_steps=1, random_state=0)
+    assert first.l1_error is None and np.isfinite(second.l1_error)
+
+
+def test_pagerank_estimator_equals_the_power_method():
+    a = sp.csr_matrix(np.array([[0, 1, 1, 0], [1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 0, 0]], float))
+    est = markov.PageRank(teleport=0.2, tol=1e-12)
+    assert est.fit(a) is est
+    np.testing.assert_allclose(est.pagerank_, markov.pagerank(a, teleport=0.2, tol=1e-12), rtol=0, atol=0)
+    np.testing.assert_allclose(est.pagerank_, est.last_snapshot_.distribution, rtol=0, atol=0)
+    assert est.converged_ and est.n_iter_ == len(est.residuals_) and est.residuals_[-1] < 1e-12
+    assert est.n_nodes_ == 4 and est.ranking()[0] == int(np.argmax(est.pagerank_))
+    nx = pytest.importorskip("networkx")
+    g = nx.from_scipy_sparse_array(a, create_using=nx.DiGraph)
+    ref = nx.pagerank(g, alpha=0.8, tol=1e-14, max_iter=10_000)
+    np.testing.assert_allclose(est.transform(), [ref[i] for i in range(4)], atol=1e-9)
+    with pytest.raises(ValueError, match=r"^teleport must be a float in \[0, 1\]; got nan$"):
+        markov.PageRank(teleport=float("nan")).fit(a)
 
 
 def test_property_pagerank_is_the_dense_equilibrium():
