@@ -9,7 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import math
+
 import numpy as np
+
+from ._params import Integral, Interval, validate_call
 
 __all__ = ["DecisionFrame", "grid_points", "decision_frame"]
 
@@ -23,15 +27,35 @@ class DecisionFrame:
     contours: dict[float, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
 
+#: Finest grid accepted: 4096² points are 268 MB of coordinates already.
+MAX_RESOLUTION = 4096
+_RESOLUTION = {"resolution": [Interval(Integral, 2, MAX_RESOLUTION)]}
+
+
+def _check_extent(extent) -> tuple[float, float, float, float]:
+    try:
+        xmin, xmax, ymin, ymax = (float(v) for v in extent)
+    except (TypeError, ValueError):
+        raise TypeError("extent must be four numbers (xmin, xmax, ymin, ymax)") from None
+    if not all(math.isfinite(v) and abs(v) <= 1e100 for v in (xmin, xmax, ymin, ymax)):
+        raise ValueError(f"extent must be finite numbers with |v| <= 1e100; got {(xmin, xmax, ymin, ymax)}")
+    if not (xmin <= xmax and ymin <= ymax):
+        raise ValueError(f"extent must have xmin <= xmax and ymin <= ymax; got {(xmin, xmax, ymin, ymax)}")
+    return xmin, xmax, ymin, ymax
+
+
+@validate_call(_RESOLUTION)
 def grid_points(extent, resolution: int = 140) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(xs, ys, points) of a resolution × resolution grid; points has shape (ny*nx, 2)."""
-    xmin, xmax, ymin, ymax = extent
+    xmin, xmax, ymin, ymax = _check_extent(extent)
+    resolution = int(resolution)
     xs = np.linspace(xmin, xmax, resolution)
     ys = np.linspace(ymin, ymax, resolution)
     gx, gy = np.meshgrid(xs, ys)
     return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
 
 
+@validate_call(_RESOLUTION)
 def decision_frame(func: Callable[[np.ndarray], np.ndarray], extent, resolution: int = 140, levels=(0.0,)) -> DecisionFrame:
     """Evaluate ``func`` on a grid and trace the requested level sets (NaN-separated)."""
     from skimage.measure import find_contours  # lazy: keeps application start-up light

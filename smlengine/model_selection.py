@@ -9,13 +9,18 @@ set, which played no part in the choice.
 from __future__ import annotations
 
 import itertools
-import numbers
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._base import Snapshot, check_random_state, check_scalar, check_X_y, frozen_array
+from ._base import Snapshot, check_random_state, check_X_y, frozen_array
+from ._params import Boolean, Integral, Interval, RandomState, validate_call
+
+#: Most samples a k-fold split accepts (its permutation is n integers).
+MAX_SAMPLES = 100_000_000
+_K = [Interval(Integral, 2, None)]
+_SEED = [RandomState(), None]
 
 __all__ = [
     "kfold_indices",
@@ -27,6 +32,7 @@ __all__ = [
 ]
 
 
+@validate_call({"n": [Interval(Integral, 1, MAX_SAMPLES)], "k": _K, "shuffle": [Boolean()], "random_state": _SEED})
 def kfold_indices(n, k, shuffle=True, random_state=None):
     """Split range(n) into k folds of sizes differing by at most one.
 
@@ -35,8 +41,6 @@ def kfold_indices(n, k, shuffle=True, random_state=None):
     list of (train_idx, val_idx)
         k pairs of sorted index arrays; the validation folds partition range(n).
     """
-    check_scalar("n", n, numbers.Integral, min_value=1)
-    check_scalar("k", k, numbers.Integral, min_value=2)
     if k > n:
         raise ValueError(f"k = {k} folds need at least {k} samples, got {n}")
     order = check_random_state(random_state).permutation(n) if shuffle else np.arange(n)
@@ -63,6 +67,7 @@ def _fold_errors(estimator_factory, X, y, folds, params):
     return errs
 
 
+@validate_call({"k": _K, "random_state": _SEED, "return_folds": [Boolean()]})
 def cross_val_error(estimator_factory, X, y, k=5, random_state=None, return_folds=False):
     """Mean misclassification rate over k folds.
 
@@ -129,6 +134,7 @@ def _grid_axes(grid: Mapping[str, Any]):
     return names, values
 
 
+@validate_call({"k": _K, "random_state": _SEED})
 def grid_search_steps(estimator_factory: Callable, grid, X, y, k=5, random_state=0):
     """Cross-validate every cell of a parameter grid, yielding after each cell.
 
@@ -174,6 +180,7 @@ class SelectionResult:
     estimator: Any  # retrained on train + validation
 
 
+@validate_call({"k": _K, "random_state": _SEED})
 def select_and_test(estimator_factory, grid, X_train, y_train, X_test, y_test, X_val=None, y_val=None, k=5, random_state=0):
     """The course protocol: choose by validation error, retrain, report the test error.
 

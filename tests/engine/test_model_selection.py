@@ -41,7 +41,7 @@ def test_folds_reproducible_and_bad_k():
     b = kfold_indices(20, 4, random_state=1)
     for (ta, va), (tb, vb) in zip(a, b):
         np.testing.assert_array_equal(va, vb)
-    with pytest.raises(ValueError, match="k must be >= 2"):
+    with pytest.raises(ValueError, match="k must be an int >= 2; got 1"):
         kfold_indices(10, 1)
     with pytest.raises(ValueError, match="need at least"):
         kfold_indices(3, 5)
