@@ -178,9 +178,11 @@ MAX_POINTS_FILE_BYTES = 50 * 2**20
 
 #: most points :func:`load_points` reads when no smaller limit is given
 MAX_POINTS_READ = 1_000_000
+#: most coordinates (points × dimensions) :func:`load_points` reads
+MAX_COORDINATES_READ = 2_000_000
 
 
-def load_points(path, max_points: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def load_points(path, max_points: int | None = None, n_coordinates: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Read points from a CSV file such as the ones :func:`save_points` writes.
 
     The first line is a header naming the columns. The column named ``label`` holds the
@@ -192,7 +194,9 @@ def load_points(path, max_points: int | None = None) -> tuple[np.ndarray, np.nda
 
     The file is read in blocks (:func:`~smlengine.datasets._lines.iter_text_lines`) and the
     points are counted as they are read: one more than ``max_points`` (default
-    :data:`MAX_POINTS_READ`) stops the reading with a ``ValueError``.
+    :data:`MAX_POINTS_READ`), or more than :data:`MAX_COORDINATES_READ` coordinates in all,
+    stops the reading with a ``ValueError``. ``n_coordinates``, if given, is checked
+    against the header before any point is read.
 
     Raises
     ------
@@ -220,6 +224,10 @@ def load_points(path, max_points: int | None = None) -> tuple[np.ndarray, np.nda
         )
     n_fields = len(header)
     n_features = header.index("label")
+    if n_coordinates is not None and n_features != n_coordinates:
+        raise ValueError(f"this lab needs {n_coordinates}-D points, the file has {n_features} coordinates")
+    requested = limit
+    limit = min(limit, max(1, MAX_COORDINATES_READ // n_features))
     rows, labels = [], []
     errors = LineErrors()
     for number, line in lines:
@@ -246,6 +254,9 @@ def load_points(path, max_points: int | None = None) -> tuple[np.ndarray, np.nda
             continue
         if len(rows) == limit:
             lines.close()
+            if limit < requested:
+                raise ValueError(f"{name} has more than {limit:,} points of {n_features} coordinates; "
+                                 f"at most {MAX_COORDINATES_READ:,} coordinates are read")
             raise ValueError(f"{name} has more than {limit:,} points; this lab draws at most {limit:,}")
         rows.append(values)
         labels.append(label)
@@ -273,13 +284,12 @@ def _finite_or_name(label: str) -> bool:
 def load_two_class_points(path, max_points: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
     """(X, y ±1) of a points file for a 2-D two-class problem; ``ValueError`` says what is wrong.
 
-    :func:`load_points` checks the file itself (numbers, finite values, labels) and stops
-    reading after ``max_points`` points; this adds two coordinates and at most two classes (the larger label is
+    :func:`load_points` checks the file itself (numbers, finite values, labels, two
+    coordinates in the header) and stops reading after ``max_points`` points; this adds at
+    most two classes (the larger label is
     class +1; a single class keeps its sign, so a learner can say it needs two).
     """
-    X, labels = load_points(path, max_points)
-    if X.shape[1] != 2:
-        raise ValueError(f"this lab needs 2-D points, the file has {X.shape[1]} coordinates")
+    X, labels = load_points(path, max_points, n_coordinates=2)
     classes = np.unique(labels)
     if classes.size > 2:
         raise ValueError(f"this lab needs two classes, the file has {classes.size}")

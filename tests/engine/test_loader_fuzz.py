@@ -275,3 +275,72 @@ def test_crawl_html_folder_fuzz(pages):
     assert set(names) == html_pages and a.shape == (n, n) and len(titles) == n
     assert a.diagonal().sum() == 0 and notes == []
     assert all(isinstance(t, str) and t for t in titles)
+
+
+# ----------------------------------------------------------------------------- large files and header bombs
+# Files up to the documented size limit, built to be as costly as a legal size allows. Each
+# input is read in a child process that reports its own CPU time and peak memory: a bound
+# exceeded (10 s of CPU, 1 GB) fails the test, whatever else the machine is doing.
+
+import bounded_child  # noqa: E402 - the shared child-process runner beside the tests
+
+POINTS_READERS = {
+    "load_points": ("smlengine.datasets.load_points", "x1,x2,label\n"),
+    "load_two_class_points": ("smlengine.datasets.load_two_class_points", "x1,x2,label\n"),
+    "load_xy_points": ("smlengine.datasets._regression.load_xy_points", "x,y\n"),
+    "mixtures": ("app.labs.mixtures.run.load_xy_points", "x1,x2\n"),
+}
+
+
+def _bomb(kind: str, header: str, megabytes: float) -> bytes:
+    """``megabytes`` of a file of the given kind (a header first where the kind has one)."""
+    size = int(megabytes * 2**20)
+    width = header.count(",") + 1
+    unit = {
+        "valid points": ",".join(["0.123456789012345"] * (width - 1) + ["1"]) + "\n",
+        "blank lines": "\n",
+        "comment lines": "#\n",
+        "malformed lines": "a,b,c\n",
+        "mixed line ends": "1,2,1\r\n3,4,-1\r5,6,1\n",
+        "wide rows": ",".join(["0"] * 6000) + "\n",
+    }.get(kind)
+    if kind == "one long line":
+        return b"x" * size
+    if kind == "wide header":  # 6,000 columns a line: few lines, many coordinates
+        header = ",".join(f"x{i}" for i in range(5999)) + ",label\n"
+        unit = ",".join(["0"] * 6000) + "\n"
+    body = unit.encode() * (size // len(unit))
+    return header.encode() + body
+
+
+BOMB_KINDS = ["valid points", "blank lines", "comment lines", "malformed lines", "mixed line ends", "wide rows",
+              "one long line", "wide header"]
+
+
+@pytest.mark.timeout(600)
+@given(st.sampled_from(sorted(POINTS_READERS)), st.sampled_from(BOMB_KINDS), st.sampled_from([4.0, 49.5]))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+def test_large_legal_files_are_read_in_bounded_time_and_memory(reader, kind, megabytes):
+    call, header = POINTS_READERS[reader]
+    limit = 5 if reader == "mixtures" else (20 if reader == "load_xy_points" else 50)
+    megabytes = min(megabytes, limit - 0.5)  # within the reader's documented size limit
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(folder, "big.csv", _bomb(kind, header, megabytes))
+        report = bounded_child.run_bounded(call, path)
+    bounded_child.assert_bounded(report, f"{reader} on {megabytes} MB of {kind}")
+    if report["outcome"] != "ok":
+        assert report["outcome"] == "ValueError", f"{reader}: {report['outcome']}: {report['message'][:300]}"
+        assert 0 < len(report["message"]) <= MAX_MESSAGE
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("reader", sorted(POINTS_READERS))
+def test_the_largest_file_a_reader_accepts_stays_in_bounds(reader):
+    """The worst legal case: a file just under the size limit, points up to the count limit."""
+    call, header = POINTS_READERS[reader]
+    limit = 5 if reader == "mixtures" else (20 if reader == "load_xy_points" else 50)
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(folder, "big.csv", _bomb("valid points", header, limit - 0.5))
+        report = bounded_child.run_bounded(call, path)
+    bounded_child.assert_bounded(report, reader)
+    assert report["outcome"] == "ValueError" and "points" in report["message"], report
