@@ -15,6 +15,14 @@ a small window around it and clustering those vectors into K groups. Two kinds o
 
 Both take images as float arrays in [0, 1] (what :func:`smlengine.datasets.load_photo` and
 :func:`smlengine.datasets.read_image_file` return); uint8 images are scaled by 1/255.
+
+Size limits
+-----------
+Every function refuses an image of more than :data:`MAX_PIXELS` pixels (2048 × 2048), before
+converting or copying it: the features of a bigger image would take gigabytes (10,000 ×
+10,000 colour pixels are 2.4 GB as float64 alone). The histograms hold h · w · bins counts
+and are refused above :data:`MAX_HISTOGRAM_ENTRIES` (2**25 counts, 128 MB, e.g. 1024 × 1024
+pixels with 32 bins); the work behind them needs about four times that. Downscale first.
 """
 
 from __future__ import annotations
@@ -27,12 +35,16 @@ from ._base import check_choice, check_scalar
 
 __all__ = ["local_histograms", "texture_histograms", "local_binary_patterns", "pixel_features", "grey_levels",
            "FEATURE_KINDS", "HISTOGRAM_KINDS", "LBP_CODES", "histogram_parts", "window_counts", "tiling_windows",
-           "half_window_dispersion", "part_codes"]
+           "half_window_dispersion", "part_codes", "MAX_PIXELS", "MAX_HISTOGRAM_ENTRIES"]
 
 FEATURE_KINDS = ("rgb", "lab", "rgb+xy", "lab+xy")
 HISTOGRAM_KINDS = ("grey", "grey+lbp")
 #: number of distinct codes of :func:`local_binary_patterns` (8 neighbours: 0..8 and 9)
 LBP_CODES = 10
+#: largest image (pixels) any feature function accepts
+MAX_PIXELS = 2048 * 2048
+#: largest histogram array (pixels × bins) :func:`local_histograms` and :func:`texture_histograms` build
+MAX_HISTOGRAM_ENTRIES = 2**25
 
 # ITU-R BT.709 luma weights, the ones skimage.color.rgb2gray uses.
 _LUMA = np.array([0.2125, 0.7154, 0.0721])
@@ -43,6 +55,10 @@ def _check_image(image, name: str = "image") -> np.ndarray:
     if image is None:
         raise ValueError(f"{name} is missing (None)")
     arr = np.asarray(image)
+    if arr.ndim in (2, 3) and arr.shape[0] * arr.shape[1] > MAX_PIXELS:
+        h, w = arr.shape[:2]
+        raise ValueError(f"{name} has {h} x {w} = {h * w:,} pixels; at most {MAX_PIXELS:,} (2048 x 2048) are "
+                         f"accepted: downscale it first")
     if arr.dtype == np.bool_:
         arr = arr.astype(np.float64)
     elif arr.dtype == np.uint8:
@@ -88,7 +104,8 @@ def local_histograms(image, window: int = 15, bins: int = 16) -> np.ndarray:
 
     Parameters
     ----------
-    image : array of shape (h, w) or (h, w, 3), values in [0, 1] (uint8 is scaled)
+    image : array of shape (h, w) or (h, w, 3), values in [0, 1] (uint8 is scaled), at most
+        :data:`MAX_PIXELS` pixels, and h · w · bins <= :data:`MAX_HISTOGRAM_ENTRIES`
     window : int, odd, 1 <= window <= min(h, w)
         Side l of the square window centred on the pixel.
     bins : int, 2 <= bins <= 256
@@ -101,7 +118,15 @@ def local_histograms(image, window: int = 15, bins: int = 16) -> np.ndarray:
     grey = grey_levels(image)
     check_scalar("bins", bins, numbers.Integral, min_value=2, max_value=256)
     window, bins = _check_window(window, grey.shape), int(bins)
+    _check_entries(grey.shape, bins)
     return window_counts(np.minimum((grey * bins).astype(np.intp), bins - 1), window, bins)
+
+
+def _check_entries(shape, n_codes: int) -> None:
+    h, w = shape
+    if h * w * n_codes > MAX_HISTOGRAM_ENTRIES:
+        raise ValueError(f"{h} x {w} pixels with {n_codes} histogram bins make {h * w * n_codes:,} counts; at most "
+                         f"{MAX_HISTOGRAM_ENTRIES:,} are accepted: downscale the image or use fewer bins")
 
 
 def _check_window(window, shape) -> int:
@@ -177,6 +202,10 @@ def texture_histograms(image, window: int = 15, bins: int = 8, kind: str = "grey
     H : ndarray of int32, shape (h, w, bins) or (h, w, bins + LBP_CODES)
     """
     check_choice("kind", kind, HISTOGRAM_KINDS)
+    if kind == "grey+lbp" and isinstance(bins, numbers.Integral):
+        shape = np.shape(image)[:2]
+        if len(shape) == 2:
+            _check_entries(shape, int(bins) + LBP_CODES)  # before the first half is built
     H = local_histograms(image, window=window, bins=bins)
     if kind == "grey":
         return H
@@ -195,7 +224,8 @@ def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np
 
     Parameters
     ----------
-    image : array of shape (h, w, 3) colour or (h, w) grey, values in [0, 1]
+    image : array of shape (h, w, 3) colour or (h, w) grey, values in [0, 1], at most
+        :data:`MAX_PIXELS` pixels
     kind : {'rgb', 'lab', 'rgb+xy', 'lab+xy'}
         ``'rgb'``: the colour in [0, 1] (grey images: one column, the grey value).
         ``'lab'``: CIE-Lab (D65) divided by 100, so L is in [0, 1] and a, b roughly in
@@ -203,7 +233,7 @@ def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np
         colour difference (grey images: one column, L/100).
         ``'+xy'``: two more columns, the column x/(w-1) and row y/(h-1) in [0, 1] times
         ``position_weight``, so segments also prefer to be spatially compact.
-    position_weight : float >= 0
+    position_weight : float in [0, 1e6]
         Weight of the position columns relative to colour (only for ``'+xy'``).
 
     Returns
@@ -212,7 +242,7 @@ def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np
     """
     arr = _check_image(image)
     check_choice("kind", kind, FEATURE_KINDS)
-    check_scalar("position_weight", position_weight, numbers.Real, min_value=0.0)
+    check_scalar("position_weight", position_weight, numbers.Real, min_value=0.0, max_value=1e6)
     h, w = arr.shape[:2]
     colour = np.clip(arr, 0.0, 1.0)
     if kind.startswith("lab"):

@@ -21,11 +21,15 @@ from ._base import (
     IterativeMixin,
     Snapshot,
     check_array,
-    check_choice,
     check_random_state,
     check_scalar,
     frozen_array,
 )
+from ._params import ArrayLike, Integral, Interval, Options, RandomState, Real
+
+#: most centre updates per run, and most restarts, an estimator accepts
+MAX_ITER = 100_000
+MAX_RESTARTS = 1000
 
 __all__ = [
     "KMeans",
@@ -346,9 +350,9 @@ class KMeans(IterativeMixin, BaseEstimator):
         ``'random'``: K distinct data points chosen uniformly; ``'k-means++'``: D² seeding
         (see :func:`kmeans_plusplus_probabilities`); an array: these initial centres
         (then ``n_init`` must be 1).
-    n_init : int >= 1
+    n_init : int in [1, 1000]
     tol : float >= 0, τ of the stopping rule (absolute, in feature units)
-    max_iter : int >= 1, centre updates per restart
+    max_iter : int in [1, 100000], centre updates per restart
     random_state : None, int or numpy Generator
 
     Attributes
@@ -364,6 +368,15 @@ class KMeans(IterativeMixin, BaseEstimator):
     restarts and reports the spread of final objectives and the number of distinct solutions.
     """
 
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None)],
+        "init": [Options(("random", "k-means++")), ArrayLike()],
+        "n_init": [Interval(Integral, 1, MAX_RESTARTS)],
+        "tol": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 1, MAX_ITER)],
+        "random_state": [RandomState(), None],
+    }
+
     def __init__(self, n_clusters=3, *, init="k-means++", n_init=1, tol=1e-4, max_iter=300, random_state=None):
         self.n_clusters = n_clusters
         self.init = init
@@ -374,13 +387,10 @@ class KMeans(IterativeMixin, BaseEstimator):
 
     # -- validation --------------------------------------------------------------------
     def _validate(self, X):
+        self.validate_params()
         X = check_array(X)
         k = _check_k("n_clusters", self.n_clusters, X.shape[0])
-        check_scalar("n_init", self.n_init, numbers.Integral, min_value=1)
-        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
         if isinstance(self.init, str):
-            check_choice("init", self.init, ("random", "k-means++"))
             init = self.init
         else:
             init = np.asarray(self.init, dtype=np.float64)
@@ -549,7 +559,7 @@ def kmeans_restarts(X, n_clusters=3, *, n_restarts=20, init="k-means++", tol=1e-
 
 def _restarts_steps(X, n_clusters, n_restarts, init, tol, max_iter, random_state):
     X = check_array(X)
-    check_scalar("n_restarts", n_restarts, numbers.Integral, min_value=1)
+    check_scalar("n_restarts", n_restarts, numbers.Integral, min_value=1, max_value=10_000)
     if not isinstance(init, str):
         raise ValueError("restarts need a random init ('random' or 'k-means++'), not fixed centres")
     model = KMeans(n_clusters, init=init, tol=tol, max_iter=max_iter)

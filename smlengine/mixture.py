@@ -63,7 +63,8 @@ from ._base import (
     check_scalar,
     frozen_array,
 )
-from .kmeans import KMeans, _argmax_rows, _kmeans_plusplus, _label_dtype, _Lloyd, _n_distinct_upto
+from ._params import ArrayLike, Integral, Interval, Options, RandomState, Real
+from .kmeans import MAX_ITER, MAX_RESTARTS, KMeans, _argmax_rows, _kmeans_plusplus, _label_dtype, _Lloyd, _n_distinct_upto
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -404,7 +405,7 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
     covariances_init : array, optional -- initial Σ_k in scikit-learn's shape for the type:
         (K, f, f) full, (K, f) diag, (K,) spherical, (f, f) tied
     reg_covar : float in [0, 1e6] -- added to the diagonal of every Σ_k
-    tol : float in [0, 1e6] -- stop when the change of ℓ is below it (0: run ``max_iter`` iterations)
+    tol : float >= 0 -- stop when the change of ℓ is below it (0: run ``max_iter`` iterations)
     max_iter : int in [0, 100000] -- M-steps per restart
     n_init : int in [1, 1000] -- restarts; the best final log-likelihood is kept
     convergence : {'mean', 'relative'} -- how the change of ℓ is compared with ``tol`` (above)
@@ -418,6 +419,20 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
     log_likelihood_ : list of float -- ℓ after every iteration of the kept run (step 0 first)
     n_iter_ : int, converged_ : bool, last_snapshot_ : MixtureSnapshot
     """
+
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None)],
+        "covariance_type": [Options(COVARIANCE_TYPES)],
+        "init": [Options(INITS), ArrayLike()],
+        "weights_init": [ArrayLike(), None],
+        "covariances_init": [ArrayLike(), None],
+        "reg_covar": [Interval(Real, 0, 1e6)],
+        "tol": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 0, MAX_ITER)],
+        "n_init": [Interval(Integral, 1, MAX_RESTARTS)],
+        "convergence": [Options(CONVERGENCE_RULES)],
+        "random_state": [RandomState(), None],
+    }
 
     def __init__(self, n_components=3, *, covariance_type="full", init="kmeans", weights_init=None,
                  covariances_init=None, reg_covar=1e-6, tol=1e-3, max_iter=100, n_init=1, convergence="mean",
@@ -435,19 +450,8 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         self.random_state = random_state
 
     # -- validation ----------------------------------------------------------------------
-    def _check_params(self):
-        """The hyper-parameters alone, before the data are looked at."""
-        check_choice("covariance_type", self.covariance_type, COVARIANCE_TYPES)
-        check_choice("convergence", self.convergence, CONVERGENCE_RULES)
-        check_scalar("reg_covar", self.reg_covar, numbers.Real, min_value=0.0, max_value=1e6)
-        check_scalar("tol", self.tol, numbers.Real, min_value=0.0, max_value=1e6)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=0, max_value=100_000)
-        check_scalar("n_init", self.n_init, numbers.Integral, min_value=1, max_value=1000)
-        if isinstance(self.init, str):
-            check_choice("init", self.init, INITS)
-
     def _validate(self, X):
-        self._check_params()
+        self.validate_params()
         X = _check_data(X, self.n_components)
         k, f = int(self.n_components), X.shape[1]
         if isinstance(self.init, str):

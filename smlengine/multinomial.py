@@ -21,12 +21,12 @@ from ._base import (
     IterativeMixin,
     Snapshot,
     check_array,
-    check_choice,
     check_random_state,
     check_scalar,
     frozen_array,
 )
-from .kmeans import _argmax_rows, _check_k, _label_dtype, _pick_distinct
+from ._params import ArrayLike, Integral, Interval, Options, RandomState, Real
+from .kmeans import MAX_ITER, _argmax_rows, _check_k, _label_dtype, _pick_distinct
 
 __all__ = ["MultinomialMixture", "MultinomialMixtureSnapshot"]
 
@@ -55,10 +55,6 @@ def _relative_change(new: float, old: float) -> float:
 
 class _MixtureBase(IterativeMixin, BaseEstimator):
     """What a fitted mixture answers from its log joint (K, n): labels, responsibilities, scores, BIC."""
-
-    def _check_common(self):
-        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=0)
 
     def predict(self, X) -> np.ndarray:
         """Hard segmentation m_i = argmax_k a_ik."""
@@ -158,7 +154,7 @@ class MultinomialMixture(_MixtureBase):
     ----------
     n_components : int, K >= 1
     tol : float >= 0 -- relative change of ℓ to stop
-    max_iter : int >= 0 -- EM iterations (0: only the initial state)
+    max_iter : int in [0, 100000] -- EM iterations (0: only the initial state)
     pseudocount : float in [0, 1e6], α (default 0.01); larger values would drown any histogram's
         counts (and from about 1e300 on overflow the update to NaN)
     init : {'random'} -- t_k from K distinct random histograms smoothed by +1, c_k = 1/K
@@ -172,6 +168,17 @@ class MultinomialMixture(_MixtureBase):
     log_likelihood_ : list of float, one per step (step 0 first), non-decreasing
     n_iter_ : int, converged_ : bool, last_snapshot_ : MultinomialMixtureSnapshot
     """
+
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None)],
+        "tol": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 0, MAX_ITER)],
+        "pseudocount": [Interval(Real, 0, MAX_PSEUDOCOUNT)],
+        "init": [Options(("random",))],
+        "weights_init": [ArrayLike(), None],
+        "probabilities_init": [ArrayLike(), None],
+        "random_state": [RandomState(), None],
+    }
 
     def __init__(self, n_components=3, *, tol=1e-6, max_iter=200, pseudocount=0.01, init="random",
                  weights_init=None, probabilities_init=None, random_state=None):
@@ -297,9 +304,7 @@ class MultinomialMixture(_MixtureBase):
             Step 0: initial parameters and their responsibilities; step j: after the j-th
             M-step and the following E-step. The last snapshot equals the fitted state.
         """
-        self._check_common()
-        check_scalar("pseudocount", self.pseudocount, numbers.Real, min_value=0.0, max_value=MAX_PSEUDOCOUNT)
-        check_choice("init", self.init, ("random",))
+        self.validate_params()
         Xt = self._check_X(X)
         d, n = Xt.shape
         k = _check_k("n_components", self.n_components, n)

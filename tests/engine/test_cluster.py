@@ -1,5 +1,7 @@
 """k-means, multinomial and Gaussian mixtures by EM, restarts and the stability criterion."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,7 @@ from smlengine.cluster import (
     GaussianMixture,
     KMeans,
     MultinomialMixture,
+    kmeans_plusplus,
     kmeans_plusplus_probabilities,
     kmeans_restarts,
     stability,
@@ -345,3 +348,95 @@ def test_stability_bad_input():
         stability(lambda k, s: KMeans(k), X, [6])
     with pytest.raises(ValueError, match="empty"):
         stability(lambda k, s: KMeans(k), X, [])
+
+
+# ----------------------------------------------------------------------------- edges: absurd parameters, undefined values
+
+
+def test_kmeans_given_centres_on_fewer_distinct_points_than_k():
+    X = np.array([[0.0, 0.0]] * 5 + [[1.0, 1.0]] * 5)
+    with pytest.raises(ValueError, match=r"n_clusters=3 is larger than the number of distinct points \(2\)"):
+        KMeans(3, init=np.array([[0.0, 0.0], [1.0, 1.0], [5.0, 5.0]])).fit(X)
+    with pytest.raises(ValueError, match="distinct points"):
+        kmeans_restarts(X, 3, n_restarts=2, random_state=0)
+    # exactly K distinct points: a correct result, every shift after step 0 finite
+    snaps = list(KMeans(2, init=np.array([[0.0, 0.0], [5.0, 5.0]]), max_iter=10).fit_steps(X))
+    assert snaps[0].center_shift is None
+    assert all(math.isfinite(s.center_shift) for s in snaps[1:])
+    np.testing.assert_allclose(np.sort(snaps[-1].centers, axis=0), [[0.0, 0.0], [1.0, 1.0]])
+
+
+def test_kmeans_plusplus_is_the_engines_one_seeding():
+    X, _ = _blobs(200, seed=3)
+    idx, maps = kmeans_plusplus(X, 4, np.random.default_rng(5), return_probabilities=True)
+    assert idx.dtype == np.int64 and len(set(idx.tolist())) == 4 and len(maps) == 3
+    for j, p in enumerate(maps):
+        np.testing.assert_allclose(p, kmeans_plusplus_probabilities(X, X[idx[: j + 1]]))
+        assert p[idx[: j + 1]].max() == 0.0  # a chosen centre is never chosen again
+    np.testing.assert_array_equal(idx, kmeans_plusplus(X, 4, np.random.default_rng(5)))
+    # KMeans(init='k-means++') starts at exactly these rows
+    first = next(KMeans(4, init="k-means++", random_state=np.random.default_rng(5)).fit_steps(X))
+    np.testing.assert_array_equal(first.centers, X[idx])
+    with pytest.raises(ValueError, match="distinct points"):
+        kmeans_plusplus(np.zeros((6, 2)), 2, 0)
+
+
+def test_restarts_final_snapshot_has_no_nan():
+    X, _ = _blobs(120, seed=4)
+    last = list(kmeans_restarts(X, 3, n_restarts=3, random_state=0, steps=True))[-1]
+    assert last.current_inertia is None and last.current_restart == 3
+    assert np.all(np.isfinite(last.inertias))
+
+
+_ABSURD = [0, -1, float("nan"), float("inf"), -float("inf"), 1e308, 2**63]
+
+
+def _finite_or_refused(make, X):
+    """A clean ValueError/TypeError naming the problem, or a fit whose every snapshot number is finite."""
+    try:
+        snaps = list(make().fit_steps(X))
+    except (ValueError, TypeError) as exc:
+        assert 0 < len(str(exc)) < 300
+        return "refused"
+    for s in snaps:
+        for name in ("inertia", "center_shift", "log_likelihood", "relative_change", "log_prior"):
+            v = getattr(s, name, None)
+            assert v is None or math.isfinite(v), (name, v)
+        for name in ("centers", "weights", "probabilities", "means", "covariances", "confidence"):
+            v = getattr(s, name, None)
+            assert v is None or np.all(np.isfinite(v)), name
+    return "finite"
+
+
+@pytest.mark.parametrize("value", _ABSURD, ids=repr)
+@pytest.mark.parametrize("param", ["n_clusters", "n_init", "tol", "max_iter"])
+def test_kmeans_absurd_parameters(param, value):
+    X, _ = _blobs(60, seed=0)
+    kwargs = {"n_clusters": 3, "random_state": 0, param: value}
+    _finite_or_refused(lambda: KMeans(**kwargs), X)
+
+
+@pytest.mark.parametrize("value", _ABSURD, ids=repr)
+@pytest.mark.parametrize("param", ["n_components", "tol", "max_iter", "pseudocount"])
+def test_multinomial_absurd_parameters(param, value):
+    X = np.random.default_rng(0).integers(0, 10, size=(40, 5)) + 1
+    kwargs = {"n_components": 2, "random_state": 0, param: value}
+    _finite_or_refused(lambda: MultinomialMixture(**kwargs), X)
+
+
+def test_multinomial_huge_pseudocount_is_refused_with_its_range():
+    X = np.random.default_rng(0).integers(0, 10, size=(40, 5)) + 1
+    with pytest.raises(ValueError, match=r"pseudocount must be a float in \[0, 1e6\]; got 1e308"):
+        MultinomialMixture(2, pseudocount=1e308).fit(X)
+    mm = MultinomialMixture(2, pseudocount=1e6, random_state=0).fit(X)  # the largest allowed: finite
+    assert np.all(np.isfinite(mm.log_likelihood_)) and np.all(np.isfinite(mm.probabilities_))
+    snaps = list(MultinomialMixture(2, random_state=0).fit_steps(X))
+    assert snaps[0].relative_change is None and all(math.isfinite(s.relative_change) for s in snaps[1:])
+
+
+@pytest.mark.parametrize("value", _ABSURD, ids=repr)
+@pytest.mark.parametrize("param", ["n_components", "tol", "max_iter", "reg_covar", "n_init"])
+def test_gmm_absurd_parameters(param, value):
+    X, _ = _blobs(60, seed=0)
+    kwargs = {"n_components": 3, "random_state": 0, param: value}
+    _finite_or_refused(lambda: GaussianMixture(**kwargs), X)

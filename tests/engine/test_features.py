@@ -89,3 +89,34 @@ def test_pixel_features_bad_input():
         pixel_features(np.full((2, 2, 3), np.nan))
     with pytest.raises(ValueError, match="position_weight"):
         pixel_features(np.zeros((2, 2, 3)), "rgb+xy", position_weight=-1.0)
+
+
+def test_huge_images_are_refused_before_any_copy():
+    from smlengine.features import MAX_HISTOGRAM_ENTRIES, MAX_PIXELS, texture_histograms
+
+    # a 10,000 x 10,000 colour image that costs no memory (a broadcast view): refused from its shape alone
+    big = np.broadcast_to(np.zeros((1, 1, 3), dtype=np.uint8), (10_000, 10_000, 3))
+    for call in (lambda: local_histograms(big), lambda: pixel_features(big, kind="lab+xy"),
+                 lambda: texture_histograms(big)):
+        with pytest.raises(ValueError, match="downscale"):
+            call()
+    # the limits are where they say: the largest accepted square image works, one row more is refused
+    side = int(np.sqrt(MAX_PIXELS))
+    grey = np.broadcast_to(np.zeros((1, 1)), (side + 1, side))
+    with pytest.raises(ValueError, match="2048 x 2048"):
+        pixel_features(grey)
+    assert pixel_features(np.zeros((4, 5))).shape == (20, 1)
+    assert 512 * 256 * 256 == MAX_HISTOGRAM_ENTRIES  # 512 x 256 pixels with 256 bins: just accepted
+    with pytest.raises(ValueError, match="fewer bins"):
+        local_histograms(np.broadcast_to(np.zeros((1, 1)), (512, 257)), window=3, bins=256)
+    H = local_histograms(np.random.default_rng(0).random((64, 64)), window=3, bins=256)
+    assert H.shape == (64, 64, 256) and np.all(H.sum(axis=2) == 9)
+    with pytest.raises(ValueError, match="counts"):
+        texture_histograms(np.zeros((2048, 2048)), window=3, bins=8)  # 2048² × 18 counts
+
+
+def test_position_weight_range():
+    img = np.zeros((3, 3, 3))
+    for bad in (1e308, float("inf"), float("nan"), -1.0):
+        with pytest.raises(ValueError, match="position_weight"):
+            pixel_features(img, kind="rgb+xy", position_weight=bad)

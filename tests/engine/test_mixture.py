@@ -335,3 +335,53 @@ def test_e_step_equals_scipy_densities():
     assert ll == pytest.approx(np.log(dens.sum(axis=1)).sum(), rel=1e-12)
     with pytest.raises(ValueError, match="positive definite"):
         e_step(X, t.weights, t.means, np.zeros((3, 2, 2)))
+
+
+# ----------------------------------------------------------------------------- one estimator for both labs
+
+
+@pytest.mark.parametrize("half_steps", [False, True])
+def test_compact_snapshots_equal_the_full_ones(half_steps):
+    X, _ = _data(seed=3)
+    kwargs = dict(covariance_type="full", init="k-means++", tol=0, max_iter=15, random_state=4)
+    full = list(GaussianMixture(3, **kwargs).fit_steps(X, half_steps=half_steps))
+    compact = list(GaussianMixture(3, **kwargs).fit_steps(X, half_steps=half_steps, responsibilities=False))
+    assert len(full) == len(compact)
+    for a, b in zip(full, compact):
+        assert b.responsibilities is None and a.responsibilities.shape == (len(X), 3)
+        np.testing.assert_array_equal(a.means, b.means)
+        np.testing.assert_array_equal(a.labels, b.labels)
+        np.testing.assert_array_equal(a.confidence, b.confidence)
+        assert a.log_likelihood == b.log_likelihood and a.half == b.half
+        # the labels and confidence belong to the snapshot's own responsibilities
+        np.testing.assert_array_equal(a.labels, np.argmax(a.responsibilities, axis=1))
+        np.testing.assert_allclose(a.confidence, a.responsibilities.max(axis=1), rtol=1e-6)
+        assert a.labels.dtype == np.uint8 and a.confidence.dtype == np.float32
+    gm = GaussianMixture(3, **kwargs).fit(X)
+    np.testing.assert_array_equal(gm.labels_, compact[-1].labels)
+    np.testing.assert_array_equal(gm.responsibilities_, full[-1].responsibilities)
+
+
+def test_change_is_none_at_step_zero_and_both_stopping_rules():
+    X, _ = _data(seed=5)
+    for rule in ("mean", "relative"):
+        tol = 1e-3 if rule == "mean" else 1e-5
+        snaps = list(GaussianMixture(3, init="random", tol=tol, convergence=rule, max_iter=500,
+                                     random_state=1).fit_steps(X))
+        assert snaps[0].change is None and snaps[0].relative_change is None
+        ll = np.array([s.log_likelihood for s in snaps])
+        for j, s in enumerate(snaps[1:], start=1):
+            assert s.change == pytest.approx((ll[j] - ll[j - 1]) / len(X))
+            assert s.relative_change == pytest.approx(abs(ll[j] - ll[j - 1]) / abs(ll[j]))
+            measured = s.relative_change if rule == "relative" else abs(s.change)
+            assert s.converged == (measured < tol)
+        assert snaps[-1].converged and not any(s.converged for s in snaps[:-1])
+    with pytest.raises(ValueError, match="convergence must be one of 'mean', 'relative'"):
+        GaussianMixture(3, convergence="absolute").fit(X)
+
+
+def test_the_segmentation_names_are_the_same_class():
+    from smlengine import cluster, mixture
+
+    assert cluster.GaussianMixture is mixture.GaussianMixture
+    assert cluster.GaussianMixtureSnapshot is mixture.MixtureSnapshot
