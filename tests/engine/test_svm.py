@@ -332,7 +332,10 @@ def test_kernel_cache_never_exceeds_its_budget(kernel, rows, monkeypatch):
     assert cache.buf is None  # released after training
     assert cache.rows_computed > cache.capacity  # columns were dropped and evaluated again
     ref = SVM(C=10.0, kernel=kernel, gamma=2.0).fit(X, y)  # 200 MB: every column fits
-    assert ref._cache.rows_computed <= ref._cache.capacity
+    if kernel == "linear":  # but linear keeps at most LINEAR_MAX_ROWS
+        assert ref._cache.capacity == min(500, cache_module.LINEAR_MAX_ROWS)
+    else:
+        assert ref._cache.rows_computed <= ref._cache.capacity
     y_pm = np.where(y == m.classes_[1], 1.0, -1.0)
     assert _kkt_gap(m, X, y_pm) <= m.tol * (1 + 1e-6)
     # the same optimum up to the stopping rule: cached and evaluated columns round differently
@@ -678,3 +681,48 @@ def test_a_second_process_loads_the_compiled_code_from_numbas_cache(tmp_path):
     assert "data saved" in runs[0].stdout + runs[0].stderr
     second = runs[1].stdout + runs[1].stderr
     assert "data loaded" in second and "data saved" not in second, second
+
+
+# ---------------------------------------------------------------- the readable reference SMO
+REFERENCE_CASES = [
+    ("linear", {}, ("blobs", 1.0), 1.0, "numpy"),
+    ("linear", {}, ("blobs", 1.0), 1.0, "compiled"),
+    ("rbf", {"gamma": 2.0}, ("moons", 0.3), 1.0, "numpy"),
+    ("poly", {"degree": 2, "coef0": 1.0}, ("moons", 0.3), 0.5, "numpy"),
+]
+
+
+@pytest.mark.parametrize("kernel, params, data, C, linear_path", REFERENCE_CASES, indirect=["linear_path"])
+def test_optimised_smo_takes_the_reference_steps(kernel, params, data, C, linear_path):
+    """The plain-loop SMO of the course's equations and the solver SVM runs (shrinking off:
+    shrinking is the one heuristic the reference leaves out) take the same step from every
+    state of a run: the same pair and multipliers, unless two candidates tie in exact
+    arithmetic (after an unclipped step F_i = F_j, so the next argmax may meet two equal F,
+    and which one rounding makes larger depends on how the gradient was summed). Both solve
+    the problem to the same optimum."""
+    from smlengine._smo_reference import smo_reference
+
+    X, y = _data(data, 60, seed=3)
+    y_pm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    K = make_kernel(kernel, **params)(X, X)
+    tau = 1e-12 * (1.0 if kernel == "rbf" else float(np.diag(K).max()))
+    model = SVM(C=C, kernel=kernel, shrinking=False, **params)
+    snaps = list(model.fit_steps(X, y, snapshot_every=1))
+    ties = 0
+    for before, s in zip(snaps, snaps[1:]):
+        ((i, j, a_ref),) = smo_reference(K, y_pm, C, tol=1e-3, tau=tau, alpha=before.alpha, max_pairs=1)
+        if s.pair == (i, j):
+            np.testing.assert_allclose(s.alpha, a_ref, rtol=1e-9, atol=1e-9)
+            continue
+        ties += 1
+        F = y_pm - K @ (before.alpha * y_pm)
+        i2, j2 = s.pair
+        assert F[i2] == pytest.approx(F[i], abs=1e-9)
+        if i2 == i:
+            assert (F[i] - F[j2]) ** 2 / (K[i, i] + K[j2, j2] - 2 * K[i, j2]) == pytest.approx(
+                (F[i] - F[j]) ** 2 / (K[i, i] + K[j, j] - 2 * K[i, j]), rel=1e-9)
+    assert len(snaps) > 40 and ties <= 0.2 * len(snaps)
+    assert snaps[-1].converged and not list(smo_reference(K, y_pm, C, tol=1e-3, tau=tau, alpha=snaps[-1].alpha))
+    a = np.asarray(list(smo_reference(K, y_pm, C, tol=1e-3, tau=tau))[-1][2])
+    dual = a.sum() - 0.5 * (a * y_pm) @ K @ (a * y_pm)
+    assert model.dual_objective_ == pytest.approx(dual, rel=1e-3)
