@@ -29,17 +29,20 @@ The Qt-free half (the run context of labelled points, the held-out mask) is
 
 from __future__ import annotations
 
+import html
 import os
 from typing import Any, ClassVar
 
 import numpy as np
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import load_two_class_points, make_dataset
+from smlengine.datasets import GENERATORS, load_two_class_points, make_dataset
 
+from . import style as theme
 from .lab import Lab
-from .points_data import split_mask
+from .points_data import sklearn_available, split_mask
 from .widgets.decision_map import DecisionMap, MapExtent
+from .widgets.params import Param
 from .widgets.point_canvas import CanvasToolbar, PointCanvas, XYCanvas
 
 KINDS = ("labelled", "unlabelled", "xy")
@@ -62,6 +65,12 @@ class PointsLab(Lab):
     #: reads a points file on a worker thread: ``points_reader(path, MAX_POINTS)``, its result
     #: goes to :meth:`points_loaded`
     points_reader = staticmethod(load_two_class_points)
+    #: parameters of the sampled points (labelled labs): changing one draws a new sample
+    DATA_PARAMS: ClassVar[tuple] = ("dataset", "n_samples", "noise", "balance")
+    #: the noise a data set starts with when it is chosen (labelled labs)
+    DEFAULT_NOISE: ClassVar[dict] = {}
+    #: the tooltip of the reference-check button when it is enabled
+    REFERENCE_TIP: ClassVar[str] = ""
 
     def __init__(self, parent=None):
         if self.points_kind not in KINDS:
@@ -89,12 +98,14 @@ class PointsLab(Lab):
         lay.addLayout(row)
         return box
 
-    def add_data_buttons(self, layout: QtWidgets.QBoxLayout) -> None:
-        """"New data" (:meth:`regenerate`) and "Load points…" buttons for labelled points."""
+    def add_data_buttons(self, layout: QtWidgets.QBoxLayout, load: bool = True) -> None:
+        """"New data" (:meth:`regenerate`) and, with ``load``, "Load points…" (:meth:`load_points_file`)."""
         self.new_data_button = QtWidgets.QPushButton("New data")
         self.new_data_button.setToolTip("Draw a fresh sample of the chosen data set with the current seed")
         self.new_data_button.clicked.connect(lambda: self.regenerate())
         layout.addWidget(self.new_data_button)
+        if not load:
+            return
         self.load_button = QtWidgets.QPushButton("Load points…")
         self.load_button.setToolTip("Read points from a CSV file with the header x1,x2,label")
         self.load_button.clicked.connect(self._load_points_dialog)
@@ -155,6 +166,38 @@ class PointsLab(Lab):
             self._apply_split()  # undo/redo forget the split: draw it again from the seed
         self.points_edited()
         self.reset()
+
+    @staticmethod
+    def data_params(dataset: str, n_samples: int, noise: float, test_fraction: float,
+                    balance_label: str = "Fraction of class +1") -> list[Param]:
+        """The parameter rows of sampled labelled points: data set, size, noise, balance, test fraction."""
+        return [
+            Param("dataset", "Data set", "choice", dataset, choices=[(k, k.capitalize()) for k in GENERATORS],
+                  tooltip="Generated toy problem (you can then edit the points with the mouse)"),
+            Param("n_samples", "Points", "int", n_samples, minimum=4, maximum=20000, step=10),
+            Param("noise", "Noise", "float", noise, minimum=0.0, maximum=5.0, step=0.05, decimals=2,
+                  tooltip="Spread of the generated points"),
+            Param("balance", balance_label, "float", 0.5, minimum=0.05, maximum=0.95, step=0.05, decimals=2),
+            Param("test_fraction", "Test fraction", "float", test_fraction, minimum=0.0, maximum=0.9, step=0.05,
+                  decimals=2,
+                  tooltip="Fraction of the points held out as test points (drawn hollow, not used for training)"),
+        ]
+
+    def data_param_changed(self, name: str) -> bool:
+        """React to a change of a points parameter (:meth:`data_params`); True when that
+        already restarted the run (a new sample)."""
+        if name == "dataset":
+            self.form.set_values({"noise": self.DEFAULT_NOISE.get(self.form.value("dataset"), 0.2)})
+        if name in self.DATA_PARAMS:
+            self.regenerate()
+            return True
+        if name == "test_fraction":
+            self._apply_split()
+            self.data_changed()
+        return False
+
+    def on_seed_changed(self, seed: int) -> None:
+        self.regenerate()
 
     def sample_points(self) -> tuple[np.ndarray, np.ndarray]:
         """(X, y) of the chosen toy data set with the current seed (labelled labs with the
@@ -244,6 +287,73 @@ class PointsLab(Lab):
         X, y = self.canvas.X, np.where(self.canvas.y > 0, 1.0, -1.0)
         mask = self._mask()
         return X[~mask], y[~mask], X[mask], y[mask]
+
+    # ------------------------------------------------------------------ a check against the reference library
+    def add_reference_check(self, layout: QtWidgets.QBoxLayout, text: str) -> None:
+        """A button that fits the reference library's model (``run_reference_check``) and the
+        label that shows the comparison (``reference_label``)."""
+        self.reference_result: dict | None = None
+        self.reference_button = QtWidgets.QPushButton(text)
+        self.reference_button.clicked.connect(self.run_reference_check)
+        layout.addWidget(self.reference_button)
+        self.reference_label = QtWidgets.QLabel()
+        self.reference_label.setWordWrap(True)
+        self.reference_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.reference_label)
+
+    def run_reference_check(self) -> None:
+        """Hook: start the check (:meth:`start_reference_check`) for the current method."""
+
+    def reference_available(self) -> bool:
+        return sklearn_available()
+
+    def reference_unsupported(self) -> str:
+        """Hook: why the current method has no reference check ("" when it has one)."""
+        return ""
+
+    def update_reference_button(self) -> None:
+        b = self.reference_button
+        why_not = self.reference_unsupported()
+        if not self.reference_available():
+            b.setEnabled(False)
+            b.setToolTip("scikit-learn is not installed, so there is nothing to compare with "
+                         "(pip install scikit-learn enables this check)")
+        elif why_not:
+            b.setEnabled(False)
+            b.setToolTip(why_not)
+        else:
+            b.setEnabled(True)
+            b.setToolTip(self.REFERENCE_TIP)
+
+    def start_reference_check(self, func, *args) -> None:
+        """Run ``func(*args)`` as the lab's "reference" side task; its dict goes to :meth:`reference_html`."""
+        task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
+        task.start(func, *args)
+        self.reference_result = None
+        self.reference_label.setText("Fitting scikit-learn's model …")
+        self.reference_button.setEnabled(False)
+
+    def reference_html(self, result: dict) -> str:
+        """Hook: the comparison a finished check shows."""
+        return ""
+
+    def _reference_done(self, result: dict) -> None:
+        self.update_reference_button()
+        self.reference_result = result
+        self.reference_label.setText(self.reference_html(result))
+
+    def _reference_failed(self, message: str) -> None:
+        self.update_reference_button()
+        self.reference_label.setText(f"⚠ reference check failed: {html.escape(message)}")
+
+    # ------------------------------------------------------------------ style
+    def style_canvas(self, s: theme.Style) -> None:
+        """Restyle the canvas, its axis labels x₁, x₂ (x, y for 1-D data) and the decision map if any."""
+        self.canvas.apply_style(s)
+        theme.set_axis_labels(self.canvas, *(("x", "y") if self.points_kind == "xy" else ("x₁", "x₂")), s)
+        theme.style_plot(self.canvas, s)
+        if hasattr(self, "decision"):
+            self.decision.apply_style(s)
 
     # ------------------------------------------------------------------ sessions
     def user_data(self) -> dict:

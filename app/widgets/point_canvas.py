@@ -236,28 +236,39 @@ class XYCanvas(PointCanvas):
 
 
 class CanvasToolbar(QtWidgets.QWidget):
-    """Undo / redo / eraser / clear buttons for a :class:`PointCanvas`."""
+    """Undo / redo / eraser / clear buttons for a :class:`PointCanvas`, and a mouse hint
+    (:attr:`hint`, a separate label the lab places).
 
-    def __init__(self, canvas: PointCanvas, parent=None):
+    ``columns`` None puts the buttons in one row; a number puts them in a grid of that many
+    columns (for a narrow control panel). ``hint`` replaces the default text of the hint.
+    """
+
+    HINT = "Left click: class +1 · right click: class −1 · drag: move"
+
+    def __init__(self, canvas: PointCanvas, parent=None, *, columns: int | None = None, hint: str | None = None):
         super().__init__(parent)
         self.canvas = canvas
-        lay = QtWidgets.QHBoxLayout(self)
+        lay = QtWidgets.QHBoxLayout(self) if columns is None else QtWidgets.QGridLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.undo_button = QtWidgets.QPushButton("Undo")
         self.undo_button.setToolTip("Undo the last edit of the points (Ctrl+Z)")
         self.redo_button = QtWidgets.QPushButton("Redo")
+        self.redo_button.setToolTip("Redo the edit undone last (Ctrl+Shift+Z)")
         self.erase_button = QtWidgets.QPushButton("Eraser")
         self.erase_button.setCheckable(True)
         self.erase_button.setToolTip("When on, clicking a point removes it (Ctrl+click does too)")
         self.clear_button = QtWidgets.QPushButton("Clear")
         self.clear_button.setToolTip("Remove every point (undoable)")
-        for b in (self.undo_button, self.redo_button, self.erase_button, self.clear_button):
-            lay.addWidget(b)
+        for i, b in enumerate((self.undo_button, self.redo_button, self.erase_button, self.clear_button)):
+            if columns is None:
+                lay.addWidget(b)
+            else:
+                lay.addWidget(b, i // columns, i % columns)
         self.undo_button.clicked.connect(canvas.undo)
         self.redo_button.clicked.connect(canvas.redo)
         self.clear_button.clicked.connect(canvas.clear_points)
         self.erase_button.toggled.connect(lambda on: setattr(canvas, "erase_mode", on))
-        hint = QtWidgets.QLabel("Left click: class +1 · right click: class −1 · drag: move")
+        hint = QtWidgets.QLabel(self.HINT if hint is None else hint)
         hint.setWordWrap(True)
         # a palette colour, not a style sheet: a style sheet would freeze the label's font at
         # its first polish, and the hint would stay small when projector mode is switched on

@@ -9,7 +9,8 @@ import pytest
 from PySide6 import QtCore
 
 from app.labs.mixtures import run
-from app.labs.mixtures.lab import PALETTE, MixturesLab
+from app.labs.mixtures.lab import MixturesLab
+from app.widgets.shapes import PALETTE, blend_colours, ellipse_xy
 
 
 @pytest.fixture
@@ -64,14 +65,14 @@ def test_the_first_run_converges_on_the_sampled_mixture(qtbot, lab):
     for j, (one, two) in enumerate(lab.ellipse_items):
         x, y = one.getData()
         if j < 3:
-            ex, ey = run.ellipse_xy(last.em.means[j], last.em.covariances[j], radii=(1.0,))
+            ex, ey = ellipse_xy(last.em.means[j], last.em.covariances[j], radii=(1.0,))
             np.testing.assert_allclose(x, ex)
             np.testing.assert_allclose(y, ey)
             assert len(two.getData()[0]) == len(ex)
         else:
             assert x is None or len(x) == 0
     np.testing.assert_allclose(np.column_stack(lab.means_item.getData()), last.em.means)
-    colours = run.blend_colours(last.em.responsibilities, PALETTE)
+    colours = blend_colours(last.em.responsibilities, PALETTE)
     drawn = np.array([b.color().getRgb()[:3] for b in lab.points_item.data["brush"]])
     np.testing.assert_array_equal(drawn, colours)
     em_frames = [f for f in frames if f.phase != "k-means"]  # k-means may go on after EM has converged
@@ -94,7 +95,7 @@ def test_half_steps_move_colours_then_ellipses(qtbot, lab):
         else:
             np.testing.assert_array_equal(cur.em.responsibilities, prev.em.responsibilities)
     lab.runner.seek(2)  # an M frame: the ellipses are the new parameters'
-    ex, _ = run.ellipse_xy(frames[2].em.means[0], frames[2].em.covariances[0], radii=(1.0,))
+    ex, _ = ellipse_xy(frames[2].em.means[0], frames[2].em.covariances[0], radii=(1.0,))
     np.testing.assert_allclose(lab.ellipse_items[0][0].getData()[0], ex)
     assert lab.bound_curve is not None and lab.bound_curve.item.isVisible()
     bound = lab.bound_curve.y

@@ -12,8 +12,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import GENERATORS
-
 from ... import style as theme
 from ...points_lab import PointsLab
 from . import META
@@ -31,8 +29,6 @@ from .run import (
     run_steps,
 )
 
-DATASET_DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.15, "circles": 0.08, "xor": 0.25, "spirals": 0.05}
-DATA_PARAMS = ("dataset", "n_samples", "noise", "balance")
 SVMS = ("svm_linear", "svm_poly", "svm_rbf")
 
 
@@ -47,6 +43,7 @@ PAGES = {"perceptron": 0, "logistic": 1}
 class ClassifiersLab(PointsLab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     method_param = "classifier"
+    DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.15, "circles": 0.08, "xor": 0.25, "spirals": 0.05}
 
     # ------------------------------------------------------------------ building
     def init_state(self) -> None:
@@ -55,7 +52,6 @@ class ClassifiersLab(PointsLab):
         self._ctx: RunContext | None = None
         self._pair_look: tuple = (None, None, None)  # style, pen, brush of the SMO pair's rings
         self._run_extent = (-3.0, 3.0, -3.0, 3.0)
-        self.reference_result: dict | None = None
 
     def after_build(self) -> None:
         self.regenerate(undoable=False, restart=False)
@@ -93,25 +89,12 @@ class ClassifiersLab(PointsLab):
             Param("smo_every", "SMO updates per step", "int", 1, minimum=1, maximum=1000,
                   tooltip="Pair updates between two recorded steps (1: every update is a step)",
                   visible_when=_for(*SVMS)),
-            Param("dataset", "Data set", "choice", "blobs", choices=[(k, k.capitalize()) for k in GENERATORS],
-                  tooltip="Generated toy problem (you can then edit the points with the mouse)"),
-            Param("n_samples", "Points", "int", 120, minimum=4, maximum=20000, step=10),
-            Param("noise", "Noise", "float", 0.6, minimum=0.0, maximum=5.0, step=0.05, decimals=2,
-                  tooltip="Spread of the generated points"),
-            Param("balance", "Fraction of class +1", "float", 0.5, minimum=0.05, maximum=0.95, step=0.05, decimals=2),
-            Param("test_fraction", "Test fraction", "float", 0.0, minimum=0.0, maximum=0.9, step=0.05, decimals=2,
-                  tooltip="Fraction of the points held out as test points (drawn hollow, not used for training)"),
+            *self.data_params("blobs", 120, 0.6, 0.0),
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
         self.add_data_buttons(layout)
-        self.reference_button = QtWidgets.QPushButton("Check against scikit-learn")
-        self.reference_button.clicked.connect(self.run_reference_check)
-        layout.addWidget(self.reference_button)
-        self.reference_label = QtWidgets.QLabel()
-        self.reference_label.setWordWrap(True)
-        self.reference_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.reference_label)
+        self.add_reference_check(layout, "Check against scikit-learn")
         self._toolbar_holder = layout
 
     def build_plots(self) -> QtWidgets.QWidget:
@@ -185,7 +168,7 @@ class ClassifiersLab(PointsLab):
         self._update_legend(kind)
         if self.cv_view.kind != kind:
             self.cv_view.set_kind(kind)
-        self._update_reference_button(kind)
+        self.update_reference_button()
 
     def _update_legend(self, kind: str) -> None:
         family = "perceptron" if kind == "perceptron" else ("logistic" if kind == "logistic" else "svm")
@@ -209,43 +192,28 @@ class ClassifiersLab(PointsLab):
             self.legend.addItem(self.current_marker, "point just used")
         theme.style_plot(self.canvas, theme.current())
 
-    def _update_reference_button(self, kind: str) -> None:
-        b = self.reference_button
-        if not reference.sklearn_available():
-            b.setEnabled(False)
-            b.setToolTip("scikit-learn is not installed, so there is nothing to compare with "
-                         "(pip install scikit-learn enables this check)")
-        elif not reference.supported(kind):
-            b.setEnabled(False)
-            b.setToolTip("The reference check covers logistic regression and the SVMs")
-        else:
-            b.setEnabled(True)
-            b.setToolTip("Fit scikit-learn's model on the same training points and parameters (in a separate process) "
-                         "and compare predictions on a dense grid, decision values and support-vector counts")
+    REFERENCE_TIP = ("Fit scikit-learn's model on the same training points and parameters (in a separate process) "
+                     "and compare predictions on a dense grid, decision values and support-vector counts")
+
+    def reference_available(self) -> bool:
+        return reference.sklearn_available()
+
+    def reference_unsupported(self) -> str:
+        return "" if reference.supported(self.kind) else "The reference check covers logistic regression and the SVMs"
 
     # ------------------------------------------------------------------ data
     def data_changed(self) -> None:
         self.cv_view.mark_stale()
 
     def on_param_changed(self, name: str) -> None:
-        if name == "dataset":
-            self.form.set_values({"noise": DATASET_DEFAULT_NOISE.get(self.form.value("dataset"), 0.2)})
         if name == "classifier":
             self._update_visibility()
             self.reference_label.setText("")
-        if name in DATA_PARAMS:
-            self.regenerate()
-            return
-        if name == "test_fraction":
-            self._apply_split()
-            self.cv_view.mark_stale()
-        self.reset()
+        if not self.data_param_changed(name):
+            self.reset()
 
     def after_params_restored(self) -> None:
         self._update_visibility()
-
-    def on_seed_changed(self, seed: int) -> None:
-        self.regenerate()
 
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
@@ -408,36 +376,26 @@ class ClassifiersLab(PointsLab):
         if not (reference.sklearn_available() and reference.supported(kind)):
             return
         Xtr, ytr, _, _ = self.train_test()
-        task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
         # in a child process: cancelling the task (new parameters or data, Reset, another
         # check, closing) terminates the fit instead of letting it compute on
-        task.start(reference.reference_check_in_process, kind, self.params(), Xtr.copy(), ytr.copy(),
-                   self._view_extent())
-        self.reference_result = None
-        self.reference_label.setText("Fitting scikit-learn's model …")
-        self.reference_button.setEnabled(False)
+        self.start_reference_check(reference.reference_check_in_process, kind, self.params(), Xtr.copy(), ytr.copy(),
+                                   self._view_extent())
 
     def _cancel_reference(self) -> None:
         """A restart (parameters, data, seed, Reset) makes a running check stale: stop it."""
         task = self.task("reference")
         if task.busy:
             task.cancel()
-            self._update_reference_button(self.kind)
+            self.update_reference_button()
             self.reference_label.setText("Reference check stopped: the parameters or the data changed.")
 
-    def _reference_done(self, r: dict) -> None:
-        self._update_reference_button(self.kind)
-        self.reference_result = r
+    def reference_html(self, r: dict) -> str:
         text = (f"<b>vs scikit-learn {html.escape(r['name'])}</b> on {r['n_points']} training points:<br>"
                 f"equal predictions on a {r['grid']}×{r['grid']} grid: <b>{100 * r['agreement']:.2f}%</b><br>"
                 f"max |f<sub>ours</sub> − f<sub>sklearn</sub>| = {r['max_diff']:.2e} (|f| up to {r['scale']:.2g})")
         if r["n_support"][0] >= 0:
             text += f"<br>support vectors: ours {r['n_support'][0]}, sklearn {r['n_support'][1]}"
-        self.reference_label.setText(text)
-
-    def _reference_failed(self, message: str) -> None:
-        self._update_reference_button(self.kind)
-        self.reference_label.setText(f"⚠ reference check failed: {html.escape(message)}")
+        return text
 
     def shutdown(self) -> None:
         self.cv_view.shutdown()
@@ -445,10 +403,7 @@ class ClassifiersLab(PointsLab):
 
     # ------------------------------------------------------------------ style, sessions, export
     def apply_style(self, s: theme.Style) -> None:
-        self.canvas.apply_style(s)
-        theme.set_axis_labels(self.canvas, "x₁", "x₂", s)
-        theme.style_plot(self.canvas, s)
-        self.decision.apply_style(s)
+        self.style_canvas(s)
         for p in self.panels:
             p.apply_style(s)
         self.cv_view.apply_style(s)

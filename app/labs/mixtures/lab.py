@@ -7,7 +7,6 @@ stability against K."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Callable, Iterator
 
@@ -19,10 +18,12 @@ from smlengine.datasets import make_gaussian_mixture
 from smlengine.datasets._mixture import mixture_truth
 
 from ... import style as theme
-from ...lab import Lab
+from ...points_lab import PointsLab
 from ...widgets.params import LogSlider, Param
 from ...widgets.plots import PlotPanel, outside_legend
-from ...widgets.point_canvas import CanvasToolbar, PointCanvas
+from ...widgets.labels import NoteLabel
+from ...widgets.point_canvas import CanvasToolbar
+from ...widgets.shapes import PALETTE, blend_colours, ellipse_xy
 from . import META, maths, run
 
 TAB_EM, TAB_KMEANS, TAB_RESTARTS, TAB_ORDER = range(4)
@@ -33,32 +34,6 @@ DATA_PARAMS = ("data", "n_points")
 MAX_K = 8
 DENSITY_GREY = "#8C8C8C"
 POINT_SIZE = 0.75  # of the style's marker size: ellipses stay visible among hundreds of points
-
-
-def _rgb(colour: str) -> tuple[int, int, int]:
-    c = QtGui.QColor(colour)
-    return c.red(), c.green(), c.blue()
-
-
-PALETTE = np.array([_rgb(c) for c in theme.CATEGORICAL], dtype=float)
-
-
-class _PageLabel(QtWidgets.QLabel):
-    """A wrapping label for a tab page that does not make the page height-for-width (its scroll
-    area would then size the page from the plots' preferred heights, taller than the screen)."""
-
-    def __init__(self, text: str = ""):
-        super().__init__(text)
-        self.setWordWrap(True)
-        self.setMinimumHeight(2 * self.fontMetrics().lineSpacing() + 4)
-
-    def hasHeightForWidth(self) -> bool:  # Qt's name
-        return False
-
-    def changeEvent(self, event):  # Qt's name: the font grows in projector mode
-        super().changeEvent(event)
-        if event.type() == QtCore.QEvent.Type.FontChange:
-            self.setMinimumHeight(2 * self.fontMetrics().lineSpacing() + 4)
 
 
 def _truth_from(data):
@@ -109,8 +84,13 @@ def _aspect_plot(title: str) -> PlotPanel:
     return panel
 
 
-class MixturesLab(Lab):
+class MixturesLab(PointsLab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    points_kind = "unlabelled"
+    MAX_POINTS = run.MAX_POINTS
+    MAX_ABS = 1e6
+    VIEW_MARGIN = 0.08
+    points_reader = staticmethod(run.load_xy_points)
     screenshot_steps = 12
     self_test_steps = 5
 
@@ -124,7 +104,6 @@ class MixturesLab(Lab):
         self.collapse = False          # the collapse demonstration's start
         self.selected = -1             # point shown in the maths panel (-1: none)
         self.mode = "edit"
-        self._suppress_points_signal = False
         self._ctx: run.RunContext | None = None
         self._drawn_key = None
         self._start_means: np.ndarray | None = None
@@ -168,7 +147,7 @@ class MixturesLab(Lab):
         self.new_button.clicked.connect(self.new_sample)
         self.load_button = QtWidgets.QPushButton("Load points…")
         self.load_button.setToolTip("Read points from a CSV file: two columns x1,x2 (further columns are ignored)")
-        self.load_button.clicked.connect(self._load_dialog)
+        self.load_button.clicked.connect(self._load_points_dialog)
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.new_button)
         row.addWidget(self.load_button)
@@ -203,18 +182,6 @@ class MixturesLab(Lab):
         layout.addLayout(self._toolbar_slot)
         self._update_clicked_label()
 
-    def _place_toolbar(self) -> None:
-        """The canvas's undo / redo / eraser / clear buttons, two by two in the control panel."""
-        grid = QtWidgets.QGridLayout()
-        lay = self.toolbar.layout()
-        buttons = [lay.itemAt(i).widget() for i in range(lay.count())]
-        for i, b in enumerate(buttons):
-            lay.removeWidget(b)
-            grid.addWidget(b, i // 2, i % 2)
-        self._toolbar_slot.addLayout(grid)
-        self.toolbar.hint.setWordWrap(True)
-        self._toolbar_slot.addWidget(self.toolbar.hint)
-
     def build_plots(self) -> QtWidgets.QWidget:
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self._build_em_tab(), "EM")
@@ -225,7 +192,7 @@ class MixturesLab(Lab):
         return self.tabs
 
     def _build_em_tab(self) -> QtWidgets.QWidget:
-        self.canvas = PointCanvas()
+        self.make_canvas()
         theme.set_axis_labels(self.canvas, "x₁", "x₂")
         pi = self.canvas.plot_item
         for item in (*self.canvas.scatter_items(), self.canvas._test_pos_item, self.canvas._test_neg_item):
@@ -262,9 +229,8 @@ class MixturesLab(Lab):
         for name, item in self._legend_samples.items():
             self.legend.addItem(item, name)
         self.truth_handles_item = None
-        self.toolbar = CanvasToolbar(self.canvas)
-        self.toolbar.hint.setText("Mouse 'edit points': click adds a point, drag moves it, Ctrl+click erases")
-        self.canvas.pointsChanged.connect(self._points_changed)
+        self.toolbar = CanvasToolbar(self.canvas, columns=2,
+                                     hint="Mouse 'edit points': click adds a point, drag moves it, Ctrl+click erases")
         self.canvas.scene().sigMouseClicked.connect(self._scene_clicked)
 
         self.ll_panel = PlotPanel("Log-likelihood", "step", "ℓ", legend_corner="top")
@@ -273,7 +239,8 @@ class MixturesLab(Lab):
         self.ll_marker = pg.TextItem("", anchor=(1, 0))
         self.ll_panel.plot_item.addItem(self.ll_marker, ignoreBounds=True)
 
-        self._place_toolbar()
+        self._toolbar_slot.addWidget(self.toolbar)
+        self._toolbar_slot.addWidget(self.toolbar.hint)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.addWidget(self.canvas)
         split.addWidget(self.ll_panel)
@@ -301,7 +268,7 @@ class MixturesLab(Lab):
         self.sigma_slider = LogSlider(0.01, 10.0, 1.0, 3)
         self.sigma_slider.setToolTip("σ of the fixed spherical covariances: as σ → 0 EM becomes k-means")
         self.sigma_slider.valueChanged.connect(lambda _v: self.update_sigma())
-        self.sigma_label = _PageLabel()
+        self.sigma_label = NoteLabel()
         plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         plots.addWidget(self.km_plot)
         plots.addWidget(self.sigma_plot)
@@ -321,7 +288,7 @@ class MixturesLab(Lab):
         self.restarts_button.setToolTip("EM from 20 seeded starts with the current parameters: how many different "
                                         "local optima, and which is best")
         self.restarts_button.clicked.connect(self.run_restarts)
-        self.restarts_label = _PageLabel("EM finds a local maximum of ℓ; different starts can end in "
+        self.restarts_label = NoteLabel("EM finds a local maximum of ℓ; different starts can end in "
                                          "different ones.")
         self.strip_plot = PlotPanel("Final ℓ per restart", "optimum", "ℓ", legend=False)
         self.strip_item = pg.ScatterPlotItem()
@@ -352,7 +319,7 @@ class MixturesLab(Lab):
         self.order_button.setToolTip("Fit K = 1..8 (two restarts each), then split-half stability; "
                                      "fills in as each K is done")
         self.order_button.clicked.connect(self.run_model_order)
-        self.order_label = _PageLabel("BIC = −2ℓ + m log n and AIC = −2ℓ + 2m (lower is better).")
+        self.order_label = NoteLabel("BIC = −2ℓ + m log n and AIC = −2ℓ + 2m (lower is better).")
         self.crit_plot = PlotPanel("BIC and AIC", "K", "criterion", legend_corner="top")
         self.bic_curve = self.crit_plot.curve("BIC")
         self.aic_curve = self.crit_plot.curve("AIC")
@@ -439,25 +406,14 @@ class MixturesLab(Lab):
         self.regenerate()
 
     def _set_points(self, X, undoable: bool = True) -> None:
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, np.ones(len(X)), undoable=undoable)
-        finally:
-            self._suppress_points_signal = False
+        self.set_canvas_points(X, undoable=undoable)
         self.selected = -1
         self._update_data_label()
-        self._fit_view()
-
-    def _fit_view(self) -> None:
-        xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=0.08)
-        self.canvas.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
 
     def _update_data_label(self) -> None:
         self.data_label.setText(self.source or f"{len(self.canvas.X)} points")
 
-    def _points_changed(self) -> None:
-        if self._suppress_points_signal:
-            return
+    def points_edited(self) -> None:
         n = len(self.canvas.X)
         if self.form.value("data") != run.OWN:
             self.form.set_values({"data": run.OWN})
@@ -469,38 +425,16 @@ class MixturesLab(Lab):
         self._side_results_stale()
         self.reset()
 
-    def _load_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
-        if path:
-            self.load_points_file(path)
-
-    def load_points_file(self, path: str, wait: bool = False) -> bool | None:
-        """Replace the points by a CSV file's, read off the GUI thread; a message if unusable (nothing changes)."""
-        outcome: list[bool] = []
-
-        def done(X):
-            self.truth = None
-            self._sampled = ""
-            self._edited_truth = False
-            self._show_handles()
-            self.form.set_values({"data": run.OWN})
-            self.source = f"{len(X)} points loaded from {os.path.basename(str(path))}"
-            self.collapse = False
-            self._set_points(X)
-            self._side_results_stale()
-            self.reset()
-            outcome.append(True)
-
-        def failed(message):
-            self.show_error(f"Could not load {os.path.basename(str(path))}: {message}")
-            outcome.append(False)
-
-        task = self.task("load", on_done=done, on_error=failed)
-        task.start(run.load_xy_points, str(path), run.MAX_POINTS)
-        if wait:
-            task.wait(60.0)
-            return bool(outcome and outcome[0])
-        return None
+    def points_loaded(self, X, name: str) -> None:
+        self.truth = None
+        self._sampled = ""
+        self._edited_truth = False
+        self._show_handles()
+        self.form.set_values({"data": run.OWN})
+        self.source = f"{len(X)} points loaded from {name}"
+        self.collapse = False
+        self._set_points(X)
+        self._side_results_stale()
 
     # ------------------------------------------------------------------ mouse
     def set_mode(self, mode: str) -> None:
@@ -753,12 +687,12 @@ class MixturesLab(Lab):
                                      pen=pg.mkPen(s.foreground, width=0.5 * s.scale))
             self._draw_truth()
             self._draw_rings()
-        self.points_item.setBrush(self._brushes(run.blend_colours(em.responsibilities, PALETTE), 215))
+        self.points_item.setBrush(self._brushes(blend_colours(em.responsibilities, PALETTE), 215))
         k = len(em.weights)
         for j, (one, two) in enumerate(self.ellipse_items):
             if j < k:
-                x1, y1 = run.ellipse_xy(em.means[j], em.covariances[j], radii=(1.0,))
-                x2, y2 = run.ellipse_xy(em.means[j], em.covariances[j], radii=(2.0,))
+                x1, y1 = ellipse_xy(em.means[j], em.covariances[j], radii=(1.0,))
+                x2, y2 = ellipse_xy(em.means[j], em.covariances[j], radii=(2.0,))
                 one.setData(x1, y1)
                 two.setData(x2, y2)
             else:
@@ -848,7 +782,7 @@ class MixturesLab(Lab):
             return
         xs, ys = [], []
         for m, S in zip(t.means, t.covariances):
-            x, y = run.ellipse_xy(m, S)
+            x, y = ellipse_xy(m, S)
             xs += [x, [np.nan]]
             ys += [y, [np.nan]]
         self.truth_item.setData(np.concatenate(xs), np.concatenate(ys))
@@ -918,14 +852,14 @@ class MixturesLab(Lab):
         if len(X) != len(result.responsibilities):
             return
         self.sigma_points.setData(pos=X, size=s.marker_size * 0.8, pen=pg.mkPen(None),
-                                  brush=self._brushes(run.blend_colours(result.responsibilities, PALETTE)))
+                                  brush=self._brushes(blend_colours(result.responsibilities, PALETTE)))
         k = len(result.means)
         self.sigma_means.setData(pos=result.means, symbol="d", size=s.marker_size * 1.9,
                                  brush=[pg.mkBrush(theme.CATEGORICAL[j % 8]) for j in range(k)],
                                  pen=pg.mkPen(s.foreground, width=1.5 * s.scale))
         xs, ys = [], []
         for m in result.means:
-            x, y = run.ellipse_xy(m, result.sigma**2 * np.eye(2), radii=(1.0,))
+            x, y = ellipse_xy(m, result.sigma**2 * np.eye(2), radii=(1.0,))
             xs += [x, [np.nan]]
             ys += [y, [np.nan]]
         self.sigma_circles.setData(np.concatenate(xs), np.concatenate(ys),
@@ -1062,7 +996,7 @@ class MixturesLab(Lab):
             _w, means, covs = model
             pts.append((X - lo) / span + (ox, oy))
             for m, S in zip(means, covs):
-                x, y = run.ellipse_xy((m - lo) / span + (ox, oy), S / span**2, radii=(2.0,), n=40)
+                x, y = ellipse_xy((m - lo) / span + (ox, oy), S / span**2, radii=(2.0,), n=40)
                 lines_x += [x, [np.nan]]
                 lines_y += [y, [np.nan]]
             fx = [ox - 0.05, ox + 1.05, ox + 1.05, ox - 0.05, ox - 0.05, np.nan]
@@ -1088,9 +1022,7 @@ class MixturesLab(Lab):
         return maths.maths_html(snapshot, self.selected)
 
     def apply_style(self, s: theme.Style) -> None:
-        self.canvas.apply_style(s)
-        theme.set_axis_labels(self.canvas, "x₁", "x₂", s)
-        theme.style_plot(self.canvas, s)
+        self.style_canvas(s)
         density_pen = pg.mkPen(DENSITY_GREY, width=max(1.0, 0.8 * s.scale))
         self.density_item.setPen(density_pen)
         truth_pen = pg.mkPen(s.foreground, width=1.6 * s.scale, style=QtCore.Qt.PenStyle.DashDotLine)
@@ -1112,28 +1044,25 @@ class MixturesLab(Lab):
         self._draw_clicked()
         self._draw_rings()
 
-    def main_plot(self):
-        return self.canvas
-
     def user_data(self) -> dict:
         t = self.truth
         truth = None if t is None else {"weights": t.weights.tolist(), "means": t.means.tolist(),
                                         "covariances": t.covariances.tolist(), "title": t.title}
-        return {"points": self.canvas.X.tolist(), "source": self.source, "sampled": self._sampled,
+        return {**super().user_data(), "source": self.source, "sampled": self._sampled,
                 "edited_truth": bool(self._edited_truth), "truth": truth,
                 "clicked": [list(c) for c in self.clicked], "collapse": bool(self.collapse)}
 
     def set_user_data(self, data: dict) -> None:
         if "points" not in data:
             return
+        X, _, _ = self.session_points(data)
         try:
-            X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)
             clicked = np.asarray(data.get("clicked", []), dtype=float).reshape(-1, 2)
         except (TypeError, ValueError):
             raise ValueError("the saved points are malformed") from None
-        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(clicked))) or (X.size and np.abs(X).max() > 1e6):
+        if not np.all(np.isfinite(clicked)):
             raise ValueError("the saved points are malformed")
-        if len(X) > run.MAX_POINTS or len(clicked) > MAX_K:
+        if len(clicked) > MAX_K:
             raise ValueError("the saved session has too many points")
         truth = _truth_from(data.get("truth"))
         source, sampled = data.get("source", ""), data.get("sampled", "")

@@ -47,38 +47,6 @@ MASS_LEVELS = (0.25, 0.5, 0.75, 0.95)
 # ----------------------------------------------------------------------------- geometry
 
 
-def ellipse_xy(mean, cov, radii=(1.0, 2.0), n: int = 72) -> tuple[np.ndarray, np.ndarray]:
-    """Points of the ellipses (x − μ)ᵀ Σ⁻¹ (x − μ) = r² for each r, NaN-separated (one curve).
-
-    The ellipse of radius r is μ + r A (cos t, sin t) with A Aᵀ = Σ (A from the eigen
-    decomposition, so a singular Σ gives a segment rather than an error).
-    """
-    mean = np.asarray(mean, dtype=float)
-    vals, vecs = np.linalg.eigh(np.asarray(cov, dtype=float))
-    A = vecs * np.sqrt(np.maximum(vals, 0.0))
-    t = np.linspace(0.0, 2.0 * np.pi, n)
-    circle = np.vstack([np.cos(t), np.sin(t)])
-    xs, ys = [], []
-    for r in radii:
-        pts = mean[:, None] + r * (A @ circle)
-        xs += [pts[0], [np.nan]]
-        ys += [pts[1], [np.nan]]
-    return np.concatenate(xs[:-1]), np.concatenate(ys[:-1])
-
-
-def blend_colours(responsibilities: np.ndarray, palette: np.ndarray, step: int = 16) -> np.ndarray:
-    """RGB of every point: Σ_k a_ik colour_k (the responsibilities mix the component colours).
-
-    Channels are rounded to multiples of ``step`` (clipped to 255): the eye sees no difference,
-    and the few distinct colours let the plot draw each marker from a small cache of symbols.
-    """
-    R = np.asarray(responsibilities, dtype=float)
-    rgb = R @ palette[: R.shape[1]]
-    if step > 1:
-        rgb = np.round(rgb / step) * step
-    return np.clip(rgb, 0, 255).astype(np.ubyte)
-
-
 def lone_point(X: np.ndarray) -> int:
     """Index of the most isolated point (the largest distance to its nearest neighbour)."""
     from scipy.spatial import cKDTree

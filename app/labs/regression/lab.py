@@ -5,20 +5,18 @@ training sets drawn from the truth (a side task)."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import holdout_mask
 from smlengine.datasets._regression import TRUTHS, load_xy_points, make_regression_1d
 
 from ... import style as theme
-from ...lab import Lab
+from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
-from ...widgets.point_canvas import PointCanvas
+from ...widgets.labels import NoteLabel
+from ...widgets.point_canvas import CanvasToolbar
 from . import META, maths, run
 
 TAB_FIT, TAB_PATHS, TAB_CONSTRAINT, TAB_BIAS = range(4)
@@ -30,20 +28,6 @@ ORANGE, BLUE, GREEN, VERMILLION, PURPLE, SKY, BLACK = (theme.OKABE_ITO[k] for k 
     "orange", "blue", "bluish_green", "vermillion", "reddish_purple", "sky_blue", "black"))
 
 
-class XYCanvas(PointCanvas):
-    """The point canvas for 1-D data: x → y, free aspect, every point in one class.
-
-    A click (left or right) adds a point, dragging moves one, Ctrl+click or the eraser
-    removes one; test points are drawn hollow."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.plot_item.setAspectLocked(False)
-
-    def add_point(self, x: float, y: float, label: float = 1.0) -> None:
-        super().add_point(x, y, 1.0)
-
-
 def _pen(color, width=None, style=QtCore.Qt.PenStyle.SolidLine, alpha=None):
     s = theme.current()
     c = pg.mkColor(color)
@@ -52,27 +36,6 @@ def _pen(color, width=None, style=QtCore.Qt.PenStyle.SolidLine, alpha=None):
     pen = pg.mkPen(c, width=s.line_width if width is None else width * s.scale)
     pen.setStyle(style)
     return pen
-
-
-class _NoteLabel(QtWidgets.QLabel):
-    """A wrapping note under a plot that does not make its page height-for-width (the page's
-    scroll area would then size the page from the plots' preferred heights and scroll);
-    it keeps room for ``lines`` lines instead."""
-
-    def __init__(self, lines: int = 2):
-        super().__init__("")
-        self.setWordWrap(True)
-        self._lines = lines
-
-    def hasHeightForWidth(self) -> bool:  # Qt's name
-        return False
-
-    def minimumSizeHint(self):  # Qt's name
-        hint = super().minimumSizeHint()
-        return QtCore.QSize(hint.width(), self.fontMetrics().lineSpacing() * self._lines + 4)
-
-    def sizeHint(self):  # Qt's name
-        return self.minimumSizeHint()
 
 
 def _set_title(plot_item: pg.PlotItem, text: str, panel: PlotPanel | None = None) -> None:
@@ -86,8 +49,12 @@ def _set_title(plot_item: pg.PlotItem, text: str, panel: PlotPanel | None = None
     plot_item.setTitle(text, color=s.foreground, size=f"{s.font_pt * 1.1:.0f}pt")
 
 
-class RegressionLab(Lab):
+class RegressionLab(PointsLab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    points_kind = "xy"
+    MAX_POINTS = MAX_POINTS
+    SPLIT_MIN_POINTS = 4
+    points_reader = staticmethod(load_xy_points)
     screenshot_steps = 30
     self_test_steps = 5
     screenshot_tab = TAB_BIAS
@@ -97,7 +64,6 @@ class RegressionLab(Lab):
     def init_state(self) -> None:
         self.source = {"kind": "sample", "name": ""}  # where the points came from
         self.sweep = None  # the last bias–variance result (run.SweepResult)
-        self._suppress_points_signal = False
         self._ctx_drawn = None
         self._sweep_key = None
 
@@ -142,7 +108,7 @@ class RegressionLab(Lab):
         self.sample_button.clicked.connect(self.new_sample)
         self.open_button = QtWidgets.QPushButton("Open CSV…")
         self.open_button.setToolTip("Load points from a CSV file with columns x and y")
-        self.open_button.clicked.connect(self._open_dialog)
+        self.open_button.clicked.connect(self._load_points_dialog)
         row = QtWidgets.QWidget()
         lay = QtWidgets.QHBoxLayout(row)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -153,26 +119,8 @@ class RegressionLab(Lab):
         self.data_label = QtWidgets.QLabel()
         self.data_label.setWordWrap(True)
         layout.addWidget(self.data_label)
-        self.edit_buttons = {}
-        grid = QtWidgets.QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        for k, (name, tip) in enumerate((("Undo", "Undo the last edit of the points (Ctrl+Z)"),
-                                         ("Redo", "Redo the edit undone last (Ctrl+Shift+Z)"),
-                                         ("Eraser", "When on, clicking a point removes it (Ctrl+click does too)"),
-                                         ("Clear", "Remove every point (undoable)"))):
-            button = QtWidgets.QPushButton(name)
-            button.setToolTip(tip)
-            grid.addWidget(button, k // 2, k % 2)
-            self.edit_buttons[name] = button
-        self.edit_buttons["Eraser"].setCheckable(True)
-        holder = QtWidgets.QWidget()
-        holder.setLayout(grid)
-        layout.addWidget(holder)
-        hint = QtWidgets.QLabel("Click the plot to add a point, drag one to move it, Ctrl+click to remove it; "
-                                "hollow points are test points.")
-        hint.setWordWrap(True)
-        hint.setStyleSheet("color: gray;")
-        layout.addWidget(hint)
+        self._toolbar_slot = QtWidgets.QVBoxLayout()  # the canvas's buttons, once the canvas exists
+        layout.addLayout(self._toolbar_slot)
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.tabs = QtWidgets.QTabWidget()
@@ -184,7 +132,7 @@ class RegressionLab(Lab):
         return self.tabs
 
     def _build_fit_tab(self) -> QtWidgets.QWidget:
-        self.canvas = XYCanvas()
+        self.make_canvas()
         pi = self.canvas.plot_item
         self.truth_item = pg.PlotDataItem([], [])
         self.fit_item = pg.PlotDataItem([], [])
@@ -203,13 +151,11 @@ class RegressionLab(Lab):
         self.legend.addItem(self.fit_item, "fit ŷ")
         self.legend.addItem(self.truth_item, "truth f")
         self.legend.addItem(self.residual_item, "residuals")
-        b = self.edit_buttons
-        b["Undo"].clicked.connect(self.canvas.undo)
-        b["Redo"].clicked.connect(self.canvas.redo)
-        b["Clear"].clicked.connect(self.canvas.clear_points)
-        b["Eraser"].toggled.connect(lambda on: setattr(self.canvas, "erase_mode", on))
-        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Undo, self.canvas, self.canvas.undo)
-        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Redo, self.canvas, self.canvas.redo)
+        self.toolbar = CanvasToolbar(self.canvas, columns=2,
+                                     hint="Click the plot to add a point, drag one to move it, Ctrl+click to remove "
+                                          "it; hollow points are test points.")
+        self._toolbar_slot.addWidget(self.toolbar)
+        self._toolbar_slot.addWidget(self.toolbar.hint)
         self.loss_panel = PlotPanel("Objective J(w)", "step", "J(w)", legend=False)
         self.loss_curve = self.loss_panel.curve("objective")
         self.coef_panel = PlotPanel("w_k (× = 0)", "k", "w_k", legend=False)
@@ -277,7 +223,7 @@ class RegressionLab(Lab):
         legend.addItem(self.l1_point, "lasso solution")
         legend.addItem(self.l2_point, "ridge solution")
         legend.setVisible(True)
-        self.constraint_note = _NoteLabel(3)
+        self.constraint_note = NoteLabel(lines=3, tight=True)
         self.constraint_note.setToolTip("Contours of ‖y_c − w_A φ_A − w_B φ_B‖² (centred data) around the least-squares "
                                         "ŵ; the solutions are where a contour first meets the budget region")
         page = QtWidgets.QWidget()
@@ -313,7 +259,7 @@ class RegressionLab(Lab):
         self.best_mark = pg.ScatterPlotItem()
         self.bv_panel.plot_item.addItem(self.best_mark)
         self.bv_panel.legend.addItem(self.best_mark, "lowest test error")
-        self.sweep_label = _NoteLabel(2)
+        self.sweep_label = NoteLabel(lines=2, tight=True)
         self.sweep_progress = QtWidgets.QProgressBar()
         self.sweep_progress.setRange(0, 100)
         self.sweep_progress.setMaximumHeight(16)
@@ -351,13 +297,7 @@ class RegressionLab(Lab):
         self.runbar.seed.setValue(min(self.seed + 1, 2**31 - 1))  # the seed handler draws the sample
 
     def _set_points(self, x, y, undoable: bool = True) -> None:
-        mask = holdout_mask(len(y), self.form.value("test_fraction"), self.seed)
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(np.column_stack([x, y]), np.ones(len(y)), test_mask=mask, undoable=undoable)
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
+        self.set_canvas_points(np.column_stack([x, y]), undoable=undoable)
         self._update_data_label()
 
     def _fit_view(self) -> None:
@@ -388,44 +328,15 @@ class RegressionLab(Lab):
                                 f"Bias–variance sets are drawn from the truth f.")
         self.data_label.setToolTip(self.data_label.text())
 
-    def _points_changed(self) -> None:
-        if self._suppress_points_signal:
-            return
+    def points_edited(self) -> None:
         if self.source["kind"] == "sample":
             self.source = {"kind": "drawn", "name": ""}
-        mask = self.canvas.test_mask
-        if self.form.value("test_fraction") > 0 and len(mask) > 3 and not mask.any():
-            self.canvas.set_test_mask(holdout_mask(len(mask), self.form.value("test_fraction"), self.seed))
         self._update_data_label()
-        self.reset()
 
-    def _open_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open points", "", "CSV files (*.csv);;All files (*)")
-        if path:
-            self.load_points_file(path)
-
-    def load_points_file(self, path: str, wait: bool = False):
-        """Replace the points by those of an x,y CSV file (read off the GUI thread); a message
-        in the banner when it is unusable, and the current points stay."""
-        outcome: list[bool] = []
-
-        def done(result):
-            x, y = result
-            self.source = {"kind": "file", "name": os.path.basename(str(path))}
-            self._set_points(x[:, 0], y)
-            self.reset()
-            outcome.append(True)
-
-        def failed(message):
-            self.show_error(f"Could not load {os.path.basename(str(path))}: {message}")
-            outcome.append(False)
-
-        task = self.task("load points", on_done=done, on_error=failed)
-        task.start(load_xy_points, str(path), MAX_POINTS)
-        if wait:
-            task.wait(60.0)
-            return bool(outcome and outcome[0])
-        return None
+    def points_loaded(self, result, name: str) -> None:
+        x, y = result
+        self.source = {"kind": "file", "name": name}
+        self._set_points(x[:, 0], y)
 
     # ------------------------------------------------------------------ parameters
     def on_param_changed(self, name: str) -> None:
@@ -433,7 +344,7 @@ class RegressionLab(Lab):
             self.regenerate()
             return
         if name == "test_fraction":
-            self.canvas.set_test_mask(holdout_mask(len(self.canvas.y), self.form.value("test_fraction"), self.seed))
+            self._apply_split()
             self._update_data_label()
         self.reset()
 
@@ -446,10 +357,9 @@ class RegressionLab(Lab):
     # ------------------------------------------------------------------ the run
     def make_run(self, params: dict, seed: int):
         X = self.canvas.X
-        mask = self.canvas.test_mask if len(self.canvas.test_mask) == len(self.canvas.y) else np.zeros(len(X), bool)
         if len(X) == 0:
             raise ValueError("There are no points: click to add some, press New sample or open a CSV file.")
-        x, y, mask = X[:, 0].copy(), X[:, 1].copy(), mask.copy()
+        x, y, mask = X[:, 0].copy(), X[:, 1].copy(), self._mask().copy()
         x_tr, y_tr, _x_te, _y_te = run.split_points(x, y, mask)
         self._start_sweep(params, x_tr, y_tr)
         settings = dict(basis=params["basis"], size=params["size"], method=params["method"],
@@ -682,37 +592,18 @@ class RegressionLab(Lab):
     def maths_html(self, snapshot) -> str:
         return maths.fit_html(snapshot)
 
-    def main_plot(self):
-        return self.canvas
-
     def user_data(self) -> dict:
-        return {"points": self.canvas.X.tolist(), "test": [int(i) for i in np.flatnonzero(self.canvas.test_mask)],
-                "source": dict(self.source)}
+        return {**super().user_data(), "source": dict(self.source)}
 
     def set_user_data(self, data: dict) -> None:
         if "points" not in data:
             return
-        try:
-            X = np.asarray(data.get("points", []), dtype=float).reshape(-1, 2)
-            test = np.asarray(data.get("test", []), dtype=int).reshape(-1)
-        except (TypeError, ValueError):
-            raise ValueError("the saved points are malformed") from None
-        if not np.all(np.isfinite(X)) or (X.size and np.abs(X).max() > 1e100) or len(X) > MAX_POINTS:
-            raise ValueError("the saved points are malformed")
-        if test.size and (test.min() < 0 or test.max() >= len(X)):
-            raise ValueError("the saved test points are malformed")
+        X, y, mask = self.session_points(data)
         source = data.get("source", {"kind": "drawn", "name": ""})
         if not isinstance(source, dict) or source.get("kind") not in ("sample", "file", "drawn"):
             raise ValueError("the saved data source is malformed")
-        mask = np.zeros(len(X), dtype=bool)
-        mask[test] = True
         self.source = {"kind": source["kind"], "name": str(source.get("name", ""))[:200]}
-        self._suppress_points_signal = True
-        try:
-            self.canvas.set_points(X, np.ones(len(X)), test_mask=mask)
-        finally:
-            self._suppress_points_signal = False
-        self._fit_view()
+        self.set_canvas_points(X, y, test_mask=mask)
         self._update_data_label()
 
     def export_rows(self):

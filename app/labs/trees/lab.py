@@ -13,10 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import GENERATORS
-
 from ... import style as theme
-from ...points_data import sklearn_available
 from ...points_lab import PointsLab
 from . import META
 from ...widgets.params import Param
@@ -37,8 +34,6 @@ from .run import (
 )
 from .tree_view import TreeDiagram
 
-DATASET_DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.25, "circles": 0.1, "xor": 0.25, "spirals": 0.05}
-DATA_PARAMS = ("dataset", "n_samples", "noise", "balance")
 PAGES = {"adaboost": 0, "tree": 1, "bagging": 2, "forest": 2}
 AXES = ("x₁", "x₂")
 #: point sizes while boosting: marker × sqrt(n w_i), clipped (uniform weights = normal size)
@@ -103,6 +98,7 @@ def _for(*methods: str):
 class TreesLab(PointsLab):
     id, title, order, description = META["id"], META["title"], META["order"], META["description"]
     method_param = "method"
+    DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.25, "circles": 0.1, "xor": 0.25, "spirals": 0.05}
     screenshot_steps = 20
     self_test_steps = 5
 
@@ -122,7 +118,6 @@ class TreesLab(PointsLab):
         self.split_guess: dict | None = None
         self._guess_key = None
         self._scan_fixed = False
-        self.reference_result: dict | None = None
         self.sweep_result: dict | None = None
 
     def after_build(self) -> None:
@@ -153,14 +148,7 @@ class TreesLab(PointsLab):
             Param("p_voter", "Condorcet p", "float", 0.7, minimum=0.5, maximum=0.99, step=0.01, decimals=2,
                   tooltip="Accuracy p of independent voters for the Condorcet curve",
                   visible_when=_for("bagging", "forest")),
-            Param("dataset", "Data set", "choice", "circles", choices=[(k, k.capitalize()) for k in GENERATORS],
-                  tooltip="Generated toy problem (you can then edit the points with the mouse)"),
-            Param("n_samples", "Points", "int", 300, minimum=4, maximum=20000, step=10),
-            Param("noise", "Noise", "float", 0.1, minimum=0.0, maximum=5.0, step=0.05, decimals=2,
-                  tooltip="Spread of the generated points"),
-            Param("balance", "Fraction of +1", "float", 0.5, minimum=0.05, maximum=0.95, step=0.05, decimals=2),
-            Param("test_fraction", "Test fraction", "float", 0.5, minimum=0.0, maximum=0.9, step=0.05, decimals=2,
-                  tooltip="Fraction of the points held out as test points (drawn hollow, not used for training)"),
+            *self.data_params("circles", 300, 0.1, 0.5, balance_label="Fraction of +1"),
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
@@ -170,13 +158,7 @@ class TreesLab(PointsLab):
                                      "training and test errors (the overfitting picture)")
         self.sweep_button.clicked.connect(self.run_depth_sweep)
         layout.addWidget(self.sweep_button)
-        self.reference_button = QtWidgets.QPushButton("Check vs scikit-learn")
-        self.reference_button.clicked.connect(self.run_reference_check)
-        layout.addWidget(self.reference_button)
-        self.reference_label = QtWidgets.QLabel()
-        self.reference_label.setWordWrap(True)
-        self.reference_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.reference_label)
+        self.add_reference_check(layout, "Check vs scikit-learn")
         self._controls_layout = layout
 
     def build_plots(self) -> QtWidgets.QWidget:
@@ -374,19 +356,16 @@ class TreesLab(PointsLab):
                 self.legend.addItem(self.decision.boundary, "vote boundary")
         theme.style_plot(self.canvas, theme.current())
 
+    REFERENCE_TIP = ("Fit scikit-learn's model on the same training points (on a worker thread) and "
+                     "compare the predictions on a dense grid")
+
+    def reference_unsupported(self) -> str:
+        if self.method in ("adaboost", "tree"):
+            return ""
+        return "The reference check covers the decision tree and AdaBoost (forests are random)"
+
     def _update_buttons(self, m: str) -> None:
-        b = self.reference_button
-        if not sklearn_available():
-            b.setEnabled(False)
-            b.setToolTip("scikit-learn is not installed, so there is nothing to compare with "
-                         "(pip install scikit-learn enables this check)")
-        elif m not in ("adaboost", "tree"):
-            b.setEnabled(False)
-            b.setToolTip("The reference check covers the decision tree and AdaBoost (forests are random)")
-        else:
-            b.setEnabled(True)
-            b.setToolTip("Fit scikit-learn's model on the same training points (on a worker thread) and "
-                         "compare the predictions on a dense grid")
+        self.update_reference_button()
         self.sweep_button.setVisible(m == "tree")
         self.you_row.setVisible(m == "tree")
 
@@ -398,26 +377,17 @@ class TreesLab(PointsLab):
         self.inspect_point = None
 
     def on_param_changed(self, name: str) -> None:
-        if name == "dataset":
-            self.form.set_values({"noise": DATASET_DEFAULT_NOISE.get(self.form.value("dataset"), 0.2)})
         if name == "method":
             self._update_visibility()
             self.reference_label.setText("")
-        if name in DATA_PARAMS:
-            self.regenerate()
+        if self.data_param_changed(name):
             return
-        if name == "test_fraction":
-            self._apply_split()
-            self.data_changed()
         if name == "criterion":
             self.sweep_result = None
         self.reset()
 
     def after_params_restored(self) -> None:
         self._update_visibility()
-
-    def on_seed_changed(self, seed: int) -> None:
-        self.regenerate()
 
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
@@ -842,33 +812,20 @@ class TreesLab(PointsLab):
 
     def run_reference_check(self) -> None:
         method = self.method
-        if not sklearn_available() or method not in ("adaboost", "tree"):
+        if not self.reference_available() or self.reference_unsupported():
             return
         Xtr, ytr, _, _ = self.train_test()
-        task = self.task("reference", on_done=self._reference_done, on_error=self._reference_failed)
-        task.start(reference_check, method, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
-        self.reference_result = None
-        self.reference_label.setText("Fitting scikit-learn's model …")
-        self.reference_button.setEnabled(False)
+        self.start_reference_check(reference_check, method, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
 
-    def _reference_done(self, r: dict) -> None:
-        self._update_buttons(self.method)
-        self.reference_result = r
-        self.reference_label.setText(
+    def reference_html(self, r: dict) -> str:
+        return (
             f"<b>vs scikit-learn {html.escape(r['name'])}</b> on {r['n_points']} training points:<br>"
             f"equal predictions on a {r['grid']}×{r['grid']} grid: <b>{100 * r['agreement']:.2f}%</b>, "
             f"on the training points: {100 * r['train_agreement']:.1f}%")
 
-    def _reference_failed(self, message: str) -> None:
-        self._update_buttons(self.method)
-        self.reference_label.setText(f"⚠ reference check failed: {html.escape(message)}")
-
     # ------------------------------------------------------------------ style, sessions, export
     def apply_style(self, s: theme.Style) -> None:
-        self.canvas.apply_style(s)
-        theme.set_axis_labels(self.canvas, "x₁", "x₂", s)
-        theme.style_plot(self.canvas, s)
-        self.decision.apply_style(s)
+        self.style_canvas(s)
         for p in self.panels:
             p.apply_style(s)
         self._boost_y_range(s)
