@@ -22,20 +22,20 @@ import numpy as np
 from ._base import (
     MAX_ABS_VALUE,
     BaseEstimator,
+    ClassifierMixin,
     IterativeMixin,
     NotFittedError,
     Snapshot,
     check_array,
     check_binary_labels,
-    check_choice,
-    check_random_state,
     check_scalar,
     check_X_y,
     frozen_array,
 )
+from ._params import Boolean, Integral, Interval, Options, RandomState, Real
 from ._smo import SMOSolver
 from ._smo_cache import KernelCache
-from .kernels import make_kernel
+from .kernels import KERNEL_PARAM_CONSTRAINTS, make_kernel
 
 __all__ = ["SVM", "SVMSnapshot"]
 
@@ -102,7 +102,7 @@ def _check_kernel_scale(X, kernel: str, degree, coef0) -> None:
         )
 
 
-class SVM(IterativeMixin, BaseEstimator):
+class SVM(ClassifierMixin, IterativeMixin, BaseEstimator):
     """Soft-margin kernel SVM solved in the dual by SMO.
 
     Writing G = Q alpha - 1 for the gradient of the (minimised) negative dual, with
@@ -162,6 +162,20 @@ class SVM(IterativeMixin, BaseEstimator):
     estimators_ : list of SVM -- the binary one-vs-rest machines (more than two classes)
     """
 
+    # C: |C k(x, x')| stays finite with kernel values up to 1e200; tol: F moves on the labels'
+    # scale (m - M = 2 at alpha = 0), so a tol above 1 stops before the first step;
+    # cache_size: 1e6 MB, far beyond any machine's memory (the cache takes what it needs)
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, 1e100, closed="right")],
+        "kernel": [Options(("rbf", "linear", "poly"))],
+        **KERNEL_PARAM_CONSTRAINTS,
+        "tol": [Interval(Real, 0, 1, closed="right")],
+        "max_iter": [Interval(Integral, 1, 10**9), None],
+        "random_state": [RandomState(), None],
+        "cache_size": [Interval(Real, 0, 1e6, closed="right")],
+        "shrinking": [Boolean()],
+    }
+
     def __init__(
         self,
         C=1.0,
@@ -188,17 +202,7 @@ class SVM(IterativeMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _validate(self):
-        check_scalar("C", self.C, numbers.Real, min_value=0, include_min=False)
-        check_choice("kernel", self.kernel, ("rbf", "linear", "poly"))
-        check_scalar("gamma", self.gamma, numbers.Real, min_value=0, include_min=False)
-        check_scalar("degree", self.degree, numbers.Integral, min_value=1, max_value=20)
-        check_scalar("coef0", self.coef0, numbers.Real)
-        check_scalar("tol", self.tol, numbers.Real, min_value=0, include_min=False)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1, allow_none=True)
-        check_scalar("cache_size", self.cache_size, numbers.Real, min_value=0, include_min=False)
-        if not isinstance(self.shrinking, (bool, np.bool_)):
-            raise TypeError(f"shrinking must be True or False, got {type(self.shrinking).__name__}")
-        check_random_state(self.random_state)
+        self.validate_params()  # the ranges in _parameter_constraints, before any work
 
     def _kernel_func(self):
         return make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)

@@ -215,12 +215,12 @@ def test_live_runs_yield_after_every_pair_update():
 def test_bad_input():
     X, y = _moons(20, 0.3, 0)
     for kw, msg in [
-        ({"C": -1}, "C must be > 0, got -1"),
-        ({"C": 0.0}, "C must be > 0"),
-        ({"gamma": 0.0}, "gamma must be > 0"),
-        ({"gamma": -2.0}, "gamma must be > 0"),
+        ({"C": -1}, r"C must be a float in \(0, 1e100\]; got -1"),
+        ({"C": 0.0}, r"C must be a float in \(0, 1e100\]; got 0"),
+        ({"gamma": 0.0}, r"gamma must be a float in \(0, 1e6\]"),
+        ({"gamma": -2.0}, r"gamma must be a float in \(0, 1e6\]"),
         ({"kernel": "sigmoid"}, "kernel must be one of"),
-        ({"tol": 0}, "tol must be > 0"),
+        ({"tol": 0}, r"tol must be a float in \(0, 1\]"),
     ]:
         with pytest.raises(ValueError, match=msg):
             SVM(**kw).fit(X, y)
@@ -438,8 +438,47 @@ def test_one_vs_rest_with_shrinking(monkeypatch):
 
 def test_shrinking_must_be_bool():
     X, y = _moons(20, 0.3, 0)
-    with pytest.raises(TypeError, match="shrinking must be True or False"):
+    with pytest.raises(TypeError, match="shrinking must be a bool"):
         SVM(shrinking="yes").fit(X, y)
+
+
+NUMERIC_PARAMS = ["C", "gamma", "degree", "coef0", "tol", "max_iter", "cache_size"]
+
+
+@pytest.mark.parametrize("name", NUMERIC_PARAMS)
+@pytest.mark.parametrize("value", [0, -1, float("nan"), float("inf"), float("-inf"), 1e308, 2**63])
+def test_absurd_parameters_are_refused_before_any_work(name, value):
+    """Each numeric parameter at 0, -1, NaN, +-inf, 1e308 and 2**63: a ValueError / TypeError
+    naming it and its range before the kernel cache exists, or, where the value is in range
+    (coef0 = 0 and -1, C = 2**63), a finite machine."""
+    X, y = _moons(40, 0.3, 0)
+    model = SVM(kernel="poly" if name in ("degree", "coef0") else "rbf", **{name: value})
+    try:
+        model.fit(X, y)
+    except (ValueError, TypeError) as exc:
+        assert str(exc).startswith(f"{name} must be ") and "; got " in str(exc)
+        assert not hasattr(model, "_cache")
+    else:
+        assert (name, value) in (("coef0", 0), ("coef0", -1), ("C", 2**63))
+        assert np.all(np.isfinite(model.alpha_)) and np.isfinite(model.intercept_)
+
+
+def test_gamma_1e308_names_its_range():
+    X, y = _moons(40, 0.3, 0)
+    with pytest.raises(ValueError, match=r"^gamma must be a float in \(0, 1e6\]; got 1e308$"):
+        SVM(gamma=1e308).fit(X, y)
+
+
+def test_sklearn_clone_cross_val_score_and_grid_search_accept_the_svm():
+    model_selection = pytest.importorskip("sklearn.model_selection")
+    base = pytest.importorskip("sklearn.base")
+    X, y = _moons(120, 0.2, 1)
+    m = base.clone(SVM(C=3.0, gamma=2.0))
+    assert m.get_params(deep=True)["C"] == 3.0 and not hasattr(m, "alpha_")
+    scores = model_selection.cross_val_score(SVM(gamma=2.0), X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores >= 0.8)
+    grid = model_selection.GridSearchCV(SVM(), {"C": [0.1, 10.0], "gamma": [0.5, 2.0]}, cv=3).fit(X, y)
+    assert grid.best_score_ >= 0.8 and grid.best_estimator_.score(X, y) >= 0.8
 
 
 @pytest.mark.parametrize("kernel, scale", [("poly", 10.0), ("linear", 100.0), ("rbf", 10.0)])
