@@ -11,7 +11,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import APP_NAME, __version__, registry
 from . import style as theme
-from .session import autosave_path, clean_temporaries, config_dir, load_session, save_session, set_aside
+from .session import apply_session, autosave_path, clean_temporaries, config_dir, read_session, save_session, set_aside
+from .tasks import BackgroundTask
 
 if TYPE_CHECKING:  # the labs (and pyqtgraph) are imported when the first lab is built
     from .lab import Lab
@@ -78,6 +79,8 @@ class MainWindow(QtWidgets.QMainWindow):
             index = self.tabs.addTab(host, cls.title)
             self.tabs.setTabToolTip(index, cls.description)
         self._session_paths: dict[str, str] = {}
+        self._restoring: dict[str, BackgroundTask] = {}  # lab id -> the task reading its autosave
+        self._open_task = BackgroundTask(self, name="open-session")
         self._build_menus()
         self._build_status()
         self._focus_left_button: QtWidgets.QAbstractButton | None = None
@@ -135,33 +138,56 @@ class MainWindow(QtWidgets.QMainWindow):
         lab.maths.setVisible(self.maths_action.isChecked())
         lab.maths_unfolded = any(other.maths_unfolded for other in self.built_labs() if other is not lab)
         lab.controls_scroll.setVisible(self.controls_action.isChecked())
-        restored = False
-        problem = ""
+        restoring = False
         path = autosave_path(lab.id)
         if self.restore and path.exists():
-            try:
-                lab.restore_session(load_session(path))
-                restored = True
-            except Exception as exc:  # noqa: BLE001 - start-up must always succeed
-                log.warning("could not restore the autosaved %s session: %s", lab.id, exc)
-                problem = str(exc)[:300] if isinstance(exc, (ValueError, OSError)) else type(exc).__name__
-                try:
-                    kept = set_aside(path)
-                    problem += f". The file was kept as {kept}"
-                except OSError:
-                    pass
+            restoring = True
+            self._restore_autosave(lab, path)
         elif path.exists() and self.autosave:
             # --fresh: start without the saved state, but never overwrite it
             try:
                 set_aside(path)
             except OSError as exc:
                 log.warning("could not keep the autosaved %s session aside: %s", lab.id, exc)
-        if not restored:
+        if not restoring:
             lab.start()
-        if problem:
-            lab.show_error(f"The last session of this lab could not be restored ({problem}); it starts fresh.")
         self.labBuilt.emit(lab)
         return lab
+
+    def _restore_autosave(self, lab: Lab, path: Path) -> None:
+        """Read the lab's autosave on a worker thread (the window stays responsive whatever
+        the file holds); the lab waits, disabled, and starts once it is applied or refused."""
+        task = BackgroundTask(self, name=f"restore-{lab.id}")
+        self._restoring[lab.id] = task
+        lab.setEnabled(False)
+        self.statusBar().showMessage(f"Restoring the last session of {lab.title}…")
+
+        def finish(state=None, problem: str = "") -> None:
+            self._restoring.pop(lab.id, None)
+            lab.setEnabled(True)
+            self.statusBar().clearMessage()
+            if state is not None:
+                try:
+                    apply_session(lab, state)
+                    return
+                except Exception as exc:  # noqa: BLE001 - start-up must always succeed
+                    problem = str(exc)[:300] if isinstance(exc, (ValueError, OSError)) else "the file is malformed"
+            log.warning("could not restore the autosaved %s session: %s", lab.id, problem)
+            try:
+                kept = set_aside(path)
+                problem += f". The file was kept as {kept}"
+            except OSError:
+                pass
+            lab.start()
+            lab.show_error(f"The last session of this lab could not be restored ({problem}); it starts fresh.")
+
+        task.on_done = lambda state: finish(state)
+        task.on_error = lambda message: finish(None, message[:300])
+        task.start(read_session, str(path))
+
+    def restoring(self, lab_id: str) -> bool:
+        """True while the lab's autosave is being read (scripts and tests wait on it)."""
+        return lab_id in self._restoring
 
     def _tab_changed(self, index: int) -> None:
         if self._first_build_pending:
@@ -384,14 +410,37 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         QtWidgets.QMessageBox.warning(self, title, message)
 
-    def open_session(self, path: str) -> Lab | None:
+    def open_session(self, path: str, *, wait: bool = True) -> Lab | None:
+        """Open a session file: read and checked on a worker thread, applied on this one.
+
+        ``wait=False`` (File ▸ Open) returns at once and the lab follows when the file is
+        read; ``wait=True`` (scripts, tests) returns the lab, or None if the file was refused.
+        """
+        task = self._open_task
+        opened: list = []
+        task.on_done = lambda state: opened.append(self._apply_opened(path, state))
+        task.on_error = lambda message: self._error("Could not open the session", message[:500])
+        task.start(read_session, str(path))
+        if not wait:
+            return None
+        if not task.wait(60):
+            task.cancel()
+        return opened[0] if opened else None
+
+    def _apply_opened(self, path: str, state: dict) -> Lab | None:
+        pending = None
         try:
-            state = load_session(path)
             lab = self.show_lab(str(state["lab"])[:40])
-            lab.restore_session(state)
+            pending = self._restoring.pop(lab.id, None)
+            if pending is not None:  # the opened file replaces the autosave still being read
+                pending.cancel()
+                lab.setEnabled(True)
+            apply_session(lab, state)
         except Exception as exc:  # noqa: BLE001 - a bad file is a message, never a crash
-            text = str(exc) if isinstance(exc, (OSError, ValueError, KeyError)) else type(exc).__name__
+            text = str(exc) if isinstance(exc, (OSError, ValueError, KeyError)) else "the file is malformed"
             self._error("Could not open the session", text[:500])
+            if pending is not None:
+                lab.start()  # it was waiting for its autosave, which the opened file replaced
             return None
         self._session_paths[lab.id] = str(path)
         return lab
@@ -412,7 +461,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def open_session_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", str(Path.home()), "SML Lab sessions (*.smllab *.json);;All files (*)")
         if path:
-            self.open_session(path)
+            self.open_session(path, wait=False)
 
     def save_session_current(self) -> None:
         lab = self.lab()
@@ -436,6 +485,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self.autosave:
             return
         for lab in self.built_labs():
+            if lab.id in self._restoring:
+                continue  # its autosave is still being read: never overwrite it
             try:
                 save_session(autosave_path(lab.id), lab.session_state())
             except (OSError, ValueError, TypeError) as exc:
@@ -511,6 +562,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def shutdown(self) -> None:
         self._status_timer.stop()
         self._autosave_timer.stop()
+        for task in [self._open_task, *self._restoring.values()]:
+            task.shutdown()
         for lab in self.built_labs():
             lab.shutdown()
 

@@ -108,6 +108,7 @@ def test_autosave_keeps_drawn_points(qtbot, make_window, config_dir):
     assert (config_dir / "sessions" / "classifiers.json").exists()
     again = make_window(lab_ids=["classifiers"], restore=True, autosave=True)
     lab2 = again.show_lab("classifiers")
+    qtbot.waitUntil(lambda: not again.restoring("classifiers"), timeout=20_000)  # read on a worker
     np.testing.assert_array_equal(lab2.canvas.X, [[0, 0], [1, 2], [3, 1]])
 
 

@@ -112,11 +112,13 @@ def test_bad_files_show_a_message(qtbot, make_window, tmp_path, content, words):
     window, lab = _lab(qtbot, make_window)
     path = tmp_path / "bad.txt"
     path.write_bytes(content)
-    lab.open_file(str(path))
-    qtbot.waitUntil(lambda: lab.runner.error is not None, timeout=10_000)
+    before = (lab.params(), lab.user_data(), lab.file_label.text())
+    assert lab.open_file(str(path), wait=True) is False
     assert words in lab.error_text
-    # the lab keeps working
-    lab.form.set_value("corpus", f"play:{PLAY}")
+    assert (lab.params(), lab.user_data(), lab.file_label.text()) == before  # read first: nothing changed
+    # the lab keeps working on its corpus: the next run clears the message
+    assert lab.runner.error is None
+    lab.start()
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.error is None, timeout=10_000)
     assert lab.error_text == ""
 
@@ -125,7 +127,7 @@ def test_open_good_file_and_session(qtbot, make_window, tmp_path):
     window, lab = _lab(qtbot, make_window, n=2, length=20)
     path = tmp_path / "poem.txt"
     path.write_text("the cat sat on the mat\nthe dog sat on the log\n" * 20, encoding="utf-8")
-    lab.open_file(str(path))
+    assert lab.open_file(str(path), wait=True) is True
     assert lab.params()["corpus"] == "file"
     last = _run_to_end(qtbot, lab)
     assert last.kind == "token" and set(lab.generated_text().split()) <= {"the", "cat", "sat", "on", "mat", "dog", "log"}

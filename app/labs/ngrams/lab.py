@@ -250,15 +250,39 @@ class NGramsLab(Lab):
         if path:
             self.open_file(path)
 
-    def open_file(self, path: str) -> None:
-        """Train on a text file and start playing: it is read (and checked) on the worker with
-        progress; errors (empty, binary, not UTF-8) go to the banner."""
-        self._file_path = str(path)
-        self.file_label.setText(f"file: {html.escape(os.path.basename(self._file_path))}")
-        self.file_label.setToolTip(self._file_path)
-        self.form.set_values({"corpus": "file"})  # quietly: the run starts just below
-        # play at once, so the file is read (with progress) and checked straight away
-        self.start(play=True)
+    def open_file(self, path: str, wait: bool = False) -> bool | None:
+        """Train on a text file and start playing. The file is read, checked and tokenized on a
+        side task first (progress under the text); only then does the lab switch its corpus
+        to it, so a file that cannot be used changes nothing and its problem (missing, empty,
+        binary, not UTF-8) goes to the banner. ``wait=True`` (scripts, tests) blocks until it is
+        read and returns whether it was taken."""
+        path = str(path)
+        outcome: list[bool] = []
+
+        def taken(_key) -> None:
+            outcome.append(True)
+            self._file_path = path
+            self.file_label.setText(f"file: {html.escape(os.path.basename(path))}")
+            self.file_label.setToolTip(path)
+            self.form.set_values({"corpus": "file"})  # quietly: the run starts just below
+            self.start(play=True)
+
+        def refused(message: str) -> None:
+            outcome.append(False)
+            self.show_error(f"{os.path.basename(path)}: {message}" if os.path.basename(path) not in message
+                            else message)
+
+        def progress(fraction: float, phase: str) -> None:
+            self.status_label.setText(f"{html.escape(os.path.basename(path))}: {phase} {fraction:.0%}")
+
+        task = self.task("open-file", on_done=taken, on_error=refused, on_progress=progress)
+        task.start(ngram_run.read_text_source, path, self.params()["level"])
+        if not wait:
+            return None
+        if not task.wait(120):
+            task.cancel()
+            return False
+        return bool(outcome and outcome[0])
 
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:

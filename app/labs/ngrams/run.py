@@ -185,6 +185,26 @@ def _tokens(key: tuple, level: str, counter) -> Iterator:
     return toks
 
 
+def read_text_source(path: str, level: str, state=None) -> tuple:
+    """Read and tokenize a text file before the lab uses it (a side task); returns its source key.
+
+    The text and its tokens stay in the caches, so the run that follows starts from them.
+    ``ValueError`` (missing, empty, binary, not UTF-8, fewer than two tokens) leaves the lab
+    as it was: it changes its corpus only once this returns.
+    """
+    key = source_key("file", path)
+    steps = _tokens(key, level, lambda phase, fraction: (phase, fraction))
+    try:
+        while True:
+            phase, fraction = next(steps)
+            if state is not None:
+                state.check()
+                state.set_progress(fraction, phase)
+    except StopIteration:
+        pass
+    return key
+
+
 class _Counter(StepCounter):
     """Consecutive step numbers for one run (from 0), and the run's progress snapshots."""
 
