@@ -809,6 +809,19 @@ class PlotPanel(pg.PlotWidget):
         self._title = title
         theme.style_plot(self, theme.current(), title=title)
 
+    @property
+    def labels(self) -> tuple[str, str, str]:
+        """(title, x-axis label, y-axis label) as shown."""
+        return self._title, self._x_label, self._y_label
+
+    def set_labels(self, title: str | None = None, x_label: str | None = None, y_label: str | None = None) -> None:
+        """Change the title and the axis labels (None keeps one); restyles only when one of them changes."""
+        new = (self._title if title is None else title, self._x_label if x_label is None else x_label,
+               self._y_label if y_label is None else y_label)
+        if new != self.labels:
+            self._title, self._x_label, self._y_label = new
+            self.apply_style()
+
     # --- style
     def _style_curve(self, item, s: theme.Style) -> None:
         color, dash = item._sml_style

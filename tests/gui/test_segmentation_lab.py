@@ -90,7 +90,24 @@ def test_kmeans_objective_never_increases(qtbot, make_window, method):
     assert len(J) == snap.step + 1
     np.testing.assert_allclose(J, [s.engine.inertia for s in lab.runner.history()])
     assert np.all(np.diff(J) <= 1e-9 * J[:-1])
-    assert "Objective" in lab.objective_panel._title
+    assert "Objective" in lab.objective_panel.labels[0]
+    window.close()
+
+
+def test_method_names_its_panels(qtbot, make_window):
+    window, lab = _lab(qtbot, make_window, method="gmm", image="coffee", K=3)
+    assert lab.objective_panel.labels == ("Log-likelihood", "iteration", "ℓ")
+    assert lab.terms_panel.labels[0] == "Log-terms" and "g(x" in lab.terms_panel.labels[2]
+    assert lab.cluster_panel.labels == ("Means μ<sub>k</sub>", "cluster k", "share of pixels")
+    lab.form.set_value("method", "multinomial")
+    lab.on_param_changed("method")
+    assert lab.objective_panel.labels == ("Log-likelihood", "iteration", "ℓ (penalised)")
+    assert lab.cluster_panel.labels[0] == "Histograms t<sub>k</sub>"
+    assert lab.pixel_panel.labels[1] == lab.cluster_panel.labels[1]
+    lab.form.set_value("method", "kmeans_colour")
+    lab.on_param_changed("method")
+    assert lab.objective_panel.labels[:2] == ("Objective J", "iteration") and lab.objective_panel.labels[2] == "J"
+    assert lab.terms_panel.labels[0] == "Squared distances"
     window.close()
 
 

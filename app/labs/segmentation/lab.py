@@ -376,29 +376,23 @@ class SegmentationLab(Lab):
         m = self.method
         names = {"multinomial": ("Log-likelihood", "ℓ (penalised)"), "gmm": ("Log-likelihood", "ℓ")}
         title, ylab = names.get(m, ("Objective J", "J"))
-        self.objective_panel._title, self.objective_panel._y_label = title, ylab
-        self.objective_panel.apply_style()
+        self.objective_panel.set_labels(title, y_label=ylab)
         if m in HIST_METHODS:
             t = "Histograms t<sub>k</sub>" if m == "multinomial" else "Centres μ<sub>k</sub>"
             xlab = "grey-level bin" if self.form.value("histograms") == "grey" else "grey | pattern bin"
-            self.cluster_panel._title, self.cluster_panel._x_label, self.cluster_panel._y_label = (
-                t, xlab, "probability")
-            self.pixel_panel._x_label = xlab
-            self.pixel_panel.apply_style()
+            self.cluster_panel.set_labels(t, xlab, "probability")
+            self.pixel_panel.set_labels(x_label=xlab)
         else:
             t = "Means μ<sub>k</sub>" if m == "gmm" else "Centres μ<sub>k</sub>"
-            self.cluster_panel._title, self.cluster_panel._x_label, self.cluster_panel._y_label = (
-                t, "cluster k", "share of pixels")
-        self.cluster_panel.apply_style()
+            self.cluster_panel.set_labels(t, "cluster k", "share of pixels")
         self.unc_view.set_title("Doubt: 1 − max a<sub>ik</sub>" if m in EM_METHODS
                                 else "Distance to own centre")
         if m == "multinomial":
-            self.terms_panel._title, self.terms_panel._y_label = "Log-terms", "log c<sub>k</sub> + Σ H<sub>j</sub> log t<sub>kj</sub>"
+            self.terms_panel.set_labels("Log-terms", y_label="log c<sub>k</sub> + Σ H<sub>j</sub> log t<sub>kj</sub>")
         elif m == "gmm":
-            self.terms_panel._title, self.terms_panel._y_label = "Log-terms", "log c<sub>k</sub> g(x | μ<sub>k</sub>, Σ<sub>k</sub>)"
+            self.terms_panel.set_labels("Log-terms", y_label="log c<sub>k</sub> g(x | μ<sub>k</sub>, Σ<sub>k</sub>)")
         else:
-            self.terms_panel._title, self.terms_panel._y_label = "Squared distances", "‖x − μ<sub>k</sub>‖²"
-        self.terms_panel.apply_style()
+            self.terms_panel.set_labels("Squared distances", y_label="‖x − μ<sub>k</sub>‖²")
         self.pixel_panel.setVisible(m in HIST_METHODS)
 
     def _sync_photo_box(self) -> None:
@@ -547,9 +541,7 @@ class SegmentationLab(Lab):
         rgb = run.label_colours(eng.labels, ctx.shape, PALETTE)
         self.seg_view.set_image(rgb, key=key)
         self.photo_view.set_overlay(rgb, key=key)
-        title = f"Segmentation, K = {ctx.n_clusters}"
-        if title != self.seg_view._title:  # restyling a title is slow: only when it changes
-            self.seg_view.set_title(title)
+        self.seg_view.set_title(f"Segmentation, K = {ctx.n_clusters}")  # restyles only when the title changes
         if history.rewound:
             self.objective.clear()
         added = history.added
@@ -664,12 +656,8 @@ class SegmentationLab(Lab):
         brushes = list(self._scatter_lut[self._scatter_idx])
         self.scatter.setData(x=xy[:, 0], y=xy[:, 1], pen=None, brush=brushes, size=self._point_size(s),
                              symbol="o")
-        if (self.scatter_panel._x_label, self.scatter_panel._y_label) != p.axes:
-            self.scatter_panel._x_label, self.scatter_panel._y_label = p.axes
-            self.scatter_panel.apply_style()
         title = "Histograms (PCA)" if ctx.H is not None else "Features (PCA)"
-        if title != self.scatter_panel._title:
-            self.scatter_panel.set_title(title)
+        self.scatter_panel.set_labels(title, *p.axes)  # restyles only when a label changes
         self.scatter_panel.plot_item.getViewBox().autoRange(padding=0.04)
 
     @staticmethod
@@ -789,8 +777,7 @@ class SegmentationLab(Lab):
         self.km_curve.set(np.arange(len(res.kmeans_curve)), res.kmeans_curve)
         em_name = "EM multinomial" if res.family == "hist" else "EM Gaussian"
         self.km_view.set_title("k-means")
-        if self.em_panel._title != em_name:
-            self.em_panel.set_title(em_name)
+        self.em_panel.set_labels(em_name)
         if res.em_labels is not None:
             perm = res.matching if res.matching is not None else run.matched_agreement(km, res.em_labels, k)[1]
             matched = perm[res.em_labels]
