@@ -15,7 +15,7 @@ import pytest
 from smlengine.cluster import GaussianMixture, KMeans, MultinomialMixture
 from smlengine.features import local_histograms
 
-skimage_data = pytest.importorskip("skimage.data")
+from skimage import data as skimage_data
 sk_cluster = pytest.importorskip("sklearn.cluster")
 sk_mixture = pytest.importorskip("sklearn.mixture")
 

@@ -16,8 +16,8 @@ from smlengine.datasets import load_cascade, load_face_patches
 from smlengine.datasets._faces import HELD_OUT_PHOTO, UNSEEN_PHOTO_NAMES
 from smlengine.detection import box_iou, group_rectangles
 
-skdata = pytest.importorskip("skimage.data")
-sktransform = pytest.importorskip("skimage.transform")
+from skimage import data as skdata
+from skimage import transform as sktransform
 
 VOTES = range(0, 8)
 

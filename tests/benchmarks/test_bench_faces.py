@@ -18,9 +18,9 @@ from smlengine.cascade import Cascade, to_grey_float
 from smlengine.datasets import load_cascade, load_face_patches, negative_photos
 from smlengine.haar import SKIMAGE_TYPES, haar_feature_set, haar_features
 
-skdata = pytest.importorskip("skimage.data")
-skfeature = pytest.importorskip("skimage.feature")
-sktransform = pytest.importorskip("skimage.transform")
+from skimage import data as skdata
+from skimage import feature as skfeature
+from skimage import transform as sktransform
 
 
 def _best(fn, repeats):

@@ -86,7 +86,7 @@ def test_bic_with_parts_and_dispersion():
 
 
 def test_texture_histograms_are_grey_then_patterns():
-    feature = pytest.importorskip("skimage.feature")
+    from skimage import feature
     rng = np.random.default_rng(3)
     img = rng.random((20, 24))
     codes = local_binary_patterns(img)

@@ -122,7 +122,7 @@ def test_bad_center_and_hairlines():
 
 
 def test_area_averaging_agrees_with_scikit_image_on_whole_factors():
-    transform = pytest.importorskip("skimage.transform")
+    from skimage import transform
     rng = np.random.default_rng(0)
     ink = (rng.random((64, 40)) < 0.4).astype(float)
     ink[0, 0] = ink[-1, -1] = ink[0, -1] = ink[-1, 0] = 1.0  # the box is the whole array
@@ -147,7 +147,6 @@ def _font_digits():
 
 
 def test_typeset_digits_have_the_statistics_of_the_shipped_digits():
-    pytest.importorskip("PIL")
     fonts = _font_digits()
     typeset = np.array([x for xs in fonts.values() for x in xs])
     shipped, _ = load_digits()
@@ -168,7 +167,7 @@ def test_typeset_digits_have_the_statistics_of_the_shipped_digits():
 
 
 def test_any_array_gives_a_digit_or_a_documented_error():
-    hypothesis = pytest.importorskip("hypothesis")
+    import hypothesis
     from hypothesis import given, settings
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp

@@ -256,8 +256,8 @@ def test_pagerank_estimator_equals_the_power_method():
 
 
 def test_property_pagerank_is_the_dense_equilibrium():
-    hypothesis = pytest.importorskip("hypothesis")
-    st = pytest.importorskip("hypothesis.strategies")
+    import hypothesis
+    from hypothesis import strategies as st
 
     @hypothesis.settings(max_examples=40, deadline=None, derandomize=True)
     @hypothesis.given(

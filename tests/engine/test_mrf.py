@@ -122,7 +122,7 @@ def test_snapshots_energy_changes_and_marginals_are_consistent():
 
 
 def test_denoising_beats_the_noisy_image_and_burn_in_matters():
-    skimage_data = pytest.importorskip("skimage.data")
+    from skimage import data as skimage_data
     clean = skimage_data.binary_blobs(96, blob_size_fraction=0.15, rng=1).astype(int)
     rng = np.random.default_rng(0)
     noisy = clean + 0.7 * rng.standard_normal(clean.shape)

@@ -62,7 +62,7 @@ def test_enter_then_space_plays_and_keeps_the_value(window, qtbot, name, typed, 
         press(qtbot, getattr(Key, f"Key_{'Period' if ch == '.' else ch}"))
     press(qtbot, Key.Key_Return)
     qtbot.waitUntil(lambda: lab.form.value(name) == pytest.approx(value))
-    qtbot.wait(20)  # the edit has ended; the user reaches for the space bar
+    qtbot.waitUntil(lambda: not field.hasFocus())  # the edit has ended; the user reaches for the space bar
     assert not lab.runner.playing
     press(qtbot, Key.Key_Space)
     qtbot.waitUntil(lambda: lab.runner.playing, timeout=3000)
@@ -78,7 +78,7 @@ def test_enter_in_a_line_edit_gives_the_keyboard_back(window, qtbot):
     edit.setFocus()
     qtbot.waitUntil(edit.hasFocus)
     press(qtbot, Key.Key_Return)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: not edit.hasFocus())  # Enter gave the keyboard back
     press(qtbot, Key.Key_Space)
     qtbot.waitUntil(lambda: lab.runner.playing, timeout=3000)
     assert edit.text() == "some text"

@@ -221,12 +221,12 @@ def test_projector_mode(qtbot, make_window):
     lab.on_param_changed("graph")
     _finish(qtbot, lab)
     window.set_projector(True)
-    qtbot.wait(50)
     from app import style as theme
 
     s = theme.current()
+    assert s.projector
+    qtbot.waitUntil(lambda: lab.change_curve.opts["pen"].widthF() == pytest.approx(s.line_width))
     assert lab.error_text == ""
-    assert lab.change_curve.opts["pen"].widthF() == pytest.approx(s.line_width)
     assert lab.table.font().pointSizeF() == pytest.approx(9.0 * s.scale)
     sizes = lab.node_item.data["size"]
     assert sizes.min() >= 5.0 * s.scale - 1e-9
@@ -399,6 +399,11 @@ def _overlap(a, b) -> float:
     return max(r.width(), 0.0) * max(r.height(), 0.0)
 
 
+def _placed(lab, distribution, n, top=True) -> None:
+    """:func:`_check_labels` as a ``waitUntil`` condition: None when it holds, AssertionError until then."""
+    _check_labels(lab, distribution, n, top=top)
+
+
 def _check_labels(lab, dist, at_least, top=True):
     shown = lab.labels_shown()
     assert len(shown) >= at_least, [t for _, t, _ in shown]
@@ -431,12 +436,12 @@ def test_labels_never_overlap(qtbot, make_window, graph):
         assert "Python Module Index" in texts and all(len(t) <= 24 for t in texts)
     # a smaller window and projector fonts: the labels are placed again, still apart
     window.resize(1024, 768)
-    qtbot.wait(50)
-    _check_labels(lab, snap.distribution, 3)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    qtbot.waitUntil(lambda: _placed(lab, snap.distribution, 3))  # retried until the labels are placed again
     window.set_projector(True)
     lab.runner.flush()
-    qtbot.wait(50)
-    _check_labels(lab, snap.distribution, 3, top=False)  # the top page's label may find no room
+    # the top page's label may find no room
+    qtbot.waitUntil(lambda: _placed(lab, snap.distribution, 3, top=False))
     window.set_projector(False)
 
 

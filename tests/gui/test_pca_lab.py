@@ -216,7 +216,6 @@ def _verdicts(lab):
 def test_typeset_3s_are_like_the_3s_and_typeset_7s_are_novelty(qtbot, make_window):
     """The lab's defaults (the 3s, d = 5, 99th percentile): a 3 typeset in any font is like the
     training 3s, a 7 is a novelty, in at least 4 cases of 5."""
-    pytest.importorskip("PIL")
     window, lab = _lab(qtbot, make_window)
     assert lab.form.value("digit") == "3" and lab.d == 5
     fonts = _fonts(56)
