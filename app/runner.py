@@ -146,7 +146,8 @@ class Pacer:
     def hold(self, held: bool) -> None:
         """While held (the GUI draws a frame) the worker waits between steps without the
         interpreter lock, so the GUI thread's many short calls into Qt are not each delayed
-        by a busy worker (a thread convoy that made frames ten times slower)."""
+        by a busy worker (each call would otherwise wait for the worker's switch interval: a
+        thread convoy)."""
         with self._cond:
             self._held = bool(held)
             if not held:
@@ -544,7 +545,7 @@ class _PaintGate(QtCore.QObject):
 
     A flat-out Python worker holds the interpreter lock almost all the time; painting
     pyqtgraph items makes many short calls that each need it back, and each then waits up to
-    the interpreter's switch interval, which made frames ten times slower. Qt posts its paint
+    the interpreter's switch interval, so a frame would take many intervals. Qt posts its paint
     requests (UpdateRequest) at low priority; the release is posted at a lower priority
     still, so it is handled only once the paint is done. A redraw tick holds the workers
     first (:meth:`hold_all` without release) and draws once they are parked, so the lab's

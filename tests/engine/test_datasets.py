@@ -109,7 +109,7 @@ def test_many_malformed_lines_show_three_then_a_count(tmp_path):
 
 @pytest.mark.parametrize("label", ["nan", "NaN", "-inf", "Infinity"])
 def test_nan_or_infinite_labels_are_refused_with_the_line(tmp_path, label):
-    # 'nan' parsed as float used to become a label that never equals itself.
+    # 'nan' parsed as a float would be a label that never equals itself: no class could hold it.
     path = tmp_path / "nan.csv"
     path.write_text(f"x1,x2,label\n0,0,1\n1,1,{label}\n2,2,-1\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"line 3: the label must be a finite number or a name"):
@@ -148,7 +148,7 @@ def test_points_file_folder_missing_or_too_large(tmp_path):
 
 @pytest.mark.parametrize("n_samples", [2**31, 2**64, 10**400])
 def test_huge_sample_counts_are_a_clear_value_error(n_samples):
-    # 10**400 used to fail inside numpy with a TypeError about 'isfinite'.
+    # 10**400 is no float: numpy's isfinite would raise a TypeError on it, not a message.
     with pytest.raises(ValueError, match="n_samples must be <= 10000000"):
         make_dataset("moons", n_samples)
     with pytest.raises(ValueError, match="noise must be <= 100.0"):

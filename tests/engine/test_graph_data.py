@@ -205,7 +205,7 @@ def test_crawl_survives_broken_tags(tmp_path):
 
 
 def test_crawl_skips_a_malformed_link_only(tmp_path):
-    # urllib raises ValueError on 'http://[::1'; it used to abort the whole crawl.
+    # urllib raises ValueError on 'http://[::1'; the crawl skips that link and goes on.
     _page(tmp_path / "index.html", '<a href="http://[::1">bad</a><a href="b.html">b</a>')
     _page(tmp_path / "b.html", "<title>B</title>")
     a, names, titles = crawl_html_folder(tmp_path)

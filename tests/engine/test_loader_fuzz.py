@@ -164,7 +164,7 @@ def _read_edges_or_message(path, chunk=None):
 
 @pytest.mark.timeout(60)
 @given(_contents(_EDGE_PIECES))
-@example(b"0000source,target\n\n")  # a batch of blank lines once named a separator of its own
+@example(b"0000source,target\n\n")  # a batch of blank lines names no separator of its own
 @FUZZ
 def test_read_edge_list_fuzz(data):
     with tempfile.TemporaryDirectory() as folder:

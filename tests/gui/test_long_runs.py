@@ -1,5 +1,5 @@
-"""Long runs keep the window responsive to the end (regression: a metric panel whose axis
-width and view range chased each other froze the event loop for good)."""
+"""Long runs keep the window responsive to the end: a metric panel's axis width and view range
+settle (if they chased each other, the event loop would never be idle again)."""
 
 import pytest
 from PySide6 import QtCore
