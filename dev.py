@@ -3,7 +3,7 @@
 
     python3 dev.py run           create .venv, install, start the app on its built-in data
     python3 dev.py test          create .venv, install with test extras, run the whole suite
-    python3 dev.py bench         speed comparisons against the reference libraries
+    python3 dev.py bench         speed comparisons against the reference libraries, one table at the end
     python3 dev.py screenshots   one picture per lab into docs/screenshots/
     python3 dev.py self-test     every lab headless for a few steps
     python3 dev.py frozen        build the double-click application with PyInstaller
@@ -79,8 +79,16 @@ def main(argv: list[str]) -> int:
         sh(BIN / "lint-imports", env=offscreen_env())
     elif command == "bench":
         ensure_venv("test,bench")
-        sh(PY, "-m", "pytest", "-q", "-s", "-o", "addopts=", "-p", "no:cacheprovider", "-m", "benchmark",
-           "tests/benchmarks", *rest, env=offscreen_env())
+        # every benchmark records its rows; the session ends with one table of all of them (engine,
+        # workload, ours, reference, ratio), printed and written to build/bench-table.md
+        table = ROOT / "build" / "bench-table.md"
+        table.unlink(missing_ok=True)
+        try:
+            sh(PY, "-m", "pytest", "-q", "-s", "-o", "addopts=", "-p", "no:cacheprovider", "-m", "benchmark",
+               "tests/benchmarks", *rest, env=offscreen_env())
+        finally:
+            if table.exists():
+                print(f"\n{table.read_text(encoding='utf-8')}\n(table in {table.relative_to(ROOT)})", flush=True)
     elif command == "screenshots":
         ensure_venv("test")
         sh(PY, "-m", "app", "--screenshots", "docs/screenshots", "--size", "1280x800", *rest, env=offscreen_env())

@@ -10,21 +10,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from _bench_table import best_time, record
 from smlengine.datasets import _graph, read_edge_list
 
 pytestmark = pytest.mark.benchmark
 
 N_LINKS = 200_000
 N_NODES = 50_000
-
-
-def best_time(fn, repeat=3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def peak_bytes(fn):
@@ -82,6 +74,8 @@ def test_bench_read_edge_list(edge_file):
     for name, seconds, peak, a in results:
         print(f"  {name:<28s} {seconds:7.2f} s  x{seconds / base_t:5.2f}   peak {peak / 1e6:7.1f} MB  "
               f"x{peak / base_m:5.2f}   links {a.nnz:,}")
+    for name, seconds, _, _ in results[1:]:
+        record("edge-list loader (read_edge_list)", f"{N_LINKS:,} links, {size / 1e6:.1f} MB", base_t, seconds, name)
     assert results[0][3].nnz == results[2][3].nnz
 
 

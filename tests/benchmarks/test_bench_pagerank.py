@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from _bench_table import best_time, record
 from smlengine import markov
 from smlengine.datasets import load_graph, scale_free_digraph
 
@@ -17,15 +18,6 @@ pytestmark = pytest.mark.benchmark
 
 ALPHA = 0.15
 TOL = 1e-10  # L1 change between iterates, for every contender
-
-
-def best_time(fn, repeat=3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def peak_bytes(fn):
@@ -91,6 +83,8 @@ def report(title, a, rows):
     base = rows[0][1]
     for name, seconds, l1 in rows:
         print(f"  {name:<28s} {seconds * 1e3:10.1f} ms   x{seconds / base:7.2f} vs smlengine   L1 to smlengine {l1:.1e}")
+    for name, seconds, _ in rows[1:]:
+        record("PageRank (pagerank_steps)", f"{title}, {a.shape[0]:,} nodes", base, seconds, name)
 
 
 def run_all(a, contenders):

@@ -1,0 +1,102 @@
+"""The benchmarks' one table: engine, workload, ours, reference, ratio.
+
+A benchmark times each side with :func:`best_time` and records its main rows with
+:func:`record`; at the end of the session ``tests/benchmarks/conftest.py`` prints the table
+and writes it, with the machine it ran on, to ``build/bench-table.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+TABLE_FILE = Path(__file__).resolve().parents[2] / "build" / "bench-table.md"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table; ``reference`` is None where nothing is compared (a frame rate)."""
+
+    engine: str
+    workload: str
+    ours: float
+    reference: float | None
+    reference_name: str
+    unit: str = "s"
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        return self.ours / self.reference if self.reference else None
+
+
+ROWS: list[Row] = []
+
+
+def best_time(fn, repeat=3):
+    """(shortest wall time in seconds of ``repeat`` calls of ``fn``, the last call's result)."""
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def record(engine, workload, ours, reference=None, reference_name="", *, unit="s", note=""):
+    """Add a row: ``ours`` and ``reference`` in ``unit`` (seconds unless stated), the
+    reference library's call in ``reference_name`` (e.g. "sklearn SVC(kernel='linear')")."""
+    row = Row(str(engine), str(workload), float(ours), None if reference is None else float(reference),
+              str(reference_name), unit, note)
+    ROWS.append(row)
+    return row
+
+
+def machine() -> str:
+    """CPU model, cores, OS and the library versions the figures depend on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    import scipy
+
+    return (f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}; "
+            f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}")
+
+
+def _number(x: float, unit: str) -> str:
+    if unit != "s":
+        return f"{x:,.4g} {unit}"
+    return f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+
+def render(rows=None) -> str:
+    """The rows as a Markdown table, one line per row, in the order they were recorded."""
+    rows = ROWS if rows is None else rows
+    lines = [
+        "| engine | workload | ours | reference | reference time | ratio |",
+        "|---|---|---:|---|---:|---:|",
+    ]
+    for r in rows:
+        ref = "" if r.reference is None else _number(r.reference, r.unit)
+        ratio = "" if r.ratio is None else f"{r.ratio:.2f}×"
+        workload = r.workload + (f" ({r.note})" if r.note else "")
+        lines.append(f"| {r.engine} | {workload} | {_number(r.ours, r.unit)} | {r.reference_name} | {ref} | {ratio} |")
+    return "\n".join(lines)
+
+
+def write(path=TABLE_FILE) -> Path:
+    """The table with the date and machine above it, as Markdown."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    path.write_text(f"Measured {stamp} on {machine()}; ratio = ours / reference (below 1: ours is faster).\n\n"
+                    f"{render()}\n", encoding="utf-8")
+    return path
