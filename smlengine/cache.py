@@ -7,11 +7,12 @@ from a worker.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
-__all__ = ["LRUCache"]
+__all__ = ["LRUCache", "file_key"]
 
 _MISSING = object()
 
@@ -60,3 +61,20 @@ class LRUCache:
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)
+
+
+def file_key(path, *, missing_ok: bool = True) -> tuple:
+    """``("file", absolute path, modification time in ns, size)``: a cache key of a user's file
+    or folder that changes when it is rewritten.
+
+    A path that cannot be read gives time and size 0 (``missing_ok``) or raises the
+    ``OSError`` (``FileNotFoundError`` for a missing file).
+    """
+    p = os.path.abspath(os.fspath(path))
+    try:
+        st = os.stat(p)
+    except OSError:
+        if not missing_ok:
+            raise
+        return ("file", p, 0, 0)
+    return ("file", p, st.st_mtime_ns, st.st_size)

@@ -25,8 +25,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from smlengine import Snapshot
-from smlengine.cache import LRUCache
+from smlengine import Snapshot, frozen_array
+from smlengine.cache import LRUCache, file_key
 
 MODES = [("detect", "Detect faces"), ("train", "Train a cascade")]
 CASCADES = [("shipped", "shipped (19 stages)"), ("trained", "trained here")]
@@ -84,13 +84,7 @@ class Photo:
 
 
 def _source_key(source: tuple) -> tuple:
-    if source[0] == "file":
-        try:
-            s = os.stat(source[1])
-            return ("file", source[1], s.st_mtime_ns, s.st_size)
-        except OSError:
-            return ("file", source[1], 0, 0)
-    return tuple(source)
+    return file_key(source[1]) if source[0] == "file" else tuple(source)
 
 
 def load_source(source: tuple) -> Photo:
@@ -228,7 +222,7 @@ class DetectSnapshot(Snapshot):
             return None
         if len(self.heat_parts) == 1:
             return self.heat_parts[0]
-        return _frozen(np.concatenate(self.heat_parts))
+        return frozen_array(np.concatenate(self.heat_parts))
 
 
 def _heat_choice(boxes, maps, scales):
@@ -251,7 +245,7 @@ def _grouped(raw, mn, limit):
     n = np.bincount(labels).astype(float)
     groups = np.column_stack([np.stack([np.bincount(labels, weights=raw[:, k]) for k in range(4)], axis=1)
                               / n[:, None], n])
-    return _frozen(boxes), _frozen(labels), _frozen(groups)
+    return frozen_array(boxes), frozen_array(labels), frozen_array(groups)
 
 
 def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSnapshot]:
@@ -276,7 +270,7 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
     empty = np.zeros((0, 5))
     funnel = np.zeros(K + 1, dtype=np.int64)
     yield DetectSnapshot(step=0, phase="photo", ctx=ctx, event="start", boxes=empty, raw=np.zeros((0, 4)),
-                         funnel=_frozen(funnel),
+                         funnel=frozen_array(funnel),
                          message=f"{photo.label}: {grey.shape[1]} × {grey.shape[0]} px, {len(scales)} window sizes, "
                                  f"{ctx.n_windows:,} windows to scan with {K} stage(s).")
     raw_parts: list[np.ndarray] = []
@@ -303,7 +297,7 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
             if rr.size:
                 raw_parts.append(np.column_stack([(rr + r0) * st_ * sy, cc * st_ * sx, np.full(rr.size, wh),
                                                   np.full(rr.size, ww)]))
-                raw = _frozen(np.concatenate(raw_parts))
+                raw = frozen_array(np.concatenate(raw_parts))
             boxes, labels, groups = _grouped(raw, mn, GROUP_EACH_STEP)
         scanned += p.size
         last_row = r0 + p.shape[0]
@@ -314,7 +308,7 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
         yield DetectSnapshot(
             step=n, phase="scanning", progress=scanned / max(ctx.n_windows, 1), ctx=ctx, event="scan",
             levels_done=done_levels, windows_scanned=scanned, boxes=boxes, raw=raw, raw_group=labels, groups=groups,
-            funnel=_frozen(funnel), heat_parts=tuple(maps[li]), heat_level=li, heat_geometry=geometry[li], band=band,
+            funnel=frozen_array(funnel), heat_parts=tuple(maps[li]), heat_level=li, heat_geometry=geometry[li], band=band,
             message=f"Windows of {ww:.0f} px, rows {r0 + 1}–{last_row} of {bd['n_rows']}: {raw.shape[0]} accepted by "
                     f"all {K} stages so far, {boxes.shape[0]} detection(s).")
     boxes, labels, groups = _grouped(raw, mn, GROUP_AT_END)
@@ -326,7 +320,7 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
                 "use more stages.")
     yield DetectSnapshot(
         step=n, phase="done", progress=1.0, ctx=ctx, event="done", levels_done=done_levels, windows_scanned=scanned,
-        boxes=boxes, raw=raw, raw_group=labels, groups=groups, funnel=_frozen(funnel),
+        boxes=boxes, raw=raw, raw_group=labels, groups=groups, funnel=frozen_array(funnel),
         heat_parts=tuple(maps[hl]) if hl >= 0 else (), heat_level=hl, heat_geometry=geometry[hl] if hl >= 0 else (),
         done=True,
         message=f"{boxes.shape[0]} face(s) found in {scanned:,} windows: {raw.shape[0]} accepted windows form "
@@ -380,7 +374,7 @@ def train_steps(params: dict, seed: int) -> Iterator[TrainSnapshot]:
 
     fp, photos = training_data()
     faces = fp.train_faces
-    mean_face = _CACHE.get_or_compute("mean-face", lambda: _frozen(faces.mean(axis=0)))
+    mean_face = _CACHE.get_or_compute("mean-face", lambda: frozen_array(faces.mean(axis=0)))
     cascade = Cascade(**train_params(params, seed))
     ctx = TrainContext(mean_face, cascade, int(faces.shape[0]), dict(params))
     feats: tuple = ()
@@ -397,12 +391,6 @@ def train_steps(params: dict, seed: int) -> Iterator[TrainSnapshot]:
                               else last_acceptance),)
         yield TrainSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, ctx=ctx, engine=snap,
                             features=feats, stage_rates=rates)
-
-
-def _frozen(a):
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 # ----------------------------------------------------------------------------- drawing helpers

@@ -19,7 +19,7 @@ from typing import Iterator
 import numpy as np
 import numpy.random  # noqa: F401  (imported lazily by numpy otherwise: 50 ms inside the first generation step)
 
-from smlengine.cache import LRUCache
+from smlengine.cache import LRUCache, file_key
 from smlengine.phases import StepCounter
 from smlengine import Snapshot
 from smlengine.ngram import NGramModel, entropy, split_lines, tokenize, zipf
@@ -81,10 +81,9 @@ def source_key(corpus: str, path: str) -> tuple:
     """A hashable name of the text source (a file is identified by its path, size and time)."""
     if corpus == "file":
         try:
-            st = os.stat(path)
+            return file_key(path, missing_ok=False)
         except OSError:
             raise ValueError(f"cannot open {path!r}: the file does not exist any more") from None
-        return ("file", os.path.abspath(path), st.st_size, st.st_mtime_ns)
     return (corpus,)
 
 
