@@ -196,6 +196,10 @@ def check_session_limits(state: dict) -> None:
             if len(value) > MAX_SESSION_ITEMS:
                 raise ValueError(f"the session's {_where(keys)} holds {len(value):,} entries; "
                                  f"at most {MAX_SESSION_ITEMS:,}")
+            for k in value:
+                if len(k) > MAX_SESSION_TEXT:
+                    raise ValueError(f"the session's {_where(keys)} has a name of {len(k):,} characters; "
+                                     f"at most {MAX_SESSION_TEXT:,}")
             stack.extend((keys + [k], v) for k, v in value.items())
     step = state.get("step", 0)
     if isinstance(step, (int, float)) and not isinstance(step, bool) and step > MAX_SESSION_STEP:

@@ -199,3 +199,62 @@ def test_limits_hold_for_what_the_app_writes(tmp_path):
                            "test": list(range(MAX_SESSION_ITEMS))}, "step": 3}
     save_session(tmp_path / "big.smllab", state)
     check_session_limits(session.read_session(tmp_path / "big.smllab"))
+
+
+# ----------------------------------------------------------------------------- bombs, in a child process
+# Session files up to the size limit built to cost the most; read_session (what the worker
+# runs) is measured in a child process that reports its CPU time and peak memory.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import bounded_child  # noqa: E402 - the shared child-process runner beside the tests
+
+_HEAD = '{"format": "smllab-session", "version": 1, "lab": "classifiers", "seed": 0, "step": 0, '
+
+
+def _session_bomb(kind: str, megabytes: float) -> bytes:
+    n = int(megabytes * 2**20)
+    if kind == "compact points":
+        unit = "[0,0],"
+        body = unit * (n // len(unit))
+        return (_HEAD + '"user_data": {"points": [' + body[:-1] + "]}}").encode()
+    if kind == "nesting":
+        depth = n // 2
+        return ('{"a":' * min(depth, 400_000) + "1" + "}" * min(depth, 400_000)).encode()
+    if kind == "long key":
+        return (_HEAD + '"user_data": {"' + "k" * n + '": 1}}').encode()
+    if kind == "long text":
+        return (_HEAD + '"user_data": {"path": "' + "x" * n + '"}}').encode()
+    if kind == "many keys":
+        body = ",".join(f'"k{i}": 0' for i in range(n // 10))
+        return (_HEAD + '"parameters": {' + body + "}}").encode()
+    if kind == "big numbers":
+        unit = "1" + "0" * 4000 + ","
+        body = unit * (n // len(unit))
+        return (_HEAD + '"user_data": {"test": [' + body[:-1] + "]}}").encode()
+    if kind == "whitespace":
+        return (_HEAD + " " * n + '"user_data": {}}').encode()
+    raise AssertionError(kind)
+
+
+@pytest.mark.timeout(600)
+@given(st.sampled_from(["compact points", "nesting", "long key", "long text", "many keys", "big numbers",
+                        "whitespace"]), st.sampled_from([1.0, 7.9]))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+def test_session_bombs_are_refused_in_bounded_time_and_memory(tmp_path_factory, kind, megabytes):
+    path = tmp_path_factory.mktemp("bomb") / "s.smllab"
+    path.write_bytes(_session_bomb(kind, megabytes))
+    report = bounded_child.run_bounded("app.session.read_session", path)
+    bounded_child.assert_bounded(report, f"{megabytes} MB of {kind}")
+    assert report["outcome"] in ("ok", "ValueError"), report
+    assert len(report["message"]) <= 400
+    if kind != "whitespace":
+        assert report["outcome"] == "ValueError", report
+
+
+def test_the_two_million_point_session_of_the_issue_is_refused_in_bounds(tmp_path):
+    report = bounded_child.run_bounded("app.session.read_session", _huge_session(tmp_path / "huge.smllab"))
+    bounded_child.assert_bounded(report, "2 million points")
+    assert report["outcome"] == "ValueError" and "limited to 8 MB" in report["message"]
