@@ -503,3 +503,26 @@ def test_pixels_in_rect_and_matched_agreement_by_hand():
     agreement, perm = run.matched_agreement(a, b, 3)
     assert agreement == pytest.approx(_best_permutation_agreement(a, b, 3)) == pytest.approx(6 / 7)
     np.testing.assert_array_equal(perm, [1, 2, 0])
+
+
+def test_undefined_comparison_values_are_none_and_shown_as_a_dash():
+    from app.labs.segmentation import maths as seg_maths
+
+    res = run.CompareResult(family="colour", shape=(2, 2), image=np.zeros((2, 2)), rows=np.arange(2),
+                            kmeans_init=np.zeros((2, 3)), em_init=np.zeros((2, 3)), em_labels=np.zeros(4, dtype=int))
+    assert res.agreement is None and res.kmeans_objective is None and res.em_objective is None
+    text = seg_maths.compare_html(res)
+    assert "J = —" in text and "ℓ = —" in text and "nan" not in text.lower() and "inf" not in text.lower()
+
+
+@pytest.mark.parametrize("method, text", [("kmeans_colour", "Σ‖Δμ‖ = —"), ("gmm", "relative change —")])
+def test_step_zero_shows_a_dash_for_the_change(qtbot, make_window, method, text):
+    from app.labs.segmentation import maths as seg_maths
+
+    window, lab = _lab(qtbot, make_window, method=method, image="coffee", resolution=48, K=3)
+    _run(qtbot, lab, 2)
+    first, second = lab.runner.history()[:2]
+    assert text in seg_maths.maths_html(first)
+    assert text not in seg_maths.maths_html(second, first)
+    assert "nan" not in seg_maths.maths_html(first).lower()
+    window.close()
