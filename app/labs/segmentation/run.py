@@ -409,7 +409,7 @@ class ModelOrderItem:
     n: int = 0
     m: int = 0
     dispersion: tuple = ()
-    loglik: float = math.nan
+    loglik: float | None = None  # None: not computed
     samples: str = "pixels"  # what the n samples are
 
 
@@ -691,7 +691,7 @@ class CompareResult:
     (so no bin starts at 0), the Gaussian mixture at μ_k = their features with weights and
     covariances of the nearest-centre partition k-means starts from. Labels and curves are
     None / empty until their phase has run; ``matching[j]`` is the k-means cluster EM's cluster
-    j was matched to, ``agreement`` the matched fraction (NaN until both are done).
+    j was matched to, ``agreement`` the matched fraction (None until both are done).
     """
 
     family: str
@@ -707,16 +707,18 @@ class CompareResult:
     kmeans_converged: bool = False
     em_converged: bool = False
     matching: np.ndarray | None = None
-    agreement: float = math.nan
+    agreement: float | None = None
     done: bool = False
 
     @property
-    def kmeans_objective(self) -> float:
-        return self.kmeans_curve[-1] if self.kmeans_curve else math.nan
+    def kmeans_objective(self) -> float | None:
+        """The last J (None before k-means has run)."""
+        return self.kmeans_curve[-1] if self.kmeans_curve else None
 
     @property
-    def em_objective(self) -> float:
-        return self.em_curve[-1] if self.em_curve else math.nan
+    def em_objective(self) -> float | None:
+        """The last ℓ (None before EM has run)."""
+        return self.em_curve[-1] if self.em_curve else None
 
 
 def _distinct_random_rows(X: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
