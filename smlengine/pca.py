@@ -18,11 +18,21 @@ Storing the n images costs n·D numbers; compressed, d·D (the ξ_j) + D (μ̂) 
 Solvers (``PCA(method=...)``)
 -----------------------------
 ``'eigh'``
-    Eigen-decomposition of a symmetric matrix with LAPACK. When n ≥ D the D × D covariance
-    X_cᵀ X_c / n is accumulated over row blocks (no centred copy of a big X is made) and only
-    the top components are asked of ``scipy.linalg.eigh(subset_by_index=...)``. When n < D
-    the n × n Gram matrix G = X_c X_cᵀ is smaller: if G u = σ u then Σ̂ (X_cᵀ u) =
-    (σ/n) (X_cᵀ u), so ξ = X_cᵀ u / √σ with λ = σ / n.
+    Eigen-decomposition of a symmetric matrix with LAPACK, on the cheaper of two sides
+    (``route_`` says which; Shashua's "case n ≫ m"):
+
+    * ``'covariance'``: the D × D matrix X_cᵀ X_c / n, formed by symmetric rank-k updates
+      C ← C + B_cᵀ B_c (BLAS ``syrk``) over blocks B of rows centred one at a time, so no
+      centred copy of a big X is made;
+    * ``'gram'``: the n × n Gram matrix G = X_c X_cᵀ, formed by the same updates over blocks
+      of columns. If G u = σ u then Σ̂ (X_cᵀ u) = (σ/n) (X_cᵀ u) and ‖X_cᵀ u‖² = σ, so
+      ξ = X_cᵀ u / √σ with λ = σ / n: in matrix form U = A Q D^(−1/2) with A = X_cᵀ, Q the
+      eigenvectors of G and D their eigenvalues.
+
+    Forming either matrix costs about (n·D·m)/2 multiply-adds and decomposing it about 4m³,
+    m the matrix's side, plus n·D·k for mapping the Gram side's vectors back; the smaller
+    estimate is taken (in practice the smaller of n and D). Only the top k eigenpairs are
+    asked of ``scipy.linalg.eigh(subset_by_index=...)`` when that is cheaper than all.
 ``'svd'``
     Thin SVD X_c = U S Vᵀ: ξ_j are the rows of Vᵀ and λ_j = s_j² / n (the full-SVD reference).
 ``'power'``
@@ -48,17 +58,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg import blas
 
 from ._base import (
     BaseEstimator,
     IterativeMixin,
     Snapshot,
     check_array,
-    check_choice,
     check_random_state,
     check_scalar,
     frozen_array,
 )
+from ._params import Integral, Interval, Options, RandomState, Real
 
 __all__ = [
     "PCA",
@@ -71,7 +82,10 @@ __all__ = [
 
 METHODS = ("eigh", "svd", "power", "randomized")
 
-_BLOCK_ROWS = 2048  # rows per block when accumulating X_cᵀ X_c: a small temporary, BLAS-sized
+_BLOCK_ELEMENTS = 1 << 21  # numbers per centred block (16 MB): a small temporary, large enough for BLAS
+_FULL_EIGH_MAX = 256  # matrices up to this side are decomposed whole (faster than a subset there)
+#: total variance below which its squares lose digits to underflow (tiny / eps ≈ 1e-292)
+_MIN_TOTAL_VARIANCE = np.finfo(np.float64).tiny / np.finfo(np.float64).eps
 _EXACT_ANGLE_MAX_D = 256  # the power method computes exact eigenvectors (for `angle`) up to this D
 
 
@@ -158,13 +172,14 @@ class PCASnapshot(Snapshot):
         Reshape to the image size to draw it as an eigen-digit.
     rayleigh : float
         Rayleigh quotient vᵀ B v, the current estimate of λ_{component+1}.
-    change : float
-        ‖v_new − v_old‖ after aligning signs (NaN for ``'init'``); the power method stops
-        when it is <= ``tol``. Shrinks by about λ_{j+1}/λ_j per iteration.
-    angle : float
+    change : float or None
+        ‖v_new − v_old‖ after aligning signs; the power method stops when it is <= ``tol``.
+        Shrinks by about λ_{j+1}/λ_j per iteration. None for ``'init'`` (no iteration has
+        been made, so there is no change yet).
+    angle : float or None
         Angle (radians) between v and the exact eigenvector ξ_{component+1} of Σ̂. Computed
         from an exact ``eigh`` of Σ̂ made before the first iteration when D <= 256 (the
-        digits: D = 64); NaN for larger D in live iterations (the exact vector is not known
+        digits: D = 64); None for larger D in live iterations (the exact vector is not known
         then) and 0.0 in ``'deflate'``/``'done'`` snapshots (relative to the result itself).
     n_iter : int
         Power iterations made on this component so far (0 for the direct solvers).
@@ -185,8 +200,8 @@ class PCASnapshot(Snapshot):
     component: int
     vector: np.ndarray
     rayleigh: float
-    change: float
-    angle: float
+    change: float | None
+    angle: float | None
     n_iter: int
     converged: bool
     components: np.ndarray
@@ -208,29 +223,62 @@ def _sign_fix(W: np.ndarray) -> np.ndarray:
     return W * signs[:, None]
 
 
+def _rank_k_update(C: np.ndarray, B: np.ndarray, outer: bool = False) -> np.ndarray:
+    """C ← C + Bᵀ B (or C + B Bᵀ with ``outer``) on the upper triangle (BLAS ``dsyrk``), C
+    Fortran-ordered and updated in place.
+
+    ``B.T`` of a C-ordered block is a Fortran-ordered view, which is what ``dsyrk`` reads
+    without a copy; ``trans`` selects which of the two products it forms.
+    """
+    return blas.dsyrk(1.0, B.T, beta=1.0, c=C, trans=1 if outer else 0, lower=0, overwrite_c=1)
+
+
+def _symmetrised(C: np.ndarray) -> np.ndarray:
+    """The full symmetric matrix from its upper triangle (``syrk`` fills only that one)."""
+    upper = np.triu(C)
+    return upper + np.triu(C, 1).T
+
+
 def _covariance(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """Σ̂ = X_cᵀ X_c / n, accumulated over row blocks.
+    """Σ̂ = X_cᵀ X_c / n by symmetric rank-k updates over blocks of centred rows.
 
     Centring one block at a time keeps the accuracy of the centred product (forming XᵀX −
     n μ̂μ̂ᵀ instead would cancel catastrophically for data far from the origin) without a
     centred copy of the whole of X (440 MB for 70,000 × 784).
     """
     n, D = X.shape
-    C = np.zeros((D, D))
-    for start in range(0, n, _BLOCK_ROWS):
-        block = X[start:start + _BLOCK_ROWS] - mean
-        C += block.T @ block
+    C = np.zeros((D, D), order="F")
+    rows = max(1, _BLOCK_ELEMENTS // max(D, 1))
+    for start in range(0, n, rows):
+        C = _rank_k_update(C, X[start:start + rows] - mean)
+    C = _symmetrised(C)
     C /= n
     return C
 
 
+def _gram(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """G = X_c X_cᵀ by symmetric rank-k updates over blocks of centred columns (no centred copy)."""
+    n, D = X.shape
+    G = np.zeros((n, n), order="F")
+    cols = max(1, _BLOCK_ELEMENTS // max(n, 1))
+    for start in range(0, D, cols):
+        G = _rank_k_update(G, X[:, start:start + cols] - mean[start:start + cols], outer=True)
+    return _symmetrised(G)
+
+
 def _eigh_top(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing, vectors as columns."""
+    """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing, vectors as columns.
+
+    A subset (``evr``) is asked for only when it saves work: on small matrices or for most of
+    the spectrum the divide-and-conquer solver (``evd``) of the whole matrix is faster.
+    """
     m = M.shape[0]
-    if k < m:
-        w, V = scipy.linalg.eigh(M, subset_by_index=[m - k, m - 1], driver="evr", check_finite=False)
+    if k < m and m > _FULL_EIGH_MAX and 2 * k <= m:
+        w, V = scipy.linalg.eigh(M, subset_by_index=[m - k, m - 1], driver="evr", check_finite=False,
+                                 overwrite_a=True)
     else:
-        w, V = scipy.linalg.eigh(M, check_finite=False)
+        w, V = scipy.linalg.eigh(M, driver="evd", check_finite=False, overwrite_a=True)
+        w, V = w[m - k:], V[:, m - k:]
     return w[::-1], V[:, ::-1]
 
 
@@ -238,39 +286,71 @@ def _complete_rows(W: np.ndarray, good: np.ndarray) -> np.ndarray:
     """Replace the rows of W flagged ``~good`` (zero-variance directions) by an orthonormal
     completion of the good rows, so ``components_`` stays an orthonormal set.
 
-    Any orthonormal completion is a valid set of eigenvectors for the eigenvalue 0; taking
-    the QR of [good rows; identity] makes the choice deterministic.
+    Any orthonormal completion is a valid set of eigenvectors for the eigenvalue 0. The
+    standard basis vectors e_1, e_2, ... are taken in turn and orthogonalised (twice, for
+    rounding) against the rows kept so far; one whose remainder is shorter than 1/2 lies
+    mostly in their span and is skipped. Since Σ_i ‖P e_i‖² = rank P, at most 4·(rows kept)
+    of them are skipped, so the loop looks at a few vectors, never at a D × D matrix.
     """
     if good.all():
         return W
     D = W.shape[1]
-    basis = np.vstack([W[good], np.eye(D)])
-    q, _ = np.linalg.qr(basis.T)
-    extra = q[:, good.sum():].T
+    basis = [row for row in W[good]]
+    extra = []
+    need = int((~good).sum())
+    for i in range(D):
+        if len(extra) == need:
+            break
+        v = np.zeros(D)
+        v[i] = 1.0
+        for _ in range(2):
+            for b in basis:
+                v -= (b @ v) * b
+        norm = float(np.linalg.norm(v))
+        if norm < 0.5:
+            continue
+        v /= norm
+        basis.append(v)
+        extra.append(v)
     out = W.copy()
-    out[~good] = extra[: (~good).sum()]
+    out[~good] = np.array(extra)
     return out
 
 
-def _covariance_route(X, mean, k):
+def _choose_route(n: int, D: int, k: int) -> str:
+    """'covariance' (D × D) or 'gram' (n × n), whichever needs fewer multiply-adds.
+
+    Forming the matrix of side m from n·D numbers costs about n·D·m / 2, decomposing it
+    about 4·m³; the Gram side also maps its k vectors back, ξ = X_cᵀ u / √σ, for n·D·k.
+    """
+    covariance = n * D * D / 2 + 4.0 * D**3
+    gram = n * D * n / 2 + 4.0 * n**3 + n * D * k
+    return "covariance" if covariance <= gram else "gram"
+
+
+def _covariance_route(X, mean, k, C=None):
     """Top-k eigenpairs of Σ̂ from the D × D covariance (the route when n ≥ D)."""
-    lam, V = _eigh_top(_covariance(X, mean), k)
+    lam, V = _eigh_top(_covariance(X, mean) if C is None else C, k)
     return np.maximum(lam, 0.0), V.T.copy()
 
 
-def _gram_route(X, mean, k):
+def _gram_route(X, mean, k, G=None):
     """Top-k eigenpairs of Σ̂ from the n × n Gram matrix G = X_c X_cᵀ (the route when n < D).
 
     G u = σ u implies Σ̂ (X_cᵀ u) = (σ/n) X_cᵀ u and ‖X_cᵀ u‖² = uᵀ G u = σ, so
-    ξ = X_cᵀ u / √σ is a unit eigenvector of Σ̂ with λ = σ/n.
+    ξ = X_cᵀ u / √σ is a unit eigenvector of Σ̂ with λ = σ/n. X_cᵀ U is formed over the same
+    blocks of centred columns as G.
     """
-    n = X.shape[0]
-    Xc = X - mean
-    sigma, U = _eigh_top(Xc @ Xc.T, k)
+    n, D = X.shape
+    sigma, U = _eigh_top(_gram(X, mean) if G is None else G, k)
     sigma = np.maximum(sigma, 0.0)
     good = sigma > sigma[0] * 1e-12 * n if sigma[0] > 0 else np.zeros(k, bool)
-    W = np.zeros((k, X.shape[1]))
-    W[good] = (Xc.T @ U[:, good] / np.sqrt(sigma[good])).T
+    W = np.zeros((k, D))
+    if good.any():
+        Ug = U[:, good] / np.sqrt(sigma[good])
+        cols = max(1, _BLOCK_ELEMENTS // max(n, 1))
+        for start in range(0, D, cols):
+            W[good, start:start + cols] = Ug.T @ (X[:, start:start + cols] - mean[start:start + cols])
     return sigma / n, _complete_rows(W, good)
 
 
@@ -315,18 +395,22 @@ class PCA(IterativeMixin, BaseEstimator):
     n_components : int or None
         Number d of components to keep (1 <= d <= min(n, D)); None keeps min(n, D).
     method : {'eigh', 'svd', 'power', 'randomized'}
-        Solver, see the module docstring. 'eigh' picks the covariance (n ≥ D) or the Gram
-        (n < D) matrix, whichever is smaller.
-    tol : float
+        Solver, see the module docstring. 'eigh' picks the covariance (D × D) or the Gram
+        (n × n) matrix, whichever is cheaper (``route_``).
+    tol : float in [0, 1]
         Power method: stop a component when ‖v_new − v_old‖ <= tol.
-    max_iter : int
+    max_iter : int in [1, 10⁶]
         Power method: at most this many iterations per component (``converged_`` tells).
     random_state : None, int or numpy Generator
         Start vectors of the power method, sketch of the randomized solver.
-    n_oversamples : int
+    n_oversamples : int in [0, 10,000]
         Randomized solver: extra sketch columns beyond n_components.
-    n_iter : int
+    n_iter : int in [0, 1,000]
         Randomized solver: power iterations on the sketch.
+
+    The ranges are checked before any work (``_parameter_constraints``); a value outside
+    them raises a ValueError (a TypeError for the wrong kind) naming the parameter and its
+    range, e.g. "n_iter must be an int in [0, 1000]; got 1000000000".
 
     Attributes
     ----------
@@ -337,6 +421,8 @@ class PCA(IterativeMixin, BaseEstimator):
     total_variance_ : float -- trace Σ̂ = Σ of all D eigenvalues.
     explained_variance_ratio_ : ndarray (d,) -- λ_j / trace Σ̂.
     n_components_, n_samples_, n_features_ : int
+    route_ : str -- how the eigenpairs were found: 'covariance' (D × D) or 'gram' (n × n) for
+        'eigh', else the method's name.
     n_iter_ : ndarray of int (d,) -- power iterations per component (0 for direct solvers).
     converged_ : ndarray of bool (d,)
     last_snapshot_ : PCASnapshot
@@ -352,29 +438,69 @@ class PCA(IterativeMixin, BaseEstimator):
         self.n_oversamples = n_oversamples
         self.n_iter = n_iter
 
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None), None],
+        "method": [Options(METHODS)],
+        "tol": [Interval(Real, 0, 1)],
+        "max_iter": [Interval(Integral, 1, 1_000_000)],
+        "random_state": [RandomState(), None],
+        "n_oversamples": [Interval(Integral, 0, 10_000)],
+        "n_iter": [Interval(Integral, 0, 1_000)],
+    }
+
     # ------------------------------------------------------------------ validation
 
     def _validate(self, X):
-        check_choice("method", self.method, METHODS)
-        check_scalar("tol", self.tol, numbers.Real, min_value=0.0)
-        check_scalar("max_iter", self.max_iter, numbers.Integral, min_value=1)
-        check_scalar("n_oversamples", self.n_oversamples, numbers.Integral, min_value=0)
-        check_scalar("n_iter", self.n_iter, numbers.Integral, min_value=0)
-        check_scalar("n_components", self.n_components, numbers.Integral, min_value=1, allow_none=True)
-        X = np.asarray(X) if not isinstance(X, np.ndarray) else X
+        """Hyper-parameters (their ranges, before anything else), then the data's shape."""
+        self.validate_params()
+        if not isinstance(X, np.ndarray):
+            X = np.asarray(X)
         if getattr(X, "ndim", 2) == 3:
             raise ValueError(f"X must be 2-D (n_images, n_pixels), got shape {X.shape}; "
                              "flatten the images with X.reshape(len(X), -1)")
-        X = check_array(X, name="X")
+        if X.dtype == np.float64 and X.ndim == 2 and X.size:
+            # finiteness is checked on the mean (one pass, which the fit needs anyway): a NaN or
+            # ±inf anywhere makes its column's mean non-finite
+            X = np.ascontiguousarray(X)
+        else:
+            X = check_array(X, name="X")
         n, D = X.shape
         if n < 2:
             raise ValueError(f"PCA needs at least 2 images, got {n}")
-        k = min(n, D) if self.n_components is None else int(self.n_components)
+        k = min(n, D) if self.n_components is None else self.n_components
         if k > min(n, D):
             raise ValueError(f"n_components must be <= min(n_samples, n_features) = {min(n, D)}, got {k}")
-        if not np.any(X != X[0]):
+        return X, int(k)
+
+    @staticmethod
+    def _mean(X):
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = X.mean(axis=0)
+        if not np.all(np.isfinite(mean)):
+            check_array(X, name="X")  # names the NaN or infinite values
+            largest = float(np.max(np.abs(X)))
+            raise ValueError(f"X has values up to {largest:.3g}: their sum overflows; rescale the data")
+        mean.setflags(write=False)
+        return mean
+
+    @staticmethod
+    def _check_scale(X, total, matrix=None):
+        """Refuse data whose variance is not a normal positive number (before any result is made).
+
+        Squares of values near 1e200 overflow to inf and those of values near 1e-160 underflow
+        to (partly) zero, so the covariance would carry inf/NaN or lose its digits silently.
+        """
+        finite = math.isfinite(total) and (matrix is None or bool(np.isfinite(matrix).all()))
+        if not finite:
+            largest = float(np.max(np.abs(X)))
+            raise ValueError(f"X has values up to {largest:.3g}: their squares overflow, so the covariance is "
+                             "not finite; rescale the data")
+        if total <= 0.0 and not np.any(X != X[0]):
             raise ValueError("all images are identical (zero variance): there are no principal directions")
-        return X, k
+        if total < _MIN_TOTAL_VARIANCE:
+            spread = float(np.max(np.abs(X - X[0])))
+            raise ValueError(f"X varies by at most {spread:.3g}: the variance {total:.3g} underflows "
+                             "(below 1e-292 its digits are lost); rescale the data")
 
     # ------------------------------------------------------------------ fitting
 
@@ -385,27 +511,42 @@ class PCA(IterativeMixin, BaseEstimator):
         component j: an ``'init'`` snapshot (random unit start v_0 ⟂ ξ_1..ξ_{j−1}), one
         ``'iterate'`` snapshot per v ← B v / ‖B v‖, and a ``'deflate'`` snapshot when
         ‖v_new − v_old‖ <= tol or after max_iter iterations.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A hyper-parameter outside its range (checked before any work), data that is not
+            a finite 2-D array of at least 2 rows, identical rows, or values whose squares
+            overflow or underflow (the covariance would not be finite or would lose its digits).
         """
         X, k = self._validate(X)
         n, D = X.shape
-        mean = X.mean(axis=0)
-        mean.setflags(write=False)
-        total = _total_variance(X, mean)
+        mean = self._mean(X)
         self.mean_ = mean
         self.n_samples_, self.n_features_, self.n_components_ = n, D, k
+        if self.method == "eigh":
+            route = _choose_route(n, D, k)
+            M = _covariance(X, mean) if route == "covariance" else _gram(X, mean)
+            total = float(np.trace(M)) / (1.0 if route == "covariance" else n)
+            self._check_scale(X, total, M)
+        else:
+            route = self.method
+            total = _total_variance(X, mean)
+            self._check_scale(X, total)
+        self.route_ = route
         self.total_variance_ = total
         if self.method == "power":
             yield from self._power_steps(X, mean, k, total)
             return
-        if self.method == "svd":
+        if route == "svd":
             lam, W = _svd_route(X, mean, k)
-        elif self.method == "randomized":
+        elif route == "randomized":
             lam, W = _randomized_route(X, mean, k, int(self.n_oversamples), int(self.n_iter),
                                        check_random_state(self.random_state))
-        elif n >= D:
-            lam, W = _covariance_route(X, mean, k)
+        elif route == "covariance":
+            lam, W = _covariance_route(X, mean, k, M)
         else:
-            lam, W = _gram_route(X, mean, k)
+            lam, W = _gram_route(X, mean, k, M)
         self._set_result(lam, W, np.zeros(k, int), np.ones(k, bool))
         yield PCASnapshot(
             step=0, phase="done", progress=1.0, component=k - 1, vector=self.components_[-1],
@@ -452,7 +593,7 @@ class PCA(IterativeMixin, BaseEstimator):
 
         def angle_to_exact(v, j):
             if exact is None:
-                return math.nan
+                return None
             c = abs(float(exact[j] @ v))
             s = float(np.linalg.norm(v - (exact[j] @ v) * exact[j]))
             return math.atan2(s, c)
@@ -463,10 +604,10 @@ class PCA(IterativeMixin, BaseEstimator):
             v /= np.linalg.norm(v)
             Bv = deflated(v)
             rho = float(v @ Bv)
-            it, change, ok = 0, math.nan, False
+            it, change, ok = 0, None, False
             yield PCASnapshot(
                 step=step, phase="init", progress=j / k, component=j, vector=frozen_array(v),
-                rayleigh=rho, change=math.nan, angle=angle_to_exact(v, j), n_iter=0, converged=False,
+                rayleigh=rho, change=None, angle=angle_to_exact(v, j), n_iter=0, converged=False,
                 components=shared_W, eigenvalues=shared_lam, mean=mean, total_variance=total,
             )
             step += 1
@@ -576,7 +717,9 @@ class PCA(IterativeMixin, BaseEstimator):
 def _total_variance(X, mean):
     """trace Σ̂ = (1/n) Σ_i ‖x_i − μ̂‖², block-wise (no centred copy of a big X)."""
     total = 0.0
-    for start in range(0, X.shape[0], _BLOCK_ROWS):
-        block = X[start:start + _BLOCK_ROWS] - mean
-        total += float(np.einsum("ij,ij->", block, block))
+    rows = max(1, _BLOCK_ELEMENTS // max(X.shape[1], 1))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by the caller
+        for start in range(0, X.shape[0], rows):
+            block = X[start:start + rows] - mean
+            total += float(np.einsum("ij,ij->", block, block))
     return total / X.shape[0]

@@ -26,12 +26,14 @@ __all__ = [
     "MAX_IMAGES",
     "MAX_SIDE",
     "MAX_PIXELS",
+    "MAX_ITEMSIZE",
 ]
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".pgm", ".pbm", ".ppm", ".webp")
 MAX_IMAGES = 100_000  # images in one stack
 MAX_SIDE = 4096  # pixels per side of one image
 MAX_PIXELS = 100_000_000  # pixels in the whole stack (800 MB as float64)
+MAX_ITEMSIZE = 8  # bytes per stored pixel value (up to int64/uint64/float64)
 _DIRECT_MODES = ("L", "LA", "I", "F", "I;16", "I;16L", "I;16B", "RGB", "RGBA")  # modes numpy reads as is
 
 
@@ -101,14 +103,35 @@ def _finish(arr: np.ndarray, label: str) -> np.ndarray:
     return out
 
 
-def _array_header(fh) -> tuple[tuple, np.dtype]:
-    """Shape and dtype of a .npy stream, read from its header only (no data loaded)."""
+def _array_header(fh) -> tuple[tuple, np.dtype, int]:
+    """Shape, dtype and header length of a .npy stream, read from its header only (no data loaded)."""
     version = np.lib.format.read_magic(fh)
     if version == (1, 0):
         shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
     else:
-        shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
-    return shape, dtype
+        shape, _, dtype = np.lib.format.read_array_header_2_0(fh, max_header_size=10_000)
+    return shape, dtype, fh.tell()
+
+
+def _check_header(shape, dtype: np.dtype, header_bytes: int, stored_bytes: int, label: str) -> None:
+    """Refuse, from the header alone, what cannot be a stack of grey images of legal size.
+
+    Checked before a byte of data is read or allocated: the shape (3-D, within the limits),
+    the kind of number (bool, int, uint or float of at most 8 bytes: no complex, object,
+    string or structured items, whose item size the header may declare as anything), and the
+    data the header declares against the bytes the file (or the .npz member) actually holds.
+    """
+    _check_shape(shape, label)
+    if dtype.kind not in "buif" or dtype.fields is not None or dtype.subdtype is not None:
+        kind = "complex numbers" if dtype.kind == "c" else f"dtype {str(dtype)[:40]}"
+        raise ValueError(f"{label}: pixel values must be real numbers (bool, int or float), got {kind}")
+    if dtype.itemsize > MAX_ITEMSIZE:
+        raise ValueError(f"{label}: pixel values of {dtype.itemsize} bytes ({dtype}) are not supported; "
+                         f"at most {MAX_ITEMSIZE} bytes (float64)")
+    declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if header_bytes + declared > stored_bytes:
+        raise ValueError(f"{label}: the header declares {declared:,} bytes of pixels but the file holds "
+                         f"{max(stored_bytes - header_bytes, 0):,}; it is truncated or corrupt")
 
 
 def _load_array_file(path: Path) -> np.ndarray:
@@ -125,15 +148,16 @@ def _load_array_file(path: Path) -> np.ndarray:
                         keys = ", ".join(m[:-4] for m in members[:5])[:200]
                         raise ValueError(f"{_short(label)}: several arrays ({keys}); name the images 'images'")
                     members = preferred[:1]
-                with zf.open(members[0]) as fh:
-                    shape, dtype = _array_header(fh)
-                _check_shape(shape, _short(label))
-                with zf.open(members[0]) as fh:
+                info = zf.getinfo(members[0])
+                with zf.open(info) as fh:
+                    shape, dtype, offset = _array_header(fh)
+                _check_header(shape, dtype, offset, info.file_size, _short(label))
+                with zf.open(info) as fh:
                     arr = np.lib.format.read_array(fh, allow_pickle=False)
         else:
             with open(path, "rb") as fh:
-                shape, dtype = _array_header(fh)
-            _check_shape(shape, _short(label))
+                shape, dtype, offset = _array_header(fh)
+            _check_header(shape, dtype, offset, path.stat().st_size, _short(label))
             arr = np.load(path, allow_pickle=False)
     except (ValueError, OSError) as exc:
         if isinstance(exc, ValueError) and str(exc).startswith(_short(label) + ":"):
@@ -206,7 +230,10 @@ def load_image_stack(path) -> np.ndarray:
     the image is fully opaque.
 
     Limits: at most ``MAX_IMAGES`` (100,000) images, ``MAX_SIDE`` (4,096) pixels per side
-    and ``MAX_PIXELS`` (10⁸) pixels in all.
+    and ``MAX_PIXELS`` (10⁸) pixels in all. A .npy/.npz array is checked from its header
+    before its data is read: shape, a real number type of at most ``MAX_ITEMSIZE`` (8)
+    bytes (no complex, object, string or structured items), and the declared bytes against
+    those the file holds.
 
     Raises
     ------

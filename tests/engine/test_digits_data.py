@@ -141,8 +141,8 @@ def test_npy_and_npz(tmp_path):
         (np.zeros((2, 8, 8, 3)), "grey images only"),
         (np.zeros((0, 8, 8)), "empty"),
         (np.array([[[1.0, np.nan]]]), "NaN"),
-        (np.zeros((2, 2, 2), complex), "must be numbers"),
-        (np.array([[["a"]]]), "must be numbers"),
+        (np.zeros((2, 2, 2), complex), "must be real numbers .* got complex numbers"),
+        (np.array([[["a"]]]), "must be real numbers"),
         (np.zeros((MAX_IMAGES + 1, 1, 1), np.uint8), "too many images"),
         (np.zeros((1, MAX_SIDE + 1, 1), np.uint8), "at most 4096 pixels per side"),
     ],
@@ -201,3 +201,82 @@ def test_fuzz_loader_raises_only_documented_errors(tmp_path_factory):
 def test_zip_members_of_shipped_file():
     with zipfile.ZipFile(resource_path("data", "digits.npz")) as zf:
         assert sorted(zf.namelist()) == ["images.npy", "labels.npy"]
+
+
+# ----------------------------------------------------------------------------- header bombs
+def _npy_header(descr, shape):
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+    return buf.getvalue()
+
+
+def _bomb_files(folder):
+    """Small files whose headers declare far more than they hold, or items that are not pixels."""
+    files = {}
+    # a 2 MB .npz whose one item is declared 1 GB wide: (2, 1, 1) items, 2 GB in all
+    path = folder / "item.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("images.npy", _npy_header("|V1000000000", (2, 1, 1)) + b"\0" * 2_000_000)
+    files[path] = "real numbers"
+    # a legal shape (9e7 float64 pixels, 720 MB) in a 2 MB file
+    path = folder / "short.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("images.npy", _npy_header("<f8", (1000, 300, 300)) + b"\0" * 2_000_000)
+    files[path] = "declares 720,000,000 bytes"
+    path = folder / "short.npy"
+    path.write_bytes(_npy_header("<f8", (1000, 300, 300)) + b"\0" * 2_000_000)
+    files[path] = "truncated"
+    # complex, string and structured items are refused from the header
+    pairs = [("a", "<f8"), ("b", "<f8")]
+    for name, descr in (("complex.npy", "<c16"), ("text.npy", "<U100000000"), ("pairs.npy", pairs)):
+        path = folder / name
+        path.write_bytes(_npy_header(descr, (20, 256, 256)) + b"\0" * 1000)
+        files[path] = "real numbers"
+    return files
+
+
+def test_header_bombs_are_refused_from_the_header(tmp_path):
+    for path, words in _bomb_files(tmp_path).items():
+        with pytest.raises(ValueError, match=words) as info:
+            load_image_stack(path)
+        assert str(info.value).startswith(path.name + ":") and len(str(info.value)) < 200
+
+
+def test_header_bombs_cost_no_memory(tmp_path):
+    """In a child process: refusing every bomb raises the peak memory by less than 50 MB (a
+    real 2 MB read costs a few MB), and a complex stack of 315 MB is refused without reading it."""
+    import subprocess
+    import sys
+
+    files = _bomb_files(tmp_path)
+    big = tmp_path / "big_complex.npy"
+    np.save(big, np.zeros((300, 256, 256), complex))
+    paths = [str(p) for p in [*files, big]]
+    code = (
+        "import resource, sys\n"
+        "from smlengine.datasets import load_image_stack\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "for p in sys.argv[1:]:\n"
+        "    try:\n"
+        "        load_image_stack(p)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit('accepted ' + p)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:] + out.stdout
+    grown_kb = int(out.stdout.split()[-1])
+    assert grown_kb < 50_000, grown_kb
+
+
+def test_real_arrays_of_every_number_type_are_read(tmp_path):
+    for dtype in (bool, np.uint8, np.int16, np.uint16, np.int32, np.int64, np.float16, np.float32, np.float64):
+        arr = (np.arange(2 * 3 * 4).reshape(2, 3, 4) % 2).astype(dtype)
+        np.save(tmp_path / "a.npy", arr)
+        np.savez_compressed(tmp_path / "a.npz", images=arr)
+        for name in ("a.npy", "a.npz"):
+            np.testing.assert_array_equal(load_image_stack(tmp_path / name), arr.astype(float))

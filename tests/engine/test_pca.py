@@ -196,7 +196,8 @@ def test_power_on_wide_data_uses_the_implicit_operator():
     X = rng.standard_normal((15, 300)) * np.linspace(3, 1, 300)
     snaps = list(PCA(n_components=2, method="power", random_state=0, tol=1e-9).fit_steps(X))
     ref = PCA(n_components=2).fit(X)
-    assert math.isnan(snaps[1].angle)  # D > 256: the exact vector is not known while iterating
+    assert snaps[1].angle is None  # D > 256: the exact vector is not known while iterating
+    assert snaps[0].phase == "init" and snaps[0].change is None  # no iteration yet: no change
     _assert_same_up_to_sign(snaps[-1].components, ref.components_, atol=1e-7)
 
 
@@ -231,10 +232,10 @@ def test_cumulative_explained_variance(threes):
         (np.tile([1.0, 2.0, 3.0], (5, 1)), {}, ValueError, "zero variance"),
         (np.array([[1.0, np.nan], [2.0, 3.0]]), {}, ValueError, "NaN"),
         (np.eye(3), {"n_components": 4}, ValueError, "n_components must be <= min"),
-        (np.eye(3), {"n_components": 0}, ValueError, "n_components must be >= 1"),
+        (np.eye(3), {"n_components": 0}, ValueError, r"n_components must be an int >= 1 or None; got 0"),
         (np.eye(3), {"method": "qr"}, ValueError, "method must be one of"),
-        (np.eye(3), {"max_iter": 0}, ValueError, "max_iter must be >= 1"),
-        (np.eye(3), {"tol": -1.0}, ValueError, "tol must be >= 0"),
+        (np.eye(3), {"max_iter": 0}, ValueError, r"max_iter must be an int in \[1, 1e6\]; got 0"),
+        (np.eye(3), {"tol": -1.0}, ValueError, r"tol must be a float in \[0, 1\]; got -1"),
         (np.zeros((3, 2, 2)), {}, ValueError, "flatten the images"),
         (np.eye(3), {"n_components": 1.5}, TypeError, "n_components must be"),
     ],
@@ -254,3 +255,135 @@ def test_use_before_fit_and_wrong_width(threes):
         pca.reconstruct(threes, 4)
     with pytest.raises(ValueError, match="4 columns"):
         pca.inverse_transform(np.ones((2, 4)))
+
+
+# ----------------------------------------------------------------------------- absurd parameters
+
+
+@pytest.mark.parametrize(
+    "kw, exc, match",
+    [
+        ({"method": "randomized", "n_iter": 10**9}, ValueError,
+         r"n_iter must be an int in \[0, 1000\]; got 1000000000"),
+        ({"method": "randomized", "n_iter": -1}, ValueError, r"n_iter must be an int in \[0, 1000\]; got -1"),
+        ({"method": "randomized", "n_iter": 2.5}, TypeError, "n_iter must be an int"),
+        ({"method": "randomized", "n_oversamples": 10**12}, ValueError,
+         r"n_oversamples must be an int in \[0, 10000\]"),
+        ({"method": "power", "max_iter": 10**9}, ValueError, r"max_iter must be an int in \[1, 1e6\]"),
+        ({"method": "power", "max_iter": 2**63}, ValueError,
+         r"max_iter must be an int in \[1, 1e6\]; got 9223372036854775808"),
+        ({"tol": math.nan}, ValueError, r"tol must be a float in \[0, 1\]; got nan"),
+        ({"tol": math.inf}, ValueError, r"tol must be a float in \[0, 1\]; got inf"),
+        ({"tol": 1e308}, ValueError, r"tol must be a float in \[0, 1\]"),
+        ({"n_components": 2**63}, ValueError, "n_components must be <= min"),
+        ({"n_components": -1}, ValueError, r"n_components must be an int >= 1 or None"),
+        ({"n_components": True}, TypeError, r"n_components must be"),
+        ({"random_state": -1}, ValueError, "random_state must be"),
+        ({"random_state": "seed"}, TypeError, "random_state must be"),
+    ],
+)
+def test_absurd_parameters_are_refused_before_any_work(threes, kw, exc, match, monkeypatch):
+    """Each bad value is named with its range before the data is even looked at."""
+    import smlengine.pca as pca_module
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the parameters were checked")
+
+    for name in ("_covariance", "_gram", "_total_variance", "_svd_route", "_randomized_route"):
+        monkeypatch.setattr(pca_module, name, no_work)
+    with pytest.raises(exc, match=match) as info:
+        PCA(**kw).fit(threes)
+    assert len(str(info.value)) < 120
+
+
+@pytest.mark.parametrize("value", [0, -1, math.nan, math.inf, -math.inf, 1e308, 2**63])
+@pytest.mark.parametrize("name", ["n_components", "tol", "max_iter", "n_oversamples", "n_iter"])
+def test_every_numeric_parameter_gives_a_clean_error_or_a_finite_result(threes, name, value):
+    methods = {"tol": "power", "max_iter": "power", "n_oversamples": "randomized", "n_iter": "randomized"}
+    method = methods.get(name, "eigh")
+    kw = {"method": method, "random_state": 0, name: value}
+    if name != "n_components":
+        kw["n_components"] = 2
+    try:
+        pca = PCA(**kw).fit(threes)
+    except (ValueError, TypeError) as exc:
+        assert name in str(exc) and len(str(exc)) < 120
+        return
+    assert np.all(np.isfinite(pca.components_)) and np.all(np.isfinite(pca.eigenvalues_))
+
+
+# ----------------------------------------------------------------------------- extreme data
+
+
+@pytest.mark.parametrize("method", ["eigh", "svd", "power", "randomized"])
+@pytest.mark.parametrize("scale, words", [(1e200, "squares overflow"), (1e-320, "underflows"),
+                                          (1e-160, "underflows"), (1e308, "sum overflows")])
+def test_extreme_values_are_refused_with_a_message(method, scale, words):
+    X = np.random.default_rng(0).random((30, 20)) * scale
+    with pytest.raises(ValueError, match=words) as info:
+        PCA(n_components=3, method=method, random_state=0).fit(X)
+    assert "rescale" in str(info.value) and len(str(info.value)) < 160
+
+
+@pytest.mark.parametrize("scale", [1e150, 1e-140])
+def test_large_and_small_but_representable_scales_are_fitted(threes, scale):
+    ref = PCA(n_components=4).fit(threes)
+    pca = PCA(n_components=4).fit(threes * scale)
+    np.testing.assert_allclose(pca.eigenvalues_ / scale**2, ref.eigenvalues_, rtol=1e-9)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-9)
+
+
+# ----------------------------------------------------------------------------- the cheaper side
+
+
+@pytest.mark.parametrize("n, D, route", [(183, 64, "covariance"), (70_000, 784, "covariance"),
+                                         (3, 512 * 512, "gram"), (20, 96 * 96, "gram"), (500, 400, "covariance")])
+def test_route_is_the_cheaper_side(n, D, route):
+    from smlengine.pca import _choose_route
+
+    assert _choose_route(n, D, min(n, D)) == route
+
+
+def test_few_large_images_use_the_gram_matrix_in_small_memory():
+    """Three 512 × 512 images: the 3 × 3 Gram matrix, never a 262,144² covariance, and the
+    rank-deficient last direction (3 centred images span 2 dimensions) completed without a
+    D × D basis."""
+    X = np.random.default_rng(5).random((3, 512 * 512))
+    pca = PCA().fit(X)
+    assert pca.route_ == "gram" and pca.components_.shape == (3, 512 * 512)
+    ref = PCA(method="svd").fit(X)
+    np.testing.assert_allclose(pca.eigenvalues_[:2], ref.eigenvalues_[:2], rtol=1e-9)
+    _assert_same_up_to_sign(pca.components_[:2], ref.components_[:2], atol=1e-9)
+    np.testing.assert_allclose(pca.components_ @ pca.components_.T, np.eye(3), atol=1e-10)
+    assert pca.eigenvalues_[2] < 1e-12 * pca.eigenvalues_[0]
+
+
+def test_covariance_and_gram_routes_agree_with_scikit_learn_default():
+    sk = pytest.importorskip("sklearn.decomposition")
+    rng = np.random.default_rng(6)
+    # scikit-learn's default picks covariance_eigh for the tall case and a randomized SVD for
+    # the wide one, so the exact full SVD is the reference there
+    for shape, route, solver in (((400, 30), "covariance", "auto"), ((25, 600), "gram", "full")):
+        X = rng.standard_normal(shape) @ np.diag(np.linspace(3, 0.5, shape[1])) + 7.0
+        k = 10
+        ours = PCA(n_components=k).fit(X)
+        ref = sk.PCA(n_components=k, svd_solver=solver).fit(X)
+        n = shape[0]
+        assert ours.route_ == route
+        np.testing.assert_allclose(ours.eigenvalues_ * n / (n - 1), ref.explained_variance_, rtol=1e-8)
+        np.testing.assert_allclose(ours.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-8)
+        _assert_same_up_to_sign(ours.components_, ref.components_, atol=1e-8)
+
+
+def test_blocks_give_the_same_covariance_and_gram(monkeypatch):
+    """Many small blocks (each a rank-k update on centred rows or columns) give the centred
+    products X_cᵀX_c/n and X_cX_cᵀ, also for data far from the origin."""
+    import smlengine.pca as pca_module
+
+    X = np.random.default_rng(7).random((53, 37)) + 1e6
+    Xc = X - X.mean(axis=0)
+    for elements in (1 << 21, 100, 1):
+        monkeypatch.setattr(pca_module, "_BLOCK_ELEMENTS", elements)
+        mean = X.mean(axis=0)
+        np.testing.assert_allclose(pca_module._covariance(X, mean), Xc.T @ Xc / 53, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(pca_module._gram(X, mean), Xc @ Xc.T, rtol=1e-9, atol=1e-12)

@@ -29,6 +29,11 @@ TAB_POWER, TAB_COMPRESSION, TAB_SCORES, TAB_DRAW, TAB_RACE = range(5)
 FILE_CHOICE = "file"
 
 
+def _or_nan(value) -> float:
+    """A snapshot's value for a curve: None (undefined at that step) becomes a break (NaN)."""
+    return math.nan if value is None else float(value)
+
+
 def _hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
     lay = QtWidgets.QHBoxLayout()
     lay.setContentsMargins(0, 0, 0, 0)
@@ -430,9 +435,11 @@ class PCALab(Lab):
         if added:
             steps = np.fromiter((a.step for a in added), float, len(added))
             self.rayleigh_curve.extend(steps, [a.rayleigh for a in added])
-            self.angle_curve.extend(steps, [a.angle for a in added])
-            self.change_curve.extend(steps, [a.change for a in added])
-            self.predicted_curve.extend(steps, [a.predicted if a.phase != "deflate" else math.nan for a in added])
+            # an undefined value (None) is a break in its curve
+            self.angle_curve.extend(steps, [_or_nan(a.angle) for a in added])
+            self.change_curve.extend(steps, [_or_nan(a.change) for a in added])
+            self.predicted_curve.extend(steps, [_or_nan(a.predicted) if a.phase != "deflate" else math.nan
+                                                for a in added])
             lam = self._exact_lambdas
             x1 = max(float(steps[-1]), 1.0)
             xs = np.repeat([[0.0, x1]], len(lam), axis=0).ravel()
@@ -491,8 +498,9 @@ class PCALab(Lab):
         js = np.arange(1, K + 1)
         self.scree_curve.set(js, 100 * data.ratio)
         self.cumulative_curve.set(js, 100 * data.cumulative)
-        self.gap_line.setPos(data.gap + 0.5)
-        self.gap_line.setVisible(K >= 2)
+        self.gap_line.setVisible(data.gap is not None)
+        if data.gap is not None:
+            self.gap_line.setPos(data.gap + 0.5)
         self.scree_panel.plot_item.setXRange(0, min(K, 40) + 0.5, padding=0)
         self.scree_panel.plot_item.setYRange(0, 100, padding=0.03)
         ds = np.arange(K + 1)
@@ -739,7 +747,7 @@ class PCALab(Lab):
 
     def maths_html(self, snapshot) -> str:
         if self._data is None or snapshot.data is not self._data:
-            return maths.power_html(snapshot)
+            return maths.route_html(snapshot.data) + maths.power_html(snapshot)
         coeffs, what = self._maths_numbers()
         return maths.maths_html(snapshot, self.d, coeffs, what)
 

@@ -12,10 +12,32 @@ from .run import PCALabSnapshot, compression_numbers
 MAX_TERMS = 6  # coefficients written out in the projection formula
 
 
-def _f(x: float, digits: int = 4) -> str:
-    if not math.isfinite(x):
-        return "–"
+#: shown where a value is undefined at this step (None in the snapshot)
+UNDEFINED = "—"
+
+
+def _f(x: float | None, digits: int = 4) -> str:
+    if x is None or not math.isfinite(x):
+        return UNDEFINED
     return f"{x:.{digits}g}"
+
+
+ROUTES = {
+    "covariance": ("the D × D covariance", "Σ̂ = X<sub>c</sub>ᵀ X<sub>c</sub> / n, of side D = {D} ≤ n = {n}"),
+    "gram": ("the n × n Gram matrix",
+             "G = X<sub>c</sub> X<sub>c</sub>ᵀ, of side n = {n} &lt; D = {D} (few images, many pixels); "
+             "G q = σ q gives ξ = X<sub>c</sub>ᵀ q / √σ, λ = σ / n, i.e. U = A Q D<sup>−1/2</sup>"),
+}
+
+
+def route_html(data) -> str:
+    """Which side the exact eigenpairs came from (covariance or Gram) and why."""
+    route = getattr(data, "route", None)
+    if route not in ROUTES:
+        return ""
+    name, detail = ROUTES[route]
+    return (f"<p>Exact eigenpairs from {name} (the cheaper side): "
+            f"{detail.format(n=data.n, D=data.D)}.</p>")
 
 
 def power_html(snap: PCALabSnapshot) -> str:
@@ -74,4 +96,4 @@ def maths_html(snap: PCALabSnapshot, d: int, coeffs=None, what: str = "") -> str
     data = snap.data
     head = (f"<p>{html.escape(data.source)}: n = {data.n} images of {data.shape[0]}×{data.shape[1]} "
             f"= {data.D} pixels; step {snap.step}</p>")
-    return head + power_html(snap) + projection_html(snap, d, coeffs, what)
+    return head + route_html(data) + power_html(snap) + projection_html(snap, d, coeffs, what)

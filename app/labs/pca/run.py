@@ -46,7 +46,10 @@ class PCAData:
     of the 1/n covariance; ``scores`` (n, K) the coefficients c_ij = ⟨x_i − μ̂, ξ_j⟩;
     ``errors[d]`` = Σ_i ‖x_i − x_i^(d)‖² for d = 0..K; ``sq_norms`` = ‖x_i − μ̂‖²;
     ``labels`` the digit classes (−1 for a user's images); ``sample`` the indices shown
-    in the reconstruction strip; ``gap`` the j of the largest gap λ_j − λ_{j+1} (1-based).
+    in the reconstruction strip; ``gap`` the j of the largest gap λ_j − λ_{j+1} (1-based)
+    among j < K, None with fewer than 3 components (one gap or none: no largest one to find);
+    ``route`` how the eigenpairs were found, ``'covariance'`` (D × D) or ``'gram'`` (n × n),
+    whichever is cheaper (the engine's ``PCA.route_``).
 
     Deliberately not a dataclass: the runner walks the dataclass fields of every snapshot
     to count its arrays, and this constant object is shared by thousands of snapshots
@@ -55,7 +58,8 @@ class PCAData:
     """
 
     FIELDS = ("source", "key", "images", "X", "labels", "shape", "mean", "components", "eigenvalues",
-              "total_variance", "ratio", "cumulative", "errors", "scores", "sq_norms", "sample", "gap", "lo", "hi")
+              "total_variance", "ratio", "cumulative", "errors", "scores", "sq_norms", "sample", "gap", "lo", "hi",
+              "route")
     __slots__ = FIELDS
 
     def __init__(self, **values):
@@ -104,9 +108,12 @@ def _sample_indices(labels: np.ndarray, n: int) -> np.ndarray:
 
 
 def build_data(images: np.ndarray, labels: np.ndarray, source: str, key: tuple = ()) -> PCAData:
-    """Validate an (n, h, w) stack and fit its exact PCA (``eigh``).
+    """Validate an (n, h, w) stack and fit its exact PCA (``eigh``, on the cheaper side).
 
-    Raises ValueError with a short message for fewer than 2 images or identical images.
+    Raises ValueError with a short message for fewer than 2 images, identical images, or
+    values whose squares overflow or underflow (e.g. 1e200 or 1e-320: the covariance would
+    not be finite, or the variance would vanish), naming the source. Nothing is kept on a
+    failure, so the caller's current data stays as it was.
     """
     images = np.asarray(images, dtype=np.float64)
     if images.ndim != 3:
@@ -121,7 +128,11 @@ def build_data(images: np.ndarray, labels: np.ndarray, source: str, key: tuple =
         raise ValueError(f"all {n} images of {source} are identical (zero variance): there are no principal directions")
     D = h * w
     K = min(n, D, MAX_COMPONENTS)
-    pca = PCA(n_components=K, method="eigh").fit(X)
+    try:
+        pca = PCA(n_components=K, method="eigh").fit(X)
+    except ValueError as exc:
+        text = str(exc).replace("X has values", "its pixels have values").replace("X varies", "its pixels vary")
+        raise ValueError(f"{source}: {text}") from None
     W = np.asarray(pca.components_)
     lam = np.asarray(pca.eigenvalues_)
     total = float(pca.total_variance_)
@@ -129,10 +140,7 @@ def build_data(images: np.ndarray, labels: np.ndarray, source: str, key: tuple =
     scores = Xc @ W.T
     sq = np.einsum("ij,ij->i", Xc, Xc)
     errors = pca.reconstruction_errors()
-    if K >= 2:
-        gap = int(np.argmax(lam[:-1] - lam[1:])) + 1
-    else:
-        gap = 1
+    gap = int(np.argmax(lam[:-1] - lam[1:])) + 1 if K >= 3 else None
     labels = np.asarray(labels, dtype=np.int64).reshape(-1)
     if labels.shape != (n,):
         labels = np.full(n, -1, dtype=np.int64)
@@ -141,7 +149,7 @@ def build_data(images: np.ndarray, labels: np.ndarray, source: str, key: tuple =
         mean=_ro(np.array(pca.mean_)), components=_ro(W), eigenvalues=_ro(lam), total_variance=total,
         ratio=_ro(lam / total), cumulative=_ro(np.cumsum(lam) / total), errors=_ro(np.asarray(errors, float)),
         scores=_ro(scores), sq_norms=_ro(sq), sample=_ro(_sample_indices(labels, n)), gap=gap,
-        lo=float(X.min()), hi=float(X.max()),
+        lo=float(X.min()), hi=float(X.max()), route=pca.route_,
     )
 
 
@@ -196,22 +204,26 @@ class PCALabSnapshot(Snapshot):
     Added: ``data`` (shared :class:`PCAData`), ``k`` (components the power method finds),
     ``exact_lambda`` (exact λ_{j+1}), ``rate`` = λ_{j+2}/λ_{j+1} (the convergence factor per
     iteration), ``angle`` (rad, iterate to the exact ξ_{j+1}) and ``predicted`` = θ_0·rate^t.
+
+    A value that is undefined at a step is None, never NaN: ``change`` before the first
+    iteration of a component, ``rate`` and ``predicted`` for the last exact component (no
+    λ_{j+2}) or when λ_{j+1} = 0, ``exact_lambda`` and ``angle`` beyond the exact components.
     """
 
     data: PCAData
     component: int
     vector: np.ndarray
     rayleigh: float
-    change: float
+    change: float | None
     n_iter: int
     converged: bool
     components: np.ndarray
     eigenvalues: np.ndarray
     k: int
-    exact_lambda: float
-    rate: float
-    angle: float
-    predicted: float
+    exact_lambda: float | None
+    rate: float | None
+    angle: float | None
+    predicted: float | None
 
 
 def _angle(v: np.ndarray, xi: np.ndarray) -> float:
@@ -226,24 +238,23 @@ def run_steps(digit: str, path: str, n_power: int, tol: float, max_iter: int, se
     k = max(1, min(int(n_power), data.K))
     lam = data.eigenvalues
     model = PCA(n_components=k, method="power", tol=tol, max_iter=max_iter, random_state=seed)
-    theta0 = math.nan
+    theta0 = None
     for snap in model.fit_steps(data.X):
         j = snap.component
-        exact = float(lam[j]) if j < data.K else math.nan
-        rate = float(lam[j + 1] / lam[j]) if j + 1 < data.K and lam[j] > 0 else math.nan
+        exact = float(lam[j]) if j < data.K else None
+        rate = float(lam[j + 1] / lam[j]) if j + 1 < data.K and lam[j] > 0 else None
         angle = snap.angle
-        if snap.phase in ("init", "iterate") and not math.isfinite(angle) and j < data.K:
-            angle = _angle(snap.vector, data.components[j])
-        elif snap.phase == "deflate" and j < data.K:
+        if j < data.K and (snap.phase == "deflate" or angle is None):
             angle = _angle(snap.vector, data.components[j])
         if snap.phase == "init":
             theta0 = angle
-        predicted = theta0 * rate ** snap.n_iter if math.isfinite(theta0) and math.isfinite(rate) else math.nan
+        predicted = theta0 * rate ** snap.n_iter if theta0 is not None and rate is not None else None
         yield PCALabSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, data=data,
                              component=j, vector=snap.vector, rayleigh=snap.rayleigh, change=snap.change,
                              n_iter=snap.n_iter, converged=snap.converged, components=snap.components,
-                             eigenvalues=snap.eigenvalues, k=k, exact_lambda=exact, rate=rate, angle=float(angle),
-                             predicted=float(predicted))
+                             eigenvalues=snap.eigenvalues, k=k, exact_lambda=exact, rate=rate,
+                             angle=None if angle is None else float(angle),
+                             predicted=None if predicted is None else float(predicted))
 
 
 # ----------------------------------------------------------------------------- views' helpers
