@@ -101,6 +101,10 @@ class SMOSolver:
         self.work = np.empty((3, n))
         self.compact = {}  # original index -> (K row, gain row) on the current active set
         self.compact_room = 0
+        # The compact rows live in one block (a quarter of the rows' budget), filled from its
+        # start again at every change of the active set: memory already touched is used again
+        # (touching fresh memory costs about as much as evaluating the row itself).
+        self.compact_pool = None
         self.A = n
         self.events = []  # shrinking steps since the last reconstruction: (lo, hi, alpha then)
         self.unshrunk = False
@@ -143,10 +147,16 @@ class SMOSolver:
         return self._compact_rows(o) if e is None else e
 
     def _compact_rows(self, o):
-        A = self.A
-        r = self.cache.column(o, np.empty(A) if self.rbf else np.empty((2, A)))
+        A, k, per = self.A, len(self.compact), 1 if self.rbf else 2
+        if k < self.compact_room:
+            if self.compact_pool is None:
+                self.compact_pool = np.empty(int(0.25 * self.cache.row_budget) // 8)
+            out = self.compact_pool[k * per * A : (k + 1) * per * A].reshape((per, A) if per == 2 else (A,))
+        else:
+            out = np.empty((per, A) if per == 2 else A)
+        r = self.cache.column(o, out)
         e = (r, r) if self.rbf else (r[0], r[1])
-        if len(self.compact) < self.compact_room:
+        if k < self.compact_room:
             self.compact[o] = e
             nbytes = 8 * A * (1 if self.rbf else 2) * len(self.compact)
             self.stats["compact_bytes"] = max(self.stats["compact_bytes"], nbytes)
@@ -278,11 +288,13 @@ class SMOSolver:
         C, tol, tau, rbf, linear, diag = self.C, self.tol, self.tau, self.rbf, self.linear, self.diag
         s_m, s_t, dx, Pa = self.s_m, self.s_t, self.dx, self.cache.Pa
         subtract, multiply, inf = np.subtract, np.multiply, np.inf
+        compact_get = None if self.act is None else self.compact.get  # shrunk: the kept rows first
         k = 0
         li = lj = -1
         while True:
             oi = plist[i]
-            Ki, g = rows(oi)
+            e = None if compact_get is None else compact_get(oi)
+            Ki, g = rows(oi) if e is None else e
             s_m[()] = m
             subtract(s_m, Flow, nv)
             if rbf:
