@@ -20,6 +20,8 @@ from typing import Iterator
 import numpy as np
 
 from ._base import MAX_ABS_VALUE, Snapshot, check_array, check_random_state, check_scalar, frozen_array
+from ._params import Integral, Interval, Real, validate_call
+from .kmeans import MAX_ITER
 from .mixture import _LOG_2PI, GaussianMixture, _check_data, _log_normalise
 from .stability import stability_steps
 
@@ -51,6 +53,12 @@ class SoftKMeansSnapshot(Snapshot):
     converged: bool
 
 
+#: smallest σ relative to the data's spread √(Σ_j Var x_j): below it d²/2σ² overflows for far points
+MIN_RELATIVE_SIGMA = 1e-8
+
+
+@validate_call({"sigma": [Interval(Real, 0, 1e100, closed="right")], "max_iter": [Interval(Integral, 0, MAX_ITER)],
+                "tol": [Interval(Real, 0, None)]})
 def soft_kmeans_steps(X, means_init, sigma, *, max_iter=100, tol=1e-8) -> Iterator[SoftKMeansSnapshot]:
     """EM for a mixture with fixed Σ_k = σ² I and c_k = 1/K: k-means in the limit σ → 0.
 
@@ -58,7 +66,8 @@ def soft_kmeans_steps(X, means_init, sigma, *, max_iter=100, tol=1e-8) -> Iterat
     M-step: μ_k = Σ_i a_ik x_i / Σ_i a_ik (a component with no weight keeps its mean).
     As σ → 0 the responsibilities become the 0/1 nearest-mean assignment and the iteration is
     Lloyd's k-means. Stops when the means move less than ``tol`` (Σ_k ‖Δμ_k‖) or after
-    ``max_iter`` M-steps.
+    ``max_iter`` M-steps (at most 100,000). σ lies in [1e-8 · spread, 1e100], the spread being
+    √(Σ_j Var x_j): a smaller σ gives the same hard assignments and would overflow d²/2σ².
 
     Yields
     ------
@@ -69,9 +78,10 @@ def soft_kmeans_steps(X, means_init, sigma, *, max_iter=100, tol=1e-8) -> Iterat
     mu = np.array(means_init, dtype=np.float64)
     if mu.ndim != 2 or mu.shape[1] != X.shape[1] or mu.shape[0] < 1 or not np.all(np.isfinite(mu)):
         raise ValueError(f"means_init must be a finite array of shape (K, {X.shape[1]})")
-    check_scalar("sigma", sigma, numbers.Real, min_value=0.0, include_min=False)
-    check_scalar("max_iter", max_iter, numbers.Integral, min_value=0)
-    check_scalar("tol", tol, numbers.Real, min_value=0.0)
+    spread = float(np.sqrt(X.var(axis=0).sum()))
+    if sigma < MIN_RELATIVE_SIGMA * spread:
+        raise ValueError(f"sigma must be at least {MIN_RELATIVE_SIGMA:g} times the spread of the data, "
+                         f"{MIN_RELATIVE_SIGMA * spread:.3g} here; got {sigma:g}")
     k, f = mu.shape
     s2 = float(sigma) ** 2
     xx = np.einsum("ij,ij->i", X, X)

@@ -145,7 +145,7 @@ def stability_steps(model_factory: Callable, X, ks, n_splits: int = 5, random_st
         raise ValueError("ks is empty; give the numbers of clusters to compare, e.g. [2, 3, 4]")
     if ks.min() < 1:
         raise ValueError(f"every K must be >= 1, got {int(ks.min())}")
-    check_scalar("n_splits", n_splits, numbers.Integral, min_value=1)
+    check_scalar("n_splits", n_splits, numbers.Integral, min_value=1, max_value=1000)
     if not callable(model_factory):
         raise TypeError("model_factory must be callable: model_factory(n_clusters, seed) -> unfitted model")
     rng = check_random_state(random_state)

@@ -385,3 +385,16 @@ def test_the_segmentation_names_are_the_same_class():
 
     assert cluster.GaussianMixture is mixture.GaussianMixture
     assert cluster.GaussianMixtureSnapshot is mixture.MixtureSnapshot
+
+
+@pytest.mark.parametrize("sigma", [0, -1, float("nan"), float("inf"), 1e-300, 1e-160, 1e308, 2**63, 0.5])
+def test_soft_kmeans_sigma_refused_or_finite(sigma):
+    X, _ = _data(seed=2, n=90)
+    try:
+        snaps = list(soft_kmeans_steps(X, X[:3], sigma, max_iter=5))
+    except (ValueError, TypeError) as exc:
+        assert "sigma" in str(exc)
+        return
+    assert sigma in (0.5, 2**63)
+    for s in snaps:
+        assert math.isfinite(s.objective) and np.all(np.isfinite(s.means)) and np.all(np.isfinite(s.responsibilities))
