@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from _bench_table import best_time, record
 from smlengine.datasets import load_corpus
 from smlengine.ngram import BOS, NGramModel, split_sentences, tokenize
 
@@ -25,12 +26,7 @@ def tokens():
 
 
 def _best(fn, repeat=3):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+    return best_time(fn, repeat)
 
 
 def test_fit_all_orders_and_generate(tokens):
@@ -87,6 +83,10 @@ def test_versus_nltk_trigram(tokens, smoothing):
     print(f"\n[nltk {smoothing} trigram] fit: NLTK {t_nltk:.2f} s, ours {t_ours:.2f} s, ratio {t_nltk / t_ours:.1f}x "
           f"(target >= 20x); generation: NLTK {t_gen_nltk * 1e3:.3f} ms/word, ours {t_gen_ours * 1e3:.4f} ms/word, "
           f"ratio {t_gen_nltk / t_gen_ours:.0f}x (target >= 10x); counts identical on {checked} contexts")
+    record("NGramModel", f"fit, trigram {smoothing}, Shakespeare", t_ours, t_nltk,
+           f"NLTK nltk.lm.{type(lm).__name__}(3)")
+    record("NGramModel", f"generate, trigram {smoothing}, per word", t_gen_ours, t_gen_nltk,
+           f"NLTK nltk.lm.{type(lm).__name__}(3).generate")
 
 
 def test_kneser_ney_versus_nltk(tokens):
@@ -112,3 +112,5 @@ def test_kneser_ney_versus_nltk(tokens):
     print(f"\n[nltk KneserNeyInterpolated trigram] fit {t_fit:.2f} s; one score {per_score * 1e3:.2f} ms, so about "
           f"{per_word:.1f} s per generated word (|V| = {len(lm.vocab):,}); ours {dt / 10_000 * 1e3:.4f} ms/word, "
           f"ratio about {per_word / (dt / 10_000):,.0f}x")
+    record("NGramModel", "generate, trigram Kneser-Ney, per word", dt / 10_000, per_word,
+           "NLTK KneserNeyInterpolated(3) (50 scores, extrapolated)")

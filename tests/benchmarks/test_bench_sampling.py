@@ -3,25 +3,15 @@
 Run:  .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_sampling.py
 """
 
-import time
-
 import numpy as np
 import pytest
 
+from _bench_table import best_time, record
 from smlengine import sampling
 from smlengine.mrf import PottsGibbs
 from smlengine.sampling import MetropolisHastings, effective_sample_size, get_target, rhat
 
 pytestmark = pytest.mark.benchmark
-
-
-def best_time(fn, repeat=3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def test_bench_potts_gibbs_512():
@@ -40,6 +30,7 @@ def test_bench_potts_gibbs_512():
         seconds, _ = best_time(run, repeat=2)
         rate = n / seconds
         print(f"  K = {k}: {rate:7.1f} sweeps/s   ({rate / 20:.2f} x the 20 sweeps/s asked for)")
+        record("PottsGibbs", f"sweeps of a 512 x 512 field, K = {k}", rate, unit="sweeps/s", note="asked for: 20/s")
         if k == 2:
             assert rate >= 20
 
@@ -58,6 +49,8 @@ def test_bench_metropolis_hastings(n_chains, monkeypatch):
         seconds, _ = best_time(lambda: mh.sample(np.zeros(2), steps), repeat=2)
         rates[path] = n_chains * steps / seconds
         print(f"  {path:<9s} {rates[path]:12,.0f} proposals/s   ({rates[path] / 1e5:.2f} x the 100,000 asked for)")
+        record(f"MetropolisHastings, {path} path", f"correlated Gaussian, {n_chains} chain(s)", rates[path],
+               unit="proposals/s", note="asked for: 100,000/s")
     live = MetropolisHastings(target, step_size=target.good_step, n_chains=n_chains, random_state=0)
     seconds, _ = best_time(lambda: sum(1 for _ in live.sample_steps(np.zeros(2), 20_000)), repeat=1)
     print(f"  sample_steps (one snapshot per step) {n_chains * 20_000 / seconds:12,.0f} proposals/s")
@@ -80,4 +73,7 @@ def test_bench_diagnostics_vs_arviz():
     print(f"  rank R-hat ours {ours_rhat * 1e3:7.1f} ms  ArviZ {ref_rhat * 1e3:7.1f} ms  "
           f"x{ours_rhat / ref_rhat:5.2f}   "
           f"values {np.round(r, 4)} vs {np.round(np.asarray(rr['x']), 4)}")
+    record("effective_sample_size (bulk)", "4 chains x 20,000 draws x 2", ours_ess, ref_ess,
+           "ArviZ az.ess(method='bulk')")
+    record("rhat (rank)", "4 chains x 20,000 draws x 2", ours_rhat, ref_rhat, "ArviZ az.rhat(method='rank')")
     np.testing.assert_allclose(ess, np.asarray(ref["x"]), rtol=0.01)

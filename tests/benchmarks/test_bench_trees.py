@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from _bench_table import best_time, record
 from smlengine.ensemble import AdaBoost, RandomForest
 from smlengine.trees import DecisionTree
 
@@ -26,16 +27,13 @@ def data():
 
 
 def _best_time(fit, repeats):
-    best, model = np.inf, None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        model = fit()
-        best = min(best, time.perf_counter() - t)
-    return best, model
+    return best_time(fit, repeats)
 
 
-def _report(name, t_us, t_sk, acc_us, acc_sk, agree):
+def _report(name, t_us, t_sk, acc_us, acc_sk, agree, reference):
     _ROWS.append((name, t_us, t_sk, t_us / t_sk, acc_us, acc_sk, agree))
+    engine, _, workload = name.partition(" ")
+    record(engine, f"fit {workload}, 5,000 x 20", t_us, t_sk, f"sklearn {reference}")
     print()
     print(f"{'case':34s} {'ours s':>8s} {'sklearn s':>9s} {'ratio':>6s} {'acc ours':>8s} {'acc sk':>7s} {'agree':>6s}")
     for r in _ROWS:
@@ -51,7 +49,8 @@ def test_bench_adaboost_stumps(data, criterion):
     t_us, ours = _best_time(lambda: AdaBoost(n_rounds=200, criterion=criterion).fit(X, y), 3)
     agree = float(np.mean(ours.predict(X) == ref.predict(X)))
     _report(f"AdaBoost 200 stumps ({criterion})", t_us, t_sk, ours.score(X, y) if hasattr(ours, "score") else
-            float(np.mean(ours.predict(X) == y)), ref.score(X, y), agree)
+            float(np.mean(ours.predict(X) == y)), ref.score(X, y), agree,
+            "AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=200)")
     if criterion == "gini":
         assert agree >= 0.99
 
@@ -62,7 +61,8 @@ def test_bench_decision_tree(data):
     t_sk, ref = _best_time(lambda: sklearn_tree.DecisionTreeClassifier(max_depth=8, random_state=0).fit(X, y), 5)
     t_us, ours = _best_time(lambda: DecisionTree(max_depth=8, criterion="gini").fit(X, y), 5)
     agree = float(np.mean(ours.predict(X) == ref.predict(X)))
-    _report("DecisionTree depth 8 (gini)", t_us, t_sk, ours.score(X, y), ref.score(X, y), agree)
+    _report("DecisionTree depth 8 (gini)", t_us, t_sk, ours.score(X, y), ref.score(X, y), agree,
+            "DecisionTreeClassifier(max_depth=8)")
     assert abs(ours.score(X, y) - ref.score(X, y)) < 0.005
 
 
@@ -73,7 +73,8 @@ def test_bench_random_forest(data):
         n_estimators=100, max_depth=8, n_jobs=1, random_state=0).fit(X, y), 2)
     t_us, ours = _best_time(lambda: RandomForest(n_estimators=100, max_depth=8, random_state=0).fit(X, y), 2)
     agree = float(np.mean(ours.predict(X) == ref.predict(X)))
-    _report("RandomForest 100 x depth 8 (1 thread)", t_us, t_sk, ours.score(X, y), ref.score(X, y), agree)
+    _report("RandomForest 100 x depth 8 (1 thread)", t_us, t_sk, ours.score(X, y), ref.score(X, y), agree,
+            "RandomForestClassifier(n_estimators=100, max_depth=8, n_jobs=1)")
     assert agree >= 0.95
 
 
