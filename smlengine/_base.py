@@ -358,13 +358,15 @@ class ClassifierMixin:
     """Accuracy as ``score`` and scikit-learn's classifier tags (put it before BaseEstimator)."""
 
     _estimator_type = "classifier"
+    #: False for classifiers of exactly two classes (scikit-learn's checks then use two classes)
+    _multi_class = True
 
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags
 
         tags = super().__sklearn_tags__()
         tags.estimator_type = "classifier"
-        tags.classifier_tags = ClassifierTags()
+        tags.classifier_tags = ClassifierTags(multi_class=self._multi_class)
         tags.target_tags.required = True
         return tags
 
@@ -426,9 +428,11 @@ class LinearClassifierMixin:
 class IterativeMixin:
     """``fit`` exhausts ``fit_steps`` so batch and live runs share one code path."""
 
-    def fit(self, *args, **kwargs):
+    def fit(self, X, y=None, *args, **kwargs):
+        """Exhaust ``fit_steps(X, y, ...)`` (``y`` passed on only when given) and return ``self``."""
         last = None
-        for last in self.fit_steps(*args, **kwargs):
+        head = (X,) if y is None else (X, y)
+        for last in self.fit_steps(*head, *args, **kwargs):
             pass
         self.last_snapshot_ = last
         return self

@@ -195,6 +195,8 @@ class AdaBoost(ClassifierMixin, IterativeMixin, BaseEstimator):
     last_snapshot_ : AdaBoostSnapshot
     """
 
+    _multi_class = False  # two classes exactly
+
     # every round keeps a row of n sample weights and a learner: rounds are bounded so a typo
     # cannot ask for gigabytes
     _parameter_constraints = {

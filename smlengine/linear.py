@@ -107,6 +107,8 @@ class Perceptron(ClassifierMixin, LinearClassifierMixin, IterativeMixin, BaseEst
     converged_ : bool
     """
 
+    _multi_class = False  # two classes exactly
+
     # The perceptron only looks at signs and starts at z = 0, so every z is alpha times an
     # integer combination of the x~_i: alpha changes the scale of z, never a decision. The
     # upper bound keeps alpha * (number of updates) * |x|^2 far from overflow.

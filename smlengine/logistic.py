@@ -117,6 +117,8 @@ class LogisticRegression(ClassifierMixin, LinearClassifierMixin, IterativeMixin,
     converged_ : bool
     """
 
+    _multi_class = False  # two classes exactly
+
     _parameter_constraints = {
         # 1/C multiplies ||v||^2: a C below 1e-100 overflows the penalty to inf; above 1e100
         # the penalty is below rounding and the model is the unpenalised one

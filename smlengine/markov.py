@@ -485,6 +485,7 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
             return
 
 
+@validate_call(_PAGERANK_CONSTRAINTS)
 def pagerank(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=None) -> np.ndarray:
     """The PageRank vector (sums to 1): the last distribution of :func:`pagerank_steps`."""
     last = None
