@@ -134,6 +134,9 @@ class MainWindow(QtWidgets.QMainWindow):
         return [h.lab for h in self.hosts.values() if h.lab is not None]
 
     def _build_lab(self, host: _LabHost) -> Lab:
+        from .widgets.atlas import bound_symbol_atlases
+
+        bound_symbol_atlases()  # scatter plots keep the symbols in use, not one per redraw
         lab = host.build()
         lab.maths.setVisible(self.maths_action.isChecked())
         lab.maths_unfolded = any(other.maths_unfolded for other in self.built_labs() if other is not lab)
