@@ -10,6 +10,7 @@ import statistics
 import time
 
 import pytest
+from _bench_table import record
 
 from app import registry
 
@@ -98,6 +99,7 @@ def test_frame_cost_does_not_grow(qtbot, make_window, lab_id):
     print(f"\n{lab_id}: phase {early_phase!r} at step {early_step}, {lab.runner.current.phase!r} at step {late_step}")
     late, late_median = _frame_cost(qtbot, lab)
     _ROWS.append((lab_id, early_step, early * 1e3, late_step, late * 1e3, late / early, late_median / early_median))
+    record(f"{lab_id} lab", f"a frame at step {late_step}", late, early, f"its own frame at step {early_step}")
     print()
     print(f"{'lab':14s} {'step':>6s} {'ms':>7s} {'step':>7s} {'ms':>7s} {'ratio':>6s} {'median ratio':>13s}")
     for row in _ROWS:

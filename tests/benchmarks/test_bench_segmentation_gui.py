@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import pytest
+from _bench_table import record
 
 pytestmark = pytest.mark.benchmark
 
@@ -85,6 +86,7 @@ def test_redraws_per_second_while_em_runs(qtbot, tmp_path, monkeypatch, method, 
     rate = redraws / elapsed
     print(f"\nsegmentation lab, {method} EM on {shape[1]}x{shape[0]} px as fast as possible for {elapsed:.1f} s:")
     print(f"  redraws/s            {rate:6.1f}   (target >= 25)")
+    record("segmentation lab", f"{method} EM flat out, redraws", rate, unit="redraws/s", note="target >= 25")
     print(f"  EM steps computed    {steps:6d}   ({steps / elapsed:.0f}/s, {runs} runs back to back)")
     if frame_times:
         print(f"  GUI frame (render + maths) median {1e3 * statistics.median(frame_times):.1f} ms, "

@@ -22,6 +22,7 @@ import sys
 import time
 
 import pytest
+from _bench_table import record
 
 from app import registry
 
@@ -109,6 +110,8 @@ def test_soak(qtbot, window_for, lab_id):
     trim_growth = end_trim - (warm_trim if warm_trim is not None else end_trim)
     objects = end_objects - (warm_objects if warm_objects is not None else end_objects)
     _ROWS.append((lab_id, restarts, warm_rss or 0.0, end_rss, peak, growth, floor_growth, trim_growth, objects))
+    record(f"{lab_id} lab", "soak: RSS growth after the first 30 s", growth, unit="MB",
+           note=f"{restarts} restarts, peak {peak:.0f} MB")
     print()
     print(f"{'lab':14s} {'restarts':>8s} {'RSS warm':>9s} {'RSS end':>8s} {'peak':>7s} {'growth':>7s} {'floor':>6s} "
           f"{'trimmed':>7s} {'objects':>8s}  (MB, {SOAK:.0f} s, growth after {WARM:.0f} s)")

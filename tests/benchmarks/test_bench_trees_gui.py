@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from _bench_table import record
 
 pytestmark = pytest.mark.benchmark
 
@@ -74,6 +75,7 @@ def test_redraws_per_second_while_boosting(qtbot, tmp_path, monkeypatch):
     print(f"\ntrees lab, AdaBoost (stumps) on {N} circles ({len(snap.ctx.train_idx)} training points), "
           f"as fast as possible for {elapsed:.1f} s:")
     print(f"  redraws/s            {rate:6.1f}   (target >= 25)")
+    record("trees lab", f"AdaBoost on {N} circles flat out, redraws", rate, unit="redraws/s", note="target >= 25")
     if redraws:
         print(f"  GUI thread CPU per redraw {1e3 * gui_cpu / redraws:.1f} ms "
               f"(a redraw rate of {redraws / max(gui_cpu, 1e-9):.0f}/s if the GUI thread had a core to itself)")
