@@ -128,6 +128,7 @@ class SMOSolver:
         self.compact_room = int(0.25 * self.cache.row_budget // (8 * A * (1 if self.rbf else 2)))
         self.Fup, self.Flow = self.FF[0, :A], self.FF[1, :A]
         self.nv, self.av, self.tb = self.work[0, :A], self.work[1, :A], self.work[2, :A]
+        self._points = None  # linear: the active points as lists of Python floats (made when asked)
 
     def rows(self, o):
         """(K column, gain row) of original point o on the active set, in the solver's order:
@@ -287,6 +288,10 @@ class SMOSolver:
         alpha, ypos, plist, rows = self.alpha, self.ypos, self.plist, self.rows
         C, tol, tau, rbf, linear, diag = self.C, self.tol, self.tau, self.rbf, self.linear, self.diag
         s_m, s_t, dx, Pa = self.s_m, self.s_t, self.dx, self.cache.Pa
+        if linear:
+            if self._points is None:
+                self._points = Pa.tolist()
+            points, d = self._points, Pa.shape[1]
         subtract, multiply, inf = np.subtract, np.multiply, np.inf
         compact_get = None if self.act is None else self.compact.get  # shrunk: the kept rows first
         k = 0
@@ -304,20 +309,20 @@ class SMOSolver:
             else:
                 multiply(nv, g, nv)
             j = int(nv.argmax())
-            Fj = float(Flow[j])
+            Fj = Flow.item(j)
             if m - Fj <= tol and m - float(Flow.min()) <= tol:
                 return k, i, m, li, lj, True
             if k >= kmax:
                 return k, i, m, li, lj, False
             # a_ij = K_ii + K_jj - 2 K_ij, as in the row (tau where it is <= 0)
             if rbf:
-                aij = float(g[j])
+                aij = g.item(j)
             else:
-                aij = (-2.0 * float(Ki[j]) + diag[plist[j]]) + diag[oi]
+                aij = (-2.0 * Ki.item(j) + diag[plist[j]]) + diag[oi]
                 if not aij > 0.0:
                     aij = tau
             t = (m - Fj) / aij
-            ai, aj = float(alpha[i]), float(alpha[j])
+            ai, aj = alpha.item(i), alpha.item(j)
             pi, pj = ypos[i], ypos[j]
             was_low_i = ai > 0 if pi else ai < C
             was_up_j = aj < C if pj else aj > 0
@@ -325,9 +330,12 @@ class SMOSolver:
             alpha[i] = ai
             alpha[j] = aj
             if linear:  # K[:, i] - K[:, j] = X (x_i - x_j): one product, no column of j
-                subtract(Pa[i], Pa[j], dx)
-                s_t[()] = t
-                multiply(dx, s_t, dx)
+                xi, xj = points[i], points[j]
+                if d == 2:  # t (x_i - x_j) in Python floats: cheaper than numpy calls on d numbers
+                    dx[0] = t * (xi[0] - xj[0])
+                    dx[1] = t * (xi[1] - xj[1])
+                else:
+                    dx[:] = [t * (a - b) for a, b in zip(xi, xj)]
                 np.dot(Pa, dx, out=av)  # np.dot: less call overhead than matmul
             else:
                 Kj = rows(plist[j])[0]
@@ -344,18 +352,18 @@ class SMOSolver:
             # multiplier has the same F in both rows, so only a change of set is written
             up, low = (ai < C, ai > 0) if pi else (ai > 0, ai < C)
             if not (up and low == was_low_i):
-                Fi = float(Fup[i])
+                Fi = Fup.item(i)
                 Fup[i] = Fi if up else -inf
                 Flow[i] = Fi if low else inf
             up, low = (aj < C, aj > 0) if pj else (aj > 0, aj < C)
             if not (low and up == was_up_j):
-                Fj = float(Flow[j])
+                Fj = Flow.item(j)
                 Fup[j] = Fj if up else -inf
                 Flow[j] = Fj if low else inf
             k += 1
             li, lj = i, j
             i = int(Fup.argmax())
-            m = float(Fup[i])
+            m = Fup.item(i)
 
     def compiled_pairs(self, i, m, kmax):
         """:meth:`numpy_pairs` in ``smlengine._smo_compiled`` (linear kernel)."""
