@@ -14,7 +14,7 @@ The estimators live in one module each; this module gathers their public names:
 * :mod:`smlengine.mixture` -- :class:`GaussianMixture`, EM with four covariance types
   (compact snapshots for pixels: ``fit_steps(X, responsibilities=False)``);
 * :mod:`smlengine.stability` -- choosing K: :func:`stability` (split-half instability and
-  prediction strength), :func:`strongest_k`.
+  prediction strength), :func:`strongest_k`; :func:`matched_agreement` of two labellings.
 
 Choosing K
 ----------
@@ -39,6 +39,7 @@ from .multinomial import MultinomialMixture, MultinomialMixtureSnapshot
 from .stability import (
     StabilityResult,
     StabilitySnapshot,
+    matched_agreement,
     prediction_strength,
     stability,
     stability_steps,
@@ -60,6 +61,7 @@ __all__ = [
     "stability_steps",
     "StabilityResult",
     "StabilitySnapshot",
+    "matched_agreement",
     "prediction_strength",
     "strongest_k",
 ]

@@ -17,6 +17,7 @@ import numpy as np
 from ._base import Snapshot, check_array, check_random_state, check_scalar, frozen_array
 
 __all__ = [
+    "matched_agreement",
     "stability",
     "stability_steps",
     "StabilityResult",
@@ -82,15 +83,45 @@ class StabilitySnapshot(Snapshot):
     strength: np.ndarray | None = None
 
 
-def _disagreement(a: np.ndarray, b: np.ndarray) -> float:
-    """Fraction of points labelled differently, minimised over relabellings of b."""
+def matched_agreement(a, b, n_clusters: int | None = None) -> tuple[float, np.ndarray]:
+    """Fraction of points on which two labellings agree after matching their cluster numbers.
+
+    Cluster numbers are arbitrary, so cluster j of ``b`` is renamed ``perm[j]`` where ``perm``
+    maximises the number of points with a_i = perm[b_i]: an assignment problem on the
+    contingency table C_uv = #{i : a_i = u, b_i = v}, solved exactly by
+    :func:`scipy.optimize.linear_sum_assignment` (Hungarian method).
+
+    Parameters
+    ----------
+    a, b : integer arrays of the same size, labels >= 0
+    n_clusters : int, optional -- labels run over 0..n_clusters-1 (default: the largest label + 1)
+
+    Returns
+    -------
+    agreement : float -- Σ_v C_{perm[v], v} / n
+    perm : ndarray (K,) of int64 -- the cluster of ``a`` each cluster of ``b`` is matched to, a
+        permutation of 0..K-1 (K = ``n_clusters``; a cluster of ``b`` with no counterpart in ``a``
+        is matched to one of ``a``'s empty labels)
+    """
     from scipy.optimize import linear_sum_assignment
 
-    ka, kb = int(a.max()) + 1, int(b.max()) + 1
-    conf = np.zeros((ka, kb))
-    np.add.at(conf, (a, b), 1.0)
-    r, c = linear_sum_assignment(conf, maximize=True)
-    return 1.0 - conf[r, c].sum() / a.size
+    a = np.asarray(a, dtype=np.int64).ravel()
+    b = np.asarray(b, dtype=np.int64).ravel()
+    if a.shape != b.shape or (a.size and min(a.min(), b.min()) < 0):
+        raise ValueError(f"a and b must be two labellings (labels >= 0) of the same points, got {a.size} and "
+                         f"{b.size} labels")
+    top = int(max(a.max(initial=0), b.max(initial=0))) + 1
+    k = top if n_clusters is None else max(int(n_clusters), top)
+    C = np.bincount(a * k + b, minlength=k * k).reshape(k, k)
+    rows, cols = linear_sum_assignment(C, maximize=True)
+    perm = np.empty(k, dtype=np.int64)
+    perm[cols] = rows
+    return float(C[rows, cols].sum()) / max(1, a.size), perm
+
+
+def _disagreement(a: np.ndarray, b: np.ndarray) -> float:
+    """Fraction of points labelled differently, minimised over relabellings of b."""
+    return 1.0 - matched_agreement(a, b)[0]
 
 
 def prediction_strength(test_labels, train_labels) -> float:

@@ -440,3 +440,18 @@ def test_gmm_absurd_parameters(param, value):
     X, _ = _blobs(60, seed=0)
     kwargs = {"n_components": 3, "random_state": 0, param: value}
     _finite_or_refused(lambda: GaussianMixture(**kwargs), X)
+
+
+def test_matched_agreement_by_hand():
+    from smlengine.cluster import matched_agreement
+
+    a = np.array([0, 0, 1, 1, 2, 2, 2])
+    b = np.array([2, 2, 0, 1, 1, 1, 1])
+    agreement, perm = matched_agreement(a, b, 3)
+    assert agreement == pytest.approx(6 / 7)
+    np.testing.assert_array_equal(perm, [1, 2, 0])
+    # more clusters in b than in a: the left-over cluster takes a's empty label
+    agreement, perm = matched_agreement(np.array([0, 0, 1, 1]), np.array([0, 1, 2, 2]))
+    assert agreement == pytest.approx(3 / 4) and sorted(perm.tolist()) == [0, 1, 2] and perm[2] == 1
+    with pytest.raises(ValueError, match="same points"):
+        matched_agreement([0, 1], [0, 1, 1])

@@ -20,7 +20,14 @@ import numpy as np
 
 from smlengine import Snapshot
 from smlengine.cache import LRUCache
-from smlengine.cluster import KMeans, MultinomialMixture, kmeans_plusplus, kmeans_restarts, stability_steps
+from smlengine.cluster import (
+    KMeans,
+    MultinomialMixture,
+    kmeans_plusplus,
+    kmeans_restarts,
+    matched_agreement,
+    stability_steps,
+)
 from smlengine.mixture import GaussianMixture
 from smlengine.datasets import load_photo, read_image_file
 from smlengine.features import (
@@ -658,26 +665,6 @@ def points_in_rect(xy: np.ndarray, x0: float, y0: float, x1: float, y1: float) -
 
 
 # ----------------------------------------------------------------------------- k-means versus EM
-
-
-def matched_agreement(a: np.ndarray, b: np.ndarray, k: int) -> tuple[float, np.ndarray]:
-    """Fraction of pixels on which two labelings agree after matching their cluster numbers.
-
-    Cluster numbers are arbitrary, so cluster j of ``b`` is renamed ``perm[j]`` where ``perm``
-    maximises the number of pixels with a_i = perm[b_i]: an assignment problem on the K × K
-    contingency table C_uv = #{i : a_i = u, b_i = v}, solved exactly by
-    :func:`scipy.optimize.linear_sum_assignment` (Hungarian method). Returns
-    (Σ_v C_{perm[v], v} / n, perm).
-    """
-    from scipy.optimize import linear_sum_assignment
-
-    a = np.asarray(a, dtype=np.int64).ravel()
-    b = np.asarray(b, dtype=np.int64).ravel()
-    C = np.bincount(a * k + b, minlength=k * k).reshape(k, k)
-    rows, cols = linear_sum_assignment(-C)
-    perm = np.empty(k, dtype=np.int64)
-    perm[cols] = rows
-    return float(C[rows, cols].sum()) / max(1, a.size), perm
 
 
 @dataclass(frozen=True, eq=False)
