@@ -297,10 +297,10 @@ def engine_estimators() -> set[str]:
     from smlengine._base import BaseEstimator
 
     found = set()
-    for info in pkgutil.iter_modules(smlengine.__path__):
-        if info.name.startswith("_") or info.ispkg:
+    for info in pkgutil.walk_packages(smlengine.__path__, "smlengine."):
+        if any(part.startswith("_") for part in info.name.split(".")):
             continue
-        mod = importlib.import_module(f"smlengine.{info.name}")
+        mod = importlib.import_module(info.name)
         for cname, obj in vars(mod).items():
             if (inspect.isclass(obj) and issubclass(obj, BaseEstimator) and not cname.startswith("_")
                     and obj.__module__ == mod.__name__):
