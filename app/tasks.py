@@ -130,6 +130,18 @@ def _accepts_state(func: Callable) -> bool:
         return False
 
 
+def _where_raised(exc: BaseException, limit: int = 4) -> str:
+    """File, line and function of the innermost frames of ``exc``, for the log.
+
+    Source lines are left out on purpose: formatting them reads each file into
+    :mod:`linecache`, which keeps them for the life of the process (megabytes after a few
+    hundred refused files).
+    """
+    frames = [(f.f_code.co_filename, line, f.f_code.co_name) for f, line in traceback.walk_tb(exc.__traceback__)]
+    text = "\n".join(f"  {name}:{line} in {func}" for name, line, func in frames[-limit:])
+    return f"{text}\n{type(exc).__name__}: {exc}"
+
+
 def run_task(state: TaskState, func: Callable, args: tuple, kwargs: dict) -> None:
     """Body of a task thread: call ``func``; a generator's items go to the outbox in order."""
     try:
@@ -150,7 +162,7 @@ def run_task(state: TaskState, func: Callable, args: tuple, kwargs: dict) -> Non
         pass
     except Exception as exc:  # noqa: BLE001 - reported to the user as a message
         state.error = str(exc) or type(exc).__name__
-        log.warning("background task failed: %s\n%s", state.error, traceback.format_exc(limit=4))
+        log.warning("background task failed: %s\n%s", state.error, _where_raised(exc))
     finally:
         state.done.set()
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
-__all__ = ["LRUCache", "file_key"]
+__all__ = ["LRUCache", "file_key", "clear_caches"]
 
 _MISSING = object()
+_ALL: weakref.WeakSet = weakref.WeakSet()  # every LRUCache of the process
 
 
 class LRUCache:
@@ -26,6 +28,7 @@ class LRUCache:
         self.maxsize = int(maxsize)
         self._data: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
+        _ALL.add(self)
 
     def get(self, key: Hashable, default: Any = None) -> Any:
         with self._lock:
@@ -61,6 +64,19 @@ class LRUCache:
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)
+
+
+def clear_caches() -> int:
+    """Empty every :class:`LRUCache` of the process; returns how many entries were dropped.
+
+    Caches only save time, so this is always safe; the app calls it when its window closes,
+    so what the labs computed does not outlive them (a run still holding a value keeps it).
+    """
+    dropped = 0
+    for cache in list(_ALL):
+        dropped += len(cache)
+        cache.clear()
+    return dropped
 
 
 def file_key(path, *, missing_ok: bool = True) -> tuple:

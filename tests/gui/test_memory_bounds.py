@@ -36,3 +36,18 @@ def test_the_classifiers_canvas_keeps_its_atlases_bounded(qtbot, make_window):
         mask[k % max(n, 1)] = True
         lab.canvas.set_test_mask(mask)
     assert max(atlas_sizes(lab)) <= MAX_ATLAS_SYMBOLS
+
+
+def test_a_failed_side_task_is_logged_without_keeping_source_files():
+    import linecache
+
+    from app.tasks import TaskState, run_task
+
+    def refuse():
+        raise ValueError("refused")
+
+    linecache.clearcache()
+    state = TaskState()
+    run_task(state, refuse, (), {})
+    assert state.error == "refused"
+    assert not linecache.cache  # the log names file, line and function; no file was read
