@@ -244,15 +244,23 @@ def _covariance(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
 
     Centring one block at a time keeps the accuracy of the centred product (forming XᵀX −
     n μ̂μ̂ᵀ instead would cancel catastrophically for data far from the origin) without a
-    centred copy of the whole of X (440 MB for 70,000 × 784).
+    centred copy of the whole of X (440 MB for 70,000 × 784). Data that fits one block is
+    one product B_cᵀ B_c of a contiguous block (numpy hands Bᵀ B to BLAS ``syrk``).
     """
     n, D = X.shape
-    C = np.zeros((D, D), order="F")
     rows = max(1, _BLOCK_ELEMENTS // max(D, 1))
+    if n <= rows:
+        block = X - mean
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by the caller
+            C = block.T @ block
+            C /= n
+        return C
+    C = np.zeros((D, D), order="F")
     for start in range(0, n, rows):
         C = _rank_k_update(C, X[start:start + rows] - mean)
     C = _symmetrised(C)
-    C /= n
+    with np.errstate(over="ignore", invalid="ignore"):
+        C /= n
     return C
 
 
@@ -269,15 +277,15 @@ def _gram(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
 def _eigh_top(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing, vectors as columns.
 
-    A subset (``evr``) is asked for only when it saves work: on small matrices or for most of
-    the spectrum the divide-and-conquer solver (``evd``) of the whole matrix is faster.
+    A subset (LAPACK ``evr``) is asked for only when it saves work; small matrices, or most
+    of a spectrum, are decomposed whole by divide and conquer (numpy's ``eigh``, ``evd``).
     """
     m = M.shape[0]
     if k < m and m > _FULL_EIGH_MAX and 2 * k <= m:
         w, V = scipy.linalg.eigh(M, subset_by_index=[m - k, m - 1], driver="evr", check_finite=False,
                                  overwrite_a=True)
     else:
-        w, V = scipy.linalg.eigh(M, driver="evd", check_finite=False, overwrite_a=True)
+        w, V = np.linalg.eigh(M)
         w, V = w[m - k:], V[:, m - k:]
     return w[::-1], V[:, ::-1]
 
@@ -458,12 +466,10 @@ class PCA(IterativeMixin, BaseEstimator):
         if getattr(X, "ndim", 2) == 3:
             raise ValueError(f"X must be 2-D (n_images, n_pixels), got shape {X.shape}; "
                              "flatten the images with X.reshape(len(X), -1)")
-        if X.dtype == np.float64 and X.ndim == 2 and X.size:
-            # finiteness is checked on the mean (one pass, which the fit needs anyway): a NaN or
-            # ±inf anywhere makes its column's mean non-finite
-            X = np.ascontiguousarray(X)
-        else:
+        if not (X.dtype == np.float64 and X.ndim == 2 and X.size):
             X = check_array(X, name="X")
+        # else: finiteness is checked on the mean (one pass, which the fit needs anyway): a NaN
+        # or ±inf anywhere makes its column's mean non-finite
         n, D = X.shape
         if n < 2:
             raise ValueError(f"PCA needs at least 2 images, got {n}")
