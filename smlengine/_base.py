@@ -394,7 +394,10 @@ class RegressorMixin:
         return tags
 
     def score(self, X, y) -> float:
-        """R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² (1 for a perfect fit; for a constant y, 1 if predicted exactly, else 0)."""
+        """R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)².
+
+        1 for a perfect fit; for a constant y, 1 if predicted exactly, else 0.
+        """
         y = np.asarray(y, dtype=np.float64).ravel()
         pred = np.asarray(self.predict(X), dtype=np.float64).ravel()
         if y.shape != pred.shape:

@@ -23,7 +23,7 @@ import copy
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 

@@ -59,7 +59,8 @@ YR = XR @ np.array([1.0, -2.0, 0.5]) + 0.1 * _rng.normal(size=25)
 X1 = np.linspace(-1, 1, 20)[:, None]
 Y1 = np.sin(3 * X1[:, 0])
 TOKENS = tokenize("the cat sat on the mat\nthe dog sat on the log\na cat met a dog\n" * 3)
-HMM_GOOD = dict(startprob=[0.5, 0.5], transmat=[[0.9, 0.1], [0.2, 0.8]], emissionprob=[[0.6, 0.3, 0.1], [0.1, 0.3, 0.6]])
+HMM_GOOD = dict(startprob=[0.5, 0.5], transmat=[[0.9, 0.1], [0.2, 0.8]],
+                emissionprob=[[0.6, 0.3, 0.1], [0.1, 0.3, 0.6]])
 SYMBOLS = np.array([0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 2, 1, 0, 1, 2, 0, 0, 2, 1, 1])
 GRAPH = sp.csr_matrix(np.array([[0, 1, 1, 0], [1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 0, 0]], float))
 CHAIN = np.array([[0.5, 0.5, 0.0], [0.25, 0.5, 0.25], [0.0, 0.5, 0.5]])
