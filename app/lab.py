@@ -3,19 +3,29 @@
 A lab is one folder ``app/labs/<name>/`` with three modules, named the same in every lab:
 
 ``lab.py`` (Qt)
-    The :class:`Lab` subclass: metadata, parameters, widgets, drawing. ``__init__.py``
-    exposes it as ``LAB``; the registry finds it, nothing else changes.
+    The :class:`Lab` subclass: metadata, parameters, widgets, drawing. The metadata is
+    written once, as literal class attributes ``id``, ``title``, ``order`` and
+    ``description``; the registry reads them from the source without importing the lab.
+    ``__init__.py`` holds only the package docstring.
 ``run.py`` (Qt-free, checked by import-linter)
     Turns plain parameters + data into the run: a generator of frozen snapshots. Engine
-    calls, chained phases (:func:`smlengine.phases.chain_phases`), the lab's snapshot
-    type and its caches (``functools.lru_cache`` on pure functions) live here.
+    calls, phases one after the other (:func:`smlengine.phases.chain_phases` renumbers
+    engine generators into one run; :class:`smlengine.phases.StepCounter` numbers
+    snapshots the lab builds itself), the lab's snapshot type and its caches
+    (:class:`smlengine.cache.LRUCache`: bounded, safe across worker threads) live here.
 ``maths.py`` (Qt-free, pure functions)
-    ``snapshot -> HTML`` for the maths panel, testable without Qt.
+    ``snapshot -> HTML`` for the maths panel, testable without Qt. (n-grams and PageRank
+    keep theirs in ``lab.py``.)
 
-A minimal lab (``tests/gui/test_lab_contract.py`` has a complete one)::
+``docs/writing-a-lab.md`` walks through the template lab ``app/labs/_example/`` and names
+the kit (the points base :class:`app.points_lab.PointsLab`, the palette, ellipses, data
+helpers). A minimal lab (``tests/gui/test_lab_contract.py`` has a complete one)::
 
     class CoinLab(Lab):
-        id, title, order, description = "coin", "Coin flips", 99, "The law of large numbers."
+        id = "coin"
+        title = "Coin flips"
+        order = 99
+        description = "The law of large numbers."
 
         def parameter_specs(self):
             return [Param("p", "P(heads)", "float", 0.5, minimum=0, maximum=1)]
@@ -68,7 +78,8 @@ e.g. generate the initial data). Then the main window calls :meth:`start`.
 Rules the runner relies on
 --------------------------
 * Every yield is one step; snapshots are numbered ``step = 0, 1, 2, ...`` in yield order
-  (step 0 is the initial state). Chain phases with :func:`smlengine.phases.chain_phases`.
+  (step 0 is the initial state); :func:`smlengine.phases.chain_phases` keeps the count
+  consecutive over phases.
 * Each step takes well under 50 ms; long phases yield progress snapshots
   (``phase``, ``progress``). The same seed yields identical snapshots.
 * Snapshots own their arrays (``frozen_array``) and share constant ones: the timeline keeps

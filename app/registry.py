@@ -1,14 +1,20 @@
-"""Find the labs: every package under ``app/labs/`` exposing ``META`` and ``LAB``.
+"""Find the labs: every package under ``app/labs/`` whose ``lab.py`` defines a :class:`~app.lab.Lab`
+subclass with an ``id``.
 
-Adding a lab means adding its folder; nothing else changes. The registry reads each lab's
-``META`` (id, title, order, description) from its package's ``__init__.py`` without importing
-the lab itself, so start-up does not pay for seven labs' imports; the ``Lab`` subclass is
-imported when the lab is first built (:attr:`LabInfo.cls`).
+Adding a lab means adding its folder; nothing else changes. The lab's metadata is written once,
+as class attributes of its ``Lab`` subclass (``id``, ``title``, ``order``, ``description``,
+plain literals). The registry reads them from ``lab.py``'s source without importing it, so
+start-up does not pay for every lab's imports; the class is imported when the lab is first
+built (:attr:`LabInfo.cls`). Where the source is not shipped (a frozen build without ``.py``
+files) the module is imported instead. Packages whose name starts with ``_`` are skipped
+(labs under development, the template ``app/labs/_example``).
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import logging
 import pkgutil
 
@@ -19,6 +25,8 @@ log = logging.getLogger(__name__)
 _cache: list["LabInfo"] | None = None
 #: import errors of lab packages, shown by --self-test and the log
 import_errors: dict[str, str] = {}
+#: the class attributes that describe a lab (the registry reads them without importing it)
+META_FIELDS = ("id", "title", "order", "description")
 
 
 class LabInfo:
@@ -29,25 +37,32 @@ class LabInfo:
     is imported then.
     """
 
-    def __init__(self, package: str, meta: dict):
+    def __init__(self, package: str, meta: dict, class_name: str = ""):
         self.package = package
         self.id = str(meta["id"])
         self.title = str(meta["title"])
         self.order = int(meta.get("order", 100))
         self.description = str(meta.get("description", ""))
+        self.class_name = class_name or str(meta.get("class", ""))
         self._cls = None
+
+    @classmethod
+    def of(cls, package: str) -> "LabInfo":
+        """The lab of a package (``"app.labs.pca"``); TypeError when its ``lab.py`` defines none."""
+        class_name, meta = read_meta(package)
+        return cls(package, meta, class_name)
 
     @property
     def cls(self):
         if self._cls is None:
             from .lab import Lab
 
-            cls = getattr(importlib.import_module(self.package), "LAB", None)
-            if not (isinstance(cls, type) and issubclass(cls, Lab)):
-                raise TypeError(f"{self.package}.LAB is not a Lab subclass")
-            if cls.id != self.id:
-                raise TypeError(f"{self.package}: META says {self.id!r} but the lab's id is {cls.id!r}")
-            self._cls = cls
+            lab = getattr(importlib.import_module(f"{self.package}.lab"), self.class_name, None)
+            if not (isinstance(lab, type) and issubclass(lab, Lab)):
+                raise TypeError(f"{self.package}.lab.{self.class_name} is not a Lab subclass")
+            if lab.id != self.id:
+                raise TypeError(f"{self.package}: the source says {self.id!r} but the lab's id is {lab.id!r}")
+            self._cls = lab
         return self._cls
 
     def __call__(self, *args, **kwargs):
@@ -62,6 +77,46 @@ class LabInfo:
         return f"LabInfo({self.id!r})"
 
 
+def read_meta(package: str) -> tuple[str, dict]:
+    """(class name, {id, title, order, description}) of the Lab subclass in ``<package>.lab``.
+
+    The class is the one in ``lab.py`` that assigns a string literal to ``id`` in its body;
+    the four fields must be literals there (``order`` and ``description`` may be left out).
+    """
+    spec = importlib.util.find_spec(f"{package}.lab")
+    if spec is None:
+        raise TypeError("the package has no lab.py")
+    source = spec.loader.get_source(spec.name) if spec.loader is not None else None
+    if source is None:  # no source shipped: ask the class itself
+        return _meta_from_module(importlib.import_module(spec.name))
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        meta = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
+                if name in META_FIELDS:
+                    try:
+                        meta[name] = ast.literal_eval(stmt.value)
+                    except ValueError:
+                        raise TypeError(f"{node.name}.{name} must be a literal, so the registry can read it") from None
+        if isinstance(meta.get("id"), str) and meta["id"]:
+            if not meta.get("title"):
+                raise TypeError(f"{node.name} has an id but no title")
+            return node.name, meta
+    raise TypeError("lab.py defines no Lab subclass with an id and a title")
+
+
+def _meta_from_module(module) -> tuple[str, dict]:
+    from .lab import Lab
+
+    for name, value in vars(module).items():
+        if isinstance(value, type) and issubclass(value, Lab) and value.__module__ == module.__name__ and value.id:
+            return name, {field: getattr(value, field) for field in META_FIELDS}
+    raise TypeError("lab.py defines no Lab subclass with an id")
+
+
 def discover() -> list[LabInfo]:
     """All registered labs, in their stated order (then by id)."""
     global _cache
@@ -73,15 +128,11 @@ def discover() -> list[LabInfo]:
             continue
         name = f"{labs_package.__name__}.{info.name}"
         try:
-            module = importlib.import_module(name)
-            meta = getattr(module, "META", None)
-            if not isinstance(meta, dict) or not meta.get("id") or not meta.get("title"):
-                raise TypeError("the package does not define META with an id and a title")
+            lab = LabInfo.of(name)
         except Exception as exc:  # noqa: BLE001 - one broken lab must not hide the others
             log.exception("could not read lab %s", name)
             import_errors[info.name] = f"{type(exc).__name__}: {exc}"
             continue
-        lab = LabInfo(name, meta)
         if lab.id in found:
             import_errors[info.name] = f"duplicate lab id {lab.id!r}"
             continue

@@ -10,12 +10,15 @@ phase, so the runner, the timeline and ``run_to(step)`` see one consistent count
 A lab's own snapshot type is a frozen dataclass subclassing :class:`~smlengine.Snapshot`;
 :class:`StepCounter` numbers snapshots a lab builds itself between engine phases.
 
-Example::
+Example: k-means, then EM from scratch, as one run of consecutive steps::
 
-    def lab_run(X, y):
+    from smlengine.kmeans import KMeans
+    from smlengine.mixture import GaussianMixture
+
+    def lab_run(X):
         return chain_phases(
-            ("grow", tree.fit_steps(X, y)),
-            ("prune", lambda: prune_steps(tree)),   # a callable: started when reached
+            ("k-means", KMeans(n_clusters=3, random_state=0).fit_steps(X)),
+            ("EM", lambda: GaussianMixture(n_components=3, random_state=0).fit_steps(X)),  # started when reached
         )
 """
 

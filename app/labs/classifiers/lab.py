@@ -14,7 +14,6 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
 from ...points_lab import PointsLab
-from . import META
 from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
@@ -41,7 +40,11 @@ PAGES = {"perceptron": 0, "logistic": 1}
 
 
 class ClassifiersLab(PointsLab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "classifiers"
+    title = "Linear and kernel classifiers"
+    order = 10
+    description = ("Perceptron, logistic regression and the soft-margin SVM (SMO, linear/polynomial/RBF kernels) "
+                   "learning a decision boundary live; cross-validation of C and γ.")
     method_param = "classifier"
     DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.15, "circles": 0.08, "xor": 0.25, "spirals": 0.05}
 

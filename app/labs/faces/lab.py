@@ -17,7 +17,6 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
 from ...lab import Lab
-from . import META
 from ...widgets.image_view import ImageView
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend, place_legend
@@ -31,7 +30,11 @@ def _mode(m: str):
 
 
 class FacesLab(Lab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "faces"
+    title = "Face detection"
+    order = 30
+    description = ("Viola-Jones: Haar features from integral images, boosted stumps in an attentional cascade; "
+                   "detect faces in a photo, or train a small cascade live.")
     screenshot_steps = 40  # the default detection sweep ends at step 29
     self_test_steps = 3
 

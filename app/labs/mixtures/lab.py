@@ -24,7 +24,7 @@ from ...widgets.plots import PlotPanel, outside_legend
 from ...widgets.labels import NoteLabel
 from ...widgets.point_canvas import CanvasToolbar
 from ...widgets.shapes import PALETTE, blend_colours, ellipse_xy
-from . import META, maths, run
+from . import maths, run
 
 TAB_EM, TAB_KMEANS, TAB_RESTARTS, TAB_ORDER = range(4)
 MODES = [("edit", "edit points"), ("means", "place initial means"), ("inspect", "inspect a point"),
@@ -85,7 +85,11 @@ def _aspect_plot(title: str) -> PlotPanel:
 
 
 class MixturesLab(PointsLab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "mixtures"
+    title = "Gaussian mixtures"
+    order = 55
+    description = ("EM for Gaussian mixtures in the plane: responsibilities and ellipses step by step, k-means from "
+                   "the same start, a collapsing component, restarts, and BIC/AIC/stability for K.")
     points_kind = "unlabelled"
     MAX_POINTS = run.MAX_POINTS
     MAX_ABS = 1e6

@@ -17,7 +17,6 @@ from smlengine.datasets import list_plays
 
 from ... import style as theme
 from ...lab import Lab
-from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import run as ngram_run
@@ -50,7 +49,10 @@ class _TokenBarsPanel(PlotPanel):
 
 
 class NGramsLab(Lab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "ngrams"
+    title = "n-gram text generation"
+    order = 60
+    description = "Count n-grams in Shakespeare, then write new text one token at a time."
     screenshot_steps = 98
     self_test_steps = 8
 

@@ -16,7 +16,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as theme
 from ...lab import Lab
-from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, frame_height, leave_room_below, outside_legend
 from . import run as pagerank_run
@@ -95,7 +94,11 @@ class _GraphPanel(PlotPanel):
 
 
 class PageRankLab(Lab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "pagerank"
+    title = "PageRank"
+    order = 70
+    description = ("Markov chains on a web graph: the power method Pₙ₊₁ = pᵀPₙ converges to the PageRank, random "
+                   "surfers estimate it, and textbook chains show when it fails.")
     screenshot_steps = 5000
     self_test_steps = 5
 

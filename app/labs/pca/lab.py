@@ -16,7 +16,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as theme
 from ...lab import Lab
-from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
@@ -54,7 +53,11 @@ class _FlatLabel(QtWidgets.QLabel):
 
 
 class PCALab(Lab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "pca"
+    title = "PCA digit compression"
+    order = 40
+    description = ("Eigen-digits by the power method with deflation; compression with d components, scree plot, "
+                   "scores, novelty of a drawn digit and a race of PCA solvers.")
     screenshot_steps = 20
     self_test_steps = 5
     screenshot_tab = TAB_COMPRESSION

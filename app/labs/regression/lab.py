@@ -17,7 +17,7 @@ from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from ...widgets.labels import NoteLabel
 from ...widgets.point_canvas import CanvasToolbar
-from . import META, maths, run
+from . import maths, run
 
 TAB_FIT, TAB_PATHS, TAB_CONSTRAINT, TAB_BIAS = range(4)
 MAX_POINTS = 2000
@@ -50,7 +50,11 @@ def _set_title(plot_item: pg.PlotItem, text: str, panel: PlotPanel | None = None
 
 
 class RegressionLab(PointsLab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "regression"
+    title = "Regression: least squares, ridge, lasso"
+    order = 25
+    description = ("Fit curves with basis functions by least squares, gradient descent, ridge and lasso (coordinate "
+                   "by coordinate); paths against λ, the ℓ1/ℓ2 constraint picture, and bias against variance.")
     points_kind = "xy"
     MAX_POINTS = MAX_POINTS
     SPLIT_MIN_POINTS = 4

@@ -21,7 +21,7 @@ from ...lab import Lab
 from ...widgets.image_view import ImageView
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
-from . import META, maths, run
+from . import maths, run
 from .run import GibbsView, MHView, RejectionView
 
 TAB_REJECTION, TAB_MH, TAB_DIAG, TAB_GIBBS = range(4)
@@ -134,7 +134,11 @@ class TargetPlot:
 
 
 class SamplingLab(Lab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "sampling"
+    title = "Monte Carlo sampling"
+    order = 90
+    description = ("Rejection sampling under M q; Metropolis–Hastings chains on 2-D targets with burn-in, "
+                   "autocorrelation, ESS and R̂; Gibbs sweeps of a Potts field denoising a picture.")
     screenshot_steps = 2000
     self_test_steps = 5
     screenshot_tab = TAB_MH

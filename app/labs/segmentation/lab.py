@@ -19,7 +19,6 @@ from smlengine.datasets import list_photos
 
 from ... import style as theme
 from ...lab import Lab
-from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
@@ -38,7 +37,11 @@ def _for(*methods: str):
 
 
 class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "segmentation"
+    title = "Image segmentation"
+    order = 50
+    description = ("Segmentation as clustering: k-means and EM for multinomial (local histograms) and Gaussian "
+                   "(colour) mixtures, live; choosing K by BIC and stability; restarts and k-means++.")
     screenshot_steps = 8
     self_test_steps = 5
 

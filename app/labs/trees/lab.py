@@ -15,7 +15,6 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
 from ...points_lab import PointsLab
-from . import META
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
 from . import maths
@@ -96,7 +95,11 @@ def _for(*methods: str):
 
 
 class TreesLab(PointsLab):
-    id, title, order, description = META["id"], META["title"], META["order"], META["description"]
+    id = "trees"
+    title = "Trees and boosting"
+    order = 20
+    description = ("AdaBoost with stumps round by round, a decision tree growing split by split, bagging and random "
+                   "forests with out-of-bag error and votes.")
     method_param = "method"
     DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.25, "circles": 0.1, "xor": 0.25, "spirals": 0.05}
     screenshot_steps = 20
