@@ -247,6 +247,9 @@ class ParamForm(QtWidgets.QWidget):
         elif p.kind in ("float", "log"):
             w.setValue(float(value))
         elif p.kind == "choice":
+            if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+                # Qt's lookup would overflow (reported past any try, through sys.excepthook)
+                raise ValueError(f"{p.label}: {value} is not one of the choices")
             idx = w.findData(value)
             if idx < 0:
                 raise ValueError(f"{p.label}: {value!r} is not one of the choices")

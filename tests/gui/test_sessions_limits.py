@@ -258,3 +258,23 @@ def test_the_two_million_point_session_of_the_issue_is_refused_in_bounds(tmp_pat
     report = bounded_child.run_bounded("app.session.read_session", _huge_session(tmp_path / "huge.smllab"))
     bounded_child.assert_bounded(report, "2 million points")
     assert report["outcome"] == "ValueError" and "limited to 8 MB" in report["message"]
+
+
+def test_a_huge_choice_value_is_refused_without_reaching_the_excepthook(qtbot, make_window, monkeypatch):
+    """Also where a session is applied directly (a lesson, a script): the form says the value
+    is not one of the choices; nothing reaches sys.excepthook."""
+    import sys
+
+    hooked = []
+    monkeypatch.setattr(sys, "excepthook", lambda *exc: hooked.append(exc))
+    window, lab = _lab(qtbot, make_window)
+    state = json.loads(json.dumps(lab.session_state()))
+    choices = [name for name, p in lab.form.params.items() if p.kind == "choice"]
+    for name in choices:
+        state["parameters"][name] = 2**70
+    before = lab.params()
+    lab.restore_session(state)
+    qtbot.wait(50)
+    assert not hooked
+    assert all(lab.params()[name] == before[name] for name in choices)
+    assert "kept their defaults" in lab.error_text
