@@ -44,6 +44,8 @@ _LAZY = {
     "load_cascade": "_faces",
     "load_face_patches": "_faces",
     "negative_photos": "_faces",
+    "negative_photo": "_faces",
+    "HELD_OUT_PHOTO": "_faces",
     "make_gaussian_mixture": "_mixture",
     "make_mixture_preset": "_mixture",
     "mixture_preset": "_mixture",

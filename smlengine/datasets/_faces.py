@@ -29,6 +29,7 @@ __all__ = [
     "UNSEEN_PHOTO_NAMES",
     "load_face_patches",
     "negative_photos",
+    "negative_photo",
     "load_cascade",
 ]
 
@@ -155,10 +156,14 @@ def load_face_patches(window=24, test_fraction=0.2, n_augment=10, random_state=0
     )
 
 
-def _load_photo(name: str) -> np.ndarray:
+def negative_photo(name: str) -> np.ndarray:
+    """One face-free scikit-image photo (a name of :data:`NEGATIVE_PHOTO_NAMES` or
+    :data:`UNSEEN_PHOTO_NAMES`) as a grey float image in [0, 1], area-averaged down to 800 pixels
+    on its long side when larger."""
+    check_choice("name", name, NEGATIVE_PHOTO_NAMES + UNSEEN_PHOTO_NAMES)
     import skimage.data
 
-    from ..cascade import _area_resize, to_grey_float
+    from ..cascade import area_resize, to_grey_float
     from ..haar import integral_image
 
     img = getattr(skimage.data, name)()
@@ -168,7 +173,7 @@ def _load_photo(name: str) -> np.ndarray:
     h, w = grey.shape
     f = max(h, w) / _MAX_SIDE
     if f > 1:
-        grey = _area_resize(integral_image(grey), int(round(h / f)), int(round(w / f)))
+        grey = area_resize(integral_image(grey), int(round(h / f)), int(round(w / f)))
     return grey
 
 
@@ -182,7 +187,7 @@ def negative_photos(split="train") -> dict:
     check_choice("split", split, ("train", "test", "all"))
     names = [n for n in NEGATIVE_PHOTO_NAMES
              if split == "all" or (n == HELD_OUT_PHOTO) == (split == "test")]
-    return {n: _load_photo(n) for n in names}
+    return {n: negative_photo(n) for n in names}
 
 
 def load_cascade(name="face"):

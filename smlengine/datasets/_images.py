@@ -8,11 +8,12 @@ float64 array in [0, 1] of shape (h, w) for grey or (h, w, 3) for colour.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["list_photos", "load_photo", "read_image_file", "ImageFile", "DEFAULT_MAX_PIXELS"]
+__all__ = ["list_photos", "load_photo", "read_image_file", "ImageFile", "DEFAULT_MAX_PIXELS", "MAX_FILE_PIXELS"]
 
 # Samples bundled with scikit-image (checked to load offline with skimage 0.22-0.26).
 # 'textures' is derived here: a 2 x 2 mosaic of brick, grass, gravel and a smooth
@@ -25,8 +26,11 @@ _PHOTOS = (
 
 #: Default pixel budget of :func:`read_image_file` (512 × 512, like ``astronaut``).
 DEFAULT_MAX_PIXELS = 512 * 512
-# Refuse to even decode images with more pixels than this (decompression bombs).
-_HARD_LIMIT = 200_000_000
+#: Files with more pixels than this (read from the header) are refused before decoding: 40 million
+#: pixels, e.g. 8000 x 5000 (a 40-megapixel photo), below Pillow's own decompression-bomb limit
+#: (89,478,485); decoding one costs at most 160 MB (4 bytes per pixel).
+MAX_FILE_PIXELS = 40_000_000
+_REDUCING_GAP = 3.0
 
 
 class ImageFile(NamedTuple):
@@ -113,7 +117,11 @@ def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageF
       is larger), float images must already lie in [0, 1] (otherwise min-max scaled);
     * the EXIF orientation of phone photos is applied;
     * an image with more than ``max_pixels`` pixels is downscaled (area averaging, aspect
-      kept) to at most ``max_pixels`` pixels, and the returned note says so.
+      kept) to at most ``max_pixels`` pixels, and the returned note says so: a JPEG is decoded
+      at 1/2, 1/4 or 1/8 scale by its decoder (draft mode), other formats are decoded in their
+      own depth (8 bits per channel for 8-bit files) and reduced by an integer factor at once
+      (box average, leaving at least a factor 3 to the exact resize) before any conversion or
+      copy, then box-resized to the budget.
 
     Parameters
     ----------
@@ -129,8 +137,9 @@ def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageF
     Raises
     ------
     ValueError
-        The file is missing, empty, not an image, truncated, corrupt, has no pixels, or is
-        absurdly large (more than 200 million pixels). Messages are short.
+        The file is missing, empty, not an image, truncated, corrupt, has no pixels, or has
+        more than :data:`MAX_FILE_PIXELS` pixels (40 million, checked from the header before
+        decoding). Messages are short.
     """
     from PIL import Image, ImageOps
 
@@ -148,53 +157,83 @@ def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageF
     if size == 0:
         raise ValueError(f"{base} is empty")
     notes: list[str] = []
+    img = None
     try:
-        with Image.open(path) as img:
-            w0, h0 = img.size
-            if w0 <= 0 or h0 <= 0:
-                raise ValueError(f"{base} has no pixels")
-            if w0 * h0 > _HARD_LIMIT:
-                raise ValueError(f"{base} is too large ({w0} x {h0} pixels)")
-            if getattr(img, "n_frames", 1) > 1:
-                notes.append("only the first frame was read")
-            if max_pixels is not None and w0 * h0 > max_pixels and img.format == "JPEG":
-                # JPEG can decode at 1/2, 1/4, 1/8 scale directly: fast and memory-light.
-                scale = (max_pixels / (w0 * h0)) ** 0.5
-                img.draft(img.mode, (max(1, int(w0 * scale)), max(1, int(h0 * scale))))
-            img.load()
-            try:
-                img = ImageOps.exif_transpose(img)
-            except Exception:  # a broken EXIF block must not make a readable image unreadable
-                pass
-            img, mode_note = _normalise_mode(img)
-            if mode_note:
-                notes.append(mode_note)
-            w1, h1 = img.size
-            if max_pixels is not None and w1 * h1 > max_pixels:
-                scale = (max_pixels / (w1 * h1)) ** 0.5
-                nw = max(1, min(int(w1 * scale), max_pixels))
-                nh = max(1, min(int(h1 * scale), max_pixels // nw))
-                img = img.resize((nw, nh), Image.Resampling.BOX)
-            if (w0, h0) != img.size:
-                notes.insert(0, f"downscaled from {w0} x {h0} to {img.size[0]} x {img.size[1]} pixels "
-                                f"(max_pixels={max_pixels:,})")
-            arr = np.asarray(img)
+        with warnings.catch_warnings():  # the size is checked below, against a lower limit
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(path)  # reads the header only
+        w0, h0 = img.size
+        if w0 <= 0 or h0 <= 0:
+            raise ValueError(f"{base} has no pixels")
+        if w0 * h0 > MAX_FILE_PIXELS:
+            raise ValueError(f"{base} is too large: {w0:,} x {h0:,} pixels; files of at most {MAX_FILE_PIXELS:,} "
+                             "pixels (e.g. 8000 x 5000) are read: downscale it first")
+        if getattr(img, "n_frames", 1) > 1:
+            notes.append("only the first frame was read")
+        if max_pixels is not None and w0 * h0 > max_pixels and img.format == "JPEG":
+            # JPEG decodes at 1/2, 1/4 or 1/8 scale directly: fast and memory-light
+            scale = (max_pixels / (w0 * h0)) ** 0.5
+            img.draft(img.mode, (max(1, int(w0 * scale)), max(1, int(h0 * scale))))
+        img.load()
+        small = _reduce(img, max_pixels)  # integer box reduction of the decoded image, before any copy
+        if small is not img:
+            img.close()  # frees the full-size pixels
+            img = small
+        try:
+            img = ImageOps.exif_transpose(img)
+        except Exception:  # a broken EXIF block must not make a readable image unreadable
+            pass
+        img, mode_note = _normalise_mode(img)
+        if mode_note:
+            notes.append(mode_note)
+        w1, h1 = img.size
+        if max_pixels is not None and w1 * h1 > max_pixels:
+            scale = (max_pixels / (w1 * h1)) ** 0.5
+            nw = max(1, min(int(w1 * scale), max_pixels))
+            nh = max(1, min(int(h1 * scale), max_pixels // nw))
+            img = img.resize((nw, nh), Image.Resampling.BOX)
+        out_w, out_h = img.size
+        if sorted((w0, h0)) != sorted((out_w, out_h)):
+            notes.insert(0, f"downscaled from {w0} x {h0} to {out_w} x {out_h} pixels (max_pixels={max_pixels:,})")
+        arr = np.asarray(img)
     except ValueError as exc:
         if str(exc).startswith(base):
             raise
         raise ValueError(f"cannot read {base} as an image: {_short(exc)}") from None
     except MemoryError:
         raise ValueError(f"{base} is too large to read into memory") from None
+    except Image.DecompressionBombError:
+        raise ValueError(f"{base} is too large: more than {MAX_FILE_PIXELS:,} pixels (e.g. 8000 x 5000); "
+                         "downscale it first") from None
     except Exception as exc:  # Pillow raises many types (OSError, SyntaxError, struct.error ...)
         name = type(exc).__name__
         if name == "UnidentifiedImageError":
             raise ValueError(f"{base} is not an image file Pillow can read (PNG, JPEG, ...)") from None
         raise ValueError(f"cannot read {base} as an image ({name}: {_short(exc)})") from None
+    finally:
+        if img is not None:
+            img.close()
     image = _scale(arr, base)
     note = "; ".join(notes) if notes else None
     if note:
         note = note[0].upper() + note[1:] + "."
     return ImageFile(image, note)
+
+
+def _reduce(img, max_pixels):
+    """The decoded image box-reduced by an integer factor k, leaving at least a factor 3 (per side)
+    to the exact box resize that follows, which then differs from a single box resize by a small
+    fraction of a grey level (Pillow's ``reducing_gap``); ``img`` itself when no reduction applies."""
+    if max_pixels is None:
+        return img
+    w, h = img.size
+    k = int((w * h / max_pixels) ** 0.5 / _REDUCING_GAP)
+    if k < 2:
+        return img
+    try:
+        return img.reduce(k)
+    except (ValueError, NotImplementedError):  # modes the reducer does not handle: the exact resize alone
+        return img
 
 
 def _normalise_mode(img):

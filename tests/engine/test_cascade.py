@@ -398,3 +398,145 @@ def test_shipped_cascade_on_face_free_photos_it_never_saw(shipped):
     counts = {name: shipped.detect(img).shape[0] for name, img in _held_out_photos().items()}
     assert all(n <= 1 for n in counts.values()), counts
     assert sum(counts.values()) <= 2, counts
+
+
+# ------------------------------------------------------------------ the two scanning paths, limits, explain
+
+
+def _compiled_or_skip():
+    from smlengine.cascade import _compiled
+
+    if _compiled.grid_kernel() is None:
+        pytest.skip(f"numba is not installed: the compiled window loop is not in use ({_compiled.error})")
+
+
+@pytest.fixture(params=["numpy", "compiled"])
+def scan_path(request, monkeypatch):
+    """Run a test on the vectorised path and on the compiled window loop."""
+    import smlengine.cascade.scan as scan_module
+
+    if request.param == "compiled":
+        _compiled_or_skip()
+    else:
+        monkeypatch.setattr(scan_module, "_USE_COMPILED", False)
+    return request.param
+
+
+def test_compiled_loop_passes_the_same_stages_as_the_vectorised_path(shipped, monkeypatch):
+    """Every window of every level of several photos: the same stages passed on both paths, and the
+    same margins up to rounding (the last-stage margin may differ by one stump's vote where a
+    feature sits exactly on its threshold)."""
+    _compiled_or_skip()
+    import skimage.data
+
+    import smlengine.cascade.scan as scan_module
+
+    photos = [skimage.data.astronaut(), skimage.data.coffee(), skimage.data.camera()[::2, ::2],
+              np.random.default_rng(3).random((61, 90))]
+    for img in photos:
+        for kw in ({}, {"scale_factor": 1.1, "step": 1, "n_stages": 7}):
+            monkeypatch.setattr(scan_module, "_USE_COMPILED", True)
+            box_c, pass_c = shipped.scan(img, keep_all=True, **kw)
+            last_c = np.concatenate([lv["last"].ravel() for lv in shipped.scan_levels(img, **kw)])
+            monkeypatch.setattr(scan_module, "_USE_COMPILED", False)
+            box_n, pass_n = shipped.scan(img, keep_all=True, **kw)
+            last_n = np.concatenate([lv["last"].ravel() for lv in shipped.scan_levels(img, **kw)])
+            np.testing.assert_array_equal(box_c, box_n)
+            np.testing.assert_array_equal(pass_c, pass_n)
+            assert np.mean(np.abs(last_c - last_n) <= 1e-12) >= 0.9999
+
+
+def test_both_paths_find_the_astronaut_alike(shipped, scan_path):
+    from skimage import data as skdata
+
+    img = skdata.astronaut()
+    boxes = shipped.detect(img)
+    assert boxes.shape == (1, 5) and boxes[0, 4] >= 20
+    faces, non = _known_feature_data(seed=7, n=100)
+    model = _small_cascade(max_stages=3).fit(faces, non)
+    small = np.random.default_rng(7).random((20, 26))
+    smap = model.stage_map(small, scale=1.0, step=1)
+    patches = np.stack([small[r : r + W, c : c + W] for r in range(13) for c in range(19)])
+    np.testing.assert_array_equal(smap.ravel(), model.stages_passed(patches))
+
+
+def test_bands_bound_memory_and_give_the_level_map(shipped, monkeypatch):
+    """A level scanned in many bands of window rows gives the map of one whole-level pass."""
+    import skimage.data
+
+    import smlengine.cascade.scan as scan_module
+
+    monkeypatch.setattr(scan_module, "_USE_COMPILED", False)
+    img = skimage.data.coffee()
+    whole = shipped.scan(img, keep_all=True)[1]
+    monkeypatch.setattr(scan_module, "BAND_WINDOWS", 700)
+    np.testing.assert_array_equal(shipped.scan(img, keep_all=True)[1], whole)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"scale_factor": 1 + 1e-9}, r"scale_factor must be >= 1.01"),
+        ({"scale_factor": 1.0}, r"scale_factor must be >= 1.01"),
+        ({"scale_factor": 5.0}, r"scale_factor must be <= 4"),
+        ({"scale_factor": float("nan")}, "scale_factor must be finite"),
+        ({"step": 0}, "step must be >= 1"),
+        ({"step": 2**63}, "step must be <= 24"),
+        ({"min_size": 1e308, "max_size": 1.0}, "max_size must be >= 1e"),
+        ({"min_size": 4}, "min_size must be at least"),
+        ({"n_stages": 10**9}, "n_stages must be <="),
+        ({"min_neighbors": -1}, "min_neighbors must be >= 0"),
+    ],
+)
+def test_absurd_detection_parameters_are_refused_before_any_work(shipped, kw, match):
+    img = np.zeros((3000, 3000), dtype=np.uint8)  # min_size=4 would scan it at 18,000 x 18,000
+    with pytest.raises(ValueError, match=match):
+        shipped.detect(img, **kw)
+
+
+def test_huge_images_are_refused_by_size_before_conversion(shipped):
+    from smlengine.cascade import MAX_IMAGE_PIXELS
+
+    huge = np.broadcast_to(np.uint8(0), (10_000, 10_000))  # no memory: a view of one byte
+    for call in (lambda: shipped.detect(huge), lambda: shipped.scan(huge), lambda: next(shipped.scan_levels(huge)),
+                 lambda: next(shipped.scan_bands(huge)), lambda: shipped.stage_map(huge)):
+        with pytest.raises(ValueError, match=f"at most {MAX_IMAGE_PIXELS:,} pixels"):
+            call()
+    with pytest.raises(ValueError, match="use a larger scale"):
+        shipped.stage_map(np.zeros((1000, 1000)), scale=0.1)
+
+
+def test_training_tables_are_bounded():
+    faces, non = _known_feature_data(n=10)
+    with pytest.raises(ValueError, match="lower n_candidate_features or negatives_per_stage"):
+        Cascade(window=24, n_candidate_features=None, negatives_per_stage=1_000_000).fit(
+            np.random.default_rng(0).random((4, 24, 24)), np.random.default_rng(1).random((30, 24, 24)))
+
+
+def test_explain_scores_a_patch_as_the_cascade_does(shipped):
+    from smlengine.datasets import load_face_patches
+
+    data = load_face_patches()
+    patches = np.concatenate([data.test_faces[:5], data.non_faces[:5]])
+    passed = shipped.stages_passed(patches)
+    score = shipped.decision_function(patches)
+    for p, k, d in zip(patches, passed, score):
+        rep = shipped.explain(p)
+        stages = rep["stages"]
+        assert len(stages) == min(k + 1, shipped.n_stages_)
+        assert [s["accepted"] for s in stages] == [True] * k + [False] * (len(stages) - k)
+        last = stages[-1]
+        # the stage score is sum_t alpha_t h_t of the stumps' votes, and gives the decision margin
+        np.testing.assert_allclose(last["score"], np.sum(last["alpha"] * last["votes"]), atol=1e-12)
+        np.testing.assert_allclose(d, (k - shipped.n_stages_) + (last["score"] - last["threshold"])
+                                   / (2 * last["alpha"].sum()), atol=1e-12)
+        first = stages[0]
+        flat = p.ravel()
+        m = flat.mean()
+        s = max(np.sqrt(max((flat**2).mean() - m * m, 0.0)), 1e-3)
+        assert rep["mean"] == pytest.approx(m) and rep["sigma"] == pytest.approx(s)
+        fs = shipped.stages_[0]["features"]
+        np.testing.assert_allclose(first["x"], haar_features(p[None], fs)[0], atol=1e-12)
+        np.testing.assert_allclose(first["x_norm"], (first["x"] - m * fs.signed_area) / s, atol=1e-9)
+    with pytest.raises(ValueError, match="one 24 x 24 patch"):
+        shipped.explain(patches[:2])

@@ -122,3 +122,69 @@ def test_fuzz_read_image_file_only_value_error(tmp_path_factory, data):
     else:
         assert img.dtype == np.float64 and np.all(np.isfinite(img))
         assert 0.0 <= img.min() and img.max() <= 1.0
+
+
+def _streamed_png(path, width, height, colour=True):
+    """A valid 8-bit PNG written row by row (a few hundred kB for 13,300 x 13,300: mostly zeros)."""
+    import struct
+    import zlib
+
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    ch = 3 if colour else 1
+    co = zlib.compressobj(9)
+    zero = b"\x00" + bytes(width * ch)
+    idat = b"".join(co.compress(zero if i % 97 else b"\x00" + bytes([i % 251]) * (width * ch)) for i in range(height))
+    idat += co.flush()
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2 if colour else 0, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def test_a_file_above_the_pixel_limit_is_refused_from_its_header(tmp_path):
+    """13,300 x 13,300 (177 million pixels, under Pillow's own error limit): refused before decoding,
+    in a child process whose peak memory stays far below the 530 MB of the decoded pixels."""
+    import subprocess
+    import sys
+
+    from smlengine.datasets._images import MAX_FILE_PIXELS
+
+    assert MAX_FILE_PIXELS < Image.MAX_IMAGE_PIXELS
+    path = tmp_path / "huge.png"
+    _streamed_png(path, 13_300, 13_300)
+    with pytest.raises(ValueError, match=r"huge.png is too large: 13,300 x 13,300 pixels; files of at most "
+                                         r"40,000,000 pixels"):
+        read_image_file(path)
+    code = ("import resource, sys\nfrom smlengine.datasets import read_image_file\n"
+            "try:\n    read_image_file(sys.argv[1])\nexcept ValueError:\n    pass\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert int(out.stdout.split()[-1]) < 250_000  # kB
+    # just above the limit, and a bomb beyond Pillow's own error limit, are refused alike
+    _streamed_png(path, 8000, 5001, colour=False)
+    with pytest.raises(ValueError, match="too large"):
+        read_image_file(path, max_pixels=None)
+    _streamed_png(path, 8000, 5000, colour=False)
+    img, note = read_image_file(path, max_pixels=100_000)
+    assert img.shape[0] * img.shape[1] <= 100_000 and "Downscaled from 8000 x 5000" in note
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "RGBA", "P", "I;16", "1"])
+def test_large_files_are_reduced_before_conversion_and_keep_their_content(tmp_path, mode):
+    """Every mode comes out as the area average of its pixels (within a few grey levels of one box resize)."""
+    rng = np.random.default_rng(1)
+    base = np.kron(rng.integers(0, 256, (30, 40, 3), dtype=np.uint8), np.ones((40, 40, 1), np.uint8))  # 1200 x 1600
+    if mode == "I;16":
+        im = Image.fromarray(base[..., 0].astype(np.uint16) * 257)
+    else:
+        im = Image.fromarray(base).convert(mode)
+    im.save(tmp_path / "x.png")
+    img, note = read_image_file(tmp_path / "x.png", max_pixels=120 * 160)
+    h, w = img.shape[:2]
+    assert h * w <= 120 * 160 and w == 160 and h >= 118 and "Downscaled from 1600 x 1200" in note
+    ref_img = im.convert("RGB" if mode in ("RGB", "RGBA", "P") else ("I" if mode == "I;16" else "L"))
+    ref = np.asarray(ref_img.resize((w, h), Image.Resampling.BOX), dtype=np.float64)
+    ref /= 65535.0 if mode == "I;16" else 255.0
+    assert np.abs(img - ref).mean() < 0.02  # an edge every 4 output pixels: the worst case for two steps
+    # each 40 x 40 block is uniform: its 4 x 4 output block away from the block edges is its value
+    np.testing.assert_allclose(img[1:3, 1:3], ref[1:3, 1:3], atol=1e-6)

@@ -392,7 +392,7 @@ class FacesLab(Lab):
     def _start_lbp(self, source, params) -> None:
         if not self.lbp_box.isChecked():
             return
-        key = (run._source_key(source), float(params["scale_factor"]), int(params["min_neighbors"]))
+        key = (run.source_key(source), float(params["scale_factor"]), int(params["min_neighbors"]))
         if key == self._lbp_key:
             return
         self._lbp_key = key

@@ -83,7 +83,8 @@ class Photo:
     full_shape: tuple
 
 
-def _source_key(source: tuple) -> tuple:
+def source_key(source: tuple) -> tuple:
+    """Cache key of a photo source: ("photo", name) or ("file", path, mtime, size)."""
     return file_key(source[1]) if source[0] == "file" else tuple(source)
 
 
@@ -112,7 +113,7 @@ def load_source(source: tuple) -> Photo:
         full = image.shape[:2]
         return Photo(grey, label, note or "", tuple(full))
 
-    return _IMAGES.get_or_compute(_source_key(source), compute)
+    return _IMAGES.get_or_compute(source_key(source), compute)
 
 
 def check_file(path: str) -> Photo:
@@ -480,7 +481,7 @@ def gallery_data(cascade=None, n_hard: int = 60, state=None) -> dict:
     """Faces, non-faces and the hard negatives: windows of the held-out face-free photo (and two
     training photos) that pass the most stages of the cascade, cut out at 24 x 24."""
     from smlengine.cascade import resize_patch
-    from smlengine.datasets._faces import HELD_OUT_PHOTO, _load_photo
+    from smlengine.datasets import HELD_OUT_PHOTO, negative_photo
 
     fp, _ = training_data()
     if state is not None:
@@ -490,7 +491,7 @@ def gallery_data(cascade=None, n_hard: int = 60, state=None) -> dict:
     for k, name in enumerate((HELD_OUT_PHOTO, "chelsea", "rocket")):
         if state is not None and state.cancelled:
             break
-        photo = _load_photo(name)
+        photo = negative_photo(name)
         boxes, passed = cascade.scan(photo, keep_all=True)
         top = np.argsort(-passed, kind="stable")[: n_hard]
         for i in top:
@@ -515,9 +516,9 @@ def gallery_data(cascade=None, n_hard: int = 60, state=None) -> dict:
 def window_report(cascade, grey: np.ndarray, top: float, left: float, side_h: float, side_w: float) -> dict:
     """Everything the maths panel says about one window: its 24 x 24 patch, integral-image corner
     reads of the first stage's stumps, every stump's vote in stage 1, and each stage's sum
-    against its threshold (until the first rejecting stage)."""
+    against its threshold (until the first rejecting stage), as :meth:`Cascade.explain` scores it."""
     from smlengine.cascade import resize_patch
-    from smlengine.haar import haar_features, integral_image
+    from smlengine.haar import integral_image
 
     h, w = grey.shape
     r0, c0 = int(max(0, round(top))), int(max(0, round(left)))
@@ -525,36 +526,21 @@ def window_report(cascade, grey: np.ndarray, top: float, left: float, side_h: fl
     if r1 - r0 < 4 or c1 - c0 < 4:
         raise ValueError("the window lies outside the image")
     patch = resize_patch(grey[r0:r1, c0:c1], cascade.window)
-    ii = integral_image(patch)
-    n = float(patch.size)
-    mean = float(patch.sum()) / n
-    sigma = float(np.sqrt(max((patch * patch).sum() / n - mean * mean, 1e-6)))
-    stages = []
-    first = None
-    for j, stage in enumerate(cascade.stages_):
-        fs = stage["features"]
-        x = haar_features(ii[None], fs)[0]
-        xn = (x - mean * fs.signed_area) / sigma
-        votes = np.where(stage["polarity"] * (xn - stage["theta"]) > 0, 1, -1)
-        score = float(np.sum(stage["alpha"] * votes))
-        ok = score >= stage["threshold"]
-        stages.append((j, score, float(stage["threshold"]), bool(ok)))
-        if j == 0:
-            reads = []
-            for t in range(min(len(fs), 8)):
-                rects = fs.rects[t]
-                wts = fs.weights[t]
-                blocks = []
-                for (r, c, bh, bw), wt in zip(rects, wts):
-                    if wt == 0:
-                        continue
-                    corners = (ii[r + bh, c + bw], ii[r, c + bw], ii[r + bh, c], ii[r, c])
-                    blocks.append((int(r), int(c), int(bh), int(bw), float(wt), tuple(float(v) for v in corners)))
-                reads.append({"blocks": blocks, "x": float(x[t]), "x_norm": float(xn[t]),
-                              "theta": float(stage["theta"][t]), "polarity": int(stage["polarity"][t]),
-                              "alpha": float(stage["alpha"][t]), "vote": int(votes[t])})
-            first = reads
-        if not ok:
-            break
-    return {"box": (r0, c0, r1 - r0, c1 - c0), "mean": mean, "sigma": sigma, "stages": stages, "first": first or [],
-            "n_stages": cascade.n_stages_, "patch": patch}
+    rep = cascade.explain(patch)
+    stages = [(s["stage"], s["score"], s["threshold"], s["accepted"]) for s in rep["stages"]]
+    first = []
+    if rep["stages"]:
+        ii = integral_image(patch)
+        s0, fs = rep["stages"][0], cascade.stages_[0]["features"]
+        for t in range(min(len(fs), 8)):
+            blocks = []
+            for (r, c, bh, bw), wt in zip(fs.rects[t], fs.weights[t]):
+                if wt == 0:
+                    continue
+                corners = (ii[r + bh, c + bw], ii[r, c + bw], ii[r + bh, c], ii[r, c])
+                blocks.append((int(r), int(c), int(bh), int(bw), float(wt), tuple(float(v) for v in corners)))
+            first.append({"blocks": blocks, "x": float(s0["x"][t]), "x_norm": float(s0["x_norm"][t]),
+                          "theta": float(s0["theta"][t]), "polarity": int(s0["polarity"][t]),
+                          "alpha": float(s0["alpha"][t]), "vote": int(s0["votes"][t])})
+    return {"box": (r0, c0, r1 - r0, c1 - c0), "mean": rep["mean"], "sigma": rep["sigma"], "stages": stages,
+            "first": first, "n_stages": cascade.n_stages_, "patch": patch}

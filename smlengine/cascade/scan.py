@@ -1,0 +1,347 @@
+"""Sliding-window evaluation of a cascade: grey images, the pyramid, and the stages over many windows.
+
+Every window is scored with the same arithmetic, whether it comes from a photo, a band of a
+photo or a stack of training patches:
+
+* the (squared) integral image of each pyramid level is computed once; a window's mean m and
+  standard deviation s need four reads of each (s is floored at ``SIGMA_FLOOR``);
+* stump t of stage j reads x_t = sum_k c_k I(corner_k) and votes h_t = +1 when
+  p_t (x_t - m A_t - s theta_t) > 0; the stage accepts when f_j = sum_t alpha_t h_t >= Theta_j;
+* while many windows of a level are alive (the first stages), a stage is scored on all of them
+  at once: each corner read of a stump is a strided slice of the integral image (one read per
+  window, no index arrays), added in place; the few survivors are then gathered and scored
+  stage by stage, rejected windows dropping out before the next stage (early rejection);
+* a level is evaluated in bands of whole window rows (at most ``BAND_WINDOWS`` windows), so
+  memory stays bounded whatever the image size.
+
+With numba installed, :mod:`smlengine.cascade._compiled` runs the same arithmetic window by
+window in a compiled loop (each window stops at its first rejecting stage); the stages passed
+are the same on either path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..haar import HaarFeatureSet, integral_image
+from . import _compiled
+
+__all__ = [
+    "SIGMA_FLOOR",
+    "BAND_WINDOWS",
+    "to_grey_float",
+    "area_resize",
+    "resize_patch",
+    "level_scales",
+    "StageEvaluator",
+    "window_stats",
+    "eval_windows",
+    "eval_grid",
+    "level_integrals",
+    "pyramid_level",
+]
+
+SIGMA_FLOOR = 1e-3  # std of a flat window (pixels in [0, 1]); avoids dividing by zero
+#: most windows of a level evaluated together (a band of whole window rows): bounds memory
+BAND_WINDOWS = 1 << 17
+#: the compiled window loop is used when numba is installed (tests switch it off to compare)
+_USE_COMPILED = True
+
+
+# ----------------------------------------------------------------------------- image helpers
+
+
+def to_grey_float(image, name: str = "image") -> np.ndarray:
+    """Grey float64 image: colour (h, w, 3|4) through luminance, 8/16-bit scaled to [0, 1]."""
+    a = np.asarray(image)
+    if a.dtype == bool:
+        a = a.astype(np.float64)
+    if a.dtype.kind not in "uif":
+        raise TypeError(f"{name} must contain numbers, got dtype {a.dtype}")
+    if a.ndim == 3 and a.shape[-1] in (3, 4):
+        a = a[..., :3]
+        scale = 1.0 / np.iinfo(a.dtype).max if a.dtype.kind in "ui" else 1.0
+        a = (a.astype(np.float64) @ np.array([0.2125, 0.7154, 0.0721])) * scale
+    elif a.ndim == 2:
+        a = a.astype(np.float64) / np.iinfo(a.dtype).max if a.dtype.kind in "ui" else a.astype(np.float64)
+    else:
+        raise ValueError(f"{name} must be grey (h, w) or colour (h, w, 3), got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return a
+
+
+def _corners(n_src: int, n_out: int):
+    """Integer part and fraction of the n_out + 1 box edges spread evenly over 0..n_src."""
+    pos = np.linspace(0.0, n_src, n_out + 1)
+    i0 = np.minimum(np.floor(pos).astype(np.int64), n_src - 1)
+    return i0, pos - i0
+
+
+def area_resize(ii: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
+    """Resize by exact area averaging, read off the integral image ``ii``.
+
+    The integral of a piecewise-constant image is bilinear inside each pixel, so bilinear
+    interpolation of ``ii`` at fractional corners gives exact sums over fractional boxes:
+    a box filter of any (non-integer) width for the cost of the output size.
+    """
+    h, w = ii.shape[0] - 1, ii.shape[1] - 1
+    y0, fy = _corners(h, out_h)
+    x0, fx = _corners(w, out_w)
+    rows = ii[y0] * (1 - fy)[:, None] + ii[y0 + 1] * fy[:, None]
+    grid = rows[:, x0] * (1 - fx) + rows[:, x0 + 1] * fx
+    box = grid[1:, 1:] - grid[:-1, 1:] - grid[1:, :-1] + grid[:-1, :-1]
+    return box * (out_h * out_w / (h * w))
+
+
+def resize_patch(image, size: int) -> np.ndarray:
+    """Area-average a grey image (or a stack (n, h, w)) to ``size`` x ``size`` pixels."""
+    a = np.asarray(image, dtype=np.float64)
+    if a.ndim == 2:
+        return area_resize(integral_image(a), size, size)
+    return np.stack([area_resize(ii, size, size) for ii in integral_image(a)])
+
+
+def level_scales(shape, window: int, scale_factor: float, min_size: float | None = None,
+                 max_size: float = np.inf) -> list:
+    """Scales s (window side / W) of the pyramid levels: min_size / W times powers of the factor."""
+    h, w = shape
+    out = []
+    s = (window if min_size is None else min_size) / window
+    while True:
+        out_h, out_w = int(round(h / s)), int(round(w / s))
+        if out_h < window or out_w < window or window * s > max_size * (1 + 1e-9):
+            break
+        out.append(s)
+        s *= scale_factor
+    return out
+
+
+# ----------------------------------------------------------------------------- stages
+
+
+class StageEvaluator:
+    """One boosted stage, with its corner reads flattened for fast window evaluation.
+
+    ``dense_plan[t]`` lists the reads (row, col, coefficient) of stump t for the slice path;
+    ``rows``, ``cols``, ``coef`` are all the stage's reads in a row (stump after stump, ``starts``
+    where each stump begins) for the gather path.
+    """
+
+    def __init__(self, fs: HaarFeatureSet, theta, polarity, alpha, threshold):
+        self.fs = fs
+        self.theta = np.asarray(theta, dtype=np.float64)
+        self.polarity = np.asarray(polarity, dtype=np.float64)
+        self.alpha = np.asarray(alpha, dtype=np.float64)
+        self.threshold = float(threshold)
+        nz = fs.corner_coef != 0
+        self.rows = fs.corner_rows[nz].astype(np.int64)
+        self.cols = fs.corner_cols[nz].astype(np.int64)
+        self.coef = fs.corner_coef[nz]
+        counts = nz.sum(axis=1)
+        self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        self.area = np.asarray(fs.signed_area, dtype=np.float64)
+        self.two_alpha = 2.0 * self.alpha
+        self.alpha_sum = float(self.alpha.sum())
+        self.dense_plan = [[(int(fs.corner_rows[t, k]), int(fs.corner_cols[t, k]), float(fs.corner_coef[t, k]))
+                            for k in range(fs.corner_coef.shape[1]) if fs.corner_coef[t, k] != 0]
+                           for t in range(len(fs))]
+        self._stride = None
+        self._off = None
+
+    def offsets(self, stride: int) -> np.ndarray:
+        """Flat offsets of the reads in an integral image of row length ``stride``."""
+        if self._stride != stride:
+            self._off = self.rows * stride + self.cols
+            self._stride = stride
+        return self._off
+
+    def raw_features(self, flat, bases, stride) -> np.ndarray:
+        """x_t = sum_k c_k I(corner_k) of every stump (columns) on every window (rows), shape (m, T)."""
+        vals = flat[bases[:, None] + self.offsets(stride)[None, :]]  # a window's reads lie close together
+        vals *= self.coef
+        return np.add.reduceat(vals, self.starts, axis=1)
+
+    def scores(self, flat, bases, mean, sigma, stride) -> np.ndarray:
+        """f_j = sum_t alpha_t h_t on the windows whose top-left integral index is ``bases``."""
+        x = self.raw_features(flat, bases, stride)
+        # p (x_norm - theta) > 0  with  x_norm = (x - mean * A) / sigma   (sigma > 0)
+        x -= mean[:, None] * self.area
+        x -= sigma[:, None] * self.theta
+        votes = (x * self.polarity) > 0
+        return votes @ self.two_alpha - self.alpha_sum
+
+
+def window_stats(flat, flat2, bases, stride, window):
+    """Mean and standard deviation of each window from the (squared) integral image."""
+    br = bases + window * stride + window
+    tr = bases + window
+    bl = bases + window * stride
+    n = float(window * window)
+    s1 = flat[br] - flat[tr] - flat[bl] + flat[bases]
+    s2 = flat2[br] - flat2[tr] - flat2[bl] + flat2[bases]
+    mean = s1 / n
+    var = s2 / n - mean * mean
+    return mean, np.sqrt(np.maximum(var, SIGMA_FLOOR**2))
+
+
+def eval_windows(stages, window, flat, flat2, bases, stride):
+    """Stages passed and last normalised margin of every window; rejected windows drop out stage by stage.
+
+    ``flat``/``flat2`` are the raveled (squared) integral images, ``bases`` the flat index of each
+    window's top-left corner and ``stride`` the integral image's row length. The margin of stage j
+    is (f_j - Theta_j) / (2 sum alpha), kept for the last stage a window reached.
+    """
+    m = bases.shape[0]
+    passed = np.zeros(m, dtype=np.int32)
+    last = np.zeros(m)
+    if m and stages:
+        mean, sigma = window_stats(flat, flat2, bases, stride, window)
+        _eval_alive(stages, 0, flat, bases, mean, sigma, stride, passed, last)
+    return passed, last
+
+
+def _dense_scores(st, read, mean, sigma, x, tmp, score):
+    """f_j of every window of a band from strided slices of the integral image, in place.
+
+    x_t is formed read after read (a coefficient of +-1 is an exact add or subtract), the votes
+    are added in order starting from -sum alpha.
+    """
+    score.fill(-st.alpha_sum)
+    for t, reads in enumerate(st.dense_plan):
+        (r, c, k), rest = reads[0], reads[1:]
+        np.multiply(read(r, c), k, out=x)
+        for r, c, k in rest:
+            if k == 1.0:
+                x += read(r, c)
+            elif k == -1.0:
+                x -= read(r, c)
+            else:
+                np.multiply(read(r, c), k, out=tmp)
+                x += tmp
+        np.multiply(mean, st.area[t], out=tmp)
+        x -= tmp
+        np.multiply(sigma, st.theta[t], out=tmp)
+        x -= tmp
+        vote = np.greater(x, 0.0) if st.polarity[t] > 0 else np.less(x, 0.0)
+        np.add(score, st.two_alpha[t], out=score, where=vote)
+    return score
+
+
+def _eval_band(stages, window, ii, ii2, nr, n_cols, step, passed, last, dense_fraction):
+    """:func:`eval_grid` on one band: ``ii`` starts at the band's first window row; results go into
+    the band's rows of ``passed`` and ``last``."""
+    W = window
+
+    def read(r, c, a=ii):
+        return a[r : r + (nr - 1) * step + 1 : step, c : c + (n_cols - 1) * step + 1 : step]
+
+    n = float(W * W)
+    s1 = read(W, W) - read(0, W) - read(W, 0) + read(0, 0)
+    s2 = read(W, W, ii2) - read(0, W, ii2) - read(W, 0, ii2) + read(0, 0, ii2)
+    mean = s1 / n
+    sigma = np.sqrt(np.maximum(s2 / n - mean * mean, SIGMA_FLOOR**2))
+    alive = np.ones((nr, n_cols), dtype=bool)
+    n_alive = m = alive.size
+    x, tmp, score = np.empty((nr, n_cols)), np.empty((nr, n_cols)), np.empty((nr, n_cols))
+    j = 0
+    while j < len(stages) and n_alive > dense_fraction * m:
+        st = stages[j]
+        s = _dense_scores(st, read, mean, sigma, x, tmp, score)
+        np.subtract(s, st.threshold, out=tmp)
+        tmp /= 2.0 * st.alpha_sum + 1e-300
+        np.copyto(last, tmp, where=alive)
+        alive &= s >= st.threshold
+        n_alive = int(np.count_nonzero(alive))
+        j += 1
+        if n_alive == 0:
+            return
+        passed[alive] = j
+    if j == len(stages):
+        return
+    idx = np.flatnonzero(alive)
+    r, c = np.divmod(idx, n_cols)
+    stride = ii.shape[1]
+    bases = (r * step) * stride + c * step
+    p_sub, l_sub = passed.reshape(-1)[idx], last.reshape(-1)[idx]
+    _eval_alive(stages[j:], j, ii.reshape(-1), bases, mean.reshape(-1)[idx], sigma.reshape(-1)[idx], stride,
+                p_sub, l_sub)
+    passed.reshape(-1)[idx] = p_sub
+    last.reshape(-1)[idx] = l_sub
+
+
+def _eval_alive(stages, j0, flat, bases, mean, sigma, stride, passed, last):
+    """Stages ``j0, j0 + 1, ...`` on the windows at ``bases`` (all alive): early rejection by gathers."""
+    alive = None  # None: every window
+    for j, st in enumerate(stages, start=j0):
+        s = st.scores(flat, bases, mean, sigma, stride)
+        margin = (s - st.threshold) / (2.0 * st.alpha_sum + 1e-300)
+        ok = s >= st.threshold
+        if alive is None:
+            last[:] = margin
+            alive = np.flatnonzero(ok)
+        else:
+            last[alive] = margin
+            alive = alive[ok]
+        if alive.size == 0:
+            return
+        passed[alive] = j + 1
+        bases, mean, sigma = bases[ok], mean[ok], sigma[ok]
+
+
+def level_integrals(level: np.ndarray):
+    """Integral image and squared integral image of a pyramid level (finite by construction)."""
+    h, w = level.shape
+    ii = np.zeros((h + 1, w + 1))
+    ii2 = np.zeros((h + 1, w + 1))
+    np.cumsum(level, axis=0, out=ii[1:, 1:])
+    np.cumsum(ii[1:, 1:], axis=1, out=ii[1:, 1:])
+    np.cumsum(level * level, axis=0, out=ii2[1:, 1:])
+    np.cumsum(ii2[1:, 1:], axis=1, out=ii2[1:, 1:])
+    return ii, ii2
+
+
+def pyramid_level(ii_img: np.ndarray, out_h: int, out_w: int):
+    """(Squared) integral images of the level ``out_h`` x ``out_w`` area-averaged from the image whose
+    integral image is ``ii_img``: :func:`level_integrals` of :func:`area_resize`, the same sums."""
+    kernel = _compiled.level_kernel() if _USE_COMPILED else None
+    if kernel is None:
+        return level_integrals(area_resize(ii_img, out_h, out_w))
+    h, w = ii_img.shape[0] - 1, ii_img.shape[1] - 1
+    y0, fy = _corners(h, out_h)
+    x0, fx = _corners(w, out_w)
+    ii, ii2 = np.zeros((out_h + 1, out_w + 1)), np.zeros((out_h + 1, out_w + 1))
+    kernel(np.ascontiguousarray(ii_img, dtype=np.float64), y0, fy, x0, fx, out_h * out_w / (h * w), ii, ii2)
+    return ii, ii2
+
+
+def eval_grid(stages, window, ii, ii2, n_rows, n_cols, step, dense_fraction=0.25, band_windows=None):
+    """Stages passed and last margin of every window of a level: maps (n_rows, n_cols).
+
+    Window (i, j) has its top-left corner at (i * step, j * step) of the integral image ``ii`` (a row
+    band of a level passes a view of its level's integral image, so every window sees the same sums).
+    The margin of stage j is (f_j - Theta_j) / (2 sum alpha), kept for the last stage a window
+    reached. The level is evaluated in bands of whole window rows of at most ``band_windows``
+    (default ``BAND_WINDOWS``) windows; in each band the stages are scored on every window while
+    more than ``dense_fraction`` of them are alive, then on the survivors alone.
+    """
+    if n_rows <= 0 or n_cols <= 0:
+        return np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0))
+    passed = np.zeros((n_rows, n_cols), dtype=np.int32)
+    last = np.zeros(passed.shape)
+    if not stages:
+        return passed, last
+    ii = np.ascontiguousarray(ii, dtype=np.float64)
+    ii2 = np.ascontiguousarray(ii2, dtype=np.float64)
+    kernel = _compiled.grid_kernel() if _USE_COMPILED else None
+    if kernel is not None:
+        packed = _compiled.packed(stages, ii.shape[1])
+        kernel(ii, ii2, n_rows, n_cols, step, window, SIGMA_FLOOR**2, *packed, passed, last)
+        return passed, last
+    per_band = max(1, int(band_windows or BAND_WINDOWS) // n_cols)
+    for r0 in range(0, n_rows, per_band):
+        nr = min(per_band, n_rows - r0)
+        a = r0 * step
+        _eval_band(stages, window, ii[a:], ii2[a:], nr, n_cols, step, passed[r0 : r0 + nr], last[r0 : r0 + nr],
+                   dense_fraction)
+    return passed, last
