@@ -25,7 +25,7 @@ def _blobs(n=300, seed=0, f=3):
 
 @pytest.fixture(scope="module")
 def pixels():
-    skimage_data = pytest.importorskip("skimage.data")
+    from skimage import data as skimage_data
     img = skimage_data.astronaut()[::8, ::8] / 255.0  # 64 x 64 pixels
     return img.reshape(-1, 3)
 
@@ -187,7 +187,7 @@ def test_multinomial_responsibilities_sum_to_one_and_predict():
 
 
 def test_multinomial_log_likelihood_matches_scipy():
-    stats = pytest.importorskip("scipy.stats")
+    from scipy import stats
     H, *_ = _multinomial_data(200)
     mm = MultinomialMixture(2, pseudocount=0.0, max_iter=5, random_state=0).fit(H)
     dens = sum(mm.weights_[k] * stats.multinomial.pmf(H, 40, mm.probabilities_[k]) for k in range(2))

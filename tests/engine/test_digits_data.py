@@ -6,13 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from smlengine._resources import resource_path
 from smlengine.datasets import load_digits, load_image_stack
 from smlengine.datasets._digits import MAX_IMAGES, MAX_SIDE
 
 ROOT = Path(__file__).resolve().parents[2]
-Image = pytest.importorskip("PIL.Image")
 
 
 def test_digits_shape_values_and_classes():
@@ -163,8 +163,8 @@ def test_pickled_and_garbage_array_files(tmp_path):
 
 
 def test_fuzz_loader_raises_only_documented_errors(tmp_path_factory):
-    hypothesis = pytest.importorskip("hypothesis")
-    st = pytest.importorskip("hypothesis.strategies")
+    import hypothesis
+    from hypothesis import strategies as st
     folder = tmp_path_factory.mktemp("fuzz")
     png = folder / "seed.png"
     _save(png, np.arange(16, dtype=np.uint8).reshape(4, 4))

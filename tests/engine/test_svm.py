@@ -350,7 +350,7 @@ def test_kernel_cache_never_exceeds_its_budget(kernel, rows, monkeypatch):
 def test_whole_fit_stays_within_cache_size(kernel, params, data, every, monkeypatch):
     """cache_size bounds the fit's peak traced memory, not only the kernel rows: the O(n)
     vectors, the reconstruction blocks and the multipliers saved at shrinking steps count."""
-    tracemalloc = pytest.importorskip("tracemalloc")
+    import tracemalloc
     monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 100)  # many shrinking steps, merged records
     X, y = _data(data, 3000)
     monkeypatch.setattr(smo_module, "_USE_COMPILED", False)  # the compiled linear path caches no rows
