@@ -165,6 +165,8 @@ def test_bench_memory(cache_mb):
         f"fit {elapsed:.2f} s (traced)"
     )
     _ROWS.append((f"memory N=30000 rbf cache={cache_mb:g} MB", f"{peak_mb:.0f} MB", f"{cache_mb:g} MB", None, detail))
+    record("SVM, numpy path", f"peak memory of a fit, moons N=30,000 rbf, cache_size={cache_mb:g}", peak_mb,
+           cache_mb, "its cache_size", unit="MB")
     _print_table()
     assert cache.buf_bytes + model._shrink_stats["compact_bytes"] <= cache.row_budget
     # the whole fit: the rows get what is left after the reconstruction's blocks and the O(n)
