@@ -4,7 +4,8 @@ however busy the machine and whatever the test process itself holds.
 
 ``run_bounded("smlengine.datasets.load_points", path)`` returns a dict: ``outcome`` (``"ok"``
 or the exception's type name), ``message``, ``cpu_seconds`` (user + system time of the call)
-and ``peak_mb`` (the child's peak resident memory, imports included).
+and ``peak_mb`` (the child's peak resident memory, imports included: its ``VmHWM``, since on
+Linux ``ru_maxrss`` of a child also counts the pages of the parent it was forked from).
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ try:
 except BaseException as exc:  # reported to the parent, which judges it
     outcome, message = type(exc).__name__, str(exc)
 seconds = cpu() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+try:  # this process's own high-water mark (ru_maxrss also counts the parent's pages copied at fork)
+    with open("/proc/self/status") as fh:
+        peak = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")) / 1024
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"outcome": outcome, "message": message[:3000], "cpu_seconds": seconds, "peak_mb": peak}))
 """
 
