@@ -468,6 +468,13 @@ class KMeans(IterativeMixin, BaseEstimator):
     def fit_predict(self, X) -> np.ndarray:
         return self.fit(X).labels_
 
+    def score(self, X, y=None) -> float:
+        """The k-means objective on X with the opposite sign, −Σ_i min_k ‖x_i − μ_k‖² (higher is
+        better, as scikit-learn's ``KMeans.score``); ``y`` is ignored."""
+        self._check_fitted("cluster_centers_")
+        X = check_array(X, n_features=self.n_features_in_)
+        return -float(_min_sq_dist(X, self.cluster_centers_).sum())
+
     def restarts(self, X, n: int = 20) -> RestartsSnapshot:
         """Run ``n`` seeded restarts with this model's parameters; see :func:`kmeans_restarts`."""
         return kmeans_restarts(

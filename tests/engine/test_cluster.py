@@ -455,3 +455,16 @@ def test_matched_agreement_by_hand():
     assert agreement == pytest.approx(3 / 4) and sorted(perm.tolist()) == [0, 1, 2] and perm[2] == 1
     with pytest.raises(ValueError, match="same points"):
         matched_agreement([0, 1], [0, 1, 1])
+
+
+def test_kmeans_score_is_minus_the_objective():
+    X, _ = _blobs(150, seed=6)
+    km = KMeans(3, random_state=0).fit(X)
+    assert km.score(X) == pytest.approx(-km.inertia_, rel=1e-9)
+    Y = X[:10] + 0.5
+    d = ((Y[:, None, :] - km.cluster_centers_[None]) ** 2).sum(axis=2).min(axis=1)
+    assert km.score(Y) == pytest.approx(-d.sum(), rel=1e-12)
+    sk_cluster = pytest.importorskip("sklearn.cluster")
+    ref = sk_cluster.KMeans(3, init=km.cluster_centers_, n_init=1, max_iter=1).fit(X)
+    ref.cluster_centers_ = km.cluster_centers_
+    assert km.score(Y) == pytest.approx(ref.score(Y), rel=1e-9)
