@@ -309,7 +309,8 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
         yield DetectSnapshot(
             step=n, phase="scanning", progress=scanned / max(ctx.n_windows, 1), ctx=ctx, event="scan",
             levels_done=done_levels, windows_scanned=scanned, boxes=boxes, raw=raw, raw_group=labels, groups=groups,
-            funnel=frozen_array(funnel), heat_parts=tuple(maps[li]), heat_level=li, heat_geometry=geometry[li], band=band,
+            funnel=frozen_array(funnel), heat_parts=tuple(maps[li]), heat_level=li, heat_geometry=geometry[li],
+            band=band,
             message=f"Windows of {ww:.0f} px, rows {r0 + 1}–{last_row} of {bd['n_rows']}: {raw.shape[0]} accepted by "
                     f"all {K} stages so far, {boxes.shape[0]} detection(s).")
     boxes, labels, groups = _grouped(raw, mn, GROUP_AT_END)
@@ -438,7 +439,8 @@ def mosaic(tiles, columns: int, gap: int = 2, fill: float = 1.0) -> np.ndarray:
         i, j = divmod(k, cols)
         t = tiles[k]
         lo, hi = float(t.min()), float(t.max())
-        out[i * (h + gap): i * (h + gap) + h, j * (w + gap): j * (w + gap) + w] = (t - lo) / (hi - lo) if hi > lo else 0.5
+        cell = (t - lo) / (hi - lo) if hi > lo else 0.5
+        out[i * (h + gap): i * (h + gap) + h, j * (w + gap): j * (w + gap) + w] = cell
     return out
 
 
