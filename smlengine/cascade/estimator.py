@@ -31,9 +31,9 @@ from .training import train_steps
 
 __all__ = ["Cascade", "group_boxes", "MAX_IMAGE_PIXELS", "MIN_SCALE_FACTOR"]
 
-#: largest image (and largest pyramid level) the detector scans, in pixels (4096 x 4096): a level
-#: costs about 40 bytes per pixel while it is scanned
-MAX_IMAGE_PIXELS = 4096 * 4096
+#: largest image (and largest pyramid level) the detector scans, in pixels (e.g. 4096 x 2048): a
+#: scan costs about 50 bytes per pixel of the image at its peak
+MAX_IMAGE_PIXELS = 4096 * 2048
 #: smallest ratio between successive window sizes (a pyramid of at most a few hundred levels)
 MIN_SCALE_FACTOR = 1.01
 
@@ -254,7 +254,7 @@ class Cascade(IterativeMixin, BaseEstimator):
         shape = np.shape(image)
         if len(shape) in (2, 3) and int(np.prod(shape[:2], dtype=object)) > MAX_IMAGE_PIXELS:
             raise ValueError(f"image has {shape[1]:,} x {shape[0]:,} pixels; the detector scans at most "
-                             f"{MAX_IMAGE_PIXELS:,} pixels (4096 x 4096): downscale it first")
+                             f"{MAX_IMAGE_PIXELS:,} pixels (e.g. 4096 x 2048): downscale it first")
         return to_grey_float(image)
 
     def _levels(self, image, scale_factor, step, min_size, max_size, n_stages):
@@ -379,7 +379,7 @@ class Cascade(IterativeMixin, BaseEstimator):
         Parameters
         ----------
         image : array (h, w) or (h, w, 3)
-            At most ``MAX_IMAGE_PIXELS`` pixels (4096 x 4096).
+            At most ``MAX_IMAGE_PIXELS`` pixels (e.g. 4096 x 2048).
         scale_factor : float, default=1.25
             Ratio between successive window sizes, in [1.01, 4].
         step : int or None

@@ -495,7 +495,7 @@ def test_bands_bound_memory_and_give_the_level_map(shipped, monkeypatch):
     ],
 )
 def test_absurd_detection_parameters_are_refused_before_any_work(shipped, kw, match):
-    img = np.zeros((3000, 3000), dtype=np.uint8)  # min_size=4 would scan it at 18,000 x 18,000
+    img = np.zeros((2000, 2000), dtype=np.uint8)  # min_size=4 would scan it at 12,000 x 12,000
     with pytest.raises(ValueError, match=match):
         shipped.detect(img, **kw)
 
