@@ -6,6 +6,8 @@
     python -m app --lab ID --steps N --screenshot out.png [--size WxH] [--projector] [--seed S] [--theme dark]
     python -m app --screenshots DIR [--steps N]    one picture per lab (the README pictures)
     python -m app --self-test                      build every lab, run a few steps, exit 0 if all work
+    python -m app --lesson FILE [--lesson-step N] [--reveal] [--screenshot out.png [--size WxH] [--projector]]
+                                                   open a lesson (.smllesson) at step N, or render that step headless
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--projector", action="store_true", help="projector mode (large fonts, thick lines)")
     p.add_argument("--theme", choices=("light", "dark"), default=None, help="colour theme")
     p.add_argument("--seed", type=int, default=None, help="random seed of the run")
+    p.add_argument("--lesson", metavar="FILE", help="open a lesson (.smllesson); with --screenshot, render one step")
+    p.add_argument("--lesson-step", type=int, default=1, metavar="N", help="the lesson's step to show (1 = first)")
+    p.add_argument("--reveal", action="store_true", help="with --lesson --screenshot: show the step after its reveal")
     p.add_argument("--self-test", action="store_true", help="run every lab headless for a few steps; exit 0 if all succeed")
     p.add_argument("--fresh", action="store_true", help="ignore autosaved sessions and window settings")
     p.add_argument("--timeout", type=float, default=120.0, help=argparse.SUPPRESS)
@@ -186,6 +191,56 @@ def cmd_screenshot(args) -> int:
     return 0
 
 
+def cmd_lesson_screenshot(args) -> int:
+    """Render one step of a lesson headless as the class sees it (after its reveal with --reveal)."""
+    _make_app(True)
+    from .lessons.format import load_lesson
+
+    try:
+        lesson = load_lesson(args.lesson)
+    except (OSError, ValueError) as exc:
+        print(f"could not open the lesson: {exc}", file=sys.stderr)
+        return 2
+    n = len(lesson.steps)
+    if not 1 <= args.lesson_step <= n:
+        print(f"--lesson-step must be between 1 and {n} (the lesson has {n} steps)", file=sys.stderr)
+        return 2
+    window = _new_window(args, lab_ids=lesson.labs())
+    window.show()
+    try:
+        player = window.lessons
+        player.start(lesson, args.lesson, args.lesson_step - 1)
+        if not wait_for(player.arrived, args.timeout):
+            print(f"step {args.lesson_step} did not arrive within {args.timeout:.0f} s", file=sys.stderr)
+            return 1
+        if args.reveal:
+            player.reveal()
+            if not wait_for(player.settled, args.timeout):
+                print(f"the reveal of step {args.lesson_step} did not end within {args.timeout:.0f} s", file=sys.stderr)
+                return 1
+        lab = player.current_lab()
+        lab.runner.flush()
+        if lab.prepare_needed():
+            r = lab.runner
+            wait_for(lambda: r.current is None or r.prepared_for(r.current) is not None or r.error is not None, 10.0)
+            r.flush()
+        window._update_status()
+        wait_for(lambda: False, 0.2)  # lay out the bar and the status bar before the capture
+        image = window.grab().toImage()
+        Path(args.screenshot).parent.mkdir(parents=True, exist_ok=True)
+        if not image.save(args.screenshot):
+            print(f"could not write {args.screenshot}", file=sys.stderr)
+            return 1
+        for text in (player.message, player.result if args.reveal else ""):
+            if text:
+                print(text, file=sys.stderr)
+    finally:
+        window.shutdown()
+        window.close()
+    print(args.screenshot)
+    return 0
+
+
 def cmd_screenshots(args) -> int:
     _make_app(True)
     from . import registry
@@ -288,6 +343,11 @@ def cmd_run(args) -> int:
             lab.runbar.seed.setValue(args.seed)
     window.show()
     freeze_start_up_heap(window)
+    if args.lesson:
+        from PySide6 import QtCore
+
+        lesson_path = str(Path(args.lesson).expanduser().resolve())
+        QtCore.QTimer.singleShot(0, lambda: window.lessons.open_file(lesson_path, max(args.lesson_step, 1) - 1))
     if args.session:  # a double-clicked .smllab file: open it once the window is up
         from PySide6 import QtCore
 
@@ -370,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_startup_time(args)
     if args.screenshots:
         return cmd_screenshots(args)
+    if args.lesson and args.screenshot:
+        return cmd_lesson_screenshot(args)
     if args.screenshot:
         if not args.lab:
             print("--screenshot needs --lab ID (see --list-labs)", file=sys.stderr)

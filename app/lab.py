@@ -74,6 +74,10 @@ e.g. generate the initial data). Then the main window calls :meth:`start`.
   anything fails, so a bad file never loses the user's work.
 * :meth:`export_rows` (CSV), :meth:`main_plot` (PNG/SVG export), :meth:`apply_style`
   (projector mode and theme; :class:`~app.widgets.plots.PlotPanel` restyles itself).
+* Lessons (:mod:`app.lessons`): :meth:`lesson_values` names the numbers of a snapshot a
+  lesson's reveal may test (``{"metric": "train_error", "op": "<=", "value": 0}``); the
+  default takes the snapshot's public numeric fields and those of the snapshots it holds
+  (``engine.n_mistakes``). Override it to add a derived number a lesson needs.
 
 Rules the runner relies on
 --------------------------
@@ -294,6 +298,12 @@ class Lab(QtWidgets.QWidget):
 
     def after_params_restored(self) -> None:
         """Hook: update dependent widgets after parameters were set programmatically."""
+
+    def lesson_values(self, snapshot) -> dict[str, float]:
+        """Numbers of ``snapshot`` a lesson's reveal condition may name (see the module docstring)."""
+        from .lessons.format import numeric_values
+
+        return numeric_values(snapshot)
 
     def prepare_needed(self) -> bool:
         return type(self).prepare is not Lab.prepare

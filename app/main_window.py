@@ -249,6 +249,10 @@ class MainWindow(QtWidgets.QMainWindow):
                                             checkable=True, tip="Hide the side panels and the plots take the room")
         self.controls_action.setChecked(True)
 
+        from .lessons.menu import install_lesson_menu
+
+        install_lesson_menu(self, bar)  # self.lessons: the lesson shown over the labs
+
         h = bar.addMenu("&Help")
         h.addAction(self.maths_action)
         self._action(h, "&Keyboard shortcuts", self.show_shortcuts)
@@ -419,6 +423,8 @@ class MainWindow(QtWidgets.QMainWindow):
         ``wait=False`` (File ▸ Open) returns at once and the lab follows when the file is
         read; ``wait=True`` (scripts, tests) returns the lab, or None if the file was refused.
         """
+        if str(path).lower().endswith(".smllesson"):  # File ▸ Open, a double-click, the command line
+            return self.lab() if self.lessons.open_file(path) else None
         task = self._open_task
         opened: list = []
         task.on_done = lambda state: opened.append(self._apply_opened(path, state))
@@ -462,7 +468,9 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def open_session_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", str(Path.home()), "SML Lab sessions (*.smllab *.json);;All files (*)")
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", str(Path.home()),
+                                                        "SML Lab sessions and lessons (*.smllab *.json *.smllesson);;"
+                                                        "All files (*)")
         if path:
             self.open_session(path, wait=False)
 

@@ -11,7 +11,8 @@ it needs dpkg-deb and Pillow (for the icon sizes), no network and no root. The p
     /usr/share/applications/sml-lab.desktop     desktop entry (Education;Science;, opens .smllab sessions)
     /usr/share/icons/hicolor/<n>x<n>/apps/sml-lab.png
     /usr/share/metainfo/org.smllab.SMLLab.metainfo.xml   AppStream (software centres)
-    /usr/share/mime/packages/sml-lab.xml        MIME type application/x-smllab-session for *.smllab
+    /usr/share/mime/packages/sml-lab.xml        MIME types application/x-smllab-session for *.smllab,
+                                                application/x-smllab-lesson for *.smllesson
     /usr/share/doc/sml-lab/copyright
 
 The desktop, icon and MIME caches are refreshed by the dpkg triggers of desktop-file-utils,

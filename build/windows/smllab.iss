@@ -71,6 +71,14 @@ Root: HKA; Subkey: "Software\Classes\{#ProgId}"; ValueType: string; ValueName: "
 Root: HKA; Subkey: "Software\Classes\{#ProgId}\DefaultIcon"; ValueType: string; ValueName: ""; ValueData: """{app}\{#AppExe}"",0"
 Root: HKA; Subkey: "Software\Classes\{#ProgId}\shell\open\command"; ValueType: string; ValueName: ""; ValueData: """{app}\{#AppExe}"" ""%1"""
 Root: HKA; Subkey: "Software\Classes\Applications\{#AppExe}\SupportedTypes"; ValueType: string; ValueName: ".smllab"; ValueData: ""; Flags: uninsdeletekey
+; .smllesson -> SMLLab.Lesson -> "SML Lab.exe" "<file>" (a lesson opens at its first step)
+Root: HKA; Subkey: "Software\Classes\.smllesson"; ValueType: string; ValueName: ""; ValueData: "SMLLab.Lesson"; Flags: uninsdeletevalue
+Root: HKA; Subkey: "Software\Classes\.smllesson"; ValueType: string; ValueName: "Content Type"; ValueData: "application/x-smllab-lesson"; Flags: uninsdeletevalue
+Root: HKA; Subkey: "Software\Classes\.smllesson\OpenWithProgids"; ValueType: string; ValueName: "SMLLab.Lesson"; ValueData: ""; Flags: uninsdeletevalue
+Root: HKA; Subkey: "Software\Classes\SMLLab.Lesson"; ValueType: string; ValueName: ""; ValueData: "SML Lab lesson"; Flags: uninsdeletekey
+Root: HKA; Subkey: "Software\Classes\SMLLab.Lesson\DefaultIcon"; ValueType: string; ValueName: ""; ValueData: """{app}\{#AppExe}"",0"
+Root: HKA; Subkey: "Software\Classes\SMLLab.Lesson\shell\open\command"; ValueType: string; ValueName: ""; ValueData: """{app}\{#AppExe}"" ""%1"""
+Root: HKA; Subkey: "Software\Classes\Applications\{#AppExe}\SupportedTypes"; ValueType: string; ValueName: ".smllesson"; ValueData: ""; Flags: uninsdeletekey
 
 [Run]
 Filename: "{app}\{#AppExe}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags: nowait postinstall skipifsilent

@@ -1,0 +1,343 @@
+"""Lessons: a lesson written in the app's dialog comes back the same; a broken lesson file
+changes nothing; locks, hidden controls, reveals and the clicker keys work (issue 31)."""
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PySide6 import QtCore, QtTest, QtWidgets
+
+from app.lessons import author
+from app.lessons.format import (Condition, Lesson, LessonStep, Question, Reveal, load_lesson, numeric_values,
+                                parse_lesson)
+
+Key = QtCore.Qt.Key
+
+
+def _ready(qtbot, make_window, lab_id="classifiers"):
+    window = make_window(lab_ids=[lab_id])
+    lab = window.show_lab(lab_id)
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=20_000)
+    return window, lab
+
+
+def _fill(dialog: author.StepDialog, fields: dict) -> None:
+    """Type into the step dialog as a teacher would."""
+    dialog.prompt.setPlainText(fields["prompt"])
+    dialog.question.setText(fields.get("question", ""))
+    dialog.choices.setPlainText("\n".join(fields.get("choices", [])))
+    dialog.correct.setValue(fields.get("correct", 0))
+    kind = fields.get("reveal", "none")
+    dialog.reveal_kind.setCurrentIndex(dialog.reveal_kind.findData(kind))
+    if kind == "run_to":
+        dialog.run_to.setValue(fields["run_to"])
+    elif kind == "until":
+        dialog.metric.setCurrentText(fields["metric"])
+        dialog.op.setCurrentText(fields.get("op", "<="))
+        dialog.value.setValue(fields.get("value", 0.0))
+        dialog.budget.setValue(fields.get("budget", 500))
+    dialog.answer.setPlainText(fields.get("answer", ""))
+    for name in fields.get("locked", []):
+        dialog.set_control(name, author.LOCKED)
+    for name in fields.get("hidden", []):
+        dialog.set_control(name, author.HIDDEN)
+    dialog.notes.setPlainText(fields.get("notes", ""))
+
+
+@pytest.fixture
+def dialog_answers(monkeypatch):
+    """The step dialog opens, is filled with the next answers and accepted (no modal loop)."""
+    queue = []
+
+    def exec_(dialog):
+        _fill(dialog, queue.pop(0))
+        dialog.accept()
+        return dialog.result()
+
+    monkeypatch.setattr(author.StepDialog, "exec", exec_)
+    return queue
+
+
+STEP_A = {"prompt": "Separable data: watch the perceptron.", "question": "Will the perceptron stop making mistakes?",
+          "choices": ["Yes, after a few epochs", "No, it cycles for ever"], "correct": 1, "reveal": "until",
+          "metric": "engine.n_mistakes", "op": "<=", "value": 0, "budget": 400, "answer": "It converges.",
+          "locked": ["dataset", "classifier"], "hidden": ["learning_rate"], "notes": "Ask who has seen a proof."}
+STEP_B = {"prompt": "Ten more steps.", "reveal": "run_to", "run_to": 14, "locked": ["seed"], "answer": "Done."}
+
+
+def _write_two_steps(qtbot, window, lab, dialog_answers, tmp_path):
+    player = window.lessons
+    dialog_answers.extend([dict(STEP_A), dict(STEP_B)])
+    player.new_lesson("Perceptron", "Two steps")
+    assert player.add_current_state() is not None
+    lab.form.set_values({"noise": 0.9}, quiet=False)
+    lab.runbar.seed.setValue(3)  # new data drawn with seed 3
+    lab.run_to(4)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.step == 4, timeout=20_000)
+    lab.plots.setCurrentIndex(1)  # the step shows the lab's second plot tab
+    assert player.add_current_state() is not None
+    lab.plots.setCurrentIndex(0)
+    path = tmp_path / "mine.smllesson"
+    assert player.save(path)
+    return player, path
+
+
+def test_a_lesson_written_in_the_dialog_comes_back_the_same(qtbot, make_window, dialog_answers, tmp_path):
+    window, lab = _ready(qtbot, make_window)
+    player, path = _write_two_steps(qtbot, window, lab, dialog_answers, tmp_path)
+    written = [json.loads(json.dumps(s.to_json())) for s in player.lesson.steps]
+    player.leave()
+    assert not player.active
+    assert window.open_session(str(path)) is not None
+    again = player.lesson
+    assert again.title == "Perceptron" and again.introduction == "Two steps"
+    assert [json.loads(json.dumps(s.to_json())) for s in again.steps] == written
+    first, second = again.steps
+    assert first.prompt == STEP_A["prompt"] and first.notes == STEP_A["notes"]
+    assert first.question == Question(STEP_A["question"], tuple(STEP_A["choices"]), 0)
+    assert first.reveal == Reveal(until=Condition(metric="engine.n_mistakes", op="<=", value=0.0), budget=400)
+    assert set(first.locked) == {"dataset", "classifier"} and first.hidden == ("learning_rate",)
+    assert second.reveal == Reveal(run_to=14) and second.locked == ("seed",)
+    assert first.view == "Training" and second.view == "Cross-validation"
+    assert second.state["step"] == 4 and second.state["seed"] == 3 and second.state["parameters"]["noise"] == 0.9
+    assert first.state["user_data"]["points"] != second.state["user_data"]["points"]  # seed 3 drew new data
+    # the reopened lesson shows its steps as written
+    qtbot.waitUntil(player.arrived, timeout=20_000)
+    assert lab.seed == first.state["seed"] and lab.params() == first.state["parameters"]
+    player.go_to(1)
+    qtbot.waitUntil(player.arrived, timeout=20_000)
+    assert lab.plots.tabText(lab.plots.currentIndex()) == "Cross-validation"
+    assert lab.runner.current.step == 4 and lab.seed == 3
+
+
+def test_reordering_and_deleting_steps(qtbot, make_window, dialog_answers, tmp_path):
+    window, lab = _ready(qtbot, make_window)
+    player, path = _write_two_steps(qtbot, window, lab, dialog_answers, tmp_path)
+    assert player.index == 1
+    player.move_step(-1)
+    assert player.index == 0 and player.lesson.steps[0].prompt == STEP_B["prompt"]
+    player.save(path)
+    assert [s.prompt for s in load_lesson(path).steps] == [STEP_B["prompt"], STEP_A["prompt"]]
+    player.delete_step()
+    assert [s.prompt for s in player.lesson.steps] == [STEP_A["prompt"]]
+
+
+def test_locks_hidden_controls_reveal_and_leaving(qtbot, make_window, dialog_answers, tmp_path):
+    window, lab = _ready(qtbot, make_window)
+    before = json.loads(json.dumps(lab.session_state()))
+    player, path = _write_two_steps(qtbot, window, lab, dialog_answers, tmp_path)
+    player.go_to(0)
+    qtbot.waitUntil(player.arrived, timeout=20_000)
+    for name in ("dataset", "classifier"):
+        assert not lab.form.widgets[name].isEnabled()
+        assert "img" in lab.form.labels[name].text() and "Locked" in lab.form.labels[name].toolTip()
+    assert not lab.form.widgets["learning_rate"].isVisible()
+    lab.form.set_value("mode", "batch")  # the lab re-evaluates its rows: hidden stays hidden
+    qtbot.waitUntil(lambda: not lab.form.widgets["learning_rate"].isVisible())
+    lab.form.set_value("mode", "single")
+    # the teacher unlocks, then locks again
+    player.set_unlocked(True)
+    assert lab.form.widgets["dataset"].isEnabled() and lab.form.widgets["learning_rate"].isVisible()
+    player.set_unlocked(False)
+    assert not lab.form.widgets["dataset"].isEnabled()
+    # the class votes, then the reveal runs until no point is misclassified
+    player.set_votes(0, 7)
+    player.set_votes(1, 12)
+    player.reveal()
+    qtbot.waitUntil(player.settled, timeout=60_000)
+    assert player.reveal_met, player.result
+    assert lab.lesson_values(lab.runner.current)["engine.n_mistakes"] == 0
+    assert window.lessons.bar.result_box.isVisible()
+    assert "12" in player.bar.vote_summary.text() and "It converges" in player.bar.answer.text()
+    player.leave()
+    assert lab.form.widgets["dataset"].isEnabled() and lab.form.widgets["learning_rate"].isVisible()
+    assert "img" not in lab.form.labels["dataset"].text()
+    assert not player.dock.isVisible()
+    qtbot.waitUntil(lambda: lab.runner.settled)
+    after = json.loads(json.dumps(lab.session_state()))
+    assert after["parameters"] == before["parameters"] and after["user_data"] == before["user_data"]
+
+
+def test_teacher_notes_never_on_the_projector(qtbot, make_window, dialog_answers, tmp_path):
+    window, lab = _ready(qtbot, make_window)
+    player, _path = _write_two_steps(qtbot, window, lab, dialog_answers, tmp_path)
+    player.go_to(0)
+    assert player.bar.notes.isVisible()
+    window.set_projector(True)
+    assert not player.bar.notes.isVisible()
+    prompt_pt = player.bar.prompt.font().pointSizeF()
+    window.set_projector(False)
+    assert player.bar.notes.isVisible() and player.bar.prompt.font().pointSizeF() < prompt_pt
+
+
+# ------------------------------------------------------------------ broken files
+def _good_doc(tmp_path, qtbot, window, lab, dialog_answers):
+    _player, path = _write_two_steps(qtbot, window, lab, dialog_answers, tmp_path)
+    window.lessons.leave()
+    return path, json.loads(path.read_text())
+
+
+BAD_DOCS = {
+    "prompt is a number": lambda d: d["steps"][0].update(prompt=5),
+    "steps is text": lambda d: d.update(steps="many"),
+    "no steps": lambda d: d.update(steps=[]),
+    "locked is text": lambda d: d["steps"][0].update(locked="dataset"),
+    "one choice": lambda d: d["steps"][0]["question"].update(choices=["only"]),
+    "correct out of range": lambda d: d["steps"][0]["question"].update(correct=5),
+    "unknown operator": lambda d: d["steps"][0]["reveal"]["until"].update(op="=~"),
+    "value is text": lambda d: d["steps"][0]["reveal"]["until"].update(value="0"),
+    "negative budget": lambda d: d["steps"][0]["reveal"].update(budget=-1),
+    "reveal without a target": lambda d: d["steps"][0].update(reveal={"budget": 3}),
+    "unknown lab": lambda d: d["steps"][1]["state"].update(lab="astrology"),
+    "state is a list": lambda d: d["steps"][1].update(state=[1]),
+    "seed not a number": lambda d: d["steps"][1]["state"].update(seed="x"),
+    "step beyond any run": lambda d: d["steps"][1]["state"].update(step=10**7),
+    "reveal before the state": lambda d: d["steps"][1]["reveal"].update(run_to=1),
+    "newer version": lambda d: d.update(version=2),
+    "a session, not a lesson": lambda d: d.update(format="smllab-session"),
+    "title missing": lambda d: d.pop("title"),
+    "too many steps": lambda d: d.update(steps=d["steps"] * 26),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_DOCS))
+def test_a_broken_lesson_changes_nothing(qtbot, make_window, dialog_answers, tmp_path, name):
+    window, lab = _ready(qtbot, make_window)
+    path, doc = _good_doc(tmp_path, qtbot, window, lab, dialog_answers)
+    BAD_DOCS[name](doc)
+    bad = tmp_path / "bad.smllesson"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(ValueError) as info:
+        load_lesson(bad)
+    assert 0 < len(str(info.value)) < 400 and "\n" not in str(info.value)
+    # opened in the app: nothing changes, neither in the lab nor in a lesson being taught
+    window.lessons.open_file(path, 1)
+    qtbot.waitUntil(window.lessons.arrived, timeout=20_000)
+    before = (json.loads(json.dumps(lab.session_state())), window.lessons.lesson, window.lessons.index)
+    assert window.open_session(str(bad)) is None
+    assert (json.loads(json.dumps(lab.session_state())), window.lessons.lesson, window.lessons.index) == before
+
+
+@pytest.mark.parametrize("how", ["truncated", "empty", "binary", "100 MB", "folder", "deep"])
+def test_unreadable_lesson_files(qtbot, make_window, dialog_answers, tmp_path, how):
+    window, lab = _ready(qtbot, make_window)
+    path, doc = _good_doc(tmp_path, qtbot, window, lab, dialog_answers)
+    bad = tmp_path / "bad.smllesson"
+    text = path.read_text()
+    if how == "truncated":
+        bad.write_text(text[: len(text) // 2])
+    elif how == "empty":
+        bad.write_text("")
+    elif how == "binary":
+        bad.write_bytes(b"\x00\xff\xfe" * 100)
+    elif how == "100 MB":
+        with open(bad, "wb") as fh:
+            fh.truncate(100_000_000)  # sparse: no 100 MB written
+    elif how == "folder":
+        bad.mkdir()
+    else:
+        bad.write_text('{"a": ' * 100_000 + "1" + "}" * 100_000)
+    before = json.loads(json.dumps(lab.session_state()))
+    with pytest.raises(ValueError) as info:
+        load_lesson(bad)
+    assert len(str(info.value)) < 300
+    if how == "100 MB":
+        assert "too large" in str(info.value)
+    assert window.open_session(str(bad)) is None
+    assert not window.lessons.active
+    assert json.loads(json.dumps(lab.session_state())) == before
+
+
+def test_a_step_beyond_the_end_of_its_run_says_so(qtbot, make_window, dialog_answers, tmp_path):
+    window, lab = _ready(qtbot, make_window)
+    path, doc = _good_doc(tmp_path, qtbot, window, lab, dialog_answers)
+    doc["steps"][1]["state"]["parameters"]["max_epochs"] = 1
+    doc["steps"][1]["reveal"]["run_to"] = 90_000
+    path.write_text(json.dumps(doc))
+    player = window.lessons
+    assert player.open_file(path, 1)
+    qtbot.waitUntil(player.arrived, timeout=20_000)
+    player.reveal()
+    qtbot.waitUntil(player.settled, timeout=60_000)
+    assert not player.reveal_met
+    assert "ended at step" in player.result and "before step 90000" in player.result
+
+
+# ------------------------------------------------------------------ the clicker
+def _press(qtbot, window, key):
+    app = QtWidgets.QApplication.instance()
+    qtbot.waitUntil(lambda: app.activeWindow() is window, timeout=2000)
+    QtTest.QTest.keyClick(app.focusWidget() or window, key)
+
+
+def test_clicker_keys(qtbot, make_window, dialog_answers, tmp_path):
+    window, lab = _ready(qtbot, make_window)
+    path, _doc = _good_doc(tmp_path, qtbot, window, lab, dialog_answers)
+    player = window.lessons
+    window.activateWindow()
+    assert player.open_file(path)
+    qtbot.waitUntil(player.settled, timeout=20_000)
+    assert player.index == 0
+    _press(qtbot, window, Key.Key_PageDown)  # first press: the reveal
+    qtbot.waitUntil(lambda: 0 in player.revealed and player.settled(), timeout=60_000)
+    assert player.index == 0 and player.reveal_met
+    _press(qtbot, window, Key.Key_PageDown)  # then the next step
+    qtbot.waitUntil(lambda: player.index == 1)
+    qtbot.waitUntil(player.settled, timeout=20_000)
+    assert not lab.runbar.seed.isEnabled()
+    _press(qtbot, window, Key.Key_Space)  # Space reveals too (it does not play)
+    qtbot.waitUntil(lambda: 1 in player.revealed and player.settled(), timeout=60_000)
+    assert lab.runner.current.step == 14 and not lab.runner.playing
+    _press(qtbot, window, Key.Key_PageUp)
+    qtbot.waitUntil(lambda: player.index == 0)
+    player.leave()
+    qtbot.waitUntil(lambda: lab.runner.settled)
+    _press(qtbot, window, Key.Key_Space)  # out of the lesson, Space plays again
+    qtbot.waitUntil(lambda: lab.runner.playing or lab.runner.finished, timeout=5000)
+    lab.pause()
+
+
+# ------------------------------------------------------------------ the format alone
+def test_conditions_are_data():
+    values = {"err": 0.0, "n": 3.0, "nan": float("nan")}
+    assert Condition(metric="err", op="<=", value=0).met(values, False)
+    assert not Condition(metric="n", op="<", value=3).met(values, False)
+    assert not Condition(metric="nan", op="!=", value=1).met(values, False)  # NaN never meets a condition
+    assert not Condition(metric="missing", op=">=", value=0).met(values, False)
+    assert Condition(finished=True).met({}, True) and not Condition(finished=True).met({}, False)
+
+
+def test_numeric_values_reach_into_held_snapshots():
+    from smlengine._base import Snapshot
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True, kw_only=True)
+    class Inner(Snapshot):
+        n_mistakes: int
+
+    @dataclass(frozen=True, kw_only=True)
+    class Outer(Snapshot):
+        engine: Inner
+        label: str
+        error: float
+
+    values = numeric_values(Outer(step=3, engine=Inner(step=3, n_mistakes=2), label="x", error=0.5))
+    assert values["engine.n_mistakes"] == 2 and values["error"] == 0.5 and "label" not in values
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                           max_size=4), max_leaves=20)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.fixed_dictionaries({"format": st.just("smllab-lesson"), "version": st.just(1),
+                              "title": st.text(max_size=10)}, optional={"steps": json_values}))
+def test_any_document_gives_a_lesson_or_a_short_value_error(doc):
+    try:
+        lesson = parse_lesson(doc, check_state=None)
+    except ValueError as exc:
+        assert len(str(exc)) < 400
+    else:
+        assert isinstance(lesson, Lesson) and all(isinstance(s, LessonStep) for s in lesson.steps)
