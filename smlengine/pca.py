@@ -21,9 +21,10 @@ Solvers (``PCA(method=...)``)
     Eigen-decomposition of a symmetric matrix with LAPACK, on the cheaper of two sides
     (``route_`` says which; Shashua's "case n ≫ m"):
 
-    * ``'covariance'``: the D × D matrix X_cᵀ X_c / n, formed by symmetric rank-k updates
-      C ← C + B_cᵀ B_c (BLAS ``syrk``) over blocks B of rows centred one at a time, so no
-      centred copy of a big X is made;
+    * ``'covariance'``: the D × D matrix X_cᵀ X_c / n, formed by a symmetric rank-k update
+      (BLAS ``syrk``) of X itself followed by the rank-one centring −μ̂μ̂ᵀ when the mean is
+      small against the spread (little cancellation), else by updates C ← C + B_cᵀ B_c over
+      blocks B of rows centred one at a time; no centred copy of a big X is made;
     * ``'gram'``: the n × n Gram matrix G = X_c X_cᵀ, formed by the same updates over blocks
       of columns. If G u = σ u then Σ̂ (X_cᵀ u) = (σ/n) (X_cᵀ u) and ‖X_cᵀ u‖² = σ, so
       ξ = X_cᵀ u / √σ with λ = σ / n: in matrix form U = A Q D^(−1/2) with A = X_cᵀ, Q the
@@ -83,6 +84,8 @@ __all__ = [
 METHODS = ("eigh", "svd", "power", "randomized")
 
 _BLOCK_ELEMENTS = 1 << 21  # numbers per centred block (16 MB): a small temporary, large enough for BLAS
+#: largest tr(XᵀX/n) / tr Σ̂ for which Σ̂ = XᵀX/n − μ̂μ̂ᵀ is formed uncentred (digits lost to cancellation)
+_MAX_CANCELLATION = 1e4
 _FULL_EIGH_MAX = 256  # matrices up to this side are decomposed whole (faster than a subset there)
 #: total variance below which its squares lose digits to underflow (tiny / eps ≈ 1e-292)
 _MIN_TOTAL_VARIANCE = np.finfo(np.float64).tiny / np.finfo(np.float64).eps
@@ -240,20 +243,29 @@ def _symmetrised(C: np.ndarray) -> np.ndarray:
 
 
 def _covariance(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """Σ̂ = X_cᵀ X_c / n by symmetric rank-k updates over blocks of centred rows.
+    """Σ̂ = X_cᵀ X_c / n from symmetric rank-k updates (BLAS ``syrk``), without a centred copy of X.
 
-    Centring one block at a time keeps the accuracy of the centred product (forming XᵀX −
-    n μ̂μ̂ᵀ instead would cancel catastrophically for data far from the origin) without a
-    centred copy of the whole of X (440 MB for 70,000 × 784). Data that fits one block is
-    one product B_cᵀ B_c of a contiguous block (numpy hands Bᵀ B to BLAS ``syrk``).
+    Data that fits one block (16 MB) is centred once and multiplied as one contiguous
+    B_cᵀ B_c. Larger data is first multiplied uncentred, in one ``syrk`` of X itself (no copy
+    at all), and centred afterwards, Σ̂ = XᵀX/n − μ̂μ̂ᵀ: that subtraction cancels the digits
+    of ‖μ̂‖² against those of the spread, κ = tr(XᵀX/n) / tr Σ̂ of them, so it is kept only
+    when κ <= 10⁴ (at most 4 of 16 digits lost). Data far from the origin (κ larger) is
+    accumulated over blocks of rows centred one at a time instead, C ← C + B_cᵀ B_c.
     """
     n, D = X.shape
     rows = max(1, _BLOCK_ELEMENTS // max(D, 1))
-    if n <= rows:
-        block = X - mean
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by the caller
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by the caller
+        if n <= rows:
+            block = X - mean
             C = block.T @ block
             C /= n
+            return C
+        C = X.T @ X
+        C /= n
+        raw_trace = float(np.trace(C))
+        C -= np.outer(mean, mean)
+        centred_trace = float(np.trace(C))
+    if centred_trace > 0 and raw_trace <= _MAX_CANCELLATION * centred_trace:
         return C
     C = np.zeros((D, D), order="F")
     for start in range(0, n, rows):

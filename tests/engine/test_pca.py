@@ -387,3 +387,22 @@ def test_blocks_give_the_same_covariance_and_gram(monkeypatch):
         mean = X.mean(axis=0)
         np.testing.assert_allclose(pca_module._covariance(X, mean), Xc.T @ Xc / 53, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(pca_module._gram(X, mean), Xc @ Xc.T, rtol=1e-9, atol=1e-12)
+
+
+def test_uncentred_product_is_used_only_when_little_cancels(monkeypatch):
+    """Large data near the origin: XᵀX/n − μ̂μ̂ᵀ (one product of X itself); far from the origin
+    (tr(XᵀX/n) / tr Σ̂ > 10⁴) the centred blocks, which keep the digits the subtraction would lose."""
+    import smlengine.pca as pca_module
+
+    monkeypatch.setattr(pca_module, "_BLOCK_ELEMENTS", 64)  # 53 × 37 is then many blocks
+    rng = np.random.default_rng(8)
+    calls = []
+    real = pca_module._rank_k_update
+    monkeypatch.setattr(pca_module, "_rank_k_update", lambda C, B, outer=False: calls.append(1) or real(C, B, outer))
+    for offset, blocked in ((0.5, False), (1e3, True), (1e8, True)):
+        calls.clear()
+        X = rng.random((53, 37)) + offset
+        Xc = X - X.mean(axis=0)
+        C = pca_module._covariance(X, X.mean(axis=0))
+        assert bool(calls) == blocked, offset
+        np.testing.assert_allclose(C, Xc.T @ Xc / 53, rtol=1e-11, atol=1e-13 * np.abs(Xc.T @ Xc / 53).max())
