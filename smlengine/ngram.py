@@ -656,6 +656,7 @@ class NGramModel(IterativeMixin, BaseEstimator):
     # ------------------------------------------------------------------ lookups
     def _check_fitted_model(self):
         self._check_fitted("vocab_")
+        self.validate_params()  # k is read at query time and may have been set after fit
         if self._fit_params[:2] != (self.n, self.smoothing) or self._fit_params[3] != self.discount:
             raise ValueError("n, smoothing or discount changed since fit; call fit again")
 

@@ -535,3 +535,12 @@ def test_verbatim_index_is_the_stable_sort_of_the_ids(monkeypatch):
     np.testing.assert_array_equal(order, np.argsort(model._ids, kind="stable"))
     np.testing.assert_array_equal(bounds, np.searchsorted(model._ids[order], np.arange(len(model.vocab_) + 1)))
     assert len(list(model.verbatim_index_steps())) == 25  # the same steps once built
+
+
+def test_k_set_after_fit_is_checked_where_it_is_used():
+    model = NGramModel(2, "laplace").fit(tokenize("a b a c\nb a b\n"))
+    model.set_params(k=1e308)  # add-k is applied at query time
+    with pytest.raises(ValueError, match=r"^k must be a float in \[0, 1e6\]; got 1e308$"):
+        model.prob("a", ["b"])
+    with pytest.raises(ValueError, match=r"^k must be a float"):
+        model.perplexity(tokenize("a b\n"))
