@@ -32,6 +32,7 @@ from sklearn.utils import estimator_checks  # noqa: E402
 
 from smlengine.ensemble import AdaBoost, Bagging, RandomForest  # noqa: E402
 from smlengine.hmm import CategoricalHMM  # noqa: E402
+from smlengine.kmeans import KMeans  # noqa: E402
 from smlengine.linear import Perceptron  # noqa: E402
 from smlengine.logistic import LogisticRegression  # noqa: E402
 from smlengine.markov import PageRank  # noqa: E402
@@ -48,6 +49,7 @@ from smlengine.regression import (  # noqa: E402
     Ridge,
 )
 from smlengine.sampling import MetropolisHastings  # noqa: E402
+from smlengine.svm import SVM  # noqa: E402
 from smlengine.trees import DecisionStump, DecisionTree  # noqa: E402
 
 
@@ -84,6 +86,7 @@ COUNTS = np.random.default_rng(4).integers(0, 5, size=(60, 4))
 # name -> (estimator, data (X, y or None), grid for GridSearchCV, cv splitter)
 SUPERVISED = {
     "Perceptron": (Perceptron(max_epochs=20, random_state=0), BINARY, {"max_epochs": [1, 20]}),
+    "SVM": (SVM(C=1.0, kernel="rbf", gamma=0.5), BINARY, {"C": [0.1, 10.0]}),
     "LogisticRegression": (LogisticRegression(), BINARY, {"C": [0.01, 1.0]}),
     "DecisionTree": (DecisionTree(max_depth=3), MULTI, {"max_depth": [1, 3]}),
     "DecisionStump": (DecisionStump(), BINARY, {"criterion": ["gini", "misclassification"]}),
@@ -101,6 +104,7 @@ UNSUPERVISED = {
     "CategoricalHMM": (CategoricalHMM(2, 3, max_iter=5, random_state=0), SYMBOLS, {"n_states": [1, 2]}),
     "GaussianMixture": (GaussianMixture(2, random_state=0), MULTI[0], {"n_components": [1, 3]}),
     "MultinomialMixture": (MultinomialMixture(2, random_state=0), COUNTS, {"n_components": [1, 2]}),
+    "KMeans": (KMeans(3, random_state=0), MULTI[0], {"n_clusters": [2, 3]}),
 }
 CLONE_ONLY = {
     "PageRank": PageRank(teleport=0.2, start=[0.5, 0.5]),
@@ -113,10 +117,8 @@ CLONE_ONLY = {
 #: estimators that have no ``score`` yet, in modules their owners are reworking: cross_val_score and
 #: GridSearchCV need one (accuracy for SVM, e.g. mean log-likelihood or -reconstruction error for the others)
 PENDING = {
-    "SVM": "smlengine/svm.py: no score (ClassifierMixin from smlengine._base gives accuracy)",
     "PCA": "smlengine/pca.py: no score",
-    "Cascade": "smlengine/cascade.py: no score; fit takes face and non-face image sets",
-    "KMeans": "smlengine/kmeans.py: no score",
+    "Cascade": "smlengine/cascade: no score; fit takes face and non-face image sets",
 }
 
 API_CHECKS = [

@@ -204,12 +204,15 @@ def _others():
     from smlengine.mixture import GaussianMixture
     from smlengine.multinomial import MultinomialMixture
     from smlengine.pca import PCA
+    from smlengine.svm import SVM
 
     counts = np.random.default_rng(1).integers(0, 4, size=(30, 5))
     grey, rgb = _rng.random((20, 20)), np.random.default_rng(2).random((12, 12, 3))
     boxes = [[0, 0, 5, 5], [1, 1, 5, 5]]
     return [
+        _est(SVM, (X2, Y2), base={"max_iter": 2000}, declared=False),
         _est(PCA, (XR,), declared=False),
+        _est(PCA, (XR,), base={"method": "randomized", "n_components": 2, "random_state": 0}, declared=False),
         _est(KMeans, (X3,), base={"n_clusters": 3, "random_state": 0, "max_iter": 20}, declared=False),
         _est(GaussianMixture, (X3,), base={"n_components": 2, "random_state": 0, "max_iter": 10}, declared=False),
         _est(MultinomialMixture, (counts,), base={"n_components": 2, "random_state": 0, "max_iter": 10},
@@ -232,18 +235,14 @@ REGISTRY += _others()
 
 
 def _pending_entries():
-    """Entries of other workers' modules that do not pass yet (see PENDING): run once their owners adopt
-    smlengine._params, by removing them from PENDING."""
+    """Entries of other workers' modules that do not pass yet (see PENDING): run once their owners fix them,
+    by removing them from PENDING."""
     from smlengine.cascade import Cascade
-    from smlengine.pca import PCA
-    from smlengine.svm import SVM
 
     rng = np.random.default_rng(0)
     faces = rng.random((40, 6, 6))
     faces[:, :3] += 0.3 * rng.random((40, 1, 1))
     return [
-        _est(SVM, (X2, Y2), base={"max_iter": 2000}, declared=False),
-        _est(PCA, (XR,), base={"method": "randomized", "n_components": 2, "random_state": 0}, declared=False),
         _est(Cascade, (faces, rng.random((30, 6, 6))), base={"window": 6, "n_candidate_features": None,
                                                              "max_stages": 1, "negatives_per_stage": 30,
                                                              "random_state": 0}, declared=False),
@@ -252,11 +251,8 @@ def _pending_entries():
 
 #: entries that do not pass yet: what fails, and the module that owns them
 PENDING = {
-    "SVM": "smlengine/svm.py (cache_size=1e308 gives 'cannot convert float NaN to integer')",
-    "PCA[('method', 'randomized'), ('n_components', 2), ('random_state', 0)]":
-        "smlengine/pca.py (randomized n_iter=2**63 runs without end)",
-    "Cascade": "smlengine/cascade (parameters declared; CascadeSnapshot fields undefined at a step are still NaN, "
-               "issue 32 item 11)",
+    "Cascade": "smlengine/cascade (its last snapshot carries NaN weighted_error, stage_threshold and "
+               "stage_detection_rate)",
 }
 
 #: NaN used on purpose as a marker, and documented where it is produced
