@@ -338,9 +338,14 @@ class Lab(QtWidgets.QWidget):
             self.maths_unfolded = False  # switching projector mode folds again
         self._projector_seen = s.projector
         self.fit_panels(s)
-        self.favour_main_plot(s)
         self.maths.apply_style(s)
+        # normal mode puts the splitters back before the lab restyles; projector mode favours
+        # the main plot after the lab has laid its panes out for projector sizes
+        if not s.projector:
+            self.favour_main_plot(s)
         self.apply_style(s)
+        if s.projector:
+            self.favour_main_plot(s)
         if self.runner.current is not None:
             self.runner.request_rewind()
             self.runner.flush()
@@ -367,7 +372,7 @@ class Lab(QtWidgets.QWidget):
 
     #: share of a vertical splitter's height given to the pane holding the main plot in
     #: projector mode (secondary panels below or above it get the rest)
-    PROJECTOR_MAIN_SHARE = 0.64
+    PROJECTOR_MAIN_SHARE = 0.70
 
     def favour_main_plot(self, s: theme.Style | None = None) -> None:
         """Projector mode: the class looks at the main plot. Its legend moves beside it and
@@ -397,12 +402,12 @@ class Lab(QtWidgets.QWidget):
                     least = [max(parent.widget(i).minimumHeight(), parent.widget(i).minimumSizeHint().height())
                              for i in rest]
                     room = total * (1 - self.PROJECTOR_MAIN_SHARE)
-                    # secondary panes are never pressed below their least height (a plot drawn
-                    # taller than its widget would lose its bottom edge)
-                    if sum(1.2 * v for v in least) <= room:
-                        for i in rest:
-                            share[i] = int(room / len(rest))
-                        share[index] = total - sum(share)
+                    # secondary panes share what is left, never pressed below their least height
+                    # (a plot drawn taller than its widget would lose its bottom edge)
+                    for i, low in zip(rest, least):
+                        share[i] = int(max(room / len(rest), low))
+                    share[index] = total - sum(share)
+                    if share[index] > sizes[index]:
                         parent.setSizes(share)
                 elif saved is not None:
                     total = sum(sizes) or sum(saved)

@@ -226,6 +226,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(f, "Save session &as…", self.save_session_dialog, "Ctrl+Shift+S")
         f.addSeparator()
         self._action(f, "&Export plot (PNG/SVG)…", self.export_plot_dialog, "Ctrl+E")
+        self._action(f, "Export lab &view (PNG/SVG)…", self.export_view_dialog, "Ctrl+Shift+E")
         self._action(f, "Export &data (CSV)…", self.export_data_dialog)
         self._action(f, "Export run as animated &GIF…", self.export_gif_dialog)
         f.addSeparator()
@@ -581,8 +582,6 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ export
     def export_plot(self, path: str, lab: Lab | None = None) -> None:
         """PNG or SVG of the lab's main plot (PNG of the whole lab if it has none)."""
-        import pyqtgraph.exporters as exporters
-
         lab = lab or self.lab()
         plot = lab.main_plot() if lab else None
         if path.lower().endswith(".svg"):
@@ -591,12 +590,20 @@ class MainWindow(QtWidgets.QMainWindow):
             from .widgets.svg_export import export_svg
 
             export_svg(plot, path)
-        elif plot is not None:
-            exp = exporters.ImageExporter(plot.getPlotItem())
-            exp.parameters()["width"] = max(800, int(plot.width() * 2))
-            exp.export(path)
         else:
-            lab.grab().save(path)
+            from .widgets.view_export import export_png
+
+            # twice the screen's pixels, every text in its on-screen proportion
+            export_png(plot if plot is not None else lab, path)
+
+    def export_view(self, path: str, lab: Lab | None = None) -> None:
+        """PNG or SVG of the whole lab view as on screen: its form, every plot and the maths."""
+        from .widgets.view_export import export_view
+
+        lab = lab or self.lab()
+        if lab is None:
+            raise ValueError("no lab is open")
+        export_view(lab, path, title=f"SML Lab: {lab.title}")
 
     def _ask_path(self, title: str, suffix: str, filters: str) -> tuple[Lab | None, str]:
         """The current lab and a file name chosen in a save dialog ("" if cancelled)."""
@@ -617,6 +624,11 @@ class MainWindow(QtWidgets.QMainWindow):
         lab, path = self._ask_path("Export plot", ".png", "PNG image (*.png);;SVG drawing (*.svg)")
         if path:
             self._export("plot", lambda: self.export_plot(path, lab))
+
+    def export_view_dialog(self) -> None:
+        lab, path = self._ask_path("Export lab view", ".png", "PNG image (*.png);;SVG drawing (*.svg)")
+        if path:
+            self._export("view", lambda: self.export_view(path, lab))
 
     def export_data_dialog(self) -> None:
         lab, path = self._ask_path("Export data", ".csv", "CSV (*.csv)")

@@ -26,6 +26,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.LegendItem import ItemSample
+from pyqtgraph.graphicsItems.ScatterPlotItem import drawSymbol
 from pyqtgraph.graphicsItems.PlotCurveItem import arrayToLineSegments
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -413,6 +414,18 @@ class _Sample(ItemSample):
 
     def paint(self, p, *args):
         item = self.item
+        if isinstance(item, pg.ScatterPlotItem) and item.isVisible():
+            # the look of the points as drawn: a lab that gives each point its own brush (or
+            # symbol) leaves the item's defaults unused, and the key must not show those
+            symbol, size, pen, brush = scatter_look(item)
+            if symbol is None:
+                return
+            p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+            p.translate(10, 10)
+            if size > self.LARGEST:
+                p.scale(self.LARGEST / size, self.LARGEST / size)
+            drawSymbol(p, symbol, size, pen, brush)
+            return
         opts = item.scatter.opts if isinstance(item, pg.PlotDataItem) else item.opts
         size = opts.get("size") if opts.get("symbol") is not None else None
         if isinstance(size, (int, float)) and size > self.LARGEST:
@@ -423,15 +436,55 @@ class _Sample(ItemSample):
         super().paint(p, *args)
 
 
+def scatter_look(item: pg.ScatterPlotItem) -> tuple:
+    """(symbol, size, pen, brush) of the first point ``item`` draws (at the item's own size), or
+    of its defaults while it has none."""
+    opts = item.opts
+    symbol, size, pen, brush = opts.get("symbol"), opts.get("size", 7), opts.get("pen"), opts.get("brush")
+    data = item.data
+    if len(data):  # the size stays the item's own: a key names a kind of point, not one point's weight
+        first = data[0]
+        if first["symbol"] is not None:
+            symbol = first["symbol"]
+        if first["pen"] is not None:
+            pen = first["pen"]
+        if first["brush"] is not None:
+            brush = first["brush"]
+    return symbol, float(size), pg.mkPen(pen), pg.mkBrush(brush)
+
+
 class _FlowLegend(pg.LegendItem):
-    """A legend that re-flows its columns whenever an entry is added."""
+    """A legend that re-flows its columns whenever an entry is added, and takes no room in
+    its plot's grid while hidden (a plot with one curve gives that row to its data)."""
 
     _sml_fit = None
 
+    def setVisible(self, visible: bool) -> None:
+        big = 16_777_215  # QWIDGETSIZE_MAX
+        self.setMaximumHeight(big if visible else 0)
+        self.setMaximumWidth(big if visible else 0)
+        super().setVisible(visible)
+        parent = self.parentItem()
+        if isinstance(parent, pg.PlotItem):
+            parent.layout.invalidate()
+
+    def show(self) -> None:
+        self.setVisible(True)
+
+    def hide(self) -> None:
+        self.setVisible(False)
+
     def addItem(self, item, name):
+        drawn = item
         if isinstance(item, pg.ScatterPlotItem):
             item = _Sample(item)
         super().addItem(item, name)
+        # the key repaints whenever its item is given new data or a new look: it is right from
+        # the first frame, not from the next time the legend happens to be repainted
+        sample = self.items[-1][0]
+        changed = getattr(drawn, "sigPlotChanged", None)
+        if changed is not None:
+            changed.connect(lambda *_args, sample=sample: sample.update())
         if self._sml_fit is not None:
             self._sml_fit()
 
@@ -727,6 +780,7 @@ class PlotPanel(pg.PlotWidget):
     """
 
     LEFT_AXIS_EM = 4.2  # width of the left axis in units of the tick font
+    _refit_pending = False
 
     def __init__(self, title: str = "", x_label: str = "", y_label: str = "", parent=None, *,
                  log_y: bool = False, legend: bool = True, legend_corner: str = "top"):
@@ -843,5 +897,32 @@ class PlotPanel(pg.PlotWidget):
 
     def _fit_height(self, s: theme.Style) -> None:
         """Title + axis + a few tick labels' worth of data area (two labelled ticks at
-        projector font sizes)."""
-        self.setMinimumHeight(int(s.font_pt * 1.33 * (10 if s.projector else 8)))
+        projector font sizes), and at least the room the left axis label needs along the data
+        area (shrunk to 70 % at most): secondary plots yield the rest of the height to the main
+        one, never so much that their label runs past the plot."""
+        line = s.font_pt * 1.33
+        least = 8 * line
+        legend = self.legend
+        above = 0.0  # a legend in a row above the data takes its height from the plot
+        if legend is not None and legend.isVisible() and getattr(legend, "_sml_where", "") == "top":
+            above = legend.boundingRect().height()
+        plain = QtGui.QTextDocumentFragment.fromHtml(self._y_label or "").toPlainText().strip()
+        if plain:
+            font = QtGui.QFont()
+            font.setPointSizeF(s.font_pt)
+            length = QtGui.QFontMetricsF(font).horizontalAdvance(plain)
+            least = max(least, 30 + 3 * line + 0.7 * length + 4 + above)  # title row, bottom axis, label
+        least = max(least, 30 + 3 * line + 2.5 * line + above)  # two labelled ticks under the legend
+        if int(least) != self.minimumHeight():
+            self.setMinimumHeight(int(least))
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        # a top legend re-flows its columns with the width: the least height follows it
+        if getattr(self, "legend", None) is not None and not self._refit_pending:
+            self._refit_pending = True
+            QtCore.QTimer.singleShot(0, self, self._refit_height)
+
+    def _refit_height(self) -> None:
+        self._refit_pending = False
+        self._fit_height(theme.current())

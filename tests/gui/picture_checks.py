@@ -94,6 +94,38 @@ def legends_over_data(lab) -> list[str]:
     return bad
 
 
+def _sample_image(sample) -> QtGui.QImage:
+    image = QtGui.QImage(24, 24, QtGui.QImage.Format.Format_ARGB32)
+    image.fill(QtCore.Qt.GlobalColor.transparent)
+    painter = QtGui.QPainter(image)
+    sample.paint(painter, None, None)
+    painter.end()
+    return image
+
+
+def legend_keys_wrong(lab) -> list[str]:
+    """Every legend key of scattered points is filled with the colour of the points drawn (the
+    first point's, when each point has its own)."""
+    bad = []
+    for _view, legend in _scene_items(lab, pg.LegendItem):
+        for sample, label in legend.items:
+            item = sample.item
+            if not isinstance(item, pg.ScatterPlotItem) or not len(item.data) or not item.isVisible():
+                continue
+            first = item.data[0]
+            brush = pg.mkBrush(first["brush"] if first["brush"] is not None else item.opts["brush"])
+            want = brush.color()
+            if brush.style() == QtCore.Qt.BrushStyle.NoBrush or want.alpha() < 128:
+                continue
+            image = _sample_image(sample)
+            found = any(
+                max(abs(c.red() - want.red()), abs(c.green() - want.green()), abs(c.blue() - want.blue())) <= 12
+                for c in (image.pixelColor(x, y) for x in range(24) for y in range(24)) if c.alpha() > 200)
+            if not found:
+                bad.append(f"legend key {label.text!r} is not filled with its points' colour {want.name()}")
+    return bad
+
+
 def cut_titles(lab) -> list[str]:
     """No plot title is cut with an ellipsis; no axis label is longer than its axis."""
     bad = []
@@ -155,4 +187,5 @@ def main_plot_room(lab, window) -> list[str]:
 
 
 def all_problems(lab, window) -> list[str]:
-    return (tick_label_overlaps(lab) + legends_over_data(lab) + cut_titles(lab) + cut_headers(lab))
+    return (tick_label_overlaps(lab) + legends_over_data(lab) + cut_titles(lab) + cut_headers(lab)
+            + legend_keys_wrong(lab))

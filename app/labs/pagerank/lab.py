@@ -209,7 +209,8 @@ class PageRankLab(Lab):
         self.selected_item = pg.ScatterPlotItem(pxMode=True)
         self.selected_item.setZValue(12)
         gp.addItem(self.selected_item)
-        self.walker_item = pg.ScatterPlotItem(pxMode=True)
+        # its key is right before the first surfer moves: the stars' symbol and first colour
+        self.walker_item = pg.ScatterPlotItem(pxMode=True, symbol="star", brush=theme.CATEGORICAL[1])
         self.walker_item.setZValue(20)
         self.walker_item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         gp.addItem(self.walker_item)
@@ -224,7 +225,7 @@ class PageRankLab(Lab):
         self.label_items: list[pg.TextItem] = []
         gp.vb.sigTransformChanged.connect(self._place_overlays)
         self.legend = outside_legend(gp, "top", columns=3)
-        self.legend.addItem(self.node_item, "page (size = rank)")
+        self.legend.addItem(self.node_item, "page (size ∝ rank)")
         self.legend.addItem(self.walker_item, "surfers")
         self.legend.addItem(self.move_item, "last move")
         self.colorbar = pg.ColorBarItem(values=(LOG_MIN, LOG_MAX), colorMap=pg.colormap.get("viridis"),
@@ -244,6 +245,7 @@ class PageRankLab(Lab):
         self.table.setColumnWidth(3, 120)
         self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
         self.table.setToolTip("The top pages by PageRank (hover a title for its page)")
+        self.table.installEventFilter(self)  # a narrow table folds its page column (resize)
         self.bar_plot = PlotPanel(f"Top {TOP_N} ranks", "position in ranking", "PageRank Pᵢ", legend=False)
         self.bar_item = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.75)
         self.bar_plot.addItem(self.bar_item)
@@ -292,6 +294,7 @@ class PageRankLab(Lab):
         right.addWidget(self.table)
         right.addWidget(self.bar_plot)
         right.setSizes([300, 240])
+        self.right_split = right
         top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         top.addWidget(self.graph_plot)
         top.addWidget(right)
@@ -302,6 +305,8 @@ class PageRankLab(Lab):
         bottom.addWidget(self.conv_plot)
         bottom.addWidget(self.lower_right)
         bottom.setSizes([560, 380])
+        self.bottom_split = bottom
+        self._arranged_for = False
         for w in (self.graph_plot, self.table, self.bar_plot, self.conv_plot, self.adj_plot, self.chain_plot,
                   self.lower_right):
             w.setMinimumSize(80, 60)  # let the splitters shrink them in projector mode
@@ -326,9 +331,46 @@ class PageRankLab(Lab):
     def _is_chain(self, graph=None) -> bool:
         return (graph or self.form.value("graph")) in pagerank_run.CHAINS
 
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.table and event.type() == QtCore.QEvent.Type.Resize:
+            self._fold_page_column()
+        return super().eventFilter(obj, event)
+
+    def _fold_page_column(self) -> None:
+        """The page file name needs room the titles need more: a table too narrow for four
+        columns (projector fonts, a small screen) drops it (it is in each title's tooltip)."""
+        metrics = QtGui.QFontMetrics(self.table.font())
+        need = metrics.horizontalAdvance("#  0.00000  " + "M" * 12) + 120
+        self.table.setColumnHidden(3, theme.current().projector or self.table.viewport().width() < need)
+
+    def _arrange(self, projector: bool) -> None:
+        """Normal mode: graph and ranking above, convergence and adjacency below. Projector
+        mode: the graph takes the whole height on the left, and one column beside it holds the
+        ranking bars (Pₙ per state for a textbook chain) over the convergence; the table and
+        the adjacency image fold away (File ▸ Export keeps the numbers)."""
+        if projector == self._arranged_for:
+            return
+        self._arranged_for = projector
+        if projector:
+            self.right_split.addWidget(self.conv_plot)
+            self.right_split.addWidget(self.lower_right)
+            self.bottom_split.hide()
+        else:
+            self.right_split.insertWidget(0, self.table)
+            self.bottom_split.addWidget(self.conv_plot)
+            self.bottom_split.addWidget(self.lower_right)
+            self.bottom_split.show()
+            self.bottom_split.setSizes([560, 380])
+        self._update_visibility()
+
     def _update_visibility(self) -> None:
         g = self.form.value("graph")
-        self.lower_right.setCurrentIndex(1 if self._is_chain(g) else 0)
+        chain = self._is_chain(g)
+        self.lower_right.setCurrentIndex(1 if chain else 0)
+        projector = self._arranged_for
+        self.table.setVisible(not projector)
+        self.bar_plot.setVisible(not (projector and chain))
+        self.lower_right.setVisible(not projector or chain)
         self.undo_button.setEnabled(bool(self._edits))
         self._update_file_label()
         self.alpha_slider.blockSignals(True)
@@ -1030,7 +1072,8 @@ class PageRankLab(Lab):
         self.table.verticalHeader().setDefaultSectionSize(int(20 * s.scale))
         # projector fonts leave the table too narrow for four columns: the page file name goes
         # (it is in each title's tooltip) and the titles get the room
-        self.table.setColumnHidden(3, s.projector)
+        self._fold_page_column()
+        self._arrange(s.projector)
         # a first guess at the least height that keeps a plot's data area readable under its
         # title, outside legend and axis (in lines of the plot font); _fit_min_widths refines
         # it once the legends have found their columns
