@@ -322,3 +322,19 @@ def test_plots_style_themselves(qtbot, make_window, monkeypatch):
     monkeypatch.setattr(theme, "style_plot", lambda *a, **k: calls.append(a))
     lab.apply_style(theme.current())
     assert calls == []
+
+
+def test_generated_text_tab_names_the_run_the_bar_drives(qtbot, make_window):
+    """After text was generated, the perplexity run takes the run bar: the "Generated text" tab
+    no longer shows the earlier text and token as if they were the run's; it says which run
+    plays, and "Generate text" brings text back."""
+    window, lab = _lab(qtbot, make_window, length=12)
+    _run_to_end(qtbot, lab, "generate")
+    assert lab.text_view.toPlainText().strip() and "sampled" in lab.context_label.text()
+    _run_to_end(qtbot, lab, "learning")
+    assert not lab.text_view.toPlainText().strip()
+    assert "sampled" not in lab.context_label.text()
+    assert "Learning" in lab.status_label.text() and "Generate text" in lab.status_label.text()
+    assert not any(label.toPlainText() for label in lab.bar_labels)
+    _run_to_end(qtbot, lab, "generate")
+    assert lab.text_view.toPlainText().strip() and "drives" not in lab.status_label.text()

@@ -59,6 +59,7 @@ class NGramsLab(Lab):
     # ------------------------------------------------------------------ building
     def init_state(self) -> None:
         self._mode = "generate"  # which run the buttons asked for: generate, learning, perplexity
+        self._generate_note = None  # the other run the "Generated text" tab says is playing
         self._file_path = ""  # the opened text file (saved in sessions)
         self._tokens: list = []  # token snapshots drawn so far, appended frame by frame
         self._zipf_shown = None
@@ -308,13 +309,33 @@ class NGramsLab(Lab):
             label.setText("")
         self._update_legend(theme.current(), int(self.params()["n"]))  # the N of the run about to start
 
+    #: what each run is called where another run's tab says which one the run bar drives
+    RUN_NAMES = {"learning": "the “Learning (N = 1…4)” run", "perplexity": "the “Perplexity vs N” run"}
+
     def render(self, snapshot, prepared, history) -> None:
         if snapshot.mode == "generate":
             self._render_generate(snapshot, history)
-        elif snapshot.mode == "learning":
+            return
+        self._note_generate_idle(snapshot.mode)
+        if snapshot.mode == "learning":
             self._render_learning(snapshot)
         else:
             self._render_perplexity(snapshot)
+
+    def _note_generate_idle(self, mode: str) -> None:
+        """The "Generated text" tab while another run plays: empty, and saying so (never an
+        earlier run's text and token under a run bar that drives something else)."""
+        if self._generate_note == mode:
+            return
+        self._generate_note = mode
+        self._tokens = []
+        self.text.clear()
+        self.bars.setOpts(x0=[], y=[], width=[], brushes=[])
+        for label in self.bar_labels:
+            label.setText("")
+        self.context_label.setText("")
+        self.status_label.setText(f"The run bar drives {self.RUN_NAMES.get(mode, 'another run')} now. "
+                                  "Press “Generate text” to write text here again.")
 
     # --- generate
     @staticmethod
@@ -328,6 +349,7 @@ class NGramsLab(Lab):
 
     def _render_generate(self, snap, history) -> None:
         s = theme.current()
+        self._generate_note = None
         if history.rewound:
             self._tokens = []
             self.text.clear()
