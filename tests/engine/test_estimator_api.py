@@ -15,7 +15,7 @@ less two that need scikit-learn types at run time:
 Estimators whose data is not a table of samples (a graph for PageRank, a target density for
 Metropolis-Hastings, one image for the Potts sampler) have nothing for cross-validation to split:
 they are checked for ``clone``, ``get_params``/``set_params`` and ``repr`` only (``CLONE_ONLY``).
-Estimators of modules other workers are changing are listed in ``PENDING`` with their owner module.
+Estimators without a ``score`` yet are listed in ``PENDING`` with what they lack.
 """
 
 import warnings
@@ -114,8 +114,8 @@ CLONE_ONLY = {
     "GaussianBasis": GaussianBasis([0.1, 0.5], width=0.2),
 }
 
-#: estimators that have no ``score`` yet, in modules their owners are reworking: cross_val_score and
-#: GridSearchCV need one (accuracy for SVM, e.g. mean log-likelihood or -reconstruction error for the others)
+#: estimators that have no ``score`` yet: cross_val_score and GridSearchCV need one (e.g. the mean
+#: log-likelihood of probabilistic PCA)
 PENDING = {
     "PCA": "smlengine/pca.py: no score",
     "Cascade": "smlengine/cascade: no score; fit takes face and non-face image sets",
@@ -254,7 +254,7 @@ def test_the_higher_score_is_the_better_model():
 
 @pytest.mark.parametrize("name", sorted(PENDING))
 def test_pending_estimators(name):
-    pytest.skip(f"{name}: owner module {PENDING[name]}")
+    pytest.skip(f"{name}: {PENDING[name]}")
 
 
 #: checks that fit on scikit-learn's own data, which has several input columns

@@ -12,8 +12,7 @@ at their defaults. A case passes when
   (``EXPLAINED_NAN``).
 
 MemoryError, OverflowError, a hang (the per-test timeout) or a silent NaN fail the case.
-Estimators of modules other workers own that do not pass yet are listed in ``PENDING`` with the
-owner module, and skipped.
+Estimators that do not pass yet are listed in ``PENDING`` with what fails, and skipped.
 """
 
 from __future__ import annotations
@@ -197,7 +196,7 @@ def _tiny_cascade():
 
 
 def _others():
-    """Estimators and functions of modules other workers own that already pass (fuzzed, ranges not required)."""
+    """Estimators and functions of the other engine modules (fuzzed; declared ranges not required)."""
     from smlengine import detection, features
     from smlengine.cascade import Cascade
     from smlengine.kmeans import KMeans
@@ -235,8 +234,7 @@ REGISTRY += _others()
 
 
 def _pending_entries():
-    """Entries of other workers' modules that do not pass yet (see PENDING): run once their owners fix them,
-    by removing them from PENDING."""
+    """Entries that do not pass yet (see PENDING): they run once removed from PENDING."""
     from smlengine.cascade import Cascade
 
     rng = np.random.default_rng(0)
@@ -249,7 +247,7 @@ def _pending_entries():
     ]
 
 
-#: entries that do not pass yet: what fails, and the module that owns them
+#: entries that do not pass yet: the module, and what fails
 PENDING = {
     "Cascade": "smlengine/cascade (its last snapshot carries NaN weighted_error, stage_threshold and "
                "stage_detection_rate)",
@@ -336,7 +334,7 @@ def test_absurd_value_is_refused_or_harmless(entry, param, value):
 def test_pending_estimators(entry):
     key = entry.name if entry.name in PENDING else entry.target.__name__
     if key in PENDING:
-        pytest.skip(f"{entry.name}: owner module {PENDING[key]}")
+        pytest.skip(f"{entry.name}: {PENDING[key]}")
     for p in entry.numeric_params():
         for v in VALUES:
             _check_case(entry, p, v)
