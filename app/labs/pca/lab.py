@@ -45,8 +45,8 @@ def _hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
 
 class _FlatLabel(QtWidgets.QLabel):
     """A wrapping label that does not make its page height-for-width: the page's scroll area
-    would then size the page from the plots' preferred heights, not from the screen (the
-    drawing canvas ran off the bottom at 1024×768). Its minimum height is two lines."""
+    would then size the page from the plots' preferred heights, not from the screen, and the
+    drawing canvas would reach below a 1024×768 window. Its minimum height is two lines."""
 
     def hasHeightForWidth(self) -> bool:  # Qt's name
         return False

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from smlengine import Snapshot
-from smlengine.cache import LRUCache
+from smlengine import Snapshot, frozen_array
+from smlengine.cache import LRUCache, file_key
 from smlengine.datasets import digit_from_bitmap, load_digits, load_image_stack
 from smlengine.pca import PCA, compression_ratio, storage_cost, subspace_angle
 
@@ -91,12 +91,6 @@ class PCAData:
         return int(self.components.shape[0])
 
 
-def _ro(a) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.setflags(write=False)
-    return a
-
-
 def _sample_indices(labels: np.ndarray, n: int) -> np.ndarray:
     """One image of each class when several classes are present, else evenly spaced images."""
     classes = np.unique(labels[labels >= 0])
@@ -145,22 +139,13 @@ def build_data(images: np.ndarray, labels: np.ndarray, source: str, key: tuple =
     if labels.shape != (n,):
         labels = np.full(n, -1, dtype=np.int64)
     return PCAData(
-        source=source, key=tuple(key), images=_ro(images), X=_ro(X), labels=_ro(labels), shape=(int(h), int(w)),
-        mean=_ro(np.array(pca.mean_)), components=_ro(W), eigenvalues=_ro(lam), total_variance=total,
-        ratio=_ro(lam / total), cumulative=_ro(np.cumsum(lam) / total), errors=_ro(np.asarray(errors, float)),
-        scores=_ro(scores), sq_norms=_ro(sq), sample=_ro(_sample_indices(labels, n)), gap=gap,
+        source=source, key=tuple(key), images=frozen_array(images), X=frozen_array(X), labels=frozen_array(labels),
+        shape=(int(h), int(w)), mean=frozen_array(np.array(pca.mean_)), components=frozen_array(W),
+        eigenvalues=frozen_array(lam), total_variance=total, ratio=frozen_array(lam / total),
+        cumulative=frozen_array(np.cumsum(lam) / total), errors=frozen_array(np.asarray(errors, float)),
+        scores=frozen_array(scores), sq_norms=frozen_array(sq), sample=frozen_array(_sample_indices(labels, n)), gap=gap,
         lo=float(X.min()), hi=float(X.max()), route=pca.route_,
     )
-
-
-def file_key(path: str) -> tuple:
-    """Cache key of a user's file or folder: its absolute path and modification time."""
-    p = os.path.abspath(os.fspath(path))
-    try:
-        st = os.stat(p)
-        return ("file", p, st.st_mtime_ns, st.st_size)
-    except OSError:
-        return ("file", p, 0, 0)
 
 
 def short_name(path: str) -> str:

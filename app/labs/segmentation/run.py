@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from smlengine import Snapshot
-from smlengine.cache import LRUCache
+from smlengine.cache import LRUCache, file_key
 from smlengine.cluster import (
     KMeans,
     MultinomialMixture,
@@ -84,13 +84,7 @@ class LoadedImage:
 
 def source_key(source: tuple) -> tuple:
     """Cache key of an image source: ("photo", name) or ("file", path, mtime, size)."""
-    if source[0] == "file":
-        try:
-            st = os.stat(source[1])
-            return ("file", source[1], st.st_mtime_ns, st.st_size)
-        except OSError:
-            return ("file", source[1], 0, 0)
-    return tuple(source)
+    return file_key(source[1]) if source[0] == "file" else tuple(source)
 
 
 def _read_source(source: tuple) -> tuple[np.ndarray, str, str]:
