@@ -82,6 +82,7 @@ def test_churn_memory(qtbot, tmp_path, monkeypatch):
     base_widgets = len(QtWidgets.QApplication.allWidgets())
     rows = []
     round_ends = []
+    stuck = []  # (lab, round, threads still running a minute after the shutdown)
     for churn_round in range(ROUNDS):
         for lab_id in ids:
             rng = random.Random(zlib.crc32(lab_id.encode()) + churn_round)
@@ -106,7 +107,10 @@ def test_churn_memory(qtbot, tmp_path, monkeypatch):
             window.close()
             window.deleteLater()
             del lab, window
-            qtbot.waitUntil(lambda: not live_threads(), timeout=60_000)
+            try:
+                qtbot.waitUntil(lambda: not live_threads(), timeout=60_000)
+            except qtbot.TimeoutError:
+                stuck.append((lab_id, churn_round + 1, sorted(t.name for t in live_threads())))
             _settle(qtbot)
             rows.append((f"{lab_id} ({churn_round + 1})", during, _rss_mb()))
         _settle(qtbot)
@@ -134,4 +138,6 @@ def test_churn_memory(qtbot, tmp_path, monkeypatch):
           f"widgets {widgets:+,}")
     print(f"after emptying the caches ({dropped} entries): {cleared:.1f} MB ({cleared - base:+.1f} MB), "
           f"Python objects {cleared_objects:+,}")
+    for lab_id, churn_round, names in stuck:
+        print(f"{lab_id} (round {churn_round}): threads still running a minute after shutdown: {names}")
     assert widgets <= 0, f"{widgets} widgets of closed labs are still alive"
