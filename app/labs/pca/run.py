@@ -143,7 +143,8 @@ def build_data(images: np.ndarray, labels: np.ndarray, source: str, key: tuple =
         shape=(int(h), int(w)), mean=frozen_array(np.array(pca.mean_)), components=frozen_array(W),
         eigenvalues=frozen_array(lam), total_variance=total, ratio=frozen_array(lam / total),
         cumulative=frozen_array(np.cumsum(lam) / total), errors=frozen_array(np.asarray(errors, float)),
-        scores=frozen_array(scores), sq_norms=frozen_array(sq), sample=frozen_array(_sample_indices(labels, n)), gap=gap,
+        scores=frozen_array(scores), sq_norms=frozen_array(sq), sample=frozen_array(_sample_indices(labels, n)),
+        gap=gap,
         lo=float(X.min()), hi=float(X.max()), route=pca.route_,
     )
 
