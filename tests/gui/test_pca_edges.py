@@ -134,7 +134,7 @@ def test_few_large_images_are_opened_in_small_memory(tmp_path, n, side):
         "from app.labs.pca import run\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "data = run.load_data('3', sys.argv[1])\n"
-        "steps = sum(1 for _ in run.run_steps('3', sys.argv[1], 3, 1e-6, 300, 0))\n"
+        "steps = sum(1 for _ in run.run_steps('3', sys.argv[1], 3, 1e-6, 20, 0))\n"
         "print(data.route, data.K, steps, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n"
     )
     root = Path(__file__).resolve().parents[2]
