@@ -1060,6 +1060,9 @@ class PageRankLab(Lab):
         font = QtGui.QFont()
         font.setPointSizeF(s.font_pt)
         self.colorbar.axis.setTickFont(font)
+        # whole decades only: short labels that leave the bar's own label its room
+        decades = range(int(math.ceil(LOG_MIN)), int(math.floor(LOG_MAX)) + 1)
+        self.colorbar.axis.setTicks([[(float(v), "−" + str(-v) if v < 0 else str(v)) for v in decades], []])
         self.colorbar.axis.setTextPen(pg.mkPen(s.foreground))
         self.colorbar.axis.setPen(pg.mkPen(s.foreground))
         self.colorbar.axis.setLabel("log₁₀(d · rank)", **{"font-size": f"{s.font_pt:.0f}pt",
