@@ -28,6 +28,12 @@ class LessonBar(QtWidgets.QFrame):
         self.heading.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.heading.setWordWrap(True)  # a long title wraps: the bar never widens the window
         top.addWidget(self.heading, 1)
+        # the teacher types the class's votes here, beside the buttons (one row for the whole bar)
+        self.votes_widget = QtWidgets.QWidget()
+        self.choices_row = QtWidgets.QHBoxLayout(self.votes_widget)
+        self.choices_row.setContentsMargins(0, 0, 8, 0)
+        self.choices_row.setSpacing(4)
+        top.addWidget(self.votes_widget)
         self.previous_button = QtWidgets.QPushButton("◀ Previous")
         self.reveal_button = QtWidgets.QPushButton("Reveal")
         self.next_button = QtWidgets.QPushButton("Next ▶")
@@ -52,9 +58,8 @@ class LessonBar(QtWidgets.QFrame):
         q.setSpacing(2)
         self.question = QtWidgets.QLabel()
         self.question.setWordWrap(True)
+        self.question.setTextFormat(QtCore.Qt.TextFormat.RichText)
         q.addWidget(self.question)
-        self.choices_row = QtWidgets.QHBoxLayout()
-        q.addLayout(self.choices_row)
         self.choice_labels: list[QtWidgets.QLabel] = []
         self.vote_boxes: list[QtWidgets.QSpinBox] = []
         lay.addWidget(self.question_box)
@@ -91,6 +96,21 @@ class LessonBar(QtWidgets.QFrame):
         self._choices_for: tuple = ()
         self.refresh()
 
+    # ------------------------------------------------------------------ height
+    def _fit_height(self) -> None:
+        """Exactly as tall as the wrapped texts need at the bar's width: the rest of the window's
+        height stays with the lab (a wrapped label's size hint assumes a narrower width)."""
+        lay = self.layout()
+        width = self.width() if self.width() > 100 else self.window().width()
+        height = lay.totalHeightForWidth(width) if lay.hasHeightForWidth() else lay.totalSizeHint().height()
+        if height > 0 and height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:  # Qt's name
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            QtCore.QTimer.singleShot(0, self._fit_height)
+
     # ------------------------------------------------------------------ drawing
     def _restyled(self, _style) -> None:
         self.refresh()
@@ -103,7 +123,7 @@ class LessonBar(QtWidgets.QFrame):
         self.prompt.setFont(prompt)
         mid = self.font()
         mid.setPointSizeF(s.font_pt * 1.05)
-        for w in (self.question, self.answer, self.vote_summary, *self.choice_labels):
+        for w in (self.question, self.answer, self.vote_summary):
             w.setFont(mid)
 
     def _rebuild_choices(self, choices: tuple) -> None:
@@ -115,9 +135,11 @@ class LessonBar(QtWidgets.QFrame):
             if item.widget() is not None:
                 item.widget().deleteLater()
         self.choice_labels, self.vote_boxes = [], []
+        if choices:
+            self.choices_row.addWidget(QtWidgets.QLabel("Votes"))
         for i, text in enumerate(choices):
-            label = QtWidgets.QLabel(f"<b>{LETTERS[i]}</b> {html.escape(text)}")
-            label.setWordWrap(True)
+            label = QtWidgets.QLabel(f"<b>{LETTERS[i]}</b>")
+            label.setToolTip(text)
             box = QtWidgets.QSpinBox()
             box.setRange(0, 999)
             box.setToolTip(f"Votes for {LETTERS[i]} (the teacher records the class's show of hands)")
@@ -125,12 +147,11 @@ class LessonBar(QtWidgets.QFrame):
             box.valueChanged.connect(lambda v, i=i: self.player.set_votes(i, v))
             self.choices_row.addWidget(label)
             self.choices_row.addWidget(box)
-            self.choices_row.addSpacing(18)
             self.choice_labels.append(label)
             self.vote_boxes.append(box)
-        self.choices_row.addStretch(1)
 
     def refresh(self) -> None:
+        QtCore.QTimer.singleShot(0, self._fit_height)
         p = self.player
         step = p.step
         self._fonts()
@@ -147,6 +168,7 @@ class LessonBar(QtWidgets.QFrame):
             intro = p.lesson.introduction if p.lesson is not None else ""
             self.prompt.setText(html.escape(intro) or "Lesson ▸ Add the current state as a step")
             self.question_box.setVisible(False)
+            self.votes_widget.setVisible(False)
             self.result_box.setVisible(False)
             self.notes.setVisible(False)
             self.message.setVisible(False)
@@ -159,11 +181,14 @@ class LessonBar(QtWidgets.QFrame):
         self.prompt.setVisible(bool(prompt) and not revealed)
         # before the reveal: the question and the vote boxes; after it: the answer beside the vote
         self.question_box.setVisible(question is not None and not revealed)
+        self.votes_widget.setVisible(question is not None and not revealed)
         counts = p.vote_counts() if question is not None else []
         if question is not None:
             self._rebuild_choices(question.choices)
             self._fonts()
-            self.question.setText(f"<b>Predict:</b> {html.escape(question.text)}")
+            options = " &nbsp;&nbsp; ".join(f"<b>{LETTERS[i]}</b>&nbsp;{html.escape(c)}"
+                                            for i, c in enumerate(question.choices))
+            self.question.setText(f"<b>Predict:</b> {html.escape(question.text)}<br>{options}")
             for box, count in zip(self.vote_boxes, counts):
                 if box.value() != count:
                     box.blockSignals(True)

@@ -274,6 +274,7 @@ class LessonPlayer(QtCore.QObject):
         self.changed.emit()
         # the bar took some of the lab's height: the main plot gets its share back
         QtCore.QTimer.singleShot(0, lab.favour_main_plot)
+        QtCore.QTimer.singleShot(0, self._main_plot_first)
         return not self.message
 
     def next(self) -> None:
@@ -392,6 +393,29 @@ class LessonPlayer(QtCore.QObject):
             have = last.step if last is not None else 0
             chunk = max(1, min(25, spec.budget // 20))
             lab.run_to(min(have + chunk, limit))
+
+    #: share of a vertical splitter's height the pane with the lab's main plot keeps in a lesson
+    MAIN_SHARE = 0.6
+
+    def _main_plot_first(self) -> None:
+        """In a lesson the class looks at the lab's main plot: the vertical splitters that hold it
+        give it at least :attr:`MAIN_SHARE` of their height (the bar above took some of it)."""
+        lab = self.current_lab()
+        plot = lab.main_plot() if lab is not None else None
+        if plot is None or not lab.plots.isAncestorOf(plot):
+            return
+        child, parent = plot, plot.parentWidget()
+        while parent is not None and child is not lab.plots:
+            if isinstance(parent, QtWidgets.QSplitter) and parent.orientation() == QtCore.Qt.Orientation.Vertical:
+                sizes = parent.sizes()
+                index = parent.indexOf(child)
+                total = sum(sizes)
+                if index >= 0 and total > 0 and sizes[index] < self.MAIN_SHARE * total:
+                    rest = total - sizes[index]
+                    main = int(self.MAIN_SHARE * total)
+                    parent.setSizes([main if i == index else int(v * (total - main) / max(rest, 1))
+                                     for i, v in enumerate(sizes)])
+            child, parent = parent, parent.parentWidget()
 
     def _finish_reveal(self, result: str, met: bool = False) -> None:
         self._stop_reveal()
