@@ -1,0 +1,567 @@
+"""Build the shipped lessons (``resources/lessons/<lab>.smllesson``) from the scenarios below.
+
+Each step is set up in the real lab, headless: parameters (the rest keep their defaults), the
+seed, an optional edit of the lab's data, then the run to the step's starting point; the lab's
+session state at that moment is the step's state. Every reveal is then played in the app and
+must reach its condition, or the lesson is not written.
+
+    QT_QPA_PLATFORM=offscreen python resources/lessons/build_lessons.py [lab ...]
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("SMLLAB_CONFIG_DIR", tempfile.mkdtemp(prefix="smllab-lessons-"))
+
+from app.lessons.format import Lesson, LessonStep, parse_question, parse_reveal, save_lesson  # noqa: E402
+
+
+def step(prompt, *, params=None, seed=0, run=0, edit=None, question=None, choices=(), correct=None, reveal=None,
+         answer="", locked=(), hidden=(), notes="", view=""):
+    return dict(prompt=prompt, params=params or {}, seed=seed, run=run, edit=edit, question=question,
+                choices=list(choices), correct=correct, reveal=reveal, answer=answer, locked=list(locked),
+                hidden=list(hidden), notes=notes, view=view)
+
+
+# ---------------------------------------------------------------------------- the scenarios
+def _move_one_point_across(lab):
+    """Take the +1 point nearest to the −1 class's centre and put it deep inside the −1 class."""
+    import numpy as np
+
+    X, y = lab.canvas.X.copy(), lab.canvas.y.copy()
+    neg = X[y < 0].mean(axis=0)
+    pos_idx = np.flatnonzero(y > 0)
+    i = pos_idx[np.argmin(((X[pos_idx] - neg) ** 2).sum(axis=1))]
+    X[i] = neg
+    lab.set_user_data({"points": X.tolist(), "labels": y.tolist(), "test": []})
+
+
+LESSONS: dict[str, dict] = {}
+
+
+def lesson(lab_id, title, introduction, steps):
+    LESSONS[lab_id] = dict(title=title, introduction=introduction, steps=steps)
+
+
+# ---- the labs' lessons (one call per lab) ----
+PERCEPTRON_LOCKS = ["classifier", "mode", "dataset", "n_samples", "noise", "balance", "test_fraction"]
+lesson("classifiers", "The perceptron: it converges — unless it cannot",
+       "Rosenblatt's perceptron corrects one misclassified point at a time: z ← z + α yᵢ x̃ᵢ.", [
+    step("Two separate clouds of points. Each step takes one misclassified point and turns the line towards it.",
+         question="Will the perceptron reach a line with no mistakes?",
+         choices=["Yes, after finitely many updates", "Only approximately: a few mistakes stay", "No, it never stops"],
+         correct=0, reveal={"until": {"metric": "engine.n_mistakes", "op": "<=", "value": 0}, "budget": 2000},
+         answer="Yes. On linearly separable data the perceptron stops after finitely many updates "
+                "(Novikoff: at most (R/γ)² of them, R the data's radius, γ the margin).",
+         locked=PERCEPTRON_LOCKS, hidden=["max_epochs"],
+         notes="Point at the mistakes curve: it is not monotone, yet it reaches 0."),
+    step("The same data with a learning rate ten times smaller, α = 0.1.",
+         params={"learning_rate": 0.1},
+         question="How many updates will it need now?",
+         choices=["About ten times more", "Exactly as many", "Fewer"], correct=1,
+         reveal={"until": {"metric": "engine.n_mistakes", "op": "<=", "value": 0}, "budget": 2000},
+         answer="Exactly as many. Starting from z = 0, α only scales z, and the sign of ⟨z, x̃⟩ — which "
+                "decides every mistake — does not change.",
+         locked=PERCEPTRON_LOCKS, hidden=["max_epochs"],
+         notes="Compare the step counter with step 1. The line is the same at every step; only |z| differs."),
+    step("One +1 point moved into the −1 cloud: no line separates the classes any more.",
+         params={"max_epochs": 60}, edit=_move_one_point_across,
+         question="What will the perceptron do now?",
+         choices=["Settle with one mistake", "Keep turning until the epoch limit stops it",
+                  "Find a line with no mistakes"], correct=1,
+         reveal={"until": "finished", "budget": 5000},
+         answer="It never settles: the moved point pulls the line one way, its neighbours pull it back. "
+                "Only the epoch limit ends the run, with mistakes left.",
+         locked=PERCEPTRON_LOCKS + ["max_epochs"],
+         notes="Scrub back through the timeline: the line cycles between a few positions."),
+    step("The same non-separable data, now with logistic regression (Newton's method on the log-loss).",
+         params={"classifier": "logistic", "max_epochs": 60}, edit=_move_one_point_across,
+         question="Will logistic regression settle on this data?",
+         choices=["Yes, in a few iterations", "No, it cycles like the perceptron"], correct=0,
+         reveal={"until": "finished", "budget": 500},
+         answer="Yes. The log-loss is convex and smooth: Newton's method converges in a handful of steps. "
+                "The moved point stays on the wrong side — the best a line can do.",
+         locked=["classifier", "dataset", "n_samples", "noise", "balance", "test_fraction"],
+         notes="Logistic regression minimises a cost that every point contributes to; the perceptron "
+               "only reacts to mistakes."),
+])
+
+BOOST_LOCKS = ["method", "dataset", "n_samples", "noise", "balance", "test_fraction"]
+lesson("trees", "AdaBoost: weights on the mistakes, test error after training error 0",
+       "AdaBoost adds one decision stump per round and reweights the points: the mistakes of this round "
+       "weigh more in the next.", [
+    step("Two rings of points, half of them held out as a test set. Round 1 fits one stump (one axis, one "
+         "threshold) to the weighted points.",
+         question="After the round, what share of the total weight will the misclassified points hold?",
+         choices=["The same share as before", "Exactly one half", "Almost all of it"], correct=1,
+         reveal={"run_to": 1},
+         answer="Exactly one half: each mistake's weight is multiplied by (1 − err)/err, which makes the next "
+                "round's best stump no better than chance on the old one.",
+         locked=BOOST_LOCKS, notes="The maths panel shows the share before and after the reweighting."),
+    step("One stump is a poor classifier for rings. Boosting keeps adding stumps, each trained on the "
+         "reweighted points.",
+         run=1,
+         question="Can a sum of axis-parallel stumps classify every training point correctly?",
+         choices=["Yes, after enough rounds", "No, rings need curved boundaries"], correct=0,
+         reveal={"until": {"metric": "train_error", "op": "<=", "value": 0}, "budget": 400},
+         answer="Yes: the weighted vote of stumps is a staircase boundary that can fit the rings on the "
+                "training points.",
+         locked=BOOST_LOCKS, notes="Watch the staircase boundary in the decision map."),
+    step("The training error is 0 now. We keep boosting.",
+         run=21,
+         question="What will the test error do if we keep adding stumps?",
+         choices=["Rise: the model overfits", "Stay where it is", "Keep falling"], correct=2,
+         reveal={"until": {"metric": "test_error", "op": "<=", "value": 0.019}, "budget": 200},
+         answer="It keeps falling although every training point is already right: later rounds widen the "
+                "margins y·F(x) of the training points, and wider margins generalise better.",
+         locked=BOOST_LOCKS,
+         notes="Schapire, Freund, Bartlett & Lee (1998): the margin explanation. The curves panel shows both "
+               "errors."),
+    step("The training error is bounded by Π 2√(err_m(1 − err_m)), the product over the rounds so far.",
+         run=28,
+         question="Once the training error is 0, what does the bound do?",
+         choices=["It stops at its current value", "It keeps falling towards 0", "It rises again"], correct=1,
+         reveal={"until": {"metric": "engine.bound", "op": "<=", "value": 0.01}, "budget": 300},
+         answer="It keeps falling exponentially: every round with err_m < ½ multiplies it by a factor below 1. "
+                "It bounds the exponential loss, which keeps shrinking while the margins grow.",
+         locked=BOOST_LOCKS),
+])
+
+
+def _components(d):
+    """Rebuild the pictures from d eigen-digits (the Compression view's d)."""
+    def edit(lab):
+        lab.set_user_data({**lab.user_data(), "d": d})
+    return edit
+
+
+PCA_LOCKS = ["digit", "n_power", "tol_exp", "max_iter"]
+lesson("pca", "PCA: how many eigen-digits make a 3?",
+       "Every 8 × 8 picture of a 3 is the mean 3 plus a weighted sum of eigen-digits, the eigenvectors of the "
+       "pixels' covariance matrix, ordered by how much variance they carry.", [
+    step("Top: handwritten 3s. Below each: the mean 3 plus d = 2 eigen-digits, the best two-dimensional "
+         "summary of all 183 pictures.",
+         edit=_components(2), view="Compression",
+         question="With d = 2, how much of the 3s' variance is kept?",
+         choices=["About 10 %", "About 35 %", "About 70 %", "About 95 %"], correct=1,
+         answer="36 %: the first two eigen-digits carry 22 % and 15 % of the variance. The rebuilt pictures "
+                "are blurred 3s: the shared shape, not the writer's hand.",
+         locked=PCA_LOCKS, notes="The 3s are 64-dimensional; d counts the directions kept."),
+    step("The same 3s rebuilt from d = 6 eigen-digits.",
+         edit=_components(6), view="Compression",
+         question="How many eigen-digits until every 3 here is recognisable?",
+         choices=["Already with 6", "About 15", "About 40", "All 64"], correct=0,
+         answer="About six: 65 % of the variance is kept and every picture reads as a 3. The details of "
+                "each hand (the last 35 %) need many more components.",
+         locked=PCA_LOCKS),
+    step("d = 15 eigen-digits.",
+         edit=_components(15), view="Compression",
+         question="What share of the variance do 15 of the 64 components keep?",
+         choices=["About 50 %", "About 75 %", "About 90 %", "About 99 %"], correct=2,
+         answer="89 %: a quarter of the dimensions keeps nine tenths of the variance. The scree plot "
+                "(eigenvalues against their rank) shows why: it falls fast, then flattens.",
+         locked=PCA_LOCKS, notes="Open the Scores view to see the 3s in the plane of the first two components."),
+    step("The eigen-digits are found one at a time by the power method: v ← Bv / ‖Bv‖, with B the "
+         "covariance matrix.",
+         edit=_components(6), view="Power method",
+         question="How many iterations until the first eigen-digit is found (to 10⁻⁸)?",
+         choices=["About 5", "About 50", "About 5,000"], correct=1,
+         reveal={"until": {"metric": "converged", "op": ">=", "value": 1}, "budget": 300},
+         answer="About 50: each iteration shrinks the angle to the eigenvector by λ₂/λ₁ = 0.68, and "
+                "0.68⁵⁰ ≈ 4·10⁻⁹.",
+         locked=PCA_LOCKS),
+    step("After deflation (removing the components found), the power method looks for the fourth "
+         "eigen-digit. Here the ratio λ₅/λ₄ is 0.83.",
+         edit=_components(6), view="Power method", run=182,
+         question="Will the fourth eigen-digit take more or fewer iterations than the first?",
+         choices=["Fewer", "About as many", "More"], correct=2,
+         reveal={"until": {"metric": "converged", "op": ">=", "value": 1}, "budget": 400},
+         answer="More: the closer λ₅/λ₄ is to 1, the slower the power method. 0.83ᵗ needs about twice as many "
+                "iterations as 0.68ᵗ to reach the same precision.",
+         locked=PCA_LOCKS),
+])
+
+
+CHAIN_LOCKS = ["graph", "teleport", "start", "tol", "max_iter"]
+lesson("pagerank", "PageRank: a chain that oscillates, and the teleport that fixes it",
+       "PageRank is the stationary distribution of a random surfer: the power method P ← Pᵀ·P repeats one "
+       "step of the surfer's chain until nothing changes.", [
+    step("A periodic chain of two states: the surfer always moves to the other state, so it can only come back "
+         "after an even number of moves. All the probability starts on state 1; no teleport (α = 0).",
+         params={"graph": "periodic", "teleport": 0.0, "start": "first"},
+         question="Will the power method settle on a distribution?",
+         choices=["Yes, after a few iterations", "No, the probability keeps moving"], correct=1,
+         reveal={"run_to": 20},
+         answer="No: all the probability jumps from state to state at every iteration and ‖Pₜ₊₁ − Pₜ‖₁ stays "
+                "at 2. A periodic chain has a stationary distribution (½, ½), but the power method never "
+                "reaches it.",
+         locked=CHAIN_LOCKS, notes="Step back and forth: the bars swap sides every iteration."),
+    step("The same chain with teleport α = 0.15: at each move the surfer jumps to a random state with "
+         "probability α.",
+         params={"graph": "periodic", "teleport": 0.15, "start": "first"},
+         question="Will the power method settle now?",
+         choices=["Yes", "No, it still oscillates", "Only if we start from the uniform distribution"], correct=0,
+         reveal={"until": {"metric": "change", "op": "<=", "value": 0.1}, "budget": 100},
+         answer="Yes: teleporting makes every state reachable from every state in one move, so the chain is "
+                "aperiodic; the oscillation dies out like (1 − α)ᵗ = 0.85ᵗ.",
+         locked=CHAIN_LOCKS, notes="The 'bound' in the maths panel is (1 − α)ᵗ."),
+    step("Another cure: no teleport, but every state gets a self-loop (the surfer may stay put).",
+         params={"graph": "periodic-self-loops", "teleport": 0.0, "start": "first"},
+         question="Does a self-loop also stop the oscillation?",
+         choices=["Yes", "No, only teleport does"], correct=0,
+         reveal={"until": {"metric": "change", "op": "<=", "value": 0.01}, "budget": 100},
+         answer="Yes: a self-loop makes a return possible after any number of moves, so the chain is aperiodic "
+                "and the power method converges (more slowly than with teleport).",
+         locked=CHAIN_LOCKS),
+    step("A reducible chain: from one group of states the surfer can enter a second group, but never come "
+         "back. No teleport; all the probability starts on the first state.",
+         params={"graph": "reducible", "teleport": 0.0, "start": "first"},
+         question="Where does the probability end up?",
+         choices=["Spread over all states", "All of it in the group that cannot be left",
+                  "It never settles"], correct=1,
+         reveal={"until": {"metric": "converged", "op": ">=", "value": 1}, "budget": 100},
+         answer="In the closed group: the states the surfer can leave for good get probability 0. Which limit "
+                "we get can depend on the start — teleport removes that ambiguity too.",
+         locked=CHAIN_LOCKS),
+    step("The real web graph: 530 pages of Python's documentation and their links, α = 0.15.",
+         params={"graph": "python-docs", "teleport": 0.15},
+         question="How many power-method iterations until the ranks change by less than 10⁻¹⁰?",
+         choices=["About 5", "About 30", "About 300", "About 3,000"], correct=1,
+         reveal={"until": {"metric": "converged", "op": ">=", "value": 1}, "budget": 600},
+         answer="About 30 (27 here): each iteration shrinks the error by at least the factor 1 − α = 0.85, "
+                "whatever the size of the web.",
+         locked=["graph", "teleport", "tol", "max_iter"],
+         notes="Hover over a node to see its page. The top ranks are the index pages."),
+])
+
+
+FIT_LOCKS = ["truth", "n_points", "noise", "test_fraction", "basis", "method", "size"]
+lesson("regression", "Regression: a wiggly fit, and the penalties that tame it",
+       "Thirteen noisy training points of a sine (the other seven are held out for testing). We fit "
+       "polynomials in the Legendre basis, of growing degree.", [
+    step("Least squares with a cubic (degree 3): the curve that minimises the squared training error.",
+         params={"method": "lstsq", "size": 3},
+         question="How will the error on the held-out points compare with the training error?",
+         choices=["About the same", "A few times larger", "A hundred times larger"], correct=1,
+         reveal={"run_to": 1},
+         answer="A few times larger: training MSE 0.011, test MSE 0.039. The cubic follows the sine, not the "
+                "noise.",
+         locked=FIT_LOCKS, view="Fit"),
+    step("Degree 9: ten coefficients for thirteen points.",
+         params={"method": "lstsq", "size": 9},
+         question="The training error will fall. What will the test error do?",
+         choices=["Fall too", "Stay about the same", "Grow a lot"], correct=2,
+         reveal={"run_to": 1},
+         answer="It grows about fifteen-fold (0.55) while the training error falls to 0.002: the curve bends "
+                "to follow the noise of the training points. That is overfitting.",
+         locked=FIT_LOCKS, view="Fit"),
+    step("Degree 12: thirteen coefficients for thirteen points.",
+         params={"method": "lstsq", "size": 12},
+         question="What will the training error be?",
+         choices=["Small but above 0", "Exactly 0", "Larger than for degree 9"], correct=1,
+         reveal={"until": {"metric": "train_mse", "op": "<=", "value": 1e-9}, "budget": 5},
+         answer="0: with as many coefficients as points the polynomial interpolates every training point — and "
+                "its test error is in the thousands.",
+         locked=FIT_LOCKS, view="Fit", notes="One more coefficient and least squares has no unique solution."),
+    step("Still degree 12, now with ridge regression: minimise the squared error + λ‖w‖², λ = 0.1.",
+         params={"method": "ridge", "size": 12, "log_alpha": -1.0},
+         question="What will the test error be now?",
+         choices=["Still in the thousands", "Below 1", "Exactly 0"], correct=1,
+         reveal={"run_to": 1},
+         answer="About 0.25: the penalty keeps the coefficients small, so the curve cannot swing between the "
+                "points. The training error rises a little (0.003): bias traded for variance.",
+         locked=FIT_LOCKS + ["log_alpha"], view="Fit"),
+    step("The lasso penalises λ‖w‖₁ instead (λ = 0.01), fitted by coordinate descent: one coefficient at a "
+         "time, sweep after sweep.",
+         params={"method": "lasso", "size": 12, "log_alpha": -2.0},
+         question="Will the lasso beat ridge's test error of 0.25?",
+         choices=["Yes", "No"], correct=0,
+         reveal={"until": {"metric": "converged", "op": ">=", "value": 1}, "budget": 3000},
+         answer="Yes: test MSE 0.07 after 32 sweeps. The L1 penalty sets coefficients exactly to zero, so the "
+                "lasso keeps a few low-degree terms and drops the rest.",
+         locked=FIT_LOCKS + ["log_alpha"], view="Fit",
+         notes="The Paths view shows each coefficient against λ: the lasso's paths hit zero one by one."),
+])
+
+
+MIX_LOCKS = ["data", "n_points", "K", "covariance_type", "init", "floor"]
+lesson("mixtures", "Gaussian mixtures: EM against k-means",
+       "EM fits a mixture of Gaussians: the E-step gives each point a responsibility for each component, the "
+       "M-step refits means, covariances and weights. k-means runs beside it on the same start.", [
+    step("Three stretched clusters, 400 points. EM with full covariances (view EM) and k-means (shown here) "
+         "start from the same k-means++ means.", view="k-means limit",
+         question="Which of the two will stop first?",
+         choices=["EM", "k-means", "Both after the same number of iterations"], correct=0,
+         reveal={"until": {"metric": "km.converged", "op": ">=", "value": 1}, "budget": 500},
+         answer="EM, after 9 iterations; k-means needs 30. k-means only knows round clusters of equal size, so "
+                "on stretched clusters its boundaries keep moving — and end up cutting across them.",
+         locked=MIX_LOCKS),
+    step("The same data, but each component may only be a round Gaussian (spherical covariance σ²I).",
+         params={"covariance_type": "spherical"}, view="EM",
+         question="Compared with full covariances (log-likelihood −1258), the best fit will be…",
+         choices=["About as good", "Clearly worse", "Better"], correct=1,
+         reveal={"until": {"metric": "em.converged", "op": ">=", "value": 1}, "budget": 500},
+         answer="Clearly worse: the log-likelihood only reaches about −1595. Round components cannot follow "
+                "stretched clusters — the same limitation k-means has.",
+         locked=MIX_LOCKS),
+    step("Full covariances again, but the means start on random data points instead of k-means++.",
+         params={"init": "random"}, view="EM",
+         question="Can the log-likelihood go down from one EM iteration to the next?",
+         choices=["Yes, sometimes", "Never"], correct=1,
+         reveal={"until": {"metric": "em.converged", "op": ">=", "value": 1}, "budget": 500},
+         answer="Never: each E-step makes the lower bound touch the log-likelihood, each M-step maximises the "
+                "bound. Here it climbs for 45 iterations to the same −1258 as before — a worse start costs time.",
+         locked=MIX_LOCKS, notes="Point at the log-likelihood curve: it only rises."),
+    step("Six components for three clusters.",
+         params={"K": 6}, view="EM",
+         question="Will six components reach a higher log-likelihood than three?",
+         choices=["Yes", "No", "The same"], correct=0,
+         reveal={"until": {"metric": "em.converged", "op": ">=", "value": 1}, "budget": 500},
+         answer="Yes, a little (−1241 against −1258): more components never fit the training data worse. "
+                "That is why the number of clusters is chosen with a penalty (BIC) or held-out data, not by "
+                "the likelihood alone — see the view 'How many clusters'.",
+         locked=MIX_LOCKS),
+])
+
+
+REJ_LOCKS = ["method", "target", "M", "scale", "per_step"]
+GIBBS_LOCKS = ["method", "picture", "size", "sigma", "beta", "init", "sweeps", "gibbs_burn"]
+lesson("sampling", "Sampling: rejection's price, and what a Gibbs sampler's prior does",
+       "Two ways to draw from a distribution we can only evaluate: rejection sampling under an envelope "
+       "M·q(x), and a Gibbs sampler that denoises a picture one pixel at a time.", [
+    step("Rejection sampling: propose x from q, accept it with probability p(x) / (M·q(x)). Here M = 2.5.",
+         params={"method": "rejection", "M": 2.5},
+         question="What fraction of the proposals will be accepted?",
+         choices=["About 10 %", "About 40 %", "About 90 %"], correct=1,
+         reveal={"until": {"metric": "n_proposed", "op": ">=", "value": 2000}, "budget": 1000},
+         answer="About 1/M = 40 % (39 % of 2,000 here): the accepted points fill the area under p, which is "
+                "1/M of the area under the envelope.",
+         locked=REJ_LOCKS),
+    step("The same target with a loose envelope: M = 10.",
+         params={"method": "rejection", "M": 10.0},
+         question="What fraction will be accepted now?",
+         choices=["About 10 %", "About 40 %", "The same as before"], correct=0,
+         reveal={"until": {"metric": "n_proposed", "op": ">=", "value": 2000}, "budget": 1000},
+         answer="About 1/M = 10 %: the samples are still exact, but each costs ten proposals. In high "
+                "dimensions the smallest valid M grows exponentially — rejection sampling stops being usable.",
+         locked=REJ_LOCKS),
+    step("A black-and-white horse with Gaussian noise (σ = 0.6). The Gibbs sampler redraws each pixel given "
+         "its four neighbours (Potts prior, coupling β = 1) and its noisy value. Rounding each noisy pixel to "
+         "the nearest level gets 20 % of them wrong.",
+         params={"method": "gibbs", "beta": 1.0},
+         question="After 60 sweeps, what share of pixels will the sampler get wrong?",
+         choices=["Still about 20 %", "About 5 %", "None"], correct=1,
+         reveal={"until": "finished", "budget": 200},
+         answer="About 4.5 % for the last sample, 1.7 % for the most frequent label after burn-in: the prior "
+                "says neighbours agree, which cleans isolated noisy pixels.",
+         locked=GIBBS_LOCKS),
+    step("The same picture with β = 0: no coupling between neighbours, each pixel only listens to its own "
+         "noisy value.",
+         params={"method": "gibbs", "beta": 0.0},
+         question="How will the sampler do without the prior?",
+         choices=["As well as with β = 1", "About as badly as rounding (20 %)", "Worse than rounding"],
+         correct=2,
+         reveal={"until": "finished", "budget": 200},
+         answer="Worse than rounding: 27 % of the last sample is wrong. Without the prior each pixel is drawn "
+                "from its own posterior, so uncertain pixels come out wrong at random; the most frequent label "
+                "only matches rounding (20 %).",
+         locked=GIBBS_LOCKS),
+    step("Strong coupling, β = 3, starting from a picture with one label everywhere.",
+         params={"method": "gibbs", "beta": 3.0},
+         question="What will a strong prior do?",
+         choices=["Clean the picture even better", "Keep the sampler stuck near its start"], correct=1,
+         reveal={"until": "finished", "budget": 200},
+         answer="It freezes: 33 % of the pixels stay wrong — the horse never appears. A pixel that disagrees "
+                "with all four neighbours is almost never accepted, so the chain cannot leave its start in 60 "
+                "sweeps: the sampler mixes too slowly.",
+         locked=GIBBS_LOCKS, notes="Compare the energy curve with step 3: flat from the start."),
+])
+
+
+HMM_LOCKS = ["preset", "n_steps", "n_train", "restarts", "max_iter", "bw_start"]
+lesson("hmm", "Hidden Markov models: the dishonest casino",
+       "A casino switches now and then between a fair die and a loaded one that favours sixes. We see 300 "
+       "rolls, never the die.", [
+    step("The forward algorithm reads the rolls one at a time and updates P(fair or loaded | rolls so far).",
+         question="Under the casino's model, will the 300 rolls be more or less probable than under a fair die "
+                  "alone (log-probability 300·ln(1/6) = −537.5)?",
+         choices=["More probable", "Less probable", "Equally probable"], correct=0,
+         reveal={"run_to": 300},
+         answer="More probable: log P = −517.8. The model with a loaded die explains the runs of sixes that a "
+                "fair die makes unlikely.",
+         locked=HMM_LOCKS, notes="The filter's scale factors multiply to P(rolls): the log-likelihood is their sum."),
+    step("The whole sequence is known now. Viterbi finds the single most probable sequence of dice.",
+         run=300,
+         question="Will the Viterbi path (lower band) find every loaded stretch of the truth (upper band)?",
+         choices=["Yes, every one", "Some of them, not all", "None: the rolls are too noisy"],
+         correct=1, reveal={"run_to": 301},
+         answer="Some: it finds three loaded stretches and misses others of about twenty rolls; 28 % of the "
+                "rolls get the wrong die (smoothing: 22 %). The single most probable path switches dice only "
+                "when a stretch of rolls pays for two unlikely switches.",
+         locked=HMM_LOCKS),
+    step("Baum–Welch learns the model from 2,000 rolls alone, starting from a random guess: an E-step "
+         "(forward–backward) and an M-step (re-estimate the probabilities) per iteration.",
+         run=603,
+         question="Can the log-likelihood of the rolls go down from one iteration to the next?",
+         choices=["Yes, sometimes", "Never"], correct=1,
+         reveal={"until": {"metric": "restart", "op": ">=", "value": 1}, "budget": 400},
+         answer="Never: Baum–Welch is EM, and every EM iteration raises the likelihood or leaves it unchanged. "
+                "This first start climbs to about −3507.5 within its 100 iterations.",
+         locked=HMM_LOCKS),
+    step("Two more restarts from other random guesses.",
+         run=704,
+         question="Will every restart end at the same log-likelihood?",
+         choices=["Yes, EM always finds the maximum", "No, they can stop at different values"], correct=1,
+         reveal={"until": "finished", "budget": 600},
+         answer="No: the second stops near −3507.2, the third reaches −3498.1. EM finds a local maximum that "
+                "depends on the start — hence several restarts, keeping the best.",
+         locked=HMM_LOCKS, notes="The learned matrices are compared with the truth in the Learning view."),
+])
+
+
+NGRAM_LOCKS = ["corpus", "level", "n", "smoothing", "k", "discount", "temperature", "top_k", "length"]
+lesson("ngrams", "N-grams: from word salad to plagiarism",
+       "An n-gram model writes text one token at a time, drawing each from the counts of what followed the "
+       "previous N − 1 tokens in Macbeth (23,499 words).", [
+    step("N = 1: every word is drawn by its frequency in the play alone, whatever came before.",
+         params={"n": 1, "length": 100},
+         question="What is the longest stretch of the generated text that also appears in Macbeth?",
+         choices=["One to three words", "About ten words", "Whole lines"], correct=0,
+         reveal={"until": "finished", "budget": 300},
+         answer="Three words, by chance: the unigram model knows which words are common, nothing about order.",
+         locked=NGRAM_LOCKS),
+    step("N = 3: each word depends on the two before it.",
+         params={"n": 3, "length": 100},
+         question="How long a stretch will it copy from the play now?",
+         choices=["Still about three words", "About eight words", "Whole speeches"], correct=1,
+         reveal={"until": "finished", "budget": 300},
+         answer="Eight words: locally the text reads like Shakespeare, but it wanders from topic to topic every "
+                "few words.",
+         locked=NGRAM_LOCKS),
+    step("N = 5: each word depends on the four before it.",
+         params={"n": 5, "length": 100},
+         question="What will N = 5 write?",
+         choices=["Better new sentences", "Long pieces of the play itself"], correct=1,
+         reveal={"until": "finished", "budget": 300},
+         answer="Pieces of the play: 14 words in a row are copied, and the last word had probability 1. Most "
+                "four-word contexts occur once in 23,499 words, so only one word can follow: the model "
+                "memorises instead of generalising.",
+         locked=NGRAM_LOCKS, notes="This is the sparsity problem that smoothing (Kneser–Ney) addresses."),
+    step("Back to N = 3, but at temperature 0: always take the most probable next word.",
+         params={"n": 3, "length": 100, "temperature": 0.0},
+         question="What happens when the model always picks its favourite word?",
+         choices=["The best text so far", "It gets stuck repeating itself"], correct=1,
+         reveal={"until": "finished", "budget": 300},
+         answer="It loops: 'and yet, by the name of' over and over. The most probable continuation of a context "
+                "leads back to the same context. Sampling (temperature > 0) is what keeps generated text moving.",
+         locked=NGRAM_LOCKS),
+    step("Characters instead of words: a 5-gram over letters, spaces and punctuation (37 symbols).",
+         params={"n": 5, "level": "char", "length": 300},
+         question="Will a model of letters write real English words?",
+         choices=["Only real words", "Mostly real words, and some invented ones", "Random letters"], correct=1,
+         reveal={"until": "finished", "budget": 600},
+         answer="Mostly real words, plus inventions such as 'expediments' and 'passingle': four letters of "
+                "context are enough for spelling, not for meaning.",
+         locked=NGRAM_LOCKS),
+])
+
+
+# ---------------------------------------------------------------------------- building
+def _wait(predicate, timeout=120.0):
+    from app.__main__ import wait_for
+
+    if not wait_for(predicate, timeout):
+        raise TimeoutError("the lab did not get there in time")
+
+
+def _set_up(window, lab_id, spec):
+    lab = window.show_lab(lab_id)
+    defaults = {name: p.default for name, p in lab.form.params.items()}
+    wanted = {**defaults, **spec["params"]}
+    for name, value in wanted.items():  # one at a time, as a user would: the lab reacts to each
+        if lab.form.value(name) != value:
+            lab.form.set_value(name, value)
+    if lab.seed != spec["seed"]:
+        lab.runbar.seed.setValue(spec["seed"])
+    if spec["edit"] is not None:
+        spec["edit"](lab)
+    lab.start()
+    if spec["run"]:
+        lab.run_to(spec["run"])
+    r = lab.runner
+    _wait(lambda: r.error is not None or r.finished or (r.timeline.last is not None
+                                                        and r.timeline.last.step >= spec["run"]) and r.settled)
+    _wait(lambda: r.settled)
+    if r.error:
+        raise RuntimeError(f"{lab_id}: the run failed: {r.error}")
+    state = copy.deepcopy(lab.session_state())
+    if state["step"] != spec["run"]:
+        raise RuntimeError(f"{lab_id}: asked for step {spec['run']}, the lab is at {state['step']}")
+    return state
+
+
+def build(lab_id: str, out: Path) -> list[str]:
+    from app.__main__ import _make_app
+    from app.main_window import MainWindow
+
+    _make_app(True)
+    spec = LESSONS[lab_id]
+    window = MainWindow(restore=False, autosave=False, lab_ids=[lab_id])
+    window.resize(1280, 800)
+    window.show()
+    results = []
+    try:
+        steps = []
+        for i, s in enumerate(spec["steps"], start=1):
+            state = _set_up(window, lab_id, s)
+            question = None
+            if s["question"]:
+                raw = {"text": s["question"], "choices": s["choices"]}
+                if s["correct"] is not None:
+                    raw["correct"] = s["correct"]
+                question = parse_question(raw, f"step {i}'s question")
+            steps.append(LessonStep(state=state, prompt=s["prompt"], question=question,
+                                    reveal=parse_reveal(s["reveal"], f"step {i}'s reveal"), answer=s["answer"],
+                                    locked=tuple(s["locked"]), hidden=tuple(s["hidden"]), notes=s["notes"],
+                                    view=s["view"]))
+        result = Lesson(title=spec["title"], introduction=spec["introduction"], steps=steps)
+        player = window.lessons
+        player.start(result)
+        for i, st in enumerate(result.steps):
+            player.go_to(i)
+            _wait(player.arrived)
+            if st.reveal is not None:
+                player.reveal()
+                _wait(player.settled, 300)
+                if not player.reveal_met:
+                    raise RuntimeError(f"{lab_id} step {i + 1}: {player.result}")
+            results.append(f"step {i + 1}: {player.result or 'no reveal'}")
+        player.leave()
+        save_lesson(out, result)
+    finally:
+        window.shutdown()
+        window.close()
+    return results
+
+
+def main(argv: list[str]) -> int:
+    labs = argv or sorted(LESSONS)
+    for lab_id in labs:
+        out = HERE / f"{lab_id}.smllesson"
+        print(f"{lab_id}:")
+        for line in build(lab_id, out):
+            print("  " + line)
+        print(f"  wrote {out.name} ({out.stat().st_size / 1e3:.0f} kB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
