@@ -18,15 +18,8 @@ from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
 from ...widgets.plots import outside_legend
-from . import maths, reference
+from . import maths, reference, run
 from .cv_view import CrossValidationView
-from .run import (
-    CLASSIFIERS,
-    RunContext,
-    is_svm,
-    prepare_frame,
-    run_steps,
-)
 
 SVMS = ("svm_linear", "svm_poly", "svm_rbf")
 
@@ -52,7 +45,7 @@ class ClassifiersLab(PointsLab):
     def init_state(self) -> None:
         # The points themselves live in the canvas (with their undo history); these are the
         # run's context and the last reference check.
-        self._ctx: RunContext | None = None
+        self._ctx: run.RunContext | None = None
         self._pair_look: tuple = (None, None, None)  # style, pen, brush of the SMO pair's rings
         self._run_extent = (-3.0, 3.0, -3.0, 3.0)
 
@@ -61,7 +54,7 @@ class ClassifiersLab(PointsLab):
 
     def parameter_specs(self):
         return [
-            Param("classifier", "Classifier", "choice", "perceptron", choices=CLASSIFIERS,
+            Param("classifier", "Classifier", "choice", "perceptron", choices=run.CLASSIFIERS,
                   tooltip="The learning algorithm (changing it restarts the run)"),
             Param("mode", "Update", "choice", "single",
                   choices=[("single", "single sample"), ("batch", "batch (all mistakes)")],
@@ -221,11 +214,11 @@ class ClassifiersLab(PointsLab):
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
         self._cancel_reference()
-        ctx = self.labelled_run(RunContext, params, seed)
+        ctx = self.labelled_run(run.RunContext, params, seed)
         self._ctx = ctx
         self._run_extent = ctx.extent
         every = int(params["smo_every"])
-        return lambda: run_steps(ctx, every)
+        return lambda: run.run_steps(ctx, every)
 
     @property
     def _run_X(self) -> np.ndarray:
@@ -236,7 +229,7 @@ class ClassifiersLab(PointsLab):
         return self._ctx.y if self._ctx is not None else np.zeros(0)
 
     def prepare(self, snapshot):
-        return prepare_frame(snapshot, self.map_extent.extent)
+        return run.prepare_frame(snapshot, self.map_extent.extent)
 
     def render(self, snapshot, prepared, history) -> None:
         ctx: RunContext = snapshot.ctx
@@ -324,7 +317,7 @@ class ClassifiersLab(PointsLab):
     def support_indices(self) -> np.ndarray:
         """Training indices of the support vectors drawn now (free and at bound)."""
         snap = self.runner.current
-        if snap is None or not is_svm(snap.ctx.kind):
+        if snap is None or not run.is_svm(snap.ctx.kind):
             return np.zeros(0, dtype=int)
         return np.flatnonzero(snap.engine.alpha > 0)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import html
 
-from .run import ClassifierSnapshot, is_svm, pair_numbers
+from .run import ClassifiersLabSnapshot, is_svm, pair_numbers
 
 
-def maths_html(snapshot: ClassifierSnapshot, previous: ClassifierSnapshot | None = None) -> str:
+def maths_html(snapshot: ClassifiersLabSnapshot, previous: ClassifiersLabSnapshot | None = None) -> str:
     """The update rule of the snapshot's classifier with its current numbers.
 
     ``previous`` is the snapshot just before (for the SMO pair's old α values).

@@ -91,7 +91,7 @@ class RunContext(LabelledRun):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class ClassifierSnapshot(Snapshot):
+class ClassifiersLabSnapshot(Snapshot):
     """One step of the lab: the engine snapshot plus what the lab adds to it.
 
     ``engine`` is the estimator's own snapshot (``engine.alpha``, ``engine.v`` ...);
@@ -106,9 +106,10 @@ class ClassifierSnapshot(Snapshot):
     test_error: float
 
 
-def _lab_snapshot(engine, ctx: RunContext, metrics: tuple, wrong: np.ndarray, test_error: float) -> ClassifierSnapshot:
-    return ClassifierSnapshot(step=engine.step, phase=engine.phase, progress=engine.progress, engine=engine, ctx=ctx,
-                              metrics=metrics, wrong=wrong, test_error=test_error)
+def _lab_snapshot(engine, ctx: RunContext, metrics: tuple, wrong: np.ndarray,
+                  test_error: float) -> ClassifiersLabSnapshot:
+    return ClassifiersLabSnapshot(step=engine.step, phase=engine.phase, progress=engine.progress, engine=engine,
+                                  ctx=ctx, metrics=metrics, wrong=wrong, test_error=test_error)
 
 
 def _wrong_and_test_error(ctx: RunContext, f: np.ndarray) -> tuple[np.ndarray, float]:
@@ -118,7 +119,7 @@ def _wrong_and_test_error(ctx: RunContext, f: np.ndarray) -> tuple[np.ndarray, f
     return np.flatnonzero(bad).astype(np.int32), test_err
 
 
-def run_steps(ctx: RunContext, smo_every: int = 1) -> Iterator[ClassifierSnapshot]:
+def run_steps(ctx: RunContext, smo_every: int = 1) -> Iterator[ClassifiersLabSnapshot]:
     """The engine generator of the run, each snapshot wrapped in a :class:`Step`."""
     if ctx.train_idx.size == 0:
         raise ValueError("Every point is a test point: lower the test fraction or add points.")
@@ -136,7 +137,7 @@ def run_steps(ctx: RunContext, smo_every: int = 1) -> Iterator[ClassifierSnapsho
         yield from _svm_steps(ctx, smo_every)
 
 
-def _svm_steps(ctx: RunContext, every: int) -> Iterator[ClassifierSnapshot]:
+def _svm_steps(ctx: RunContext, every: int) -> Iterator[ClassifiersLabSnapshot]:
     """SMO snapshots plus f on every point, kept up to date from the alpha changes.
 
     f(x) = sum_i alpha_i y_i k(x_i, x) + b; one pair update changes two alphas, so the sum
@@ -192,7 +193,7 @@ def svm_grid_values(ctx: RunContext, snap, xs: np.ndarray, ys: np.ndarray) -> np
     return ctx.model.snapshot_decision_function(snap, pts).reshape(len(ys), len(xs))
 
 
-def prepare_frame(step: ClassifierSnapshot, extent=None) -> DecisionFrame | None:
+def prepare_frame(step: ClassifiersLabSnapshot, extent=None) -> DecisionFrame | None:
     """The decision map of a step (worker thread) over ``extent`` (the visible range; by
     default the run's own box)."""
     ctx = step.ctx
@@ -218,7 +219,7 @@ def prepare_frame(step: ClassifierSnapshot, extent=None) -> DecisionFrame | None
     return decision_frame(func, ext, resolution=res, levels=(0.0, -1.0, 1.0))
 
 
-def pair_numbers(step: ClassifierSnapshot, previous: ClassifierSnapshot | None) -> dict | None:
+def pair_numbers(step: ClassifiersLabSnapshot, previous: ClassifiersLabSnapshot | None) -> dict | None:
     """The numbers of the SMO pair update shown in the maths panel."""
     if not is_svm(step.ctx.kind) or step.engine.pair is None:
         return None

@@ -167,7 +167,7 @@ class RunContext:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Frame(Snapshot):
+class MixturesLabSnapshot(Snapshot):
     """One step of the lab: EM's state and k-means' state from the same initial means.
 
     ``em`` is the engine's snapshot (half ``'init'``, ``'EM'``, ``'E'``, ``'M'``, or
@@ -237,8 +237,8 @@ def _collapse_covariances(ctx: RunContext, means: np.ndarray):
     return cov, j  # 'tied': one covariance for all, nothing can collapse
 
 
-def run_steps(ctx: RunContext) -> Iterator[Frame]:
-    """EM from the chosen start, k-means from the same means alongside; see :class:`Frame`."""
+def run_steps(ctx: RunContext) -> Iterator[MixturesLabSnapshot]:
+    """EM from the chosen start, k-means from the same means alongside; see :class:`MixturesLabSnapshot`."""
     p = ctx.params
     k = int(p["K"])
     init = initial_means(ctx)
@@ -252,7 +252,7 @@ def run_steps(ctx: RunContext) -> Iterator[Frame]:
     km_steps = KMeans(k, init=np.array(first.means), tol=0.0, max_iter=int(p["max_iter"])).fit_steps(ctx.X)
     km = next(km_steps)
     step = 0
-    yield Frame(step=step, phase="EM", ctx=ctx, em=first, km=km)
+    yield MixturesLabSnapshot(step=step, phase="EM", ctx=ctx, em=first, km=km)
     last = first
     try:
         for em in em_steps:
@@ -260,7 +260,7 @@ def run_steps(ctx: RunContext) -> Iterator[Frame]:
             if em.half in ("EM", "E") and not km.converged:
                 km = next(km_steps, km)
             last = em
-            yield Frame(step=step, phase="EM", ctx=ctx, em=em, km=km)
+            yield MixturesLabSnapshot(step=step, phase="EM", ctx=ctx, em=em, km=km)
     except ValueError:
         if ctx.reg > 0:
             raise
@@ -272,10 +272,11 @@ def run_steps(ctx: RunContext) -> Iterator[Frame]:
             break
         km = nxt
         step += 1
-        yield Frame(step=step, phase="k-means", ctx=ctx, em=last, km=km, note="EM has converged; k-means goes on")
+        yield MixturesLabSnapshot(step=step, phase="k-means", ctx=ctx, em=last, km=km,
+                                  note="EM has converged; k-means goes on")
 
 
-def _diverge(ctx, last: MixtureSnapshot, km, step: int, comp: int) -> Iterator[Frame]:
+def _diverge(ctx, last: MixtureSnapshot, km, step: int, comp: int) -> Iterator[MixturesLabSnapshot]:
     """ℓ along the way to the M-step's singular answer: Σ_j = s I with s → 0 on the lone point.
 
     Without a floor the M-step puts the collapsed component's covariance at 0 (det Σ_j = 0,
@@ -303,14 +304,16 @@ def _diverge(ctx, last: MixtureSnapshot, km, step: int, comp: int) -> Iterator[F
                      responsibilities=R, labels=frozen_array(np.argmax(R, axis=1), dtype=last.labels.dtype),
                      confidence=frozen_array(R.max(axis=1), dtype=np.float32), log_likelihood=ll, lower_bound=ll,
                      change=None, relative_change=None)
-        yield Frame(step=step, phase="collapse", ctx=ctx, em=em, km=km, diverged=True,
-                    note=f"Component {comp + 1} sits on one point; with Σ = {s:.0e}·I, ℓ = {ll:,.1f}")
-    yield Frame(step=step + 1, phase="collapse", ctx=ctx, em=replace(em, step=step + 1), km=km, diverged=True,
-                note=f"ℓ → +∞ as Σ{comp + 1} → 0: without a floor the M-step gives component {comp + 1}, alone on "
-                     "one point, a zero covariance. Tick 'Covariance floor' (reg_covar > 0) to hold it.")
+        yield MixturesLabSnapshot(step=step, phase="collapse", ctx=ctx, em=em, km=km, diverged=True,
+                                  note=f"Component {comp + 1} sits on one point; with Σ = {s:.0e}·I, ℓ = {ll:,.1f}")
+    yield MixturesLabSnapshot(step=step + 1, phase="collapse", ctx=ctx, em=replace(em, step=step + 1), km=km,
+                              diverged=True,
+                              note=f"ℓ → +∞ as Σ{comp + 1} → 0: without a floor the M-step gives component "
+                                   f"{comp + 1}, alone on one point, a zero covariance. Tick 'Covariance floor' "
+                                   "(reg_covar > 0) to hold it.")
 
 
-def prepare_frame(frame: Frame) -> object:
+def prepare_frame(frame: MixturesLabSnapshot) -> object:
     """Density contours of the frame's parameters over the run's extent (worker thread)."""
     em = frame.em
     return density_frame(np.asarray(em.weights), np.asarray(em.means), np.asarray(em.covariances), frame.ctx.extent)

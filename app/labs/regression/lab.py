@@ -369,7 +369,7 @@ class RegressionLab(PointsLab):
         settings = dict(basis=params["basis"], size=params["size"], method=params["method"],
                         log_alpha=params["log_alpha"], truth=params["truth"] if self.source["kind"] != "file" else None,
                         noise=params["noise"], pair=(params["pair_i"], params["pair_j"]), budget=params["budget"])
-        return lambda: run.lab_run(x, y, mask, **settings)
+        return lambda: run.run_steps(x, y, mask, **settings)
 
     def _start_sweep(self, params: dict, x_train, y_train) -> None:
         key = (tuple(params[k] for k in SWEEP_PARAMS), x_train.tobytes(), y_train.tobytes(), self.seed)

@@ -322,7 +322,7 @@ def prepare_context(x, y, test_mask, *, basis: str, size: int, method: str, log_
     return ctx, phi_tr, phi_te
 
 
-def lab_run(x, y, test_mask, **settings):
+def run_steps(x, y, test_mask, **settings):
     """The lab's run on its worker thread: the shared context, then the live fit."""
     ctx, phi_tr, phi_te = prepare_context(x, y, test_mask, **settings)
     yield from fit_run(ctx, phi_tr, phi_te)

@@ -17,20 +17,7 @@ from ... import style as theme
 from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
-from . import maths
-from .run import (
-    CRITERIA,
-    METHODS,
-    RunContext,
-    TreeFrame,
-    boosted_values,
-    depth_sweep,
-    node_path,
-    reference_check,
-    run_steps,
-    split_guess,
-    tree_predict_pm,
-)
+from . import maths, run
 from .tree_view import TreeDiagram
 
 PAGES = {"adaboost": 0, "tree": 1, "bagging": 2, "forest": 2}
@@ -107,7 +94,7 @@ class TreesLab(PointsLab):
 
     # ------------------------------------------------------------------ building
     def init_state(self) -> None:
-        self._ctx: RunContext | None = None
+        self._ctx: run.RunContext | None = None
         self._run_extent = (-3.0, 3.0, -3.0, 3.0)
         self._weights_key = None
         self._alpha_n = -1
@@ -134,7 +121,7 @@ class TreesLab(PointsLab):
 
     def parameter_specs(self):
         return [
-            Param("method", "Method", "choice", "adaboost", choices=METHODS,
+            Param("method", "Method", "choice", "adaboost", choices=run.METHODS,
                   tooltip="The learner (changing it restarts the run)"),
             Param("n_rounds", "Rounds M", "int", 200, minimum=1, maximum=5000, step=10,
                   tooltip="Boosting rounds: one stump per round", visible_when=_for("adaboost")),
@@ -146,7 +133,7 @@ class TreesLab(PointsLab):
                   tooltip="Depth limit of every tree (0: grow until pure)", visible_when=_for("bagging", "forest")),
             Param("max_features", "Axes per split", "int", 1, minimum=1, maximum=2,
                   tooltip="Random forest: axes drawn at random for every split (of 2)", visible_when=_for("forest")),
-            Param("criterion", "Criterion", "choice", "misclassification", choices=CRITERIA,
+            Param("criterion", "Criterion", "choice", "misclassification", choices=run.CRITERIA,
                   tooltip="Impurity Q of a region: misclassified fraction, Gini index or entropy"),
             Param("p_voter", "Condorcet p", "float", 0.7, minimum=0.5, maximum=0.99, step=0.01, decimals=2,
                   tooltip="Accuracy p of independent voters for the Condorcet curve",
@@ -394,17 +381,15 @@ class TreesLab(PointsLab):
 
     # ------------------------------------------------------------------ running
     def make_run(self, params: dict, seed: int) -> Callable[[], Iterator]:
-        ctx = self.labelled_run(RunContext, params, seed)
+        ctx = self.labelled_run(run.RunContext, params, seed)
         self._ctx = ctx
         self._run_extent = ctx.extent
         if ctx.method == "tree" and self.sweep_result is None and ctx.n_test and np.unique(ctx.y_train).size == 2:
             self.run_depth_sweep()
-        return lambda: run_steps(ctx)
+        return lambda: run.run_steps(ctx)
 
     def prepare(self, snapshot):
-        from .run import prepare_frame
-
-        return prepare_frame(snapshot, self.map_extent.extent)
+        return run.prepare_frame(snapshot, self.map_extent.extent)
 
     def show_idle(self) -> None:
         self.decision.set_frame(None)
@@ -520,7 +505,7 @@ class TreesLab(PointsLab):
     def _render_tree(self, snap, prepared, history) -> None:
         e = snap.engine
         s = theme.current()
-        if isinstance(prepared, TreeFrame) and prepared is not self._frame_key:
+        if isinstance(prepared, run.TreeFrame) and prepared is not self._frame_key:
             self._frame_key = prepared
             self.decision.set_frame(prepared.frame)
             self.split_lines.setData(prepared.split_x, prepared.split_y,
@@ -686,7 +671,7 @@ class TreesLab(PointsLab):
             self.you_axis.blockSignals(True)
             self.you_axis.setCurrentIndex(int(axis))
             self.you_axis.blockSignals(False)
-        self.split_guess = split_guess(snap.ctx, snap.upcoming, self.you_axis.currentIndex(), threshold)
+        self.split_guess = run.split_guess(snap.ctx, snap.upcoming, self.you_axis.currentIndex(), threshold)
         self._guess_key = (id(snap.ctx), snap.step)
         self._redraw_you_split()
         return self.split_guess
@@ -719,10 +704,8 @@ class TreesLab(PointsLab):
             c[names[2]].extend(k, [h.engine.oob_fraction for h in added])
         self.e_line.setPen(pg.mkPen(s.foreground, width=1, style=QtCore.Qt.PenStyle.DotLine))
         if history.rewound or not self.cond_p.n:
-            from .run import condorcet_curve
-
             B = int(snap.ctx.params["n_estimators"])
-            m, pm = condorcet_curve(B, float(snap.ctx.params["p_voter"]))
+            m, pm = run.condorcet_curve(B, float(snap.ctx.params["p_voter"]))
             self.cond_p.set(m, pm)
             self.condorcet_panel.set_title(f"Condorcet (p = {float(snap.ctx.params['p_voter']):.2f})")
         if prepared is not None and getattr(prepared, "condorcet_hat", None) is not None:
@@ -767,7 +750,7 @@ class TreesLab(PointsLab):
         """(votes for −1, votes for +1) of the trees of ``snap`` at ``point``."""
         trees = snap.trees or ()
         p = np.asarray(point, float).reshape(1, 2)
-        pos = sum(int(tree_predict_pm(t.tree_, p)[0] > 0) for t in trees)
+        pos = sum(int(run.tree_predict_pm(t.tree_, p)[0] > 0) for t in trees)
         return len(trees) - pos, pos
 
     def _update_inspect(self, snap) -> None:
@@ -780,7 +763,7 @@ class TreesLab(PointsLab):
                                     brush=pg.mkBrush(s.foreground))
         method = snap.ctx.method
         if method == "tree":
-            self.tree_diagram.set_path(node_path(snap.engine.tree, self.inspect_point))
+            self.tree_diagram.set_path(run.node_path(snap.engine.tree, self.inspect_point))
         elif method in ("bagging", "forest"):
             neg, pos = self.point_votes(snap, self.inspect_point)
             self.votes_bars.setOpts(height=[neg, pos])
@@ -800,7 +783,7 @@ class TreesLab(PointsLab):
             self.show_error("The depth sweep needs training points of both classes.")
             return
         task = self.task("depth", on_done=self._sweep_done, on_error=self.show_error)
-        task.start(depth_sweep, Xtr.copy(), ytr.copy(), Xte.copy(), yte.copy(), self.form.value("criterion"))
+        task.start(run.depth_sweep, Xtr.copy(), ytr.copy(), Xte.copy(), yte.copy(), self.form.value("criterion"))
         self.depth_panel.set_title("Error vs depth (computing …)")
 
     def _sweep_done(self, result: dict) -> None:
@@ -818,7 +801,8 @@ class TreesLab(PointsLab):
         if not self.reference_available() or self.reference_unsupported():
             return
         Xtr, ytr, _, _ = self.train_test()
-        self.start_reference_check(reference_check, method, self.params(), Xtr.copy(), ytr.copy(), self._view_extent())
+        self.start_reference_check(run.reference_check, method, self.params(), Xtr.copy(), ytr.copy(),
+                                   self._view_extent())
 
     def reference_html(self, r: dict) -> str:
         return (
@@ -862,10 +846,10 @@ class TreesLab(PointsLab):
             return header, rows
         method = snap.ctx.method
         if method == "adaboost":
-            f = boosted_values(snap.stumps, X)
+            f = run.boosted_values(snap.stumps, X)
             header.append("F(x)")
         elif method == "tree":
-            f = tree_predict_pm(snap.engine.tree, X)
+            f = run.tree_predict_pm(snap.engine.tree, X)
             header.append("leaf vote")
         else:
             votes = np.array([self.point_votes(snap, x)[1] for x in X]) if snap.trees else np.zeros(len(X))

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .run import TreesStep
+from .run import TreesLabSnapshot
 
 AXES = ("x₁", "x₂")
 CRIT_FORMULA = {
@@ -16,7 +16,7 @@ CRIT_FORMULA = {
 }
 
 
-def maths_html(step: TreesStep) -> str:
+def maths_html(step: TreesLabSnapshot) -> str:
     method = step.ctx.method
     if method == "adaboost":
         return boost_html(step)
@@ -25,7 +25,7 @@ def maths_html(step: TreesStep) -> str:
     return forest_html(step)
 
 
-def _split_line(step: TreesStep) -> str:
+def _split_line(step: TreesLabSnapshot) -> str:
     ctx = step.ctx
     text = f"{len(ctx.train_idx)} training points, training error {100 * step.train_error:.1f}%"
     if ctx.n_test and math.isfinite(step.test_error):
@@ -33,7 +33,7 @@ def _split_line(step: TreesStep) -> str:
     return text
 
 
-def boost_html(step: TreesStep) -> str:
+def boost_html(step: TreesLabSnapshot) -> str:
     e = step.engine
     rows = [
         "<h3>AdaBoost with stumps</h3>",
@@ -78,7 +78,7 @@ def boost_html(step: TreesStep) -> str:
     return "".join(rows)
 
 
-def tree_html(step: TreesStep) -> str:
+def tree_html(step: TreesLabSnapshot) -> str:
     e = step.engine
     crit = step.ctx.params["criterion"]
     rows = [
@@ -109,7 +109,7 @@ def tree_html(step: TreesStep) -> str:
     return "".join(rows)
 
 
-def forest_html(step: TreesStep) -> str:
+def forest_html(step: TreesLabSnapshot) -> str:
     e = step.engine
     forest = step.ctx.method == "forest"
     rows = [

@@ -60,7 +60,7 @@ class RunContext(LabelledRun):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class TreesStep(Snapshot):
+class TreesLabSnapshot(Snapshot):
     """One step of the lab: the engine snapshot plus what the lab adds.
 
     ``engine`` is the engine's snapshot (AdaBoostSnapshot, TreeSnapshot or ForestSnapshot).
@@ -86,8 +86,8 @@ class TreesStep(Snapshot):
     upcoming: Any = None
 
 
-def run_steps(ctx: RunContext) -> Iterator[TreesStep]:
-    """The run of the chosen method, each engine snapshot wrapped in a :class:`TreesStep`."""
+def run_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
+    """The run of the chosen method, each engine snapshot wrapped in a :class:`TreesLabSnapshot`."""
     if ctx.train_idx.size == 0:
         raise ValueError("Every point is a test point: lower the test fraction or add points.")
     if np.unique(ctx.y_train).size < 2:
@@ -100,8 +100,8 @@ def run_steps(ctx: RunContext) -> Iterator[TreesStep]:
         yield from _forest_steps(ctx)
 
 
-def _wrap(engine, ctx, train_error, test_error, **extra) -> TreesStep:
-    return TreesStep(step=engine.step, phase=engine.phase, progress=engine.progress, engine=engine, ctx=ctx,
+def _wrap(engine, ctx, train_error, test_error, **extra) -> TreesLabSnapshot:
+    return TreesLabSnapshot(step=engine.step, phase=engine.phase, progress=engine.progress, engine=engine, ctx=ctx,
                      train_error=float(train_error), test_error=float(test_error), **extra)
 
 
@@ -115,7 +115,7 @@ def _stump_votes(snap, learner) -> tuple[float, float]:
     return v, v
 
 
-def _boost_steps(ctx: RunContext) -> Iterator[TreesStep]:
+def _boost_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
     model = ctx.make_estimator()
     X_test = ctx.X_test if ctx.n_test else None
     y_test = ctx.y_test if ctx.n_test else None
@@ -132,7 +132,7 @@ def _boost_steps(ctx: RunContext) -> Iterator[TreesStep]:
         yield _wrap(snap, ctx, snap.train_error, te, stumps=view)
 
 
-def _tree_steps(ctx: RunContext) -> Iterator[TreesStep]:
+def _tree_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
     """The tree's steps, each one looking one split ahead (``upcoming``)."""
     model = ctx.make_estimator()
 
@@ -155,7 +155,7 @@ def _tree_steps(ctx: RunContext) -> Iterator[TreesStep]:
 def split_guess(ctx: RunContext, upcoming, axis: int, threshold: float) -> dict:
     """The student's split x_axis ≤ threshold of the region about to be split, priced.
 
-    ``upcoming`` is the engine's snapshot of that split (:attr:`TreesStep.upcoming`). Returns
+    ``upcoming`` is the engine's snapshot of that split (:attr:`TreesLabSnapshot.upcoming`). Returns
     the guess's cost Q(R_m, t) = (N₁Q₁ + N₂Q₂)/N_m on the region's training points
     (:func:`smlengine.trees.split_cost`) next to the optimum the algorithm found; the optimum
     is never larger, since every threshold splits the points like some candidate midpoint
@@ -177,7 +177,7 @@ def split_guess(ctx: RunContext, upcoming, axis: int, threshold: float) -> dict:
     }
 
 
-def _forest_steps(ctx: RunContext) -> Iterator[TreesStep]:
+def _forest_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
     model = ctx.make_estimator()
     _, _, pts = grid_points(ctx.extent, FOREST_RES)
     grid = np.zeros(FOREST_RES * FOREST_RES, dtype=np.uint16)
@@ -285,7 +285,7 @@ def split_segments(tree: TreeArrays, extent) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack([x0, x1, nan]).ravel(), np.column_stack([y0, y1, nan]).ravel()
 
 
-def prepare_frame(step: TreesStep, extent=None):
+def prepare_frame(step: TreesLabSnapshot, extent=None):
     """Per-frame drawing data (worker thread): a DecisionFrame or a TreeFrame, over
     ``extent`` (the visible range; by default the run's own box)."""
     ctx = step.ctx
