@@ -109,7 +109,7 @@ class LessonBar(QtWidgets.QFrame):
     def resizeEvent(self, event) -> None:  # Qt's name
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
-            QtCore.QTimer.singleShot(0, self._fit_height)
+            QtCore.QTimer.singleShot(0, self, self._fit_height)  # dropped if the bar goes first
 
     # ------------------------------------------------------------------ drawing
     def _restyled(self, _style) -> None:
@@ -151,7 +151,7 @@ class LessonBar(QtWidgets.QFrame):
             self.vote_boxes.append(box)
 
     def refresh(self) -> None:
-        QtCore.QTimer.singleShot(0, self._fit_height)
+        QtCore.QTimer.singleShot(0, self, self._fit_height)
         p = self.player
         step = p.step
         self._fonts()

@@ -138,7 +138,7 @@ class LessonPlayer(QtCore.QObject):
 
     def _dock_shown(self, visible: bool) -> None:
         if visible and self.lesson is None:
-            QtCore.QTimer.singleShot(0, self._hide_idle_dock)
+            QtCore.QTimer.singleShot(0, self, self._hide_idle_dock)
 
     def _hide_idle_dock(self) -> None:
         if self.lesson is None:
@@ -273,8 +273,8 @@ class LessonPlayer(QtCore.QObject):
             self._apply(lab, step)
         self.changed.emit()
         # the bar took some of the lab's height: the main plot gets its share back
-        QtCore.QTimer.singleShot(0, lab.favour_main_plot)
-        QtCore.QTimer.singleShot(0, self._main_plot_first)
+        QtCore.QTimer.singleShot(0, lab, lab.favour_main_plot)
+        QtCore.QTimer.singleShot(0, self, self._main_plot_first)
         return not self.message
 
     def next(self) -> None:
@@ -425,7 +425,7 @@ class LessonPlayer(QtCore.QObject):
         self.changed.emit()
         lab = self.current_lab()
         if lab is not None:
-            QtCore.QTimer.singleShot(0, lab.favour_main_plot)
+            QtCore.QTimer.singleShot(0, lab, lab.favour_main_plot)
 
     @property
     def reveal_met(self) -> bool:
@@ -467,7 +467,7 @@ class LessonPlayer(QtCore.QObject):
         lab.form.changed.connect(self._form_changed)
 
     def _form_changed(self, _name: str) -> None:
-        QtCore.QTimer.singleShot(0, self._rehide)
+        QtCore.QTimer.singleShot(0, self, self._rehide)
 
     def _rehide(self) -> None:
         """Hidden rows stay hidden when the lab re-evaluates which rows it shows."""
