@@ -474,6 +474,46 @@ lesson("ngrams", "N-grams: from word salad to plagiarism",
 ])
 
 
+SEG_LOCKS = ["image", "resolution", "method", "K", "window", "histograms", "bins", "features", "init", "max_iter"]
+lesson("segmentation", "Segmentation: colour alone, or the texture around each pixel",
+       "Segmenting a photo is clustering its pixels. What each pixel is described by — its colour, or the "
+       "histograms of the window around it — decides what the clusters can find.", [
+    step("The photo is a mosaic of four textures. k-means with K = 4 on each pixel's colour alone.",
+         params={"method": "kmeans_colour"},
+         question="Will each of the four segments be one of the four textures?",
+         choices=["Yes", "No: segments follow colours, not textures"], correct=1,
+         reveal={"until": {"metric": "engine.converged", "op": ">=", "value": 1}, "budget": 300},
+         answer="No: k-means on colour puts pixels of similar colour together wherever they are — the bricks "
+                "split into brick and mortar, and the mortar's colour turns up inside the other textures.",
+         locked=SEG_LOCKS),
+    step("Each pixel described instead by the histograms of grey levels and texture codes (LBP) in the "
+         "15 × 15 window around it; k-means with K = 4 on those histograms.",
+         params={"method": "kmeans_hist"},
+         question="What changes compared with colour alone?",
+         choices=["Nothing", "Regions of the same texture hold together, with smoother borders"], correct=1,
+         reveal={"until": {"metric": "engine.converged", "op": ">=", "value": 1}, "budget": 300},
+         answer="The segments become the four textures: neighbouring pixels share most of their window, so "
+                "their histograms are alike. The borders are smooth, and blurred by the window's width.",
+         locked=SEG_LOCKS),
+    step("The model of the course: EM for a mixture of multinomials over the window histograms.",
+         params={"method": "multinomial"},
+         question="How many EM iterations until the log-likelihood stops improving?",
+         choices=["About 10", "About 100", "About 1,000"], correct=0,
+         reveal={"until": {"metric": "engine.converged", "op": ">=", "value": 1}, "budget": 300},
+         answer="About ten (13 here): the histograms hold thousands of counts each, so the responsibilities "
+                "are nearly 0 or 1 from the start and EM behaves like k-means.",
+         locked=SEG_LOCKS),
+    step("EM for a Gaussian mixture on the colours (four full-covariance Gaussians in Lab space).",
+         params={"method": "gmm"},
+         question="Compared with k-means on colours (30 iterations), EM on colours will need…",
+         choices=["Fewer iterations", "About as many", "Many more"], correct=2,
+         reveal={"until": {"metric": "engine.converged", "op": ">=", "value": 1}, "budget": 600},
+         answer="Many more (188 here): overlapping Gaussians share pixels through soft responsibilities, and "
+                "EM creeps along flat stretches of the likelihood.",
+         locked=SEG_LOCKS),
+])
+
+
 # ---------------------------------------------------------------------------- building
 def _wait(predicate, timeout=120.0):
     from app.__main__ import wait_for
