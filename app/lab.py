@@ -327,7 +327,7 @@ class Lab(QtWidgets.QWidget):
             self._restyled_once = True
             self.apply_style(theme.current())
             self.favour_main_plot()
-            QtCore.QTimer.singleShot(0, self._first_fit)
+            QtCore.QTimer.singleShot(0, self, self._first_fit)
 
     def _first_fit(self) -> None:
         self.fit_panels()

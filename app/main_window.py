@@ -357,12 +357,12 @@ class MainWindow(QtWidgets.QMainWindow):
         if kind == QtCore.QEvent.Type.KeyPress and event.key() in (QtCore.Qt.Key.Key_Return,
                                                                    QtCore.Qt.Key.Key_Enter):
             if isinstance(obj, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)):
-                QtCore.QTimer.singleShot(0, self._release_focus)
+                QtCore.QTimer.singleShot(0, self, self._release_focus)
         elif (kind == QtCore.QEvent.Type.MouseButtonRelease and isinstance(obj, QtWidgets.QAbstractButton)
               and obj.window() is self):
             # A button did its job: the keyboard goes back to the run bar, so Space plays
             # instead of pressing the button again.
-            QtCore.QTimer.singleShot(0, self._release_focus)
+            QtCore.QTimer.singleShot(0, self, self._release_focus)
         elif kind == QtCore.QEvent.Type.FocusOut and isinstance(obj, QtWidgets.QAbstractButton):
             self._focus_left_button = obj
         elif (kind == QtCore.QEvent.Type.FocusIn and event.reason() == QtCore.Qt.FocusReason.OtherFocusReason
@@ -376,11 +376,11 @@ class MainWindow(QtWidgets.QMainWindow):
             except RuntimeError:  # the button was deleted since
                 disabled = False
             if disabled:
-                QtCore.QTimer.singleShot(0, self._release_focus)
+                QtCore.QTimer.singleShot(0, self, self._release_focus)
         elif kind == QtCore.QEvent.Type.Hide and isinstance(obj, QtWidgets.QDialog) and obj.isWindow():
             # Any dialog (open/save, a lab's own file dialog, a message) gives the keyboard back
             # to the window when it closes, so Space, arrows and shortcuts work without a click.
-            QtCore.QTimer.singleShot(0, self._take_keyboard_back)
+            QtCore.QTimer.singleShot(0, self, self._take_keyboard_back)
         return super().eventFilter(obj, event)
 
     def _take_keyboard_back(self) -> None:
