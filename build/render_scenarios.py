@@ -152,7 +152,8 @@ def scenario_pca(app, folder):
         for digit in (3, 7):
             res = results[digit]
             verdict = "novelty" if res["novelty"] else "like the training digits"
-            parts.append(f"drawn {digit}: residual {res['residual']:.1f} vs threshold {res['threshold']:.1f} ({verdict})")
+            parts.append(f"drawn {digit}: residual {res['residual']:.1f} vs threshold {res['threshold']:.1f} "
+                         f"({verdict})")
         print("PCA: " + "; ".join(parts) + f"  [label: {lab.novelty_label.text()!r}]", flush=True)
         return paths
     finally:
@@ -200,7 +201,8 @@ def scenario_segmentation(app, folder):
         ks = getattr(lab, "chosen_k_stability", None)
         print(f"Segmentation: image '{params['image']}', K = {params['K']}, {params['method']}, window "
               f"{params['window']}: pixel accuracy {100 * acc:.1f}% (converged: {snap.engine.converged}); "
-              f"Choose K over K = {int(min(lab.bic.x))}..{int(max(lab.bic.x))}: BIC K = {kb}, stability K = {ks}", flush=True)
+              f"Choose K over K = {int(min(lab.bic.x))}..{int(max(lab.bic.x))}: BIC K = {kb}, stability K = {ks}",
+              flush=True)
         return [path]
     finally:
         close_window(app, w)
@@ -224,14 +226,15 @@ def scenario_faces(app, folder):
             elif len(snap.boxes) == 0:
                 lbp = f"{len(boxes)} LBP box(es), nothing to compare"
             else:
-                lbp = f"IoU with scikit-image's LBP box {box_iou(snap.boxes, boxes).max():.2f} ({len(boxes)} LBP box(es))"
+                iou = box_iou(snap.boxes, boxes).max()
+                lbp = f"IoU with scikit-image's LBP box {iou:.2f} ({len(boxes)} LBP box(es))"
         except Timeout as e:
             lbp = f"LBP: {e}"
         names = [lab.tabs.tabText(i) for i in range(lab.tabs.count())]
         lab.tabs.setCurrentIndex(names.index("Detection"))
         path = grab(app, w, folder / "scenario-3-faces-astronaut.png")
-        boxes = "; ".join(f"box at row {b[0]:.0f}, col {b[1]:.0f}, {b[2]:.0f}×{b[3]:.0f} px, {b[4]:.0f} neighbours"
-                          for b in snap.boxes)
+        boxes = "; ".join(f"box at row {b[0]:.0f}, col {b[1]:.0f}, {b[2]:.0f}×{b[3]:.0f} px, "
+                          f"{b[4]:.0f} neighbours" for b in snap.boxes)
         print(f"Faces: photo '{snap.ctx.photo.label}': {snap.raw.shape[0]} accepted windows -> "
               f"{snap.groups.shape[0]} group(s) -> {snap.boxes.shape[0]} grouped box(es) with "
               f"min neighbours {snap.ctx.params['min_neighbors']} ({boxes}); {lbp}", flush=True)
@@ -313,7 +316,8 @@ def scenario_side_tasks(app, folder):
         cells = cv.errors.size if cv.errors is not None else 0
         finished = cv.result is not None
         best = cv.result["best_params"] if finished else None
-        print(f"Side tasks: grid search ({lab.kind}) over {cells} cells ({' × '.join(str(len(v)) for v in cv.values)}), "
+        shape = " × ".join(str(len(v)) for v in cv.values)
+        print(f"Side tasks: grid search ({lab.kind}) over {cells} cells ({shape}), "
               f"{len(cv.snapshots)} filled, finished: {finished}, best {best}, "
               f"{elapsed:.1f} s at run-bar speed '{speed}'", flush=True)
         return [p for p in (mid, path) if p is not None]
