@@ -514,6 +514,45 @@ lesson("segmentation", "Segmentation: colour alone, or the texture around each p
 ])
 
 
+FACE_LOCKS = ["mode", "image", "cascade", "n_stages", "scale_factor", "step", "min_neighbors"]
+lesson("faces", "Face detection: a cascade that says no quickly",
+       "The detector slides a small window over the photo at 14 scales: 218,560 windows. Each stage of the "
+       "cascade is a boosted sum of Haar features; a window must pass every stage to count as a face.", [
+    step("Only the first stage of the cascade.",
+         params={"n_stages": 1},
+         question="How many of the 218,560 windows will pass the first stage alone?",
+         choices=["A handful", "About a hundred", "About a hundred thousand"], correct=2,
+         reveal={"until": {"metric": "done", "op": ">=", "value": 1}, "budget": 300},
+         answer="99,318 — nearly half. A stage is trained to keep almost every face, "
+                "so on its own it raises many false alarms; its job is to reject the obvious non-faces cheaply.",
+         locked=FACE_LOCKS),
+    step("Five stages.",
+         params={"n_stages": 5},
+         question="How many windows will survive five stages?",
+         choices=["About 90,000", "About 9,000", "About 90"], correct=1,
+         reveal={"until": {"metric": "done", "op": ">=", "value": 1}, "budget": 300},
+         answer="8,906: each stage removes a large share of what the previous ones let through, while almost "
+                "no face is lost. Most windows are rejected after one or two stages — that is why the cascade "
+                "is fast.",
+         locked=FACE_LOCKS),
+    step("All 19 stages, and every surviving window drawn as its own box (no neighbour vote).",
+         params={"min_neighbors": 0},
+         question="How many windows survive all 19 stages?",
+         choices=["Exactly one", "About seventy", "About a thousand"], correct=1,
+         reveal={"until": {"metric": "done", "op": ">=", "value": 1}, "budget": 300},
+         answer="72 windows, in 24 groups of neighbouring windows (15 boxes drawn): a face is found by many "
+                "overlapping windows at neighbouring positions and scales, false alarms mostly alone.",
+         locked=FACE_LOCKS),
+    step("The usual rule: a box must be backed by more than four overlapping windows (min. neighbours = 4).",
+         question="How many boxes remain?",
+         choices=["None", "One", "Fifteen"], correct=1,
+         reveal={"until": {"metric": "done", "op": ">=", "value": 1}, "budget": 300},
+         answer="One, on the astronaut's face: real faces are detected by many neighbouring windows, lone "
+                "false alarms are not.",
+         locked=FACE_LOCKS),
+])
+
+
 # ---------------------------------------------------------------------------- building
 def _wait(predicate, timeout=120.0):
     from app.__main__ import wait_for
