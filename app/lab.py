@@ -310,15 +310,23 @@ class Lab(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ side tasks
     def task(self, name: str, **callbacks) -> BackgroundTask:
-        """The lab's side task called ``name`` (created on first use; see app.tasks)."""
+        """The lab's side task called ``name`` (created on first use; see app.tasks). What it
+        draws item by item follows the run bar's speed (:meth:`side_task_pace`)."""
         t = self._tasks.get(name)
         if t is None:
             t = BackgroundTask(self, name=f"{self.id}-{name}", **callbacks)
+            t.pace = self.side_task_pace
             self._tasks[name] = t
         else:
             for key, value in callbacks.items():
                 setattr(t, key, value)
         return t
+
+    def side_task_pace(self) -> float | None:
+        """Items per second at which side tasks show what they computed (grid cells, criteria
+        per K, restarts): the run bar's speed, so a class can follow them; None at "Fastest"."""
+        rate = self.runbar.rate
+        return rate if rate > 0 else None
 
     # ------------------------------------------------------------------ behaviour
     def showEvent(self, event):

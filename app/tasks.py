@@ -175,6 +175,10 @@ class BackgroundTask(QtCore.QObject):
     ``on_progress(fraction, text)`` while it runs. Results of a cancelled or replaced task
     are dropped. Closing the owner (``shutdown``) cancels and briefly joins the thread; a
     task that ignores cancellation is a daemon and never keeps the process alive.
+
+    ``pace`` (a callable returning items per second, or None for "all at once") lets a class
+    watch a side task draw: the task computes as fast as it can, and its items reach
+    ``on_item`` at that rate (``on_done`` after the last one). ``wait`` delivers everything.
     """
 
     def __init__(self, parent: QtCore.QObject | None = None, *, on_item=None, on_done=None, on_error=None,
@@ -182,6 +186,11 @@ class BackgroundTask(QtCore.QObject):
         super().__init__(parent)
         self.on_item, self.on_done, self.on_error, self.on_progress = on_item, on_done, on_error, on_progress
         self.name = name
+        self.pace: Callable[[], float | None] | None = None
+        self._held: deque = deque()  # items taken from the task, not yet delivered (paced)
+        self._budget = 0.0
+        self._last = 0.0
+        self._draining = False
         self.state: TaskState | None = None
         self._thread: threading.Thread | None = None
         self._timer = QtCore.QTimer(self)
@@ -201,6 +210,8 @@ class BackgroundTask(QtCore.QObject):
         self.cancel()
         state = TaskState()
         self.state = state
+        self._held.clear()
+        self._budget, self._last = 1.0, time.perf_counter()  # the first item shows at once
         self._thread = start_thread(lambda: run_task(state, func, args, kwargs), f"sml-{self.name}")
         self._timer.start()
         return state
@@ -210,6 +221,7 @@ class BackgroundTask(QtCore.QObject):
         if self.state is not None:
             self.state.cancel()
         self.state = None
+        self._held.clear()
         self._timer.stop()
 
     def poll(self) -> None:
@@ -219,14 +231,16 @@ class BackgroundTask(QtCore.QObject):
             self._timer.stop()
             return
         finished = state.done.is_set()  # read before taking items: none can follow
-        items = state.take()
-        for item in items:
+        self._held.extend(state.take())
+        for item in self._due():
             if self.state is not state:
                 return  # a callback restarted or cancelled the task
             if self.on_item is not None:
                 self.on_item(item)
         if self.state is not state:
             return
+        if self._held:
+            finished = False  # the class has not seen every item yet
         if self.on_progress is not None and not finished:
             self.on_progress(state.progress, state.text)
         if finished:
@@ -238,13 +252,32 @@ class BackgroundTask(QtCore.QObject):
             elif not state.cancelled and self.on_done is not None:
                 self.on_done(state.result)
 
+    def _due(self) -> list:
+        """The held items to deliver now: all of them, or as many as the pace allows since the
+        last delivery."""
+        rate = None if self._draining or self.pace is None else self.pace()
+        if not rate or rate <= 0:
+            items = list(self._held)
+            self._held.clear()
+            return items
+        now = time.perf_counter()
+        self._budget = min(self._budget + (now - self._last) * rate, max(1.0, rate * POLL_INTERVAL_MS / 1000.0))
+        self._last = now
+        n = min(int(self._budget + 1e-9), len(self._held))
+        self._budget -= n
+        return [self._held.popleft() for _ in range(n)]
+
     def wait(self, timeout: float = 10.0) -> bool:
         """Block until the current task ends and deliver its results (scripts and tests)."""
         state = self.state
         if state is None:
             return True
         ok = state.done.wait(timeout)
-        self.poll()
+        self._draining = True
+        try:
+            self.poll()
+        finally:
+            self._draining = False
         return ok
 
     def shutdown(self, timeout: float = 2.0) -> None:

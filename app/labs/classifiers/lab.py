@@ -142,6 +142,7 @@ class ClassifiersLab(PointsLab):
         split.setSizes([560, 220])
 
         self.cv_view = CrossValidationView()
+        self.cv_view.task.pace = self.side_task_pace  # the grid fills in at the run bar's speed
         self.cv_view.run_button.clicked.connect(self.run_grid_search)
         self.cv_view.applyRequested.connect(self._apply_cv_choice)
         self.cv_view.failed.connect(self.show_error)
