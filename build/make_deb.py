@@ -122,7 +122,7 @@ def stage(folder: Path, staging: Path, version: str, arch: str) -> None:
           "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
           f"Upstream-Name: {APP_NAME}\n\nFiles: *\nCopyright: the SML Lab authors\nLicense: MIT\n"
           f" The bundled third-party libraries under /{PREFIX}/_internal keep their own licences\n"
-          " (Qt and PySide6: LGPL-3.0; numpy, scipy, scikit-image, pyqtgraph, superqt, Pillow: BSD/MIT-style).\n")
+          " (Qt and PySide6: LGPL-3.0; numpy, scipy, scikit-image, pyqtgraph, Pillow: BSD/MIT-style).\n")
     normalise_modes(staging)
 
     # control area
