@@ -2,7 +2,8 @@
 """Set up and run SML Lab with nothing but Python 3.11+.
 
     python3 dev.py run           create .venv, install, start the app on its built-in data
-    python3 dev.py test          create .venv, install with test extras, run the whole suite
+    python3 dev.py test          create .venv, install with test extras, run the whole suite, the import
+                                 contracts and ruff
     python3 dev.py bench         speed comparisons against the reference libraries, one table at the end
     python3 dev.py screenshots   one picture per lab into docs/screenshots/
     python3 dev.py self-test     every lab headless for a few steps
@@ -77,6 +78,7 @@ def main(argv: list[str]) -> int:
         ensure_venv("test", also_fine=("test,build",))
         sh(PY, "-m", "pytest", "-q", *rest, env=offscreen_env())
         sh(BIN / "lint-imports", env=offscreen_env())
+        sh(PY, "-m", "ruff", "check", ".")
     elif command == "bench":
         ensure_venv("test,bench")
         # every benchmark records its rows; the session ends with one table of all of them (engine,

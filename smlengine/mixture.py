@@ -75,12 +75,13 @@ __all__ = [
     "GaussianMixtureSnapshot",
     "n_parameters",
     "e_step",
-    "soft_kmeans_steps",
-    "SoftKMeansSnapshot",
-    "mixture_restarts",
-    "MixtureRestartsSnapshot",
-    "model_order_steps",
-    "ModelOrderSnapshot",
+    # provided lazily by the module-level __getattr__ (from mixture_selection)
+    "soft_kmeans_steps",  # noqa: F822
+    "SoftKMeansSnapshot",  # noqa: F822
+    "mixture_restarts",  # noqa: F822
+    "MixtureRestartsSnapshot",  # noqa: F822
+    "model_order_steps",  # noqa: F822
+    "ModelOrderSnapshot",  # noqa: F822
 ]
 
 COVARIANCE_TYPES = ("full", "diag", "spherical", "tied")

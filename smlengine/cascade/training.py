@@ -126,7 +126,6 @@ def train_steps(model, faces, negative_source):
     if faces.shape[0] < 2:
         raise ValueError(f"faces needs at least 2 patches, got {faces.shape[0]}")
     miner = NegativeMiner(negative_source, model.window)
-    W = model.window
     P = faces.shape[0]
     quota = int(model.negatives_per_stage)
     n_cand = len(all_features) if model.n_candidate_features is None else min(int(model.n_candidate_features),

@@ -7,7 +7,6 @@ divided by the extra iterations, so the one-off set-up of either library does no
 Target: ours <= scikit-learn's.
 """
 
-import time
 import warnings
 
 import numpy as np

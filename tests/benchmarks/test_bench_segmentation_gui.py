@@ -63,7 +63,6 @@ def test_redraws_per_second_while_em_runs(qtbot, tmp_path, monkeypatch, method, 
         steps += r.timeline.last.step
         runs += 1
     elapsed = time.perf_counter() - t0
-    finished = False
     shape = r.timeline.last.ctx.shape
     r.pause()
 

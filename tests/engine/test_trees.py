@@ -88,7 +88,10 @@ def test_gini_tree_agrees_with_sklearn(seed, n_classes, depth):
         # small regions have exactly tied splits (e.g. two axes isolating the same points);
         # we take the lowest axis, scikit-learn a random one, so only a few points may differ
         assert np.mean(ours.predict(X) == ref.predict(X)) >= 0.98
-        leaf_cost = lambda v: np.sum(v.sum(1) - (v**2).sum(1) / v.sum(1))
+
+        def leaf_cost(v):
+            return np.sum(v.sum(1) - (v**2).sum(1) / v.sum(1))
+
         ours_leaves = ours.tree_.value[ours.tree_.is_leaf]
         ref_v = ref.tree_.value[ref.tree_.children_left < 0, 0] * ref.tree_.weighted_n_node_samples[
             ref.tree_.children_left < 0, None]

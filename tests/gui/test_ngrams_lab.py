@@ -308,7 +308,9 @@ def test_plots_style_themselves(qtbot, make_window, monkeypatch):
     _run_to_end(qtbot, lab)
     plots = [lab.bar_plot, lab.ppl_plot, lab.zipf_plot]
     assert all(isinstance(p, PlotPanel) for p in plots)
-    ticks = lambda: [p.plot_item.getAxis("left").style["tickFont"].pointSizeF() for p in plots]
+    def ticks():
+        return [p.plot_item.getAxis("left").style["tickFont"].pointSizeF() for p in plots]
+
     normal = ticks()
     window.set_projector(True)
     lab.runner.flush()

@@ -83,7 +83,7 @@ def test_maths_panel_names_the_side_and_few_large_images_use_the_gram_matrix(qtb
 
 
 def test_undefined_values_are_none_and_shown_as_a_dash():
-    data = run.load_data("3")
+    run.load_data("3")
     snaps = list(run.run_steps("3", "", 2, 1e-8, 50, 0))
     first = snaps[0]
     assert first.phase == "init" and first.change is None

@@ -50,7 +50,7 @@ def test_static_views_show_the_exact_fit(qtbot, make_window):
     xi1 = data.components[0].reshape(h, w)
     np.testing.assert_allclose(first, xi1 / np.abs(xi1).max())
     assert lab.gallery.images["eigen"].levels.tolist() == [-1, 1]  # symmetric: white is zero
-    x, y = lab.scree_curve.x, lab.scree_curve.y  # the series' data (the item clips to the view)
+    y = lab.scree_curve.y  # the series' data (the item clips to the view)
     np.testing.assert_allclose(y, 100 * data.eigenvalues / data.total_variance)
     np.testing.assert_allclose(lab.cumulative_curve.y[-1], 100.0)
     assert lab.gap_line.value() == data.gap + 0.5

@@ -233,7 +233,7 @@ class ClassifiersLab(PointsLab):
         return run.prepare_frame(snapshot, self.map_extent.extent)
 
     def render(self, snapshot, prepared, history) -> None:
-        ctx: RunContext = snapshot.ctx
+        ctx: run.RunContext = snapshot.ctx
         kind = ctx.kind
         s = theme.current()
         if prepared is not None or (kind == "perceptron" and not np.any(snapshot.engine.v)):

@@ -52,7 +52,7 @@ def fit_html(snap: RegressionLabSnapshot) -> str:
         basis += "; u = (x − m)/h lies in [−1, 1] on the training x"
     rows = [
         "<h3>Model</h3>",
-        f"<p class='eq'>ŷ(x) = b + Σ<sub>k</sub> w<sub>k</sub> φ<sub>k</sub>(x)</p>",
+        "<p class='eq'>ŷ(x) = b + Σ<sub>k</sub> w<sub>k</sub> φ<sub>k</sub>(x)</p>",
         f"<p>Basis: {basis}. Φ is {n} × {p}.</p>",
         "<h3>Objective</h3>",
         f"<p class='eq'>{_OBJECTIVES[ctx.method]}</p>",
