@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lesson", metavar="FILE", help="open a lesson (.smllesson); with --screenshot, render one step")
     p.add_argument("--lesson-step", type=int, default=1, metavar="N", help="the lesson's step to show (1 = first)")
     p.add_argument("--reveal", action="store_true", help="with --lesson --screenshot: show the step after its reveal")
-    p.add_argument("--self-test", action="store_true", help="run every lab headless for a few steps; exit 0 if all succeed")
+    p.add_argument("--self-test", action="store_true",
+                   help="run every lab headless for a few steps; exit 0 if all succeed")
     p.add_argument("--fresh", action="store_true", help="ignore autosaved sessions and window settings")
     p.add_argument("--timeout", type=float, default=120.0, help=argparse.SUPPRESS)
     p.add_argument("--startup-time", action="store_true", help=argparse.SUPPRESS)  # show, print seconds, exit
@@ -418,7 +419,8 @@ def cmd_startup_time(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
     if args.steps is not None and args.steps < 0:
         print("--steps must be >= 0", file=sys.stderr)
         return 2

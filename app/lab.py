@@ -173,7 +173,8 @@ class Lab(QtWidgets.QWidget):
         self.banner.setWordWrap(True)
         self.banner.setVisible(False)
         self.banner.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner.setStyleSheet("QLabel { background: #FBE3D6; color: #7A2E00; border: 1px solid #D55E00; padding: 6px; }")
+        self.banner.setStyleSheet("QLabel { background: #FBE3D6; color: #7A2E00; border: 1px solid #D55E00; "
+                                  "padding: 6px; }")
         self.maths = MathsPanel()
 
         controls = QtWidgets.QWidget()

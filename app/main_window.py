@@ -238,7 +238,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(r, "Step back", lambda: self._with_lab(lambda lab: lab.step_back()), "Left")
         self._action(r, "Reset", lambda: self._with_lab(lambda lab: lab.reset()), "R")
         self._action(r, "Enlarge the main plot", lambda: self._with_lab(lambda lab: lab.toggle_enlarged()), "F11",
-                     tip="The main plot takes the lab's whole plot area (also: double-click a plot's title); again to go back")
+                     tip="The main plot takes the lab's whole plot area (also: double-click a plot's title); again to "
+                         "go back")
 
         v = bar.addMenu("&View")
         self.projector_action = self._action(v, "&Projector mode", self.set_projector, "F5", checkable=True,

@@ -120,7 +120,8 @@ def check_deb(deb: Path, skip_self_test: bool) -> list[str]:
     fields = dict(re.findall(r"^ ([A-Za-z-]+): (.*)$", info.stdout, flags=re.MULTILINE))
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     if fields.get("Package") != "sml-lab" or fields.get("Version") != version:
-        problems.append(f"control: Package/Version are {fields.get('Package')}/{fields.get('Version')}, want sml-lab/{version}")
+        problems.append(f"control: Package/Version are {fields.get('Package')}/{fields.get('Version')}, want "
+                        f"sml-lab/{version}")
     deps_sh = (ROOT / "build" / "system-deps.sh").read_text(encoding="utf-8")
     wanted_deps = re.search(r'^PKGS="([^"$]+)"', deps_sh, flags=re.MULTILINE).group(1).split()
     declared = {d.strip().split()[0] for d in fields.get("Depends", "").split(",") if d.strip()}

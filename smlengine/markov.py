@@ -201,7 +201,8 @@ class TransitionMatrix(spla.LinearOperator):
     def tocsr(self) -> sp.csr_matrix:
         """p as a sparse matrix; exact only without teleport (dangling rows become full)."""
         if self.teleport > 0:
-            raise ValueError("with teleport > 0 every entry of p is positive, so p is dense; use toarray() or the operator")
+            raise ValueError("with teleport > 0 every entry of p is positive, so p is dense; use toarray() or the "
+                             "operator")
         w = self.links.tolil()
         d = self.shape[0]
         for i in np.flatnonzero(self.dangling):

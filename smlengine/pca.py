@@ -692,7 +692,8 @@ class PCA(IterativeMixin, BaseEstimator):
         self._check_fitted("components_")
         C = check_array(C, name="coefficients")
         if C.shape[1] > self.n_components_:
-            raise ValueError(f"coefficients have {C.shape[1]} columns, but the model has {self.n_components_} components")
+            raise ValueError(f"coefficients have {C.shape[1]} columns, but the model has {self.n_components_} "
+                             "components")
         return self.mean_ + C @ self.components_[: C.shape[1]]
 
     def reconstruct(self, X, d=None) -> np.ndarray:

@@ -81,7 +81,8 @@ def _check_shape(shape, label: str) -> None:
             hint = "; save images as (n, h, w), e.g. X.reshape(-1, 28, 28)"
         elif len(shape) == 4:
             hint = " (colour images are not supported: grey images only)"
-        raise ValueError(f"{label}: expected an array of shape (n_images, height, width), got shape {tuple(shape)}{hint}")
+        raise ValueError(f"{label}: expected an array of shape (n_images, height, width), got shape "
+                         f"{tuple(shape)}{hint}")
     n, h, w = (int(s) for s in shape)
     if n == 0 or h == 0 or w == 0:
         raise ValueError(f"{label}: the image stack is empty (shape {tuple(shape)})")

@@ -108,7 +108,8 @@ def _read_graph_file(path):
                 src.append(int(parts[1]))
                 dst.append(int(parts[2]))
             else:
-                raise ValueError(f"{display_path(path)}: line {lineno}: not a 'page' or 'link' record: {quote_text(line)}")
+                raise ValueError(f"{display_path(path)}: line {lineno}: not a 'page' or 'link' record: "
+                                 f"{quote_text(line)}")
     return _csr(src, dst, len(names)), names, titles
 
 

@@ -95,12 +95,14 @@ def _measure(qtbot, tmp_path, monkeypatch):
     print(f"\nclassifiers lab, RBF SVM on {N} moons (C=100, gamma=10), SMO as fast as possible for {elapsed:.1f} s:")
     print(f"  redraws/s            {rate:6.1f}   (target >= 25)")
     record("classifiers lab", f"RBF SVM on {N} moons flat out, redraws", rate, unit="redraws/s", note="target >= 25")
-    print(f"  SMO steps computed   {steps:6d}   ({steps / elapsed:.0f}/s, one snapshot per pair update{', finished' if finished else ''})")
+    print(f"  SMO steps computed   {steps:6d}   ({steps / elapsed:.0f}/s, one snapshot per pair "
+          f"update{', finished' if finished else ''})")
     print(f"  support vectors now  {n_sv:6d}")
     if frame_times:
         print(f"  GUI frame (render + maths) median {1e3 * statistics.median(frame_times):.1f} ms, "
               f"max {1e3 * max(frame_times):.1f} ms")
-    print(f"  prepare (decision map of the newest frame, alone) median {1e3 * np.median(alone):.1f} ms (target < 30 ms), "
+    print(f"  prepare (decision map of the newest frame, alone) median {1e3 * np.median(alone):.1f} ms "
+          "(target < 30 ms), "
           f"of which f on the {res}x{res} grid {1e3 * np.median(grid_only):.1f} ms")
     print(f"  GIL switch interval {1e3 * sys.getswitchinterval():.1f} ms; machine load average {os.getloadavg()[0]:.1f}")
     assert redraws > 0

@@ -213,7 +213,8 @@ def test_scale_free_graph_is_seeded_with_dangling_and_heavy_tail():
         (lambda a: markov.pagerank(np.ones((2, 3))), "square"),
         (lambda a: markov.pagerank(-a), "non-negative"),
         (lambda a: markov.chain_steps(np.ones((2, 2))).__next__(), "rows of p must sum to 1"),
-        (lambda a: markov.random_surfer_steps(a, n_walkers=0).__next__(), r"n_walkers must be an int in \[1, 1e6\]; got 0"),
+        (lambda a: markov.random_surfer_steps(a, n_walkers=0).__next__(),
+         r"n_walkers must be an int in \[1, 1e6\]; got 0"),
     ],
 )
 def test_invalid_arguments(call, match):

@@ -60,7 +60,8 @@ def test_a_refused_session_leaves_the_drawn_points_alone(qtbot, make_window, tmp
     assert lab.params() == before[2] and lab.seed == before[3]
 
 
-@pytest.mark.parametrize("text", ['{"a": ' * 100_000 + "1" + "}" * 100_000, '{"format": "smllab-session", "lab": "classifiers", "seed": NaN}',
+@pytest.mark.parametrize("text", ['{"a": ' * 100_000 + "1" + "}" * 100_000,
+                                  '{"format": "smllab-session", "lab": "classifiers", "seed": NaN}',
                                   "\x00\x01\x02binary", "[]"])
 def test_malformed_files_raise_value_errors(tmp_path, text):
     path = tmp_path / "s.json"

@@ -230,7 +230,8 @@ class CrossValidationView(QtWidgets.QWidget):
             self.current_marker.setData([], [])
             params = ", ".join(f"{AXIS_LABEL.get(k, k)} = {_fmt(v)}" for k, v in r["best_params"].items())
             test = (f"test error <b>{100 * r['test_error']:.1f}%</b> on {r['n_test']} test points"
-                    if not math.isnan(r["test_error"]) else "no test points (set a test fraction to report a test error)")
+                    if not math.isnan(r["test_error"])
+                    else "no test points (set a test fraction to report a test error)")
             sv = f", {r['n_support']} support vectors" if r["n_support"] >= 0 else ""
             self.summary.setText(
                 f"<b>Chosen</b> (smallest {self.folds.value()}-fold CV error, first in grid order on ties): {params}, "

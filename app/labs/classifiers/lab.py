@@ -74,7 +74,8 @@ class ClassifiersLab(PointsLab):
                   tooltip="Stop after this many iterations if ‖∇L‖ is still above the tolerance",
                   visible_when=_for("logistic")),
             Param("C", "C", "log", 1.0, minimum=0.001, maximum=1000.0,
-                  tooltip="Regularisation: small C = wide margin / strong penalty ‖v‖²/(2C), large C = fit the training data",
+                  tooltip="Regularisation: small C = wide margin / strong penalty ‖v‖²/(2C), large C = fit the "
+                          "training data",
                   visible_when=_for("logistic", *SVMS)),
             Param("gamma", "Kernel width γ", "log", 1.0, minimum=0.01, maximum=100.0,
                   tooltip="RBF kernel k(x, y) = exp(−γ‖x − y‖²): large γ = wiggly boundary",

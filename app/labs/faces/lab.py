@@ -489,7 +489,8 @@ class FacesLab(Lab):
     # ------------------------------------------------------------------ files
     def _open_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open image", "",
-                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All files (*)")
+                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All "
+                                                        "files (*)")
         if path:
             self.open_image_file(path)
 

@@ -111,9 +111,9 @@ class NGramsLab(Lab):
         self.learning_button = QtWidgets.QPushButton("Learning (N = 1…4)")
         self.learning_button.setToolTip("Unigram, bigram, trigram and 4-gram samples side by side, same seed")
         self.perplexity_button = QtWidgets.QPushButton("Perplexity vs N")
-        self.perplexity_button.setToolTip("Held-out perplexity for N = 1…5 and every smoothing (90/10 split of the lines), "
-                                          "entropy and Zipf plot of the corpus; about half a minute on all of Shakespeare, "
-                                          "a second or two on one play")
+        self.perplexity_button.setToolTip("Held-out perplexity for N = 1…5 and every smoothing (90/10 split of the "
+                                          "lines), entropy and Zipf plot of the corpus; about half a minute on all "
+                                          "of Shakespeare, a second or two on one play")
         for b, mode in ((self.generate_button, "generate"), (self.learning_button, "learning"),
                         (self.perplexity_button, "perplexity")):
             b.clicked.connect(lambda _=False, m=mode: self.run_mode(m))
@@ -249,7 +249,8 @@ class NGramsLab(Lab):
         return self._mode
 
     def _open_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a text file", "", "Text files (*.txt);;All files (*)")
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a text file", "",
+                                                        "Text files (*.txt);;All files (*)")
         if path:
             self.open_file(path)
 
@@ -437,7 +438,8 @@ class NGramsLab(Lab):
             if n in done:
                 text, span = done[n]
                 body = html.escape(text).replace("\n", "<br>")
-                view.setHtml(f"<div style='font-family: serif; font-size: {s.font_pt * 1.1:.0f}pt; color: {s.foreground}'>{body}</div>"
+                view.setHtml(f"<div style='font-family: serif; font-size: {s.font_pt * 1.1:.0f}pt; color: "
+                             f"{s.foreground}'>{body}</div>"
                              f"<p style='color: {s.foreground}'><i>longest run copied verbatim from the corpus: "
                              f"{span} tokens</i></p>")
             else:
@@ -501,13 +503,15 @@ class NGramsLab(Lab):
     def maths_html(self, snap) -> str:
         p = self.run_params or self.params()
         rows = ["<h3>N-gram model</h3>",
-                "<p class='eq'>P(w<sub>l</sub> | w<sub>l−N+1</sub> … w<sub>l−1</sub>) = P(w | h), &nbsp; h = the N − 1 previous tokens</p>",
+                "<p class='eq'>P(w<sub>l</sub> | w<sub>l−N+1</sub> … w<sub>l−1</sub>) = P(w | h), &nbsp; h = the N − 1 "
+                "previous tokens</p>",
                 "<p>Maximum likelihood (counts c):</p><p class='eq'>P(w | h) = c(h w) / c(h ·)</p>"]
         sm = p["smoothing"]
         if sm == "laplace":
             rows.append("<p>Add-k (Laplace, k = 1):</p><p class='eq'>P(w | h) = (c(h w) + k) / (c(h ·) + k |V|)</p>")
         elif sm == "kneser-ney":
-            rows.append("<p>Interpolated Kneser–Ney, discount D:</p><p class='eq'>P(w | h) = max(c(h w) − D, 0) / c(h ·)"
+            rows.append("<p>Interpolated Kneser–Ney, discount D:</p><p class='eq'>P(w | h) = max(c(h w) − D, 0) / "
+                        "c(h ·)"
                         " + D N<sub>1+</sub>(h ·) / c(h ·) · P(w | h′)</p>"
                         "<p>h′ = h without its first token; lower orders use continuation counts.</p>")
         if snap.mode == "generate" and snap.kind == "token":
@@ -515,7 +519,8 @@ class NGramsLab(Lab):
         elif snap.mode == "perplexity":
             rows.append(self._maths_perplexity(snap))
         else:
-            rows.append("<h3>Information</h3><p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | h<sub>i</sub>)"
+            rows.append("<h3>Information</h3><p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | "
+                        "h<sub>i</sub>)"
                         " &nbsp; bits/token</p><p class='eq'>perplexity = 2<sup>H</sup></p>")
             rows.append(f"<h3>Now</h3><p class='num'>step {snap.step}<br>{html.escape(snap.phase)}</p>")
         if p["temperature"] != 1.0 or p["top_k"]:
@@ -544,8 +549,10 @@ class NGramsLab(Lab):
         else:
             D = float(p["discount"])
             if c_h:
-                out.append(f"<p class='eq'>first term = max({c_hw:,} − {D:g}, 0) / {c_h:,} = {max(c_hw - D, 0) / c_h:.4f}</p>"
-                           f"<p class='eq'>weight of P(w | h′) = {D:g}·{snap.n_types:,} / {c_h:,} = {D * snap.n_types / c_h:.4f}</p>")
+                out.append(f"<p class='eq'>first term = max({c_hw:,} − {D:g}, 0) / {c_h:,} = "
+                           f"{max(c_hw - D, 0) / c_h:.4f}</p>"
+                           f"<p class='eq'>weight of P(w | h′) = {D:g}·{snap.n_types:,} / {c_h:,} = "
+                           f"{D * snap.n_types / c_h:.4f}</p>")
             else:
                 out.append("<p>h was never seen: P(w | h) = P(w | h′).</p>")
         surprise = max(0.0, -math.log2(snap.probability)) if snap.probability > 0 else math.inf
@@ -560,9 +567,11 @@ class NGramsLab(Lab):
 
     def _maths_perplexity(self, snap) -> str:
         out = ["<h3>Information</h3>",
-               "<p>Entropy of the token frequencies:</p><p class='eq'>H = −Σ<sub>j</sub> p<sub>j</sub> log₂ p<sub>j</sub></p>",
+               "<p>Entropy of the token frequencies:</p><p class='eq'>H = −Σ<sub>j</sub> p<sub>j</sub> log₂ "
+               "p<sub>j</sub></p>",
                "<p>Cross-entropy on M held-out events, and perplexity:</p>"
-               "<p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | h<sub>i</sub>), &nbsp; PP = 2<sup>H</sup></p>",
+               "<p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | h<sub>i</sub>), &nbsp; PP = "
+               "2<sup>H</sup></p>",
                "<p>For 27 symbols a uniform code needs log₂ 27 ≈ 4.75 bits.</p>",
                f"<h3>Now</h3><p class='num'>step {snap.step}<br>{html.escape(snap.phase)}<br>"]
         if snap.zipf_rank.size:

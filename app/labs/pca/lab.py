@@ -345,7 +345,8 @@ class PCALab(Lab):
 
     def _open_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open an image stack (Cancel to choose a folder)", "", "Image stacks (*.npy *.npz);;Images (*.png *.jpg *.bmp *.pgm);;All files (*)")
+            self, "Open an image stack (Cancel to choose a folder)", "",
+            "Image stacks (*.npy *.npz);;Images (*.png *.jpg *.bmp *.pgm);;All files (*)")
         if not path:
             path = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a folder of equally sized grey images")
         if path:

@@ -76,7 +76,8 @@ def projection_html(snap: PCALabSnapshot, d: int, coeffs=None, what: str = "") -
     num = compression_numbers(data, d)
     rows.append(
         "<p>Error of the training set:</p>"
-        "<p class='eq'>Σ<sub>i</sub> ‖x<sub>i</sub> − x<sub>i</sub><sup>(d)</sup>‖² = n Σ<sub>j&gt;d</sub> λ<sub>j</sub></p>"
+        "<p class='eq'>Σ<sub>i</sub> ‖x<sub>i</sub> − x<sub>i</sub><sup>(d)</sup>‖² = n Σ<sub>j&gt;d</sub> "
+        "λ<sub>j</sub></p>"
         f"<p class='num'>d = {num['d']}: {num['error']:.4g} ({100 * (1 - num['explained']):.1f}% of n·trace Σ̂)</p>"
     )
     rows.append(storage_html(num))

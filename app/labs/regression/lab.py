@@ -228,8 +228,9 @@ class RegressionLab(PointsLab):
         legend.addItem(self.l2_point, "ridge solution")
         legend.setVisible(True)
         self.constraint_note = NoteLabel(lines=3, tight=True)
-        self.constraint_note.setToolTip("Contours of ‖y_c − w_A φ_A − w_B φ_B‖² (centred data) around the least-squares "
-                                        "ŵ; the solutions are where a contour first meets the budget region")
+        self.constraint_note.setToolTip("Contours of ‖y_c − w_A φ_A − w_B φ_B‖² (centred data) around the "
+                                        "least-squares ŵ; the solutions are "
+                                        "where a contour first meets the budget region")
         page = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)

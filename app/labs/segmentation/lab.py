@@ -369,7 +369,8 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
     # ------------------------------------------------------------------ files and clicks
     def _open_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open image", "",
-                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All files (*)")
+                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All "
+                                                        "files (*)")
         if path:
             self.open_image_file(path)
 

@@ -113,8 +113,10 @@ def kmeans_html(snapshot, previous=None) -> str:
         "<h3>k-means (Lloyd)</h3>",
         "<p>Objective (never increases):</p>",
         "<p class='eq'>J = Σ<sub>i</sub> ‖x<sub>i</sub> − μ<sub>m<sub>i</sub></sub>‖²</p>",
-        "<p>1. Assignment: <span class='eq'>m<sub>i</sub> = argmin<sub>k</sub> ‖x<sub>i</sub> − μ<sub>k</sub>‖²</span></p>",
-        "<p>2. Update: <span class='eq'>μ<sub>k</sub> = (1/n<sub>k</sub>) Σ<sub>i: m<sub>i</sub>=k</sub> x<sub>i</sub></span></p>",
+        "<p>1. Assignment: <span class='eq'>m<sub>i</sub> = argmin<sub>k</sub> ‖x<sub>i</sub> − "
+        "μ<sub>k</sub>‖²</span></p>",
+        "<p>2. Update: <span class='eq'>μ<sub>k</sub> = (1/n<sub>k</sub>) Σ<sub>i: m<sub>i</sub>=k</sub> "
+        "x<sub>i</sub></span></p>",
         "<p>Stop when Σ<sub>k</sub>‖Δμ<sub>k</sub>‖ &lt; τ or no label changes.</p>",
         "<h3>Now</h3><p class='num'>",
         f"step {snapshot.step}<br>J = {_num(eng.inertia, 7)}",
@@ -138,7 +140,8 @@ def multinomial_html(snapshot) -> str:
     k, d = T.shape
     rows = [
         "<h3>EM for the multinomial mixture</h3>",
-        "<p class='eq'>π(H) = Σ<sub>k</sub> c<sub>k</sub> Π<sub>j</sub> t<sub>kj</sub><sup>H<sub>j</sub></sup> · N!/Π<sub>j</sub>H<sub>j</sub>!</p>",
+        "<p class='eq'>π(H) = Σ<sub>k</sub> c<sub>k</sub> Π<sub>j</sub> t<sub>kj</sub><sup>H<sub>j</sub></sup> · "
+        "N!/Π<sub>j</sub>H<sub>j</sub>!</p>",
         "<p><b>E-step</b> (responsibilities):</p>",
         "<p class='eq'>a<sub>ik</sub> = c<sub>k</sub> Π<sub>j</sub> t<sub>kj</sub><sup>H<sub>ij</sub></sup> / "
         "Σ<sub>l</sub> c<sub>l</sub> Π<sub>j</sub> t<sub>lj</sub><sup>H<sub>ij</sub></sup></p>",
@@ -147,7 +150,8 @@ def multinomial_html(snapshot) -> str:
         "<p class='eq'>t<sub>kj</sub> = (Σ<sub>i</sub> a<sub>ik</sub> H<sub>ij</sub> + α) / "
         "(Σ<sub>i</sub> a<sub>ik</sub> Σ<sub>j</sub> H<sub>ij</sub> + dα)</p>",
         f"<p>Pseudo-count α = {alpha:g} keeps every t<sub>kj</sub> &gt; 0 (a MAP step under a Dirichlet prior); "
-        "EM never decreases the penalised log-likelihood ℓ = Σ<sub>i</sub> log π(H<sub>i</sub>) + α Σ<sub>k,j</sub> log t<sub>kj</sub>.</p>",
+        "EM never decreases the penalised log-likelihood ℓ = Σ<sub>i</sub> log π(H<sub>i</sub>) + α Σ<sub>k,j</sub> "
+        "log t<sub>kj</sub>.</p>",
         "<h3>Now</h3><p class='num'>",
         f"step {snapshot.step}<br>ℓ = {_num(eng.log_likelihood, 8)}<br>",
         f"(log-prior part {_num(eng.log_prior, 4)})<br>",
@@ -169,14 +173,17 @@ def gmm_html(snapshot) -> str:
     rows = [
         "<h3>EM for the Gaussian mixture</h3>",
         "<p class='eq'>π(x) = Σ<sub>k</sub> c<sub>k</sub> g(x | μ<sub>k</sub>, Σ<sub>k</sub>)</p>",
-        "<p><b>E-step</b>: <span class='eq'>a<sub>ik</sub> = c<sub>k</sub> g(x<sub>i</sub> | μ<sub>k</sub>, Σ<sub>k</sub>) / "
-        "Σ<sub>l</sub> c<sub>l</sub> g(x<sub>i</sub> | μ<sub>l</sub>, Σ<sub>l</sub>)</span></p>",
+        "<p><b>E-step</b>: <span class='eq'>a<sub>ik</sub> = c<sub>k</sub> g(x<sub>i</sub> | μ<sub>k</sub>, "
+        "Σ<sub>k</sub>) / Σ<sub>l</sub> c<sub>l</sub> g(x<sub>i</sub> | μ<sub>l</sub>, Σ<sub>l</sub>)</span></p>",
         "<p><b>M-step</b>: n<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub>, "
-        "<span class='eq'>c<sub>k</sub> = n<sub>k</sub>/n, μ<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub> x<sub>i</sub> / n<sub>k</sub>, "
-        "Σ<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub>(x<sub>i</sub> − μ<sub>k</sub>)(x<sub>i</sub> − μ<sub>k</sub>)ᵀ / n<sub>k</sub></span></p>",
+        "<span class='eq'>c<sub>k</sub> = n<sub>k</sub>/n, μ<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub> x<sub>i</sub> "
+        "/ n<sub>k</sub>, "
+        "Σ<sub>k</sub> = Σ<sub>i</sub> a<sub>ik</sub>(x<sub>i</sub> − μ<sub>k</sub>)(x<sub>i</sub> − μ<sub>k</sub>)ᵀ / "
+        "n<sub>k</sub></span></p>",
         "<p>The log-likelihood ℓ = Σ<sub>i</sub> log π(x<sub>i</sub>) never decreases.</p>",
         "<h3>Now</h3><p class='num'>",
-        f"step {snapshot.step}<br>ℓ = {_num(eng.log_likelihood, 8)}<br>relative change {_num(eng.relative_change, 3)}<br>",
+        f"step {snapshot.step}<br>ℓ = {_num(eng.log_likelihood, 8)}<br>relative change "
+        f"{_num(eng.relative_change, 3)}<br>",
         "c<sub>k</sub> = " + ", ".join(f"{c:.3f}" for c in eng.weights[:8]) + ("…" if k > 8 else "") + "<br>",
         "μ<sub>1</sub> = (" + ", ".join(f"{v:.3f}" for v in mu[0]) + ")",
         "</p>",

@@ -488,7 +488,8 @@ def model_order(method: str, params: dict, seed: int, source: tuple, seeds=(), *
     if not ks:
         l = int(params["window"])
         raise ValueError(f"The image holds only {X.shape[0]} non-overlapping {l} × {l} windows, too few to compare "
-                         f"K = {MODEL_ORDER_KS[0]}…{MODEL_ORDER_KS[-1]}: choose a smaller window or a higher resolution.")
+                         f"K = {MODEL_ORDER_KS[0]}…{MODEL_ORDER_KS[-1]}: choose a smaller window or a higher "
+                         "resolution.")
     fits = {}
     for i, k in enumerate(ks):
         if state is not None:

@@ -38,9 +38,11 @@ def boost_html(step: TreesLabSnapshot) -> str:
     rows = [
         "<h3>AdaBoost with stumps</h3>",
         "<p>Start with w<sub>i</sub> = 1/n. Round m fits the stump g<sub>m</sub> with the smallest weighted error</p>",
-        "<p class='eq'>err<sub>m</sub> = Σ<sub>i</sub> w<sub>i</sub> I{y<sub>i</sub> ≠ g<sub>m</sub>(x<sub>i</sub>)} / Σ<sub>i</sub> w<sub>i</sub></p>",
+        "<p class='eq'>err<sub>m</sub> = Σ<sub>i</sub> w<sub>i</sub> I{y<sub>i</sub> ≠ g<sub>m</sub>(x<sub>i</sub>)} / "
+        "Σ<sub>i</sub> w<sub>i</sub></p>",
         "<p class='eq'>α<sub>m</sub> = log((1 − err<sub>m</sub>) / err<sub>m</sub>)</p>",
-        "<p class='eq'>w<sub>i</sub> ← w<sub>i</sub> · e<sup>α<sub>m</sub> I{y<sub>i</sub> ≠ g<sub>m</sub>(x<sub>i</sub>)}</sup>, then normalise</p>",
+        "<p class='eq'>w<sub>i</sub> ← w<sub>i</sub> · e<sup>α<sub>m</sub> I{y<sub>i</sub> ≠ "
+        "g<sub>m</sub>(x<sub>i</sub>)}</sup>, then normalise</p>",
         "<p class='eq'>F(x) = Σ<sub>m</sub> α<sub>m</sub> g<sub>m</sub>(x), &nbsp; ŷ = sign F(x)</p>",
         "<p>Training error ≤ (1/n) Σ<sub>i</sub> e<sup>−y<sub>i</sub>F(x<sub>i</sub>)/2</sup> = "
         "Π<sub>m</sub> 2√(err<sub>m</sub>(1 − err<sub>m</sub>)).</p>",
@@ -67,7 +69,8 @@ def boost_html(step: TreesLabSnapshot) -> str:
             rows.append("<br>err<sub>m</sub> ≥ ½: the stump is no better than chance (discarded)")
         w = e.weights
         rows.append(f"<br>weights: max {w.max():.4f}, min {w.min():.2e} (1/n = {1 / len(w):.4f})")
-    rows.append(f"<br>exp. loss (1/n)Σe<sup>−yF/2</sup> = {e.exp_loss_half:.4f}<br>bound Π 2√(err(1−err)) = {e.bound:.4f}")
+    rows.append(f"<br>exp. loss (1/n)Σe<sup>−yF/2</sup> = {e.exp_loss_half:.4f}<br>bound Π 2√(err(1−err)) = "
+                f"{e.bound:.4f}")
     rows.append(f"<br>{_split_line(step)}</p>")
     if e.stopped_because:
         rows.append(f"<p><b>Stopped:</b> {e.stopped_because}.</p>")
@@ -83,8 +86,10 @@ def tree_html(step: TreesLabSnapshot) -> str:
     crit = step.ctx.params["criterion"]
     rows = [
         "<h3>Growing a classification tree</h3>",
-        "<p>For a region R<sub>m</sub> and a split x<sub>j</sub> &gt; t into R<sub>1</sub> (≤ t) and R<sub>2</sub> (&gt; t):</p>",
-        "<p class='eq'>Q(R<sub>m</sub>, t) = (N<sub>1</sub>Q<sub>1</sub> + N<sub>2</sub>Q<sub>2</sub>) / N<sub>m</sub></p>",
+        "<p>For a region R<sub>m</sub> and a split x<sub>j</sub> &gt; t into R<sub>1</sub> (≤ t) and R<sub>2</sub> "
+        "(&gt; t):</p>",
+        "<p class='eq'>Q(R<sub>m</sub>, t) = (N<sub>1</sub>Q<sub>1</sub> + N<sub>2</sub>Q<sub>2</sub>) / "
+        "N<sub>m</sub></p>",
         f"<p class='eq'>{CRIT_FORMULA[crit]}</p>",
         "<p>Every axis j is scanned; the t with the smallest Q wins (thresholds halfway between data values). "
         "Regions are split breadth first until the depth limit or until pure; each leaf votes its majority.</p>",
@@ -98,9 +103,12 @@ def tree_html(step: TreesLabSnapshot) -> str:
         N1, N2 = nl.sum(), nr.sum()
         rows.append(f"<br>split region {e.node} (depth {e.node_depth}, N<sub>m</sub> = {int(len(e.indices))})")
         rows.append(f"<br>rule: {AXES[e.axis]} ≤ {e.threshold:.3f}")
-        rows.append(f"<br>R<sub>1</sub>: {int(nl[0])} of −1, {int(nl[1])} of +1, Q<sub>1</sub> = {tree.impurity[left]:.4f}")
-        rows.append(f"<br>R<sub>2</sub>: {int(nr[0])} of −1, {int(nr[1])} of +1, Q<sub>2</sub> = {tree.impurity[right]:.4f}")
-        rows.append(f"<br>Q(R<sub>m</sub>, t) = ({N1:g}·{tree.impurity[left]:.3f} + {N2:g}·{tree.impurity[right]:.3f}) / "
+        rows.append(f"<br>R<sub>1</sub>: {int(nl[0])} of −1, {int(nl[1])} of +1, Q<sub>1</sub> = "
+                    f"{tree.impurity[left]:.4f}")
+        rows.append(f"<br>R<sub>2</sub>: {int(nr[0])} of −1, {int(nr[1])} of +1, Q<sub>2</sub> = "
+                    f"{tree.impurity[right]:.4f}")
+        rows.append(f"<br>Q(R<sub>m</sub>, t) = ({N1:g}·{tree.impurity[left]:.3f} + "
+                    f"{N2:g}·{tree.impurity[right]:.3f}) / "
                     f"{N1 + N2:g} = {e.cost:.4f}")
         rows.append(f"<br>Q(R<sub>m</sub>) before the split = {e.region_cost:.4f}")
     elif e.done:
@@ -116,7 +124,8 @@ def forest_html(step: TreesLabSnapshot) -> str:
         f"<h3>{'Random forest' if forest else 'Bagging'}</h3>",
         "<p>Tree b is grown on a bootstrap sample: n draws with replacement. The ensemble votes by majority.</p>",
         "<p class='eq'>P(point i not drawn) = (1 − 1/n)<sup>n</sup> → 1/e ≈ 0.368</p>",
-        "<p>The trees that did not see a point vote on it: the out-of-bag (OOB) error, an estimate of the test error for free.</p>",
+        "<p>The trees that did not see a point vote on it: the out-of-bag (OOB) error, an estimate of the test error "
+        "for free.</p>",
     ]
     if forest:
         rows.append(f"<p>Each split considers only {int(step.ctx.params['max_features'])} random axis(es), "
@@ -126,7 +135,8 @@ def forest_html(step: TreesLabSnapshot) -> str:
                 "Trees are not independent, so the forest gains less.</p>")
     rows.append(f"<h3>Now</h3><p class='num'>trees: {e.n_trees}")
     if e.left_out_fraction is not None:
-        rows.append(f"<br>left out by this tree: {e.left_out_fraction:.3f}; mean {e.oob_fraction:.3f} (1/e = {math.exp(-1):.3f})")
+        rows.append(f"<br>left out by this tree: {e.left_out_fraction:.3f}; mean {e.oob_fraction:.3f} (1/e = "
+                    f"{math.exp(-1):.3f})")
     if e.oob_error is not None:
         rows.append(f"<br>OOB error {100 * e.oob_error:.1f}% (points covered {100 * e.oob_covered:.0f}%)")
     if math.isfinite(step.tree_accuracy):
