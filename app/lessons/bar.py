@@ -103,6 +103,8 @@ class LessonBar(QtWidgets.QFrame):
         lay = self.layout()
         width = self.width() if self.width() > 100 else self.window().width()
         height = lay.totalHeightForWidth(width) if lay.hasHeightForWidth() else lay.totalSizeHint().height()
+        # rich text in a large font measures a little short of what it paints: keep a margin
+        height += self.prompt.fontMetrics().lineSpacing() // 2
         if height > 0 and height != self.height():
             self.setFixedHeight(height)
 
