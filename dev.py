@@ -94,8 +94,8 @@ def main(argv: list[str]) -> int:
     elif command == "screenshots":
         ensure_venv("test")
         sh(PY, "-m", "app", "--screenshots", "docs/screenshots", "--size", "1280x800", *rest, env=offscreen_env())
-        sh(PY, "-m", "app", "--lab", "trees", "--screenshot", "docs/screenshots/trees-projector.png", "--size", "1280x800",
-           "--projector", "--steps", "20", env=offscreen_env())
+        sh(PY, "-m", "app", "--lab", "trees", "--screenshot", "docs/screenshots/trees-projector.png", "--size",
+           "1280x800", "--projector", "--steps", "20", env=offscreen_env())
     elif command == "self-test":
         ensure_venv("test")
         sh(PY, "-m", "app", "--self-test", *rest, env=offscreen_env())

@@ -253,7 +253,8 @@ def cmd_screenshots(args) -> int:
         window = _new_window(args, lab_ids=[cls.id])
         window.show()
         try:
-            run_lab_headless(window, cls.id, args.steps if args.steps is not None else cls_default_steps(cls), args.seed, args.timeout)
+            run_lab_headless(window, cls.id, args.steps if args.steps is not None else cls_default_steps(cls),
+                             args.seed, args.timeout)
             path = out / f"{cls.id}.png"
             window.grab().toImage().save(str(path))
             print(path)
@@ -308,7 +309,8 @@ def cmd_self_test(args) -> int:
             window.close()
     if not classes:
         failures.append("no lab is registered")
-    print(f"self-test: {len(classes) - len([f for f in failures if ':' in f])} of {len(classes)} labs passed" if classes else "self-test: no labs")
+    print(f"self-test: {len(classes) - len([f for f in failures if ':' in f])} of {len(classes)} labs passed"
+          if classes else "self-test: no labs")
     for f in failures:
         print("  " + f, file=sys.stderr)
     return 0 if not failures else 1

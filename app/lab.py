@@ -468,7 +468,8 @@ class Lab(QtWidgets.QWidget):
             if isinstance(parent, QtWidgets.QSplitter):
                 splitters.append((parent, parent.sizes()))
             if not isinstance(parent, (QtWidgets.QTabWidget, QtWidgets.QStackedWidget)):
-                for other in parent.findChildren(QtWidgets.QWidget, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly):
+                for other in parent.findChildren(QtWidgets.QWidget,
+                                                 options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly):
                     if other is not child and other.isVisible() and not other.isWindow() and \
                             not isinstance(other, QtWidgets.QSplitterHandle) and \
                             other.objectName() not in ("qt_scrollarea_viewport", "qt_scrollarea_hcontainer",

@@ -636,7 +636,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if path:
             self._export("data", lambda: lab.export_csv(path))
 
-    def export_gif(self, path: str, lab: Lab | None = None, max_frames: int = 60, fps: float = 8.0, progress=None) -> int:
+    def export_gif(self, path: str, lab: Lab | None = None, max_frames: int = 60, fps: float = 8.0,
+                   progress=None) -> int:
         """Animate the run so far: up to ``max_frames`` snapshots of the timeline, drawn
         one after the other and captured. Returns the number of frames written."""
         from PIL import Image
@@ -662,7 +663,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 QtWidgets.QApplication.processEvents()
                 image = target.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
                 buf = bytes(image.constBits())
-                frames.append(Image.frombuffer("RGBA", (image.width(), image.height()), buf, "raw", "RGBA", image.bytesPerLine(), 1).convert("RGB"))
+                frames.append(Image.frombuffer("RGBA", (image.width(), image.height()), buf, "raw", "RGBA",
+                                               image.bytesPerLine(), 1).convert("RGB"))
                 if progress is not None:
                     progress(k + 1, len(indices))
         finally:

@@ -175,7 +175,8 @@ def style_plot(plot: pg.PlotItem | pg.PlotWidget, style: Style | None = None, *,
         axis.enableAutoSIPrefix(False)
         label = axis.labelText
         if label:
-            axis.setLabel(label, units=axis.labelUnits or None, **{"font-size": f"{style.font_pt:.0f}pt", "color": style.foreground})
+            axis.setLabel(label, units=axis.labelUnits or None,
+                          **{"font-size": f"{style.font_pt:.0f}pt", "color": style.foreground})
     if title is not None or item.titleLabel.text:
         from .widgets.plots import eliding_title
 

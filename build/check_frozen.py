@@ -128,7 +128,8 @@ def check_deb(deb: Path, skip_self_test: bool) -> list[str]:
     if set(wanted_deps) - declared:
         problems.append("Depends lacks " + ", ".join(sorted(set(wanted_deps) - declared)))
     # dpkg-deb --contents: mode owner size date time path (the path may hold spaces)
-    paths = {line.split(None, 5)[5].split(" -> ")[0] for line in contents.stdout.splitlines() if len(line.split(None, 5)) == 6}
+    paths = {line.split(None, 5)[5].split(" -> ")[0]
+             for line in contents.stdout.splitlines() if len(line.split(None, 5)) == 6}
     owners = {line.split()[1] for line in contents.stdout.splitlines() if line.strip()}
     missing = [f for f in DEB_FILES if f not in paths]
     n_files = sum(1 for line in contents.stdout.splitlines() if not line.startswith("d"))
@@ -159,19 +160,22 @@ def check_deb(deb: Path, skip_self_test: bool) -> list[str]:
             validator = shutil.which("desktop-file-validate")
             if validator:
                 v = subprocess.run([validator, str(desktop)], capture_output=True, text=True, check=False)
-                print(f"  desktop-file-validate: exit {v.returncode}" + (f": {v.stdout.strip()}" if v.stdout.strip() else ""))
+                print(f"  desktop-file-validate: exit {v.returncode}"
+                      + (f": {v.stdout.strip()}" if v.stdout.strip() else ""))
                 if v.returncode:
                     problems.append("desktop-file-validate: " + v.stdout.strip()[:300])
             else:
                 print("  desktop-file-validate: not installed, skipped (apt-get install desktop-file-utils)")
-        for xml_file in (share / "metainfo" / "org.smllab.SMLLab.metainfo.xml", share / "mime" / "packages" / "sml-lab.xml"):
+        for xml_file in (share / "metainfo" / "org.smllab.SMLLab.metainfo.xml",
+                         share / "mime" / "packages" / "sml-lab.xml"):
             try:
                 tree = ET.parse(xml_file).getroot()
             except (OSError, ET.ParseError) as exc:
                 problems.append(f"{xml_file.name} does not parse: {exc}")
                 continue
             if xml_file.name.endswith("metainfo.xml"):
-                need = ["id", "name", "summary", "description", "launchable", "screenshots/screenshot/image", "releases/release"]
+                need = ["id", "name", "summary", "description", "launchable", "screenshots/screenshot/image",
+                        "releases/release"]
                 lacking = [n for n in need if tree.find(n) is None]
                 release = tree.find("releases/release")
                 if release is not None and release.get("version") != version:

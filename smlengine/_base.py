@@ -173,7 +173,8 @@ def check_scalar(
         return value
     if isinstance(value, bool) or not isinstance(value, kind):
         kinds = kind if isinstance(kind, tuple) else (kind,)
-        names = " or ".join(getattr(k, "__name__", str(k)).replace("Integral", "integer").replace("Real", "number") for k in kinds)
+        names = " or ".join(getattr(k, "__name__", str(k)).replace("Integral", "integer").replace("Real", "number")
+                            for k in kinds)
         raise TypeError(f"{name} must be a {names}, got {_short_repr(value)}")
     # Integers are always finite (and Python ints beyond 2**64 do not fit a numpy float
     # check), so only real non-integers are tested for NaN/inf.

@@ -56,7 +56,8 @@ def grid_points(extent, resolution: int = 140) -> tuple[np.ndarray, np.ndarray, 
 
 
 @validate_call(_RESOLUTION)
-def decision_frame(func: Callable[[np.ndarray], np.ndarray], extent, resolution: int = 140, levels=(0.0,)) -> DecisionFrame:
+def decision_frame(func: Callable[[np.ndarray], np.ndarray], extent, resolution: int = 140,
+                   levels=(0.0,)) -> DecisionFrame:
     """Evaluate ``func`` on a grid and trace the requested level sets (NaN-separated)."""
     from skimage.measure import find_contours  # lazy: keeps application start-up light
 

@@ -64,7 +64,8 @@ from ._base import (
     frozen_array,
 )
 from ._params import ArrayLike, Integral, Interval, Options, RandomState, Real
-from .kmeans import MAX_ITER, MAX_RESTARTS, KMeans, _argmax_rows, _kmeans_plusplus, _label_dtype, _Lloyd, _n_distinct_upto
+from .kmeans import (MAX_ITER, MAX_RESTARTS, KMeans, _argmax_rows, _kmeans_plusplus, _label_dtype, _Lloyd,
+                     _n_distinct_upto)
 
 __all__ = [
     "COVARIANCE_TYPES",

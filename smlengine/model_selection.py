@@ -181,7 +181,8 @@ class SelectionResult:
 
 
 @validate_call({"k": _K, "random_state": _SEED})
-def select_and_test(estimator_factory, grid, X_train, y_train, X_test, y_test, X_val=None, y_val=None, k=5, random_state=0):
+def select_and_test(estimator_factory, grid, X_train, y_train, X_test, y_test, X_val=None, y_val=None, k=5,
+                    random_state=0):
     """The course protocol: choose by validation error, retrain, report the test error.
 
     With ``X_val``/``y_val`` every cell is fitted on the training set and scored on the

@@ -776,7 +776,8 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
 
     _parameter_constraints = TREE_PARAM_CONSTRAINTS
 
-    def __init__(self, max_depth=3, criterion="misclassification", min_samples_leaf=1, max_features=None, random_state=None):
+    def __init__(self, max_depth=3, criterion="misclassification", min_samples_leaf=1, max_features=None,
+                 random_state=None):
         self.max_depth = max_depth
         self.criterion = criterion
         self.min_samples_leaf = min_samples_leaf

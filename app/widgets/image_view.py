@@ -218,7 +218,8 @@ class ImageView(pg.PlotWidget):
         if not (0 <= y < self.shape[0] and 0 <= x < self.shape[1]):
             return
         button = ev.button()
-        self.pixelClicked.emit(int(np.floor(y)), int(np.floor(x)), 2 if button == QtCore.Qt.MouseButton.RightButton else 1)
+        self.pixelClicked.emit(int(np.floor(y)), int(np.floor(x)),
+                               2 if button == QtCore.Qt.MouseButton.RightButton else 1)
         if button == QtCore.Qt.MouseButton.LeftButton:
             self.clicked.emit(float(x), float(y))
 

@@ -177,7 +177,8 @@ class ParamForm(QtWidgets.QWidget):
         name = p.name
         if p.kind == "int":
             w = QtWidgets.QSpinBox()
-            w.setRange(int(p.minimum if p.minimum is not None else -(2**31)), int(p.maximum if p.maximum is not None else 2**31 - 1))
+            w.setRange(int(p.minimum if p.minimum is not None else -(2**31)),
+                       int(p.maximum if p.maximum is not None else 2**31 - 1))
             w.setSingleStep(int(p.step or 1))
             w.setValue(int(p.default))
             w.setSuffix(p.suffix)

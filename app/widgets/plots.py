@@ -194,7 +194,8 @@ class Series:
         new = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
         b = self.bounds
         self.bounds = new if b is None else (min(b[0], new[0]), max(b[1], new[1]), min(b[2], new[2]), max(b[3], new[3]))
-        self.item.setData(self.x if self._px.size else self._x[: self.n], self.y if self._px.size else self._y[: self.n])
+        self.item.setData(self.x if self._px.size else self._x[: self.n],
+                          self.y if self._px.size else self._y[: self.n])
         if self._on_change is not None:
             self._on_change(self)
 
@@ -825,7 +826,8 @@ class PlotPanel(pg.PlotWidget):
             if self.legend is not None:
                 self.legend.addItem(item, name)
                 self.legend.setVisible(self._legend_wanted and len(self.series) >= 1)
-            item._sml_style = (color or theme.CATEGORICAL[i % len(theme.CATEGORICAL)], DASHES[(dash if dash is not None else i) % 4])
+            item._sml_style = (color or theme.CATEGORICAL[i % len(theme.CATEGORICAL)],
+                               DASHES[(dash if dash is not None else i) % 4])
             self.series[name] = Series(item, log_y=self.log_y, on_change=self._series_changed)
             self._style_curve(item, theme.current())
         return self.series[name]

@@ -200,9 +200,12 @@ class PointCanvas(pg.PlotWidget):
         tpos = (self.y > 0) & self.test_mask
         tneg = (self.y <= 0) & self.test_mask
         self._pos_item.setData(pos=self.X[pos], symbol="o", size=size, brush=pg.mkBrush(theme.POS_COLOR), pen=edge)
-        self._neg_item.setData(pos=self.X[neg], symbol="s", size=size * 0.9, brush=pg.mkBrush(theme.NEG_COLOR), pen=edge)
-        self._test_pos_item.setData(pos=self.X[tpos], symbol="o", size=size, brush=pg.mkBrush(None), pen=pg.mkPen(theme.POS_COLOR, width=2 * s.scale))
-        self._test_neg_item.setData(pos=self.X[tneg], symbol="s", size=size * 0.9, brush=pg.mkBrush(None), pen=pg.mkPen(theme.NEG_COLOR, width=2 * s.scale))
+        self._neg_item.setData(pos=self.X[neg], symbol="s", size=size * 0.9, brush=pg.mkBrush(theme.NEG_COLOR),
+                               pen=edge)
+        self._test_pos_item.setData(pos=self.X[tpos], symbol="o", size=size, brush=pg.mkBrush(None),
+                                    pen=pg.mkPen(theme.POS_COLOR, width=2 * s.scale))
+        self._test_neg_item.setData(pos=self.X[tneg], symbol="s", size=size * 0.9, brush=pg.mkBrush(None),
+                                    pen=pg.mkPen(theme.NEG_COLOR, width=2 * s.scale))
 
     def apply_style(self, s: theme.Style) -> None:
         theme.style_plot(self, s)

@@ -96,7 +96,8 @@ class RunBar(QtWidgets.QWidget):
         if not self._updating:
             self.seekRequested.emit(value)
 
-    def set_state(self, *, playing: bool, can_step: bool, can_back: bool, length: int, index: int, step: int | None, note: str = "") -> None:
+    def set_state(self, *, playing: bool, can_step: bool, can_back: bool, length: int, index: int, step: int | None,
+                  note: str = "") -> None:
         sp = QtWidgets.QStyle.StandardPixmap
         if playing != getattr(self, "_shown_playing", None):
             # Only touch widgets whose state changed: a text or icon change relayouts

@@ -181,7 +181,8 @@ def _qpath_d(path: QtGui.QPainterPath, t: QtGui.QTransform | None = None, dx: fl
         e = path.elementAt(i)
         pts = [(e.x, e.y)]
         if e.type == QtGui.QPainterPath.ElementType.CurveToElement:
-            pts += [(path.elementAt(i + 1).x, path.elementAt(i + 1).y), (path.elementAt(i + 2).x, path.elementAt(i + 2).y)]
+            pts += [(path.elementAt(i + 1).x, path.elementAt(i + 1).y),
+                    (path.elementAt(i + 2).x, path.elementAt(i + 2).y)]
             cmd, i = "C", i + 3
         else:
             cmd = "M" if e.type == QtGui.QPainterPath.ElementType.MoveToElement else "L"
@@ -513,7 +514,8 @@ class _Writer:
         no_pen = pens is None and shared_pen.style() == _Qt.PenStyle.NoPen
         self.body.append('<g class="bars">')
         for i in range(x0.size):
-            if not (right[i] >= left[i] and bottom[i] >= top[i]) or not np.isfinite([left[i], top[i], right[i], bottom[i]]).all():
+            if (not (right[i] >= left[i] and bottom[i] >= top[i])
+                    or not np.isfinite([left[i], top[i], right[i], bottom[i]]).all()):
                 continue
             pen = None if no_pen else (pens[i] if pens is not None else shared_pen)
             brush = brushes[i] if brushes is not None else shared_brush
@@ -529,7 +531,8 @@ class _Writer:
         norm = math.hypot(dx, dy)
         if norm == 0 or not math.isfinite(norm):
             return
-        reach = 2 * (math.hypot(clip.width(), clip.height()) + math.hypot(a.x() - clip.center().x(), a.y() - clip.center().y()))
+        reach = 2 * (math.hypot(clip.width(), clip.height())
+                     + math.hypot(a.x() - clip.center().x(), a.y() - clip.center().y()))
         ux, uy = dx / norm * reach, dy / norm * reach
         self.line(a.x() - ux, a.y() - uy, a.x() + ux, a.y() + uy, item.currentPen, clip)
 
@@ -544,7 +547,8 @@ class _Writer:
     def pixmap(self, item: QtWidgets.QGraphicsPixmapItem, clip: QtCore.QRectF) -> None:
         pm = item.pixmap()
         if not pm.isNull():
-            self.raster(pm.toImage(), QtCore.QRectF(item.offset(), pm.deviceIndependentSize()), item.sceneTransform(), clip)
+            self.raster(pm.toImage(), QtCore.QRectF(item.offset(), pm.deviceIndependentSize()), item.sceneTransform(),
+                        clip)
 
     def raster(self, qimage: QtGui.QImage, bounds: QtCore.QRectF, transform: QtGui.QTransform,
                clip: QtCore.QRectF) -> None:

@@ -256,7 +256,8 @@ def load_image_stack(path) -> np.ndarray:
             if not f.name.startswith(".") and f.suffix.lower() in IMAGE_EXTENSIONS and f.is_file()
         )
         if not files:
-            raise ValueError(f"{_short(p.name)}: no image files ({', '.join(IMAGE_EXTENSIONS[:4])}, ...) in this folder")
+            raise ValueError(f"{_short(p.name)}: no image files ({', '.join(IMAGE_EXTENSIONS[:4])}, ...) "
+                             "in this folder")
         if len(files) > MAX_IMAGES:
             raise ValueError(f"{_short(p.name)}: too many images ({len(files)}); at most {MAX_IMAGES:,} are supported")
         first = _read_image(files[0])

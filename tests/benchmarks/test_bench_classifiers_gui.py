@@ -104,5 +104,6 @@ def _measure(qtbot, tmp_path, monkeypatch):
     print(f"  prepare (decision map of the newest frame, alone) median {1e3 * np.median(alone):.1f} ms "
           "(target < 30 ms), "
           f"of which f on the {res}x{res} grid {1e3 * np.median(grid_only):.1f} ms")
-    print(f"  GIL switch interval {1e3 * sys.getswitchinterval():.1f} ms; machine load average {os.getloadavg()[0]:.1f}")
+    print(f"  GIL switch interval {1e3 * sys.getswitchinterval():.1f} ms; "
+          f"machine load average {os.getloadavg()[0]:.1f}")
     assert redraws > 0

@@ -82,7 +82,8 @@ def report(title, a, rows):
     print(f"\n== {title}: {a.shape[0]:,} nodes, {a.nnz:,} links, CSR {csr_bytes(a) / 1e6:.1f} MB")
     base = rows[0][1]
     for name, seconds, l1 in rows:
-        print(f"  {name:<28s} {seconds * 1e3:10.1f} ms   x{seconds / base:7.2f} vs smlengine   L1 to smlengine {l1:.1e}")
+        print(f"  {name:<28s} {seconds * 1e3:10.1f} ms   x{seconds / base:7.2f} vs smlengine   "
+              f"L1 to smlengine {l1:.1e}")
     for name, seconds, _ in rows[1:]:
         record("PageRank (pagerank_steps)", f"{title}, {a.shape[0]:,} nodes", base, seconds, name)
 

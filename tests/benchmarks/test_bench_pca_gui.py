@@ -66,7 +66,8 @@ def test_slider_response(qtbot, tmp_path, monkeypatch):
     print(f"  reconstruct 100 digits + setImage   median {1e3 * med:.2f} ms, max {1e3 * max(ours):.2f} ms")
     if reference:
         rm = statistics.median(reference)
-        print(f"  sklearn-style transform+inverse (no image)  median {1e3 * rm:.2f} ms  (ratio ours/ref {med / rm:.1f})")
+        print(f"  sklearn-style transform+inverse (no image)  median {1e3 * rm:.2f} ms  "
+              f"(ratio ours/ref {med / rm:.1f})")
     print(f"  whole slider update (all views + maths)    median {1e3 * statistics.median(full):.2f} ms, "
           f"max {1e3 * max(full):.2f} ms (target < 16 ms)")
     assert med < 0.5

@@ -243,7 +243,8 @@ def test_multinomial_bad_input(X, kwargs, match):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("init", ["kmeans", "k-means++", "random"])
 def test_gmm_log_likelihood_never_decreases(pixels, seed, init):
-    snaps = list(GaussianMixture(4, tol=0, max_iter=40, init=init, random_state=seed).fit_steps(pixels, responsibilities=False))
+    snaps = list(GaussianMixture(4, tol=0, max_iter=40, init=init, random_state=seed)
+                 .fit_steps(pixels, responsibilities=False))
     ll = np.array([s.log_likelihood for s in snaps])
     assert np.all(np.diff(ll) >= -1e-9 * abs(ll[0]))
 
@@ -350,7 +351,7 @@ def test_stability_bad_input():
         stability(lambda k, s: KMeans(k), X, [])
 
 
-# ----------------------------------------------------------------------------- edges: absurd parameters, undefined values
+# --------------------------------------------------------------------------- edges: absurd parameters, undefined values
 
 
 def test_kmeans_given_centres_on_fewer_distinct_points_than_k():

@@ -43,7 +43,8 @@ def test_karate_club_equals_networkx():
 
 
 def test_lazy_names_resolve():
-    for name in ("load_graph", "read_edge_list", "crawl_html_folder", "textbook_chain", "karate_club", "scale_free_digraph"):
+    for name in ("load_graph", "read_edge_list", "crawl_html_folder", "textbook_chain", "karate_club",
+                 "scale_free_digraph"):
         assert callable(getattr(datasets, name))
 
 
@@ -58,7 +59,8 @@ def test_textbook_chains_are_stochastic():
 
 def test_edge_list_names_comments_blanks_duplicates_self_loops(tmp_path):
     path = tmp_path / "g.tsv"
-    path.write_text("# my graph\n\nhome\tabout\nabout, home\nhome\tabout\n  # indented comment\nblog,blog\nc#\thome\n", encoding="utf-8")
+    path.write_text("# my graph\n\nhome\tabout\nabout, home\nhome\tabout\n  # indented comment\nblog,blog\nc#\thome\n",
+                    encoding="utf-8")
     a, names = read_edge_list(path)
     assert names == ["home", "about", "blog", "c#"]
     dense = a.toarray()
@@ -114,11 +116,13 @@ def test_crawl_html_folder(tmp_path):
         encoding="utf-8",
     )
     (tmp_path / "sub" / "a.html").write_text(
-        '<title>A &amp; B — Site docs</title><a href="../index.html">up</a><a href="/sub/b.html?q=1">b</a>', encoding="utf-8"
+        '<title>A &amp; B — Site docs</title><a href="../index.html">up</a><a href="/sub/b.html?q=1">b</a>',
+        encoding="utf-8"
     )
     (tmp_path / "sub" / "b.html").write_text("<title>B — Site docs</title>", encoding="utf-8")
     (tmp_path / "sub" / "index.html").write_text("<title>Sub — Site docs</title>", encoding="utf-8")
-    (tmp_path / "orphan.html").write_text("<title>Orphan — Site docs</title><a href='index.html'>home</a>", encoding="utf-8")
+    (tmp_path / "orphan.html").write_text("<title>Orphan — Site docs</title><a href='index.html'>home</a>",
+                                          encoding="utf-8")
     (tmp_path / "pic.png").write_bytes(b"\x89PNG")
     a, names, titles = crawl_html_folder(tmp_path)
     assert names == ["index.html", "sub/a.html", "sub/index.html", "sub/b.html", "orphan.html"]

@@ -104,7 +104,9 @@ def test_load_points_fuzz(data):
 
 
 @pytest.mark.timeout(60)
-@given(st.lists(st.tuples(st.floats(allow_nan=False, allow_infinity=False), st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([-1, 1])), min_size=1, max_size=20))
+@given(st.lists(st.tuples(st.floats(allow_nan=False, allow_infinity=False),
+                          st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([-1, 1])), min_size=1,
+                max_size=20))
 @FUZZ
 def test_save_then_load_points_round_trip(rows):
     X = np.array([[a, b] for a, b, _ in rows])
@@ -319,7 +321,8 @@ BOMB_KINDS = ["valid points", "blank lines", "comment lines", "malformed lines",
 
 @pytest.mark.timeout(600)
 @given(st.sampled_from(sorted(POINTS_READERS)), st.sampled_from(BOMB_KINDS), st.sampled_from([4.0, 49.5]))
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 def test_large_legal_files_are_read_in_bounded_time_and_memory(reader, kind, megabytes):
     call, header = POINTS_READERS[reader]
     limit = 5 if reader == "mixtures" else (20 if reader == "load_xy_points" else 50)

@@ -98,7 +98,8 @@ def test_karate_club_equilibrium_is_proportional_to_degree():
     deg = np.asarray(a.sum(axis=1)).ravel()
     pi = markov.pagerank(a, teleport=0.0, tol=1e-14, max_iter=100_000)
     np.testing.assert_allclose(pi, deg / deg.sum(), atol=1e-12)
-    np.testing.assert_allclose(markov.stationary_distribution(markov.transition_matrix(a).toarray()), deg / deg.sum(), atol=1e-12)
+    np.testing.assert_allclose(markov.stationary_distribution(markov.transition_matrix(a).toarray()), deg / deg.sum(),
+                               atol=1e-12)
 
 
 def test_textbook_chains_behave_as_the_course_says():
@@ -154,7 +155,8 @@ def test_structure_checks_against_networkx():
 
 def test_random_surfer_converges_seeded():
     a = random_digraph(20, 0.15, 11)
-    runs = [list(markov.random_surfer_steps(a, n_walkers=1000, n_steps=1000, random_state=0, yield_every=100)) for _ in range(2)]
+    runs = [list(markov.random_surfer_steps(a, n_walkers=1000, n_steps=1000, random_state=0,
+                                            yield_every=100)) for _ in range(2)]
     last = runs[0][-1]
     np.testing.assert_array_equal(last.frequencies, runs[1][-1].frequencies)
     assert last.step == 1000 and last.n_visits == 1_000_000
@@ -168,7 +170,8 @@ def test_random_surfer_converges_seeded():
 
 def test_random_surfer_follows_weights():
     a = sp.csr_matrix(np.array([[0, 3, 1], [1, 0, 0], [1, 0, 0]], float))
-    last = list(markov.random_surfer_steps(a, teleport=0.1, n_walkers=2000, n_steps=500, random_state=1, yield_every=500))[-1]
+    last = list(markov.random_surfer_steps(a, teleport=0.1, n_walkers=2000, n_steps=500, random_state=1,
+                                           yield_every=500))[-1]
     assert last.l1_error < 0.02
 
 

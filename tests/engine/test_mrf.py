@@ -145,8 +145,10 @@ def test_denoising_beats_the_noisy_image_and_burn_in_matters():
 
 def test_bad_input_raises_clear_errors():
     image = np.zeros((4, 4))
-    for kwargs, message in [({"beta": -0.1}, r"beta must be a float in \[0, 1e6\]; got -0.1"), ({"sigma": 0.0}, r"sigma must be a float in \[1e-6, 1e6\]; got 0"),
-                            ({"n_labels": 1}, r"n_labels must be an int in \[2, 64\]; got 1"), ({"n_labels": 1000}, r"n_labels must be an int in \[2, 64\]; got 1000"),
+    for kwargs, message in [({"beta": -0.1}, r"beta must be a float in \[0, 1e6\]; got -0.1"),
+                            ({"sigma": 0.0}, r"sigma must be a float in \[1e-6, 1e6\]; got 0"),
+                            ({"n_labels": 1}, r"n_labels must be an int in \[2, 64\]; got 1"),
+                            ({"n_labels": 1000}, r"n_labels must be an int in \[2, 64\]; got 1000"),
                             ({"means": [0, 1, 2]}, "means must have n_labels = 2"),
                             ({"means": [0, np.nan]}, "means must be finite"), ({"burn_in": -1}, "burn_in"),
                             ({"beta": float("nan")}, r"beta must be a float in \[0, 1e6\]; got nan")]:

@@ -156,7 +156,8 @@ def test_agrees_with_sklearn_perceptron_on_separable_data():
         ref.partial_fit(X[[i]], y[[i]], classes=classes)
         np.testing.assert_allclose(ref.coef_.ravel(), snap.v, rtol=1e-12, atol=1e-12)
         assert ref.intercept_[0] == pytest.approx(-snap.c, rel=1e-12, abs=1e-12)
-    assert np.array_equal(ref.predict(X), Perceptron(max_epochs=1000, learning_rate=0.5, random_state=0).fit(X, y).predict(X))
+    assert np.array_equal(ref.predict(X),
+                          Perceptron(max_epochs=1000, learning_rate=0.5, random_state=0).fit(X, y).predict(X))
 
 
 @pytest.mark.parametrize("mode", ["single", "batch"])

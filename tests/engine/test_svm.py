@@ -68,7 +68,8 @@ CASES = [
 
 
 # the linear cases on both paths (numpy, compiled pair updates)
-PATH_CASES = [(*case, path) for case in CASES for path in (("numpy", "compiled") if case[0] == "linear" else ("numpy",))]
+PATH_CASES = [(*case, path) for case in CASES
+              for path in (("numpy", "compiled") if case[0] == "linear" else ("numpy",))]
 
 
 @pytest.mark.parametrize("kernel, params, data, C, linear_path", PATH_CASES, indirect=["linear_path"])
@@ -345,7 +346,8 @@ def test_kernel_cache_never_exceeds_its_budget(kernel, rows, monkeypatch):
 
 @pytest.mark.parametrize(
     "kernel, params, data, every",
-    [("rbf", {"gamma": 2.0}, ("moons", 0.3), 0), ("rbf", {"gamma": 2.0}, ("moons", 0.3), 1), ("linear", {}, ("blobs", 2.5), 0)],
+    [("rbf", {"gamma": 2.0}, ("moons", 0.3), 0), ("rbf", {"gamma": 2.0}, ("moons", 0.3), 1),
+     ("linear", {}, ("blobs", 2.5), 0)],
 )
 def test_whole_fit_stays_within_cache_size(kernel, params, data, every, monkeypatch):
     """cache_size bounds the fit's peak traced memory, not only the kernel rows: the O(n)
@@ -590,7 +592,8 @@ def _compiled_or_skip():
 
 
 @pytest.mark.parametrize("shrinking", [True, False])
-@pytest.mark.parametrize("data, C, seed", [(("blobs", 1.5), 1.0, 0), (("blobs", 0.8), 10.0, 1), (("moons", 0.3), 1.0, 2)])
+@pytest.mark.parametrize("data, C, seed",
+                         [(("blobs", 1.5), 1.0, 0), (("blobs", 0.8), 10.0, 1), (("moons", 0.3), 1.0, 2)])
 def test_compiled_linear_pairs_reach_the_numpy_paths_solution(data, C, seed, shrinking, monkeypatch):
     _compiled_or_skip()
     monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 100)

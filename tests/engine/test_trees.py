@@ -20,8 +20,8 @@ from smlengine.trees import (
 def _tie_free(n, d, n_classes, seed, informative=3):
     datasets = pytest.importorskip("sklearn.datasets")
     X, y = datasets.make_classification(
-        n_samples=n, n_features=d, n_informative=min(informative, d), n_redundant=0, n_classes=n_classes, n_clusters_per_class=1,
-        flip_y=0.05, random_state=seed,
+        n_samples=n, n_features=d, n_informative=min(informative, d), n_redundant=0, n_classes=n_classes,
+        n_clusters_per_class=1, flip_y=0.05, random_state=seed,
     )
     return X, y
 

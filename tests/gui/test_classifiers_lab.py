@@ -61,7 +61,8 @@ def test_drawing_points_restarts_and_undo(qtbot, make_window):
     lab.canvas.add_point(0.0, 0.0, +1)
     lab.canvas.add_point(1.0, 1.0, -1)
     assert len(lab.canvas.y) == n + 2
-    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.engine.n_mistakes == n + 2, timeout=20_000)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.engine.n_mistakes == n + 2,
+                    timeout=20_000)
     assert lab.canvas.undo()
     assert len(lab.canvas.y) == n + 1
     lab.canvas.remove_point(0)
@@ -95,7 +96,8 @@ def test_session_round_trip(qtbot, make_window, tmp_path):
     other = make_window(lab_ids=["classifiers"])
     lab2 = other.open_session(str(path))
     assert lab2 is not None
-    qtbot.waitUntil(lambda: lab2.runner.timeline.last is not None and lab2.runner.timeline.last.step >= 4, timeout=20_000)
+    qtbot.waitUntil(lambda: lab2.runner.timeline.last is not None and lab2.runner.timeline.last.step >= 4,
+                    timeout=20_000)
     assert lab2.params()["mode"] == "batch"
     assert lab2.seed == 3
     np.testing.assert_array_equal(lab2.canvas.X, points)

@@ -240,7 +240,8 @@ def test_session_keeps_classifier_and_parameters(qtbot, make_window, tmp_path):
     other = make_window(lab_ids=["classifiers"])
     lab2 = other.open_session(str(path))
     assert lab2 is not None
-    qtbot.waitUntil(lambda: lab2.runner.timeline.last is not None and lab2.runner.timeline.last.step >= 3, timeout=20_000)
+    qtbot.waitUntil(lambda: lab2.runner.timeline.last is not None and lab2.runner.timeline.last.step >= 3,
+                    timeout=20_000)
     p = lab2.params()
     assert (p["classifier"], p["C"], p["degree"], p["test_fraction"], p["smo_every"]) == ("svm_poly", 10.0, 4, 0.3, 2)
     np.testing.assert_array_equal(lab2.canvas.test_mask, mask)

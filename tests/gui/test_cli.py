@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_app(*args, timeout=240):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def test_list_labs():

@@ -155,7 +155,8 @@ def test_same_seed_replays_exactly(qtbot, lab_window, lab_id):
     def run_five():
         lab.start()
         lab.run_to(5)
-        qtbot.waitUntil(lambda: (r.timeline.last is not None and r.timeline.last.step >= 5) or r.finished, timeout=30_000)
+        qtbot.waitUntil(lambda: (r.timeline.last is not None and r.timeline.last.step >= 5) or r.finished,
+                        timeout=30_000)
         return [s for s in r.timeline]
 
     first = run_five()

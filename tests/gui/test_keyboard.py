@@ -154,7 +154,8 @@ def _load_points_dialog(window):
     window.lab()._load_points_dialog()
 
 
-@pytest.mark.parametrize("open_dialog", [_open_session_dialog, _load_points_dialog], ids=["open-session", "load-points"])
+@pytest.mark.parametrize("open_dialog", [_open_session_dialog, _load_points_dialog],
+                         ids=["open-session", "load-points"])
 def test_space_works_after_an_open_file_dialog(window, qtbot, monkeypatch, open_dialog):
     lab = window.lab()
     fake = _FakeFileDialog([""])  # cancelled
@@ -180,7 +181,8 @@ def test_run_bar_keys_work_after_the_grid_search_button(window, qtbot):
     cv.run_button.setFocus(QtCore.Qt.FocusReason.MouseFocusReason)  # as a real click does
     qtbot.waitUntil(cv.run_button.hasFocus)
     QtTest.QTest.mouseClick(cv.run_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not isinstance(_app().focusWidget(), (QtWidgets.QAbstractSpinBox, QtWidgets.QAbstractButton)),
+    qtbot.waitUntil(lambda: not isinstance(_app().focusWidget(),
+                                           (QtWidgets.QAbstractSpinBox, QtWidgets.QAbstractButton)),
                     timeout=3000)
     step_before = lab.runner.current
     press(qtbot, Key.Key_R)

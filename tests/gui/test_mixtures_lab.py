@@ -300,7 +300,8 @@ def test_a_selected_point_shows_its_responsibilities_as_a_pie(qtbot, lab):
     assert brushes == [theme.CATEGORICAL[j].upper() for j in keep]
 
 
-_FUZZ_PIECES = ["x1,x2", ",", ";", "\n", "\r\n", "#", "1.5", "-2", "nan", "inf", "1e400", "abc", " ", "0", "3,4", "label"]
+_FUZZ_PIECES = ["x1,x2", ",", ";", "\n", "\r\n", "#", "1.5", "-2", "nan", "inf", "1e400", "abc", " ", "0", "3,4",
+                "label"]
 
 
 @pytest.mark.timeout(120)  # a guard, not a measurement

@@ -130,7 +130,8 @@ def test_open_good_file_and_session(qtbot, make_window, tmp_path):
     assert lab.open_file(str(path), wait=True) is True
     assert lab.params()["corpus"] == "file"
     last = _run_to_end(qtbot, lab)
-    assert last.kind == "token" and set(lab.generated_text().split()) <= {"the", "cat", "sat", "on", "mat", "dog", "log"}
+    assert last.kind == "token" and set(lab.generated_text().split()) <= {"the", "cat", "sat", "on", "mat", "dog",
+                                                                          "log"}
     session = tmp_path / "s.json"
     assert window.save_session(str(session), lab)
     other = make_window(lab_ids=["ngrams"])

@@ -307,7 +307,8 @@ def _mouse_drag(qtbot, view, x0, y0, x1, y1):
     left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
     QtTest.QTest.mousePress(port, left, none, a)
     for t in np.linspace(0.2, 1.0, 5):
-        QtTest.QTest.mouseMove(port, QtCore.QPoint(round(a.x() + t * (b.x() - a.x())), round(a.y() + t * (b.y() - a.y()))))
+        QtTest.QTest.mouseMove(port,
+                               QtCore.QPoint(round(a.x() + t * (b.x() - a.x())), round(a.y() + t * (b.y() - a.y()))))
         qtbot.wait(5)
     QtTest.QTest.mouseRelease(port, left, none, b)
     assert view.brush.band.isVisible()

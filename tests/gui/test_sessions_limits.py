@@ -90,7 +90,8 @@ def test_a_session_over_the_points_limit_is_refused_with_the_limit(qtbot, make_w
     before = lab.canvas.X.copy()
     assert window.open_session(str(path)) is None
     np.testing.assert_array_equal(lab.canvas.X, before)
-    with pytest.raises(ValueError, match=r"user_data ▸ (points|labels) holds 20,001 items; sessions hold at most 20,000"):
+    with pytest.raises(ValueError,
+                       match=r"user_data ▸ (points|labels) holds 20,001 items; sessions hold at most 20,000"):
         session.read_session(path)
     compact = tmp_path / "compact.smllab"  # small enough in bytes, too many values
     compact.write_text('{"format": "smllab-session", "lab": "classifiers", "user_data": {"points": ['

@@ -215,7 +215,8 @@ def test_lines_text_and_broken_curves(qtbot, make_window):
     # a curve with a NaN gap that also runs far outside the view on the right
     xs = np.array([x0 + 0.1 * (x1 - x0), xm, np.nan, xm + 0.1 * (x1 - x0), x1 + 10 * (x1 - x0)])
     ys = np.full(5, ym)
-    curve = pg.PlotCurveItem(xs, ys, connect="finite", pen=pg.mkPen("#135790", width=2, style=QtCore.Qt.PenStyle.DashLine))
+    curve = pg.PlotCurveItem(xs, ys, connect="finite",
+                             pen=pg.mkPen("#135790", width=2, style=QtCore.Qt.PenStyle.DashLine))
     for it in (vline, label, curve):
         item.addItem(it)
     root = _parse(plot_svg(item))

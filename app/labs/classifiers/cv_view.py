@@ -77,7 +77,8 @@ class CrossValidationView(QtWidgets.QWidget):
         lay.addWidget(self.summary)
 
         self.cancel_button.clicked.connect(self.cancel)
-        self.apply_button.clicked.connect(lambda: self.result and self.applyRequested.emit(dict(self.result["best_params"])))
+        self.apply_button.clicked.connect(
+            lambda: self.result and self.applyRequested.emit(dict(self.result["best_params"])))
         self._cmap = pg.colormap.get("viridis")
         self.task = BackgroundTask(self, on_item=self._on_item, on_done=self._on_finished, on_error=self._on_error,
                                    name="cv-grid")
@@ -190,7 +191,8 @@ class CrossValidationView(QtWidgets.QWidget):
     def cancel(self) -> None:
         if self.task.busy:
             self.task.cancel()  # whatever the old search still sends is dropped
-            self.summary.setText(self.summary.text() + "<br><i>Cancelled.</i>" if not self.result else self.summary.text())
+            self.summary.setText(self.summary.text() + "<br><i>Cancelled.</i>" if not self.result
+                                 else self.summary.text())
         self.cancel_button.setEnabled(False)
         self.run_button.setEnabled(self.errors is not None)
 
@@ -217,7 +219,8 @@ class CrossValidationView(QtWidgets.QWidget):
             best = self._cell(snap.best_index)
             s = theme.current()
             self.best_marker.setData(pos=[(best[0] + 0.5, best[1] + 0.5)], symbol="s", size=46 * s.scale,
-                                     pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale), brush=pg.mkBrush(None))
+                                     pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale),
+                                     brush=pg.mkBrush(None))
             self.current_marker.setData(pos=[(cell[0] + 0.5, cell[1] + 0.5)], symbol="o", size=10 * s.scale,
                                         pen=pg.mkPen(s.foreground), brush=pg.mkBrush(s.foreground))
             self._draw_image()

@@ -110,7 +110,8 @@ class ClassifiersLab(PointsLab):
         self.sv_bound_marker.setZValue(12)
         self.normal_arrow = pg.PlotCurveItem()
         self.normal_arrow.setZValue(6)
-        for item in (self.current_marker, self.mistake_marker, self.sv_free_marker, self.sv_bound_marker, self.normal_arrow):
+        for item in (self.current_marker, self.mistake_marker, self.sv_free_marker, self.sv_bound_marker,
+                     self.normal_arrow):
             pi.addItem(item)
         self._legend_kind = None
 
@@ -281,7 +282,8 @@ class ClassifiersLab(PointsLab):
         if eng.index is not None and eng.index < len(ctx.train_idx):
             p = ctx.X_train[[eng.index]]
             self.current_marker.setData(pos=p, symbol="o", size=s.marker_size * 2.6,
-                                        pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=3 * s.scale), brush=pg.mkBrush(None))
+                                        pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=3 * s.scale),
+                                        brush=pg.mkBrush(None))
         else:
             self.current_marker.setData([], [])
         self._draw_normal(snapshot)
@@ -339,7 +341,8 @@ class ClassifiersLab(PointsLab):
         back = tip - 0.25 * length * v / norm
         xs = [foot[0], tip[0], np.nan, back[0] + side[0], tip[0], back[0] - side[0]]
         ys = [foot[1], tip[1], np.nan, back[1] + side[1], tip[1], back[1] - side[1]]
-        self.normal_arrow.setData(xs, ys, connect="finite", pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=theme.current().line_width))
+        self.normal_arrow.setData(xs, ys, connect="finite",
+                                  pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=theme.current().line_width))
 
     def show_idle(self) -> None:
         self.decision.set_frame(None)

@@ -106,8 +106,8 @@ def svm_html(snapshot, previous=None) -> str:
         "<p>Pick i with the largest KKT violation and j by the second-order rule; move along "
         "y<sub>i</sub>α<sub>i</sub> + y<sub>j</sub>α<sub>j</sub> = const, where W is a parabola:</p>",
         "<p class='eq'>η = k<sub>ii</sub> + k<sub>jj</sub> − 2k<sub>ij</sub>, &nbsp; t = (F<sub>i</sub> − "
-        "F<sub>j</sub>)/η clipped to the box<br>α<sub>i</sub> ← α<sub>i</sub> + y<sub>i</sub> t, &nbsp; α<sub>j</sub> ← α<sub>j</sub> − "
-        "y<sub>j</sub> t</p>",
+        "F<sub>j</sub>)/η clipped to the box<br>α<sub>i</sub> ← α<sub>i</sub> + y<sub>i</sub> t, &nbsp; "
+        "α<sub>j</sub> ← α<sub>j</sub> − y<sub>j</sub> t</p>",
         "<p>Stop when the KKT gap m(α) − M(α) ≤ tol = 10<sup>−3</sup>; b = mean over free support vectors "
         "(0 &lt; α<sub>i</sub> &lt; C).</p>",
         "<h3>Now</h3><p class='num'>",

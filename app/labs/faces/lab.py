@@ -58,7 +58,8 @@ class FacesLab(Lab):
                   tooltip="A scikit-image sample photo (Open image… reads your own PNG or JPEG)",
                   visible_when=_mode("detect")),
             Param("cascade", "Cascade", "choice", "shipped", choices=run.CASCADES,
-                  tooltip="The shipped 19-stage cascade, or the one trained in this session", visible_when=_mode("detect")),
+                  tooltip="The shipped 19-stage cascade, or the one trained in this session",
+                  visible_when=_mode("detect")),
             Param("n_stages", "Stages used", "int", MAX_STAGES, minimum=1, maximum=MAX_STAGES,
                   tooltip="Use only the first stages: fewer stages = higher detection rate AND more false positives "
                           "(DR = Π DR_j, FPR = Π FPR_j)", visible_when=_mode("detect")),

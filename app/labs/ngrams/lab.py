@@ -463,7 +463,8 @@ class NGramsLab(Lab):
             y0, y1 = lo - 0.05 * (hi - lo + 0.2), hi + 0.45 * (hi - lo + 0.2)
             self.ppl_plot.getPlotItem().setYRange(y0, y1, padding=0)
             # ticks at 1, 2, 5 × 10^k only: minor labels of a log axis crowd a small plot
-            ticks = [(math.log10(m * 10.0**e), f"{m * 10.0**e:g}") for e in range(int(math.floor(y0)), int(math.ceil(y1)) + 1)
+            ticks = [(math.log10(m * 10.0**e), f"{m * 10.0**e:g}")
+                     for e in range(int(math.floor(y0)), int(math.ceil(y1)) + 1)
                      for m in (1, 2, 5) if y0 <= math.log10(m * 10.0**e) <= y1]
             self.ppl_plot.getPlotItem().getAxis("left").setTicks([ticks, []])
             self.ppl_plot.getPlotItem().setXRange(0.7, 5.3, padding=0)
@@ -590,7 +591,8 @@ class NGramsLab(Lab):
     def apply_style(self, s: theme.Style) -> None:
         # on a projector the fonts are large: text above the bars, both full width
         # a projector leaves the plots little width: stack them
-        self.ppl_split.setOrientation(QtCore.Qt.Orientation.Vertical if s.projector else QtCore.Qt.Orientation.Horizontal)
+        self.ppl_split.setOrientation(QtCore.Qt.Orientation.Vertical if s.projector
+                                      else QtCore.Qt.Orientation.Horizontal)
         self.ppl_split.setSizes([500, 400] if s.projector else [500, 500])
         # projector fonts: room for the title, the axis and at least five token rows (the page
         # scrolls on a small screen rather than squash them)

@@ -1085,7 +1085,8 @@ class PageRankLab(Lab):
         for w in (self.bar_plot, self.conv_plot, self.chain_plot, self.lower_right):
             w.setMinimumHeight(int(lines * line))
         self.table.setMinimumHeight(int(3.5 * 20 * s.scale))  # header and three pages
-        QtCore.QTimer.singleShot(0, self.graph_plot, self._fit_min_widths)  # once the plots have laid out their new fonts
+        # once the plots have laid out their new fonts
+        QtCore.QTimer.singleShot(0, self.graph_plot, self._fit_min_widths)
 
     def _fit_min_widths(self) -> None:
         """Each plot at least as wide as its title, axes and one-column legend need: the splitters

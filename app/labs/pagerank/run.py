@@ -314,7 +314,8 @@ def lab_run(source: tuple, edits, seed: int, teleport: float, tol: float, max_it
         converged = bool(ps.converged)
         last_iter, last_change, last_bound = int(ps.step), float(ps.change), float(ps.bound)
         yield PageRankLabSnapshot(
-            step=counter.next(), phase="power method", progress=ps.progress, positions=positions, distribution=ps.distribution,
+            step=counter.next(), phase="power method", progress=ps.progress, positions=positions,
+            distribution=ps.distribution,
             iteration=ps.step, change=ps.change, bound=ps.bound, converged=converged, walkers=empty_i,
             walkers_prev=empty_i, walkers_jumped=empty_b, frequencies=zeros, moves=0, l1_error=float("nan"),
             **common)

@@ -129,7 +129,8 @@ class PCALab(Lab):
         self.rayleigh_panel = PlotPanel("Rayleigh quotient", "step", "ρ = vᵀBv", legend_corner="bottom-right")
         self.rayleigh_curve = self.rayleigh_panel.curve("ρ")
         self.rayleigh_exact_item = pg.PlotDataItem([], [], name="exact λⱼ")
-        self.rayleigh_exact_item.setPen(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
+        self.rayleigh_exact_item.setPen(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=1.5,
+                                                 style=QtCore.Qt.PenStyle.DashLine))
         # the exact values grow with the run's last step: they follow the view, not drive it
         self.rayleigh_panel.plot_item.addItem(self.rayleigh_exact_item, ignoreBounds=True)
         self.angle_panel = PlotPanel("Convergence", "step", "radians / norm", log_y=True, legend_corner="top")
@@ -154,7 +155,8 @@ class PCALab(Lab):
         self.scree_curve.item.setSymbolSize(6)
         self.gap_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=2,
                                                                style=QtCore.Qt.PenStyle.DashLine),
-                                        label="gap", labelOpts={"position": 0.92, "color": theme.OKABE_ITO["vermillion"]})
+                                        label="gap",
+                                        labelOpts={"position": 0.92, "color": theme.OKABE_ITO["vermillion"]})
         self.scree_panel.plot_item.addItem(self.gap_line)
         self.scree_d_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=2))
         self.scree_panel.plot_item.addItem(self.scree_d_line)

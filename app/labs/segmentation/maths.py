@@ -206,7 +206,8 @@ def pixel_html(info: dict | None, method: str) -> str:
         return head + body + "<br>(the nearest centre wins)"
     what = ("log c<sub>k</sub> + Σ<sub>j</sub> H<sub>j</sub> log t<sub>kj</sub>" if method == "multinomial"
             else "log c<sub>k</sub> + log g(x | μ<sub>k</sub>, Σ<sub>k</sub>)")
-    body = what + " = " + ", ".join(f"<b>{t:.5g}</b>" if i == info["label"] else f"{t:.5g}" for i, t in enumerate(terms))
+    body = what + " = " + ", ".join(f"<b>{t:.5g}</b>" if i == info["label"] else f"{t:.5g}"
+                                    for i, t in enumerate(terms))
     body += "<br>a<sub>ik</sub> = " + ", ".join(f"{r:.3f}" for r in info["resp"])
     return head + body + "<br>(the largest term wins)"
 
@@ -217,7 +218,8 @@ def compare_html(result) -> str:
         return ("k-means and EM from the same initial centres:<br>"
                 "Run both and compare their segmentations.")
     em_name = "EM multinomial" if result.family == "hist" else "EM Gaussian"
-    km = f"k-means ({'histograms' if result.family == 'hist' else 'colour'}) J = {_num(result.kmeans_objective, 6)} ({len(result.kmeans_curve) - 1} it.)"
+    km = (f"k-means ({'histograms' if result.family == 'hist' else 'colour'}) "
+          f"J = {_num(result.kmeans_objective, 6)} ({len(result.kmeans_curve) - 1} it.)")
     if result.em_labels is None:
         return f"{km}; {em_name} running …"
     em = f"{em_name} ℓ = {_num(result.em_objective, 7)} ({len(result.em_curve) - 1} it.)"
