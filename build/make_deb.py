@@ -141,7 +141,8 @@ def stage(folder: Path, staging: Path, version: str, arch: str) -> None:
     )
     write(debian / "control", control)
     write(debian / "postrm",
-          "#!/bin/sh\nset -e\n# Remove anything left in the application folder (the package's own files are gone already).\n"
+          "#!/bin/sh\nset -e\n"
+          "# Remove anything left in the application folder (the package's own files are gone already).\n"
           f'if [ "$1" = remove ] || [ "$1" = purge ]; then rm -rf "/{PREFIX}"; fi\nexit 0\n', 0o755)
     os.chmod(debian, 0o755)
 
