@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 import pytest
+from _bench_table import record
 
 from smlengine.cascade import Cascade, to_grey_float
 from smlengine.datasets import load_cascade, load_face_patches, negative_photos
@@ -84,6 +85,9 @@ def test_bench_detection(monkeypatch):
     print(f"{'OpenCV Haar (default frontal)':34s} {t_cv:8.3f} {len(cv_boxes):6d} {1.0:9.2f}")
     print(f"{'scikit-image LBP cascade':34s} {t_sk:8.3f} {len(sk_boxes):6d} {t_sk / t_cv:9.2f}")
     print(f"threads: OpenCV {cv2.getNumThreads()}, ours 1")
+    for path in results:
+        record("cascade.detect", f"astronaut 512x512, factor 1.25, {path} path", min(times[path]), t_cv,
+               "OpenCV detectMultiScale (Haar frontal)")
     if compiled:
         np.testing.assert_array_equal(results["compiled"], results["numpy"])
         assert min(times["compiled"]) <= 2 * t_cv
