@@ -927,4 +927,7 @@ class PlotPanel(pg.PlotWidget):
 
     def _refit_height(self) -> None:
         self._refit_pending = False
-        self._fit_height(theme.current())
+        try:
+            self._fit_height(theme.current())
+        except RuntimeError:  # the plot's items were deleted before this deferred call (closing)
+            pass
