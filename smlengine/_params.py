@@ -28,6 +28,7 @@ keyword arguments of a free function.
 
 from __future__ import annotations
 
+import abc
 import functools
 import inspect
 import math
@@ -103,7 +104,7 @@ def describe_value(value: Any) -> str:
     return text if len(text) <= _QUOTE_LIMIT else text[: _QUOTE_LIMIT - 3] + "..."
 
 
-class Constraint:
+class Constraint(abc.ABC):
     """One acceptable form of a parameter value.
 
     ``is_satisfied_by(value)`` says whether the value is acceptable; ``accepts_type(value)``
@@ -111,8 +112,9 @@ class Constraint:
     TypeError); ``str(constraint)`` is the phrase used in messages.
     """
 
-    def is_satisfied_by(self, value: Any) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def is_satisfied_by(self, value: Any) -> bool:
+        """True if ``value`` is acceptable."""
 
     def accepts_type(self, value: Any) -> bool:
         return self.is_satisfied_by(value)
