@@ -289,8 +289,12 @@ def test_absurd_parameters_are_refused_before_any_work(threes, kw, exc, match, m
     def no_work(*args, **kwargs):
         raise AssertionError("work started before the parameters were checked")
 
+    import smlengine._pca_linalg as linalg_module
+
     for name in ("_covariance", "_gram", "_total_variance", "_svd_route", "_randomized_route"):
-        monkeypatch.setattr(pca_module, name, no_work)
+        for module in (pca_module, linalg_module):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, no_work)
     with pytest.raises(exc, match=match) as info:
         PCA(**kw).fit(threes)
     assert len(str(info.value)) < 120
@@ -378,7 +382,7 @@ def test_covariance_and_gram_routes_agree_with_scikit_learn_default():
 def test_blocks_give_the_same_covariance_and_gram(monkeypatch):
     """Many small blocks (each a rank-k update on centred rows or columns) give the centred
     products X_cᵀX_c/n and X_cX_cᵀ, also for data far from the origin."""
-    import smlengine.pca as pca_module
+    import smlengine._pca_linalg as pca_module
 
     X = np.random.default_rng(7).random((53, 37)) + 1e6
     Xc = X - X.mean(axis=0)
@@ -392,7 +396,7 @@ def test_blocks_give_the_same_covariance_and_gram(monkeypatch):
 def test_uncentred_product_is_used_only_when_little_cancels(monkeypatch):
     """Large data near the origin: XᵀX/n − μ̂μ̂ᵀ (one product of X itself); far from the origin
     (tr(XᵀX/n) / tr Σ̂ > 10⁴) the centred blocks, which keep the digits the subtraction would lose."""
-    import smlengine.pca as pca_module
+    import smlengine._pca_linalg as pca_module
 
     monkeypatch.setattr(pca_module, "_BLOCK_ELEMENTS", 64)  # 53 × 37 is then many blocks
     rng = np.random.default_rng(8)
