@@ -20,6 +20,7 @@ from .scan import (
     StageEvaluator,
     area_resize,
     eval_grid,
+    eval_pyramid,
     eval_windows,
     level_integrals,
     level_scales,
@@ -286,11 +287,17 @@ class Cascade(IterativeMixin, BaseEstimator):
         ii_img = integral_image(grey)
         for k in (range(len(scales)) if order is None else order):
             s = scales[k]
-            out_h, out_w = int(round(h / s)), int(round(w / s))
+            out_h, out_w, st = self._level_shape(grey.shape, s, step)
             ii, ii2 = pyramid_level(ii_img, out_h, out_w)
-            sy, sx = h / out_h, w / out_w
-            st = step if step is not None else (2 if sy * 1.0 <= 2.0 else 1)
-            yield k, s, sy, sx, st, ii, ii2
+            yield k, s, h / out_h, w / out_w, st, ii, ii2
+
+    @staticmethod
+    def _level_shape(shape, s, step):
+        """(out_h, out_w, step) of the level of scale ``s``: a stride of 2 level pixels while the window
+        is at most twice its trained size and 1 beyond (OpenCV's rule) unless ``step`` is given."""
+        h, w = shape
+        out_h, out_w = int(round(h / s)), int(round(w / s))
+        return out_h, out_w, step if step is not None else (2 if h / out_h <= 2.0 else 1)
 
     def scan_levels(self, image, scale_factor=1.25, step=None, min_size=None, max_size=None, n_stages=None):
         """Generator over the image pyramid, smallest window first: one level at a time.
@@ -303,9 +310,11 @@ class Cascade(IterativeMixin, BaseEstimator):
         """
         grey, scales = self._levels(image, scale_factor, step, min_size, max_size, n_stages)
         W = self.window
-        for _k, s, sy, sx, st, ii, ii2 in self._pyramid(grey, scales, step):
-            passed, last = self._eval_grid(ii, ii2, (ii.shape[0] - 1 - W) // st + 1, (ii.shape[1] - 1 - W) // st + 1,
-                                           st, n_stages)
+        h, w = grey.shape
+        dims = [self._level_shape(grey.shape, s, step) for s in scales]
+        results = eval_pyramid(self._stages(n_stages), W, integral_image(grey), dims)
+        for s, (out_h, out_w, st), (_ii, _ii2, passed, last) in zip(scales, dims, results):
+            sy, sx = h / out_h, w / out_w
             yield {"scale": s, "scale_y": sy, "scale_x": sx, "step": st, "passed": passed, "last": last,
                    "window": (W * sy, W * sx)}
 
@@ -346,12 +355,14 @@ class Cascade(IterativeMixin, BaseEstimator):
         K = self.n_stages_ if n_stages is None else n_stages
         boxes, passed, last = [], [], []
         for lv in self.scan_levels(image, scale_factor, step, min_size, max_size, n_stages):
-            p = lv["passed"]
-            R, C = np.indices(p.shape)
-            R, C, p, l_ = R.ravel() * lv["step"], C.ravel() * lv["step"], p.ravel(), lv["last"].ravel()
-            if not keep_all:
-                ok = p >= K
-                R, C, p, l_ = R[ok], C[ok], p[ok], l_[ok]
+            p, l_ = lv["passed"], lv["last"]
+            if keep_all:
+                R, C = (a.ravel() for a in np.indices(p.shape))
+                p, l_ = p.ravel(), l_.ravel()
+            else:
+                R, C = np.nonzero(p >= K)
+                p, l_ = p[R, C], l_[R, C]
+            R, C = R * lv["step"], C * lv["step"]
             sy, sx = lv["scale_y"], lv["scale_x"]
             W = self.window
             boxes.append(np.column_stack([R * sy, C * sx, np.full(R.size, W * sy), np.full(R.size, W * sx)]))

@@ -21,6 +21,9 @@ are the same on either path.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ..haar import HaarFeatureSet, integral_image
@@ -37,6 +40,7 @@ __all__ = [
     "window_stats",
     "eval_windows",
     "eval_grid",
+    "eval_pyramid",
     "level_integrals",
     "pyramid_level",
 ]
@@ -44,6 +48,19 @@ __all__ = [
 SIGMA_FLOOR = 1e-3  # std of a flat window (pixels in [0, 1]); avoids dividing by zero
 #: most windows of a level evaluated together (a band of whole window rows): bounds memory
 BAND_WINDOWS = 1 << 17
+#: a stage is scored on every window of a band while more than this fraction of them is alive
+DENSE_FRACTION = 0.3
+#: below this many windows a stage gathers all its reads at once (fewer numpy calls)
+GATHER_WINDOWS = 2000
+#: windows scored together on the sparse path (their integral-image rows stay in cache)
+SPARSE_BLOCK = 8192
+#: most reads gathered at once on the gather path (bounds its index array)
+GATHER_CELLS = 1 << 16
+#: most integral-image cells of the pyramid levels whose survivors are scored together
+CHUNK_CELLS = 1 << 21
+#: threads sharing a detection's pyramid levels and survivors on the numpy path (OpenCV uses the
+#: machine's cores likewise)
+THREADS = min(2, os.cpu_count() or 1)
 #: the compiled window loop is used when numba is installed (tests switch it off to compare)
 _USE_COMPILED = True
 
@@ -149,6 +166,23 @@ class StageEvaluator:
         self._stride = None
         self._off = None
 
+    def read_plan(self, stride: int):
+        """Per stump, its reads as (flat offset for row length ``stride``, coefficient), and the same
+        reads padded to a (T, K) table (offset 0, coefficient 0 past a stump's last read)."""
+        plans = self.__dict__.setdefault("_plans", {})
+        if stride not in plans:
+            per_stump = [[(r * stride + c, k) for r, c, k in reads] for reads in self.dense_plan]
+            K = max(len(reads) for reads in per_stump)
+            off = np.zeros((len(per_stump), K), dtype=np.int64)
+            coef = np.zeros((len(per_stump), K))
+            for t, reads in enumerate(per_stump):
+                off[t, : len(reads)] = [o for o, _ in reads]
+                coef[t, : len(reads)] = [k for _, k in reads]
+            if len(plans) > 16:
+                plans.clear()
+            plans[stride] = (per_stump, off, coef)
+        return plans[stride]
+
     def offsets(self, stride: int) -> np.ndarray:
         """Flat offsets of the reads in an integral image of row length ``stride``."""
         if self._stride != stride:
@@ -185,6 +219,7 @@ def window_stats(flat, flat2, bases, stride, window):
     return mean, np.sqrt(np.maximum(var, SIGMA_FLOOR**2))
 
 
+
 def eval_windows(stages, window, flat, flat2, bases, stride):
     """Stages passed and last normalised margin of every window; rejected windows drop out stage by stage.
 
@@ -192,12 +227,13 @@ def eval_windows(stages, window, flat, flat2, bases, stride):
     window's top-left corner and ``stride`` the integral image's row length. The margin of stage j
     is (f_j - Theta_j) / (2 sum alpha), kept for the last stage a window reached.
     """
+    bases = np.asarray(bases, dtype=np.int64)
     m = bases.shape[0]
     passed = np.zeros(m, dtype=np.int32)
     last = np.zeros(m)
     if m and stages:
         mean, sigma = window_stats(flat, flat2, bases, stride, window)
-        _eval_alive(stages, 0, flat, bases, mean, sigma, stride, passed, last)
+        _eval_sparse(stages, flat, stride, {0: [(np.arange(m), bases, mean, sigma)]}, passed, last)
     return passed, last
 
 
@@ -228,9 +264,97 @@ def _dense_scores(st, read, mean, sigma, x, tmp, score):
     return score
 
 
-def _eval_band(stages, window, ii, ii2, nr, n_cols, step, passed, last, dense_fraction):
-    """:func:`eval_grid` on one band: ``ii`` starts at the band's first window row; results go into
-    the band's rows of ``passed`` and ``last``."""
+def _sparse_scores(st, flat, stride, bases, mean, sigma):
+    """f_j on the windows whose top-left flat index is ``bases``, in the order of :func:`_dense_scores`.
+
+    Many windows: each read is one gather from the integral image shifted by the read's offset
+    (``flat[off:]`` taken at ``bases``: no index arithmetic). Few windows: all reads of the stage
+    in one gather, fewer numpy calls.
+    """
+    per_stump, off, coef = st.read_plan(stride)
+    m = bases.shape[0]
+    if m < GATHER_WINDOWS:
+        T, K = off.shape
+        score = np.empty(m)
+        B = max(1, GATHER_CELLS // (T * K))
+        off_t, coef_t = off.T[:, None, :], coef.T[:, None, :]
+        for b0 in range(0, m, B):
+            b1 = min(m, b0 + B)
+            v = flat.take(bases[b0:b1, None] + off_t, mode="clip")  # (K, m, T): read q of stump t
+            v *= coef_t  # padding reads count 0: x + 0 = x
+            x = v[0]
+            for q in range(1, K):
+                x += v[q]
+            x -= mean[b0:b1, None] * st.area
+            x -= sigma[b0:b1, None] * st.theta
+            gain = np.empty((b1 - b0, T + 1))
+            gain[:, 0] = -st.alpha_sum
+            np.multiply((x * st.polarity) > 0, st.two_alpha, out=gain[:, 1:])
+            score[b0:b1] = np.cumsum(gain, axis=1)[:, -1]  # votes added in order from -sum alpha (+ 0 = exact)
+        return score
+    score = np.full(m, -st.alpha_sum)
+    B = SPARSE_BLOCK  # windows scored together: their reads stay in cache from one read to the next
+    x_, tmp_, vote_ = np.empty(min(m, B)), np.empty(min(m, B)), np.empty(min(m, B), dtype=bool)
+    for b0 in range(0, m, B):
+        b1 = min(m, b0 + B)
+        ba, mu, sd, sc = bases[b0:b1], mean[b0:b1], sigma[b0:b1], score[b0:b1]
+        x, tmp, vote = x_[: b1 - b0], tmp_[: b1 - b0], vote_[: b1 - b0]
+        for t, reads in enumerate(per_stump):
+            o, k = reads[0]
+            np.take(flat[o:], ba, out=x, mode="clip")
+            if k != 1.0:
+                x *= k
+            for o, k in reads[1:]:
+                np.take(flat[o:], ba, out=tmp, mode="clip")
+                if k == 1.0:
+                    x += tmp
+                elif k == -1.0:
+                    x -= tmp
+                else:
+                    tmp *= k
+                    x += tmp
+            np.multiply(mu, st.area[t], out=tmp)
+            x -= tmp
+            np.multiply(sd, st.theta[t], out=tmp)
+            x -= tmp
+            if st.polarity[t] > 0:
+                np.greater(x, 0.0, out=vote)
+            else:
+                np.less(x, 0.0, out=vote)
+            np.add(sc, st.two_alpha[t], out=sc, where=vote)
+    return score
+
+
+def _eval_sparse(stages, flat, stride, pending, passed, last):
+    """Early rejection on scattered windows: ``pending[j]`` lists (result index, flat base, mean, sigma)
+    of windows that passed stages 0..j-1 and start at stage j; rejected windows drop out stage by stage.
+    ``passed`` and ``last`` (1-D) are written at the result indices."""
+    if not pending:
+        return
+    idx = np.zeros(0, dtype=np.intp)
+    bases = np.zeros(0, dtype=np.int64)
+    mean = sigma = np.zeros(0)
+    for j in range(min(pending), len(stages)):
+        if j in pending:
+            parts = [(idx, bases, mean, sigma), *pending[j]]
+            idx, bases, mean, sigma = (np.concatenate(col) for col in zip(*parts))
+        if idx.size == 0:
+            continue
+        st = stages[j]
+        s = _sparse_scores(st, flat, stride, bases, mean, sigma)
+        last[idx] = (s - st.threshold) / (2.0 * st.alpha_sum + 1e-300)
+        ok = s >= st.threshold
+        idx, bases, mean, sigma = idx[ok], bases[ok], mean[ok], sigma[ok]
+        passed[idx] = j + 1
+
+
+def _dense_band(stages, window, ii, ii2, nr, n_cols, step, passed, last, dense_fraction):
+    """The first stages on every window of a band (rows of windows of ``ii``, a view starting at the
+    band's first window row), while more than ``dense_fraction`` of the windows are alive.
+
+    Writes the band's ``passed`` and ``last`` maps; returns (j, alive, mean, sigma): the next stage,
+    the windows still alive (None: none) and every window's mean and deviation.
+    """
     W = window
 
     def read(r, c, a=ii):
@@ -255,45 +379,19 @@ def _eval_band(stages, window, ii, ii2, nr, n_cols, step, passed, last, dense_fr
         n_alive = int(np.count_nonzero(alive))
         j += 1
         if n_alive == 0:
-            return
+            return j, None, mean, sigma
         passed[alive] = j
-    if j == len(stages):
-        return
-    idx = np.flatnonzero(alive)
-    r, c = np.divmod(idx, n_cols)
-    stride = ii.shape[1]
-    bases = (r * step) * stride + c * step
-    p_sub, l_sub = passed.reshape(-1)[idx], last.reshape(-1)[idx]
-    _eval_alive(stages[j:], j, ii.reshape(-1), bases, mean.reshape(-1)[idx], sigma.reshape(-1)[idx], stride,
-                p_sub, l_sub)
-    passed.reshape(-1)[idx] = p_sub
-    last.reshape(-1)[idx] = l_sub
+    return j, alive, mean, sigma
 
 
-def _eval_alive(stages, j0, flat, bases, mean, sigma, stride, passed, last):
-    """Stages ``j0, j0 + 1, ...`` on the windows at ``bases`` (all alive): early rejection by gathers."""
-    alive = None  # None: every window
-    for j, st in enumerate(stages, start=j0):
-        s = st.scores(flat, bases, mean, sigma, stride)
-        margin = (s - st.threshold) / (2.0 * st.alpha_sum + 1e-300)
-        ok = s >= st.threshold
-        if alive is None:
-            last[:] = margin
-            alive = np.flatnonzero(ok)
-        else:
-            last[alive] = margin
-            alive = alive[ok]
-        if alive.size == 0:
-            return
-        passed[alive] = j + 1
-        bases, mean, sigma = bases[ok], mean[ok], sigma[ok]
+def level_integrals(level: np.ndarray, out=None):
+    """Integral image and squared integral image of a pyramid level (finite by construction).
 
-
-def level_integrals(level: np.ndarray):
-    """Integral image and squared integral image of a pyramid level (finite by construction)."""
+    ``out`` may give the two (h + 1, w + 1) arrays (views into a larger buffer, zero first row and
+    column) to fill in place of new ones.
+    """
     h, w = level.shape
-    ii = np.zeros((h + 1, w + 1))
-    ii2 = np.zeros((h + 1, w + 1))
+    ii, ii2 = (np.zeros((h + 1, w + 1)), np.zeros((h + 1, w + 1))) if out is None else out
     np.cumsum(level, axis=0, out=ii[1:, 1:])
     np.cumsum(ii[1:, 1:], axis=1, out=ii[1:, 1:])
     np.cumsum(level * level, axis=0, out=ii2[1:, 1:])
@@ -315,7 +413,7 @@ def pyramid_level(ii_img: np.ndarray, out_h: int, out_w: int):
     return ii, ii2
 
 
-def eval_grid(stages, window, ii, ii2, n_rows, n_cols, step, dense_fraction=0.25, band_windows=None):
+def eval_grid(stages, window, ii, ii2, n_rows, n_cols, step, dense_fraction=None, band_windows=None):
     """Stages passed and last margin of every window of a level: maps (n_rows, n_cols).
 
     Window (i, j) has its top-left corner at (i * step, j * step) of the integral image ``ii`` (a row
@@ -323,7 +421,8 @@ def eval_grid(stages, window, ii, ii2, n_rows, n_cols, step, dense_fraction=0.25
     The margin of stage j is (f_j - Theta_j) / (2 sum alpha), kept for the last stage a window
     reached. The level is evaluated in bands of whole window rows of at most ``band_windows``
     (default ``BAND_WINDOWS``) windows; in each band the stages are scored on every window while
-    more than ``dense_fraction`` of them are alive, then on the survivors alone.
+    more than ``dense_fraction`` (default ``DENSE_FRACTION``) of them are alive, then on the
+    survivors alone.
     """
     if n_rows <= 0 or n_cols <= 0:
         return np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0))
@@ -338,10 +437,121 @@ def eval_grid(stages, window, ii, ii2, n_rows, n_cols, step, dense_fraction=0.25
         packed = _compiled.packed(stages, ii.shape[1])
         kernel(ii, ii2, n_rows, n_cols, step, window, SIGMA_FLOOR**2, *packed, passed, last)
         return passed, last
+    _eval_level(stages, window, ii, ii2, 0, n_rows, n_cols, step, passed, last,
+                DENSE_FRACTION if dense_fraction is None else dense_fraction, band_windows)
+    return passed, last
+
+
+def _eval_level(stages, window, ii, ii2, row0, n_rows, n_cols, step, passed, last, dense_fraction, band_windows,
+                pending=None, first=0):
+    """The numpy path over one level whose integral images are rows ``row0 ..`` of the contiguous ``ii``
+    and ``ii2``: the dense stages band by band, then the survivors. With ``pending`` (a dict), the
+    survivors are added to it (result indices from ``first``, into ``passed``/``last`` raveled) to be
+    scored later together with other levels; otherwise they are scored here."""
+    stride = ii.shape[1]
+    own = pending is None
+    if own:
+        pending, first = {}, 0
     per_band = max(1, int(band_windows or BAND_WINDOWS) // n_cols)
     for r0 in range(0, n_rows, per_band):
         nr = min(per_band, n_rows - r0)
-        a = r0 * step
-        _eval_band(stages, window, ii[a:], ii2[a:], nr, n_cols, step, passed[r0 : r0 + nr], last[r0 : r0 + nr],
-                   dense_fraction)
-    return passed, last
+        a = row0 + r0 * step
+        j, alive, mean, sigma = _dense_band(stages, window, ii[a:], ii2[a:], nr, n_cols, step,
+                                            passed[r0 : r0 + nr], last[r0 : r0 + nr], dense_fraction)
+        if alive is None or j == len(stages):
+            continue
+        idx = np.flatnonzero(alive)
+        r, c = np.divmod(idx, n_cols)
+        bases = (a + r * step) * stride + c * step
+        pending.setdefault(j, []).append((first + r0 * n_cols + idx, bases, mean.reshape(-1)[idx],
+                                          sigma.reshape(-1)[idx]))
+    if own:
+        _eval_sparse(stages, ii.reshape(-1), stride, pending, passed.reshape(-1), last.reshape(-1))
+
+
+def eval_pyramid(stages, window, ii_img, levels, dense_fraction=None, band_windows=None):
+    """Generator: (ii, ii2, passed, last) of each pyramid level in turn.
+
+    ``levels`` lists (out_h, out_w, step): the level area-averaged from the image whose integral
+    image is ``ii_img`` to out_h x out_w pixels, its windows ``step`` pixels apart. The integral
+    images of a level are computed once. With the compiled loop, a level is scored as it comes; on
+    the numpy path, levels are grouped (at most ``CHUNK_CELLS`` integral-image cells per group)
+    into one buffer with a common row length, the first stages are scored level by level on
+    whole bands of windows (:func:`_dense_band`), and the survivors of all the group's levels
+    stage by stage together, so each later stage costs one pass over a group's survivors.
+    """
+    W = window
+    kernel = _compiled.grid_kernel() if _USE_COMPILED else None
+    if kernel is not None or not stages:
+        for out_h, out_w, st in levels:
+            ii, ii2 = pyramid_level(ii_img, out_h, out_w)
+            passed, last = eval_grid(stages, W, ii, ii2, (out_h - W) // st + 1, (out_w - W) // st + 1, st)
+            yield ii, ii2, passed, last
+        return
+    fraction = DENSE_FRACTION if dense_fraction is None else dense_fraction
+    group = []
+    for k, (out_h, out_w, _st) in enumerate(levels):
+        group.append(k)
+        nxt = levels[k + 1] if k + 1 < len(levels) else None
+        rows = sum(levels[q][0] + 1 for q in group)
+        width = max(levels[q][1] + 1 for q in group)
+        if nxt is not None and (rows + nxt[0] + 1) * max(width, nxt[1] + 1) <= CHUNK_CELLS:
+            continue
+        yield from _eval_group(stages, W, ii_img, [levels[q] for q in group], rows, width, fraction, band_windows)
+        group = []
+
+
+def _eval_group(stages, W, ii_img, levels, rows, width, dense_fraction, band_windows):
+    """:func:`eval_pyramid` on one group of levels, on up to ``THREADS`` threads: the levels (integral
+    images and first stages) share out between the threads, then the survivors (halves of each
+    stage's newcomers). numpy releases the GIL in its array loops; every window's result is
+    computed once, by one thread, so the results do not depend on the threads."""
+    ii_all, ii2_all = np.zeros((rows, width)), np.zeros((rows, width))
+    sizes = [((h - W) // st + 1) * ((w - W) // st + 1) for h, w, st in levels]
+    passed_all = np.zeros(sum(sizes), dtype=np.int32)
+    last_all = np.zeros(sum(sizes))
+    jobs, out, row0, first = [], [], 0, 0
+    for (h, w, st), size in zip(levels, sizes):
+        ii, ii2 = ii_all[row0 : row0 + h + 1, : w + 1], ii2_all[row0 : row0 + h + 1, : w + 1]
+        n_rows, n_cols = (h - W) // st + 1, (w - W) // st + 1
+        passed = passed_all[first : first + size].reshape(n_rows, n_cols)
+        last = last_all[first : first + size].reshape(n_rows, n_cols)
+        jobs.append((h, w, st, ii, ii2, row0, n_rows, n_cols, passed, last, first))
+        out.append((ii, ii2, passed, last))
+        row0 += h + 1
+        first += size
+
+    def level_job(job):
+        h, w, st, ii, ii2, row0, n_rows, n_cols, passed, last, first = job
+        level_integrals(area_resize(ii_img, h, w), out=(ii, ii2))
+        pending = {}
+        _eval_level(stages, W, ii_all, ii2_all, row0, n_rows, n_cols, st, passed, last, dense_fraction,
+                    band_windows, pending, first)
+        return pending
+
+    n_threads = max(1, min(int(THREADS), len(jobs)))
+    pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+    try:
+        # the largest levels first, so that the threads finish together
+        order = sorted(range(len(jobs)), key=lambda q: -sizes[q])
+        found = dict(zip(order, pool.map(level_job, [jobs[q] for q in order]) if pool else
+                         map(level_job, [jobs[q] for q in order])))
+        pending = {}
+        for q in range(len(jobs)):
+            for j, parts in found[q].items():
+                pending.setdefault(j, []).extend(parts)
+        flat = ii_all.reshape(-1)
+        if pool is None or sum(p[0].size for parts in pending.values() for p in parts) < 2 * SPARSE_BLOCK:
+            _eval_sparse(stages, flat, width, pending, passed_all, last_all)
+        else:
+            shares = [{} for _ in range(n_threads)]
+            for j, parts in pending.items():
+                cols = [np.concatenate(c) for c in zip(*parts)]
+                cut = np.linspace(0, cols[0].size, n_threads + 1).astype(np.intp)
+                for q in range(n_threads):
+                    shares[q][j] = [tuple(c[cut[q] : cut[q + 1]] for c in cols)]
+            list(pool.map(lambda share: _eval_sparse(stages, flat, width, share, passed_all, last_all), shares))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    yield from out
