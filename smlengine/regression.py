@@ -15,6 +15,10 @@ Objectives (the course's, and scikit-learn's own, so the same α gives the same 
 ``lasso_path``. Basis functions (:class:`PolynomialBasis`, :class:`GaussianBasis`) turn a
 1-D input x into features, and :class:`BasisRegression` chains a basis with a regressor.
 :func:`bias_variance` redraws training sets from a known truth and splits the expected error.
+
+The bases are defined in :mod:`smlengine.basis`, the bias–variance tools in
+:mod:`smlengine._bias_variance`; this module re-exports them beside the regressors, the
+regularisation paths and :class:`BasisRegression`.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import copy
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -35,11 +38,13 @@ from ._base import (
     Snapshot,
     check_array,
     check_choice,
-    check_random_state,
     check_scalar,
     frozen_array,
 )
-from ._params import ArrayLike, Boolean, Integral, Interval, Options, Real
+from ._bias_variance import BiasVariance, bias_variance, cross_val_mse
+from ._params import Boolean, Integral, Interval, Options, Real
+from ._regression_checks import _check_x, _check_xy
+from .basis import MAX_CENTRES, MAX_DEGREE, GaussianBasis, PolynomialBasis  # noqa: F401 (MAX_CENTRES re-exported)
 
 __all__ = [
     "LinearRegression",
@@ -60,11 +65,6 @@ __all__ = [
     "MAX_DEGREE",
 ]
 
-#: highest polynomial degree accepted: past it the powers of the scaled input are so alike
-#: that XᵀX is singular to working precision and the fitted curve is noise
-MAX_DEGREE = 30
-#: most Gaussian bumps a basis may have
-MAX_CENTRES = 500
 #: most iterations (gradient steps, coordinate sweeps) a fit may take
 MAX_ITER = 1_000_000
 
@@ -84,25 +84,6 @@ def clone(estimator):
 
 def _is_estimator(value) -> bool:
     return hasattr(value, "get_params") and not isinstance(value, type)
-
-
-def _check_xy(X, y, *, min_samples: int = 1):
-    X = check_array(X, name="X", min_samples=min_samples, max_abs=MAX_ABS_VALUE)
-    try:
-        y = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("y must contain numbers only") from None
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D, got shape {y.shape}")
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"X and y have different numbers of samples: {X.shape[0]} and {y.shape[0]}")
-    if not np.all(np.isfinite(y)):
-        bad = int(np.count_nonzero(~np.isfinite(y)))
-        raise ValueError(f"y contains {bad} NaN or infinite value(s); remove or impute them first")
-    if y.size and float(np.max(np.abs(y))) > MAX_ABS_VALUE:
-        largest = float(np.max(np.abs(y)))
-        raise ValueError(f"y has values up to {largest:.3g}; rescale the data (|y| <= {MAX_ABS_VALUE:.0e})")
-    return X, y
 
 
 def _centre(X, y, fit_intercept: bool):
@@ -654,129 +635,6 @@ def _residual_path(X, y, alphas, bound, max_iter, coefs):
         coefs[:, k] = w
 
 
-# --------------------------------------------------------------------------- basis functions
-def _check_x(x, name="x", min_samples=1) -> np.ndarray:
-    """x of shape (n, 1) (or (n,)) as a finite float column."""
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must contain numbers only") from None
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2 or arr.shape[1] != 1:
-        raise ValueError(f"{name} must have shape (n, 1) (one input variable), got {np.shape(x)}")
-    return check_array(arr, name=name, min_samples=min_samples, max_abs=MAX_ABS_VALUE)
-
-
-class PolynomialBasis(BaseEstimator):
-    """Polynomials of the scaled input u = (x − m) / h up to degree p.
-
-    ``kind='power'``: φ(x) = (u, u², …, u^p); ``kind='legendre'``: φ(x) = (P₁(u), …, P_p(u)),
-    the Legendre polynomials, which span the same functions (least squares fits the same
-    curve) but are nearly orthogonal on [−1, 1], so ΦᵀΦ is far better conditioned: gradient
-    descent and coordinate descent converge in far fewer steps, and a penalty acts on
-    shapes rather than on powers. ``fit`` takes m and h as the midpoint and half-range of the
-    training inputs, so u lies in [−1, 1] on them. The constant term is the regressor's
-    intercept, so degree p gives p features (p + 1 parameters); degree 0 gives a single
-    column of zeros (the model is the mean).
-    """
-
-    _parameter_constraints = {
-        "degree": [Interval(Integral, 0, MAX_DEGREE)],
-        "kind": [Options(("power", "legendre"))],
-    }
-
-    def __init__(self, degree=3, kind="power"):
-        self.degree = degree
-        self.kind = kind
-
-    def fit(self, x, y=None):
-        self.validate_params()
-        x = _check_x(x)[:, 0]
-        lo, hi = float(x.min()), float(x.max())
-        self.centre_ = 0.5 * (lo + hi)
-        self.scale_ = 0.5 * (hi - lo) if hi > lo else 1.0
-        return self
-
-    def transform(self, x) -> np.ndarray:
-        self._check_fitted("scale_")
-        u = (_check_x(x)[:, 0] - self.centre_) / self.scale_
-        if self.degree == 0:
-            return np.zeros((len(u), 1))
-        if self.kind == "legendre":
-            return np.polynomial.legendre.legvander(u, int(self.degree))[:, 1:]
-        return np.power.outer(u, np.arange(1, self.degree + 1))
-
-    def fit_transform(self, x, y=None) -> np.ndarray:
-        return self.fit(x).transform(x)
-
-    @property
-    def n_features(self) -> int:
-        return max(int(self.degree), 1)
-
-    def names(self) -> list[str]:
-        if not self.degree:
-            return ["0"]
-        return [f"P{k}(u)" if self.kind == "legendre" else f"u^{k}" for k in range(1, self.n_features + 1)]
-
-
-class GaussianBasis(BaseEstimator):
-    """Gaussian bumps φ_k(x) = exp(−(x − c_k)² / (2 s²)).
-
-    ``centres``: the centres c_k, or an int K for K centres evenly spaced over the training
-    inputs' range; ``width``: s > 0, or ``None`` for the spacing of the centres (their range
-    when there is one centre).
-    """
-
-    _parameter_constraints = {
-        "centres": [Interval(Integral, 1, MAX_CENTRES), ArrayLike()],
-        "width": [Interval(Real, 0, None, closed="neither"), None],
-    }
-
-    def __init__(self, centres=10, width=None):
-        self.centres = centres
-        self.width = width
-
-    def fit(self, x, y=None):
-        self.validate_params()
-        x = _check_x(x)[:, 0]
-        if isinstance(self.centres, numbers.Integral):
-            k = int(self.centres)
-            lo, hi = float(x.min()), float(x.max())
-            c = np.linspace(lo, hi, k) if k > 1 else np.array([0.5 * (lo + hi)])
-        else:
-            try:
-                c = np.asarray(self.centres, dtype=np.float64).ravel()
-            except (TypeError, ValueError):
-                raise ValueError("centres must be an int (how many) or a list of numbers") from None
-            if c.size == 0 or c.size > MAX_CENTRES or not np.all(np.isfinite(c)):
-                raise ValueError(f"centres must hold 1 to {MAX_CENTRES} finite numbers, got {c.size}")
-        if self.width is None:
-            span = float(np.ptp(c)) if c.size > 1 else float(np.ptp(x))
-            width = span / (c.size - 1) if c.size > 1 else span
-            width = width if width > 0 else 1.0
-        else:
-            width = float(self.width)
-        self.centres_ = c
-        self.width_ = width
-        return self
-
-    def transform(self, x) -> np.ndarray:
-        self._check_fitted("centres_")
-        d = _check_x(x)[:, 0][:, None] - self.centres_[None, :]
-        return np.exp(-0.5 * (d / self.width_) ** 2)
-
-    def fit_transform(self, x, y=None) -> np.ndarray:
-        return self.fit(x).transform(x)
-
-    @property
-    def n_features(self) -> int:
-        return int(self.centres) if isinstance(self.centres, numbers.Integral) else int(np.size(self.centres))
-
-    def names(self) -> list[str]:
-        return [f"φ{k + 1}" for k in range(self.n_features)]
-
-
 class BasisRegression(_RegressorMixin, IterativeMixin, BaseEstimator):
     """A regressor on basis features: ŷ(x) = Σ_k w_k φ_k(x) + b.
 
@@ -822,87 +680,3 @@ class BasisRegression(_RegressorMixin, IterativeMixin, BaseEstimator):
         """Φ(x) of the fitted basis."""
         self._check_fitted("basis_")
         return self.basis_.transform(x)
-
-
-# --------------------------------------------------------------------------- bias and variance
-@dataclass(frozen=True, eq=False)
-class BiasVariance:
-    """Bias–variance decomposition over training sets redrawn from one truth.
-
-    Attributes
-    ----------
-    predictions : ndarray of shape (n_sets, n_eval)
-        ŷ_s(x) of the model fitted on training set s.
-    mean_prediction : ndarray of shape (n_eval,)
-        ȳ(x) = mean over s of ŷ_s(x).
-    truth : ndarray of shape (n_eval,)
-        f(x).
-    bias2 : ndarray of shape (n_eval,)
-        (ȳ(x) − f(x))².
-    variance : ndarray of shape (n_eval,)
-        mean over s of (ŷ_s(x) − ȳ(x))² (1/S, so bias2 + variance equals the mean of
-        (ŷ_s(x) − f(x))² exactly).
-    noise : float
-        σ², the error no model avoids: the expected test error at x is
-        bias2 + variance + noise.
-    """
-
-    predictions: np.ndarray
-    mean_prediction: np.ndarray
-    truth: np.ndarray
-    bias2: np.ndarray
-    variance: np.ndarray
-    noise: float
-
-    @property
-    def expected_test_error(self) -> np.ndarray:
-        return self.bias2 + self.variance + self.noise
-
-
-def bias_variance(model_factory: Callable, f: Callable, noise, x_train, x_eval, n_sets=50, random_state=None,
-                  y_draws=None) -> BiasVariance:
-    """Fit ``n_sets`` models on training sets drawn from one truth and split their error.
-
-    The design ``x_train`` is fixed; training set s has responses y = f(x_train) + σ ε_s,
-    ε_s ~ N(0, I) (``y_draws`` may give these responses, shape (n_sets, n_train)). Each
-    ``model_factory()`` is an unfitted estimator on x of shape (n, 1). At each x of
-    ``x_eval``: E_s[(ŷ_s(x) − f(x))²] = (ȳ(x) − f(x))² + E_s[(ŷ_s(x) − ȳ(x))²], bias² plus
-    variance, and the expected error on a new response f(x) + σε adds σ².
-    """
-    check_scalar("noise", noise, numbers.Real, min_value=0)
-    check_scalar("n_sets", n_sets, numbers.Integral, min_value=2, max_value=100_000)
-    if not callable(model_factory) or not callable(f):
-        raise TypeError("model_factory and f must be callables")
-    x_train = _check_x(x_train, "x_train")
-    x_eval = _check_x(x_eval, "x_eval")
-    f_train = np.asarray(f(x_train[:, 0]), dtype=np.float64).reshape(-1)
-    truth = np.asarray(f(x_eval[:, 0]), dtype=np.float64).reshape(-1)
-    if f_train.shape != (len(x_train),) or truth.shape != (len(x_eval),):
-        raise ValueError("f must map an array of x values to an array of the same length")
-    if y_draws is None:
-        rng = check_random_state(random_state)
-        y_draws = f_train[None, :] + float(noise) * rng.standard_normal((n_sets, len(x_train)))
-    else:
-        y_draws = np.asarray(y_draws, dtype=np.float64)
-        if y_draws.shape != (n_sets, len(x_train)):
-            raise ValueError(f"y_draws must have shape ({n_sets}, {len(x_train)}), got {y_draws.shape}")
-    preds = np.empty((n_sets, len(x_eval)))
-    for s in range(n_sets):
-        preds[s] = model_factory().fit(x_train, y_draws[s]).predict(x_eval)
-    mean = preds.mean(axis=0)
-    return BiasVariance(predictions=preds, mean_prediction=mean, truth=truth, bias2=(mean - truth) ** 2,
-                        variance=((preds - mean) ** 2).mean(axis=0), noise=float(noise) ** 2)
-
-
-def cross_val_mse(model_factory: Callable, x, y, k=5, random_state=0) -> tuple[float, float]:
-    """k-fold cross-validation: (mean, standard error) of the folds' mean squared errors."""
-    from .model_selection import kfold_indices
-
-    x = _check_x(x)
-    _x, y = _check_xy(x, y)
-    errors = []
-    for train, val in kfold_indices(len(y), k, shuffle=True, random_state=random_state):
-        model = model_factory().fit(x[train], y[train])
-        errors.append(float(np.mean((model.predict(x[val]) - y[val]) ** 2)))
-    errors = np.array(errors)
-    return float(errors.mean()), float(errors.std(ddof=1) / math.sqrt(len(errors))) if len(errors) > 1 else 0.0
