@@ -91,6 +91,7 @@ __all__ = [
     "storage_cost",
     "compression_ratio",
     "subspace_angle",
+    "heldout_residuals",
     "METHODS",
 ]
 
@@ -118,6 +119,44 @@ def compression_ratio(n: int, D: int, d: int) -> float:
     """Uncompressed over compressed size, n·D / (d·D + D + n·d); > 1 means a saving."""
     n, D, d = _check_sizes(n, D, d)
     return (n * D) / storage_cost(n, D, d)
+
+
+def heldout_residuals(X, max_d: int | None = None, n_folds: int = 10, random_state=0) -> np.ndarray:
+    """Cross-validated residual norms: R[i, d] = ‖x_i − x_i^(d)‖ with μ̂ and ξ_1..ξ_d fitted
+    without x_i, for d = 0..max_d.
+
+    The rows of ``X`` are dealt at random into ``n_folds`` folds (at most n); each fold is
+    reconstructed by the exact PCA (``eigh``) of the other folds:
+    ‖z‖² − Σ_{j ≤ d} ⟨z, ξ_j⟩², z = x_i − μ̂. A training image's own residual is
+    optimistically small (the components were fitted to it), so a novelty threshold taken
+    from the training residuals calls too many new images of the same kind novel; the
+    held-out residuals are those of images the model has not seen. Where a fold's model has
+    fewer than d components (d > n − n/n_folds or D), its last residual is repeated.
+
+    Returns an array of shape (n, max_d + 1); ``max_d`` defaults to min(n, D, 256).
+    Raises ValueError for fewer than 3 rows or a fold whose other rows are all identical.
+    """
+    X = check_array(X, name="X")
+    n, D = X.shape
+    if n < 3:
+        raise ValueError(f"held-out residuals need at least 3 rows, got {n}")
+    check_scalar("n_folds", n_folds, numbers.Integral, min_value=2)
+    max_d = min(n, D, 256) if max_d is None else int(max_d)
+    check_scalar("max_d", max_d, numbers.Integral, min_value=0, max_value=D)
+    folds = min(int(n_folds), n)
+    order = check_random_state(random_state).permutation(n)
+    out = np.empty((n, max_d + 1))
+    for f in range(folds):
+        test = order[f::folds]
+        train = np.setdiff1d(order, test, assume_unique=True)
+        k = min(max_d, len(train), D, 256)
+        model = PCA(n_components=max(k, 1), method="eigh").fit(X[train])
+        Z = X[test] - model.mean_
+        c2 = (Z @ np.asarray(model.components_)[:k].T) ** 2
+        r2 = np.einsum("ij,ij->i", Z, Z)[:, None] - np.cumsum(np.c_[np.zeros(len(test)), c2], axis=1)
+        r2 = np.c_[r2, np.repeat(r2[:, -1:], max_d - k, axis=1)]
+        out[test] = np.sqrt(np.maximum(r2, 0.0))
+    return out
 
 
 def _check_sizes(n, D, d):

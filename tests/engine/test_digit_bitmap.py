@@ -1,5 +1,6 @@
 """digit_from_bitmap: a drawing at any resolution made into an 8 × 8 UCI digit (0..16) by
-binarising, stretching the ink's box to 20 × 32, centring in 32 × 32 and counting 4 × 4 blocks."""
+binarising, redrawing the skeleton with the pen that gives the shipped digits' ink, stretching
+the ink's box to 20 × 32, centring in 32 × 32 and counting 4 × 4 blocks."""
 
 import glob
 import os
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from smlengine.datasets import digit_from_bitmap, load_digits
+from smlengine.datasets._digit_bitmap import INK_PIXELS
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu"
 
@@ -49,12 +51,12 @@ def test_a_filled_box_is_stretched_to_20_by_32_and_centred():
     expected[:, 1] = expected[:, 6] = 8
     expected[:, 2:6] = 16
     for h, w in [(40, 25), (10, 50), (64, 64), (3, 2)]:
-        np.testing.assert_array_equal(digit_from_bitmap(_bar(h, w)), expected, err_msg=f"{h} x {w}")
+        np.testing.assert_array_equal(digit_from_bitmap(_bar(h, w), ink_pixels=None), expected, err_msg=f"{h} x {w}")
 
 
 def test_a_narrow_stroke_is_widened_at_most_twice_as_much_as_heightened():
     # a bar 40 tall and 4 wide: heightened 32/40 = 0.8, widened 1.6 -> 6.4 -> 6 pixels, columns 13..18
-    x = digit_from_bitmap(_bar(40, 4))
+    x = digit_from_bitmap(_bar(40, 4), ink_pixels=None)
     bitmap_cols = np.zeros(32)
     bitmap_cols[13:19] = 1
     expected_cols = bitmap_cols.reshape(8, 4).sum(axis=1) * 4
@@ -75,6 +77,21 @@ def test_invariant_to_resolution_position_and_size():
     for scale, cx, cy in [(0.5, 0.35, 0.6), (0.65, 0.6, 0.45)]:
         other = digit_from_bitmap(_three(side=128, scale=scale, cx=cx, cy=cy, radius=128 / 16 * scale / 0.8))
         assert np.abs(other - x).mean() < 1.0, (scale, np.abs(other - x).mean())
+
+
+def test_strokes_are_redrawn_with_the_ink_of_the_shipped_digits():
+    """A 3 drawn with a thin, a medium and a bold pen: as drawn, its ink grows with the pen;
+    redrawn from its skeleton, each has about INK_PIXELS on pixels and the digits agree."""
+    pens = [1.5, 4.0, 7.0]
+    kept = [digit_from_bitmap(_three(radius=r), ink_pixels=None) for r in pens]
+    redrawn = [digit_from_bitmap(_three(radius=r)) for r in pens]
+    assert kept[0].sum() < 0.6 * kept[2].sum()
+    assert np.abs(kept[0] - kept[2]).mean() > 3.0
+    for x in redrawn:
+        assert abs(x.sum() - INK_PIXELS) <= 24, x.sum()
+        assert np.abs(x - redrawn[1]).mean() < 1.0
+    # another amount of ink asked for, another pen
+    assert digit_from_bitmap(_three(), ink_pixels=500).sum() > 450
 
 
 def test_grey_ink_is_binarised_at_one_half():
@@ -118,7 +135,13 @@ def test_bad_center_and_hairlines():
     hair = np.zeros((1000, 1000))
     np.fill_diagonal(hair, 1.0)  # a 1-pixel diagonal in 1000 × 1000 covers < half of any bitmap pixel
     with pytest.raises(ValueError, match="too thin"):
-        digit_from_bitmap(hair)
+        digit_from_bitmap(hair, ink_pixels=None)
+    # redrawn with the data set's pen, the hairline is a thick diagonal stroke
+    x = digit_from_bitmap(hair)
+    assert abs(x.sum() - INK_PIXELS) <= 24 and np.all(np.diag(x)[1:-1] >= 8)
+    for bad in (0, 1025, 2.5, True, "312"):
+        with pytest.raises(ValueError, match="ink_pixels"):
+            digit_from_bitmap(_three(), ink_pixels=bad)
 
 
 def test_area_averaging_agrees_with_scikit_image_on_whole_factors():
@@ -129,7 +152,7 @@ def test_area_averaging_agrees_with_scikit_image_on_whole_factors():
     # 64 × 40 is stretched to 32 × 20: 2 × 2 means, on when >= 1/2
     bitmap = np.zeros((32, 32))
     bitmap[:, 6:26] = transform.downscale_local_mean(ink, (2, 2)) >= 0.5
-    np.testing.assert_array_equal(digit_from_bitmap(ink), bitmap.reshape(8, 4, 8, 4).sum(axis=(1, 3)))
+    np.testing.assert_array_equal(digit_from_bitmap(ink, ink_pixels=None), bitmap.reshape(8, 4, 8, 4).sum(axis=(1, 3)))
 
 
 def _font_digits():

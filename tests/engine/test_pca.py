@@ -410,3 +410,32 @@ def test_uncentred_product_is_used_only_when_little_cancels(monkeypatch):
         C = pca_module._covariance(X, X.mean(axis=0))
         assert bool(calls) == blocked, offset
         np.testing.assert_allclose(C, Xc.T @ Xc / 53, rtol=1e-11, atol=1e-13 * np.abs(Xc.T @ Xc / 53).max())
+
+
+def test_heldout_residuals_are_those_of_models_fitted_without_the_image():
+    """Each row's residuals come from the PCA of the other folds (checked against an SVD of
+    those rows), for every d; held out, the 3s' residuals are larger than in-sample ones."""
+    from smlengine.datasets import load_digits
+    from smlengine.pca import heldout_residuals
+
+    X = np.random.default_rng(3).normal(size=(23, 6)) @ np.diag([5, 3, 2, 1, 0.5, 0.1])
+    R = heldout_residuals(X, max_d=6, n_folds=4, random_state=1)
+    assert R.shape == (23, 7)
+    order = np.random.default_rng(1).permutation(23)
+    for f in range(4):
+        test = order[f::4]
+        train = np.setdiff1d(np.arange(23), test)
+        mu = X[train].mean(axis=0)
+        _u, _s, Vt = np.linalg.svd(X[train] - mu, full_matrices=False)
+        Z = X[test] - mu
+        for d in range(7):
+            expected = np.linalg.norm(Z - Z @ Vt[:d].T @ Vt[:d], axis=1)
+            np.testing.assert_allclose(R[test, d], expected, rtol=1e-9, atol=1e-6)  # √ of a difference of squares
+    threes, _ = load_digits(3)
+    X3 = threes.reshape(len(threes), -1)
+    model = PCA(n_components=5).fit(X3)
+    inside = np.linalg.norm(X3 - model.reconstruct(X3, 5), axis=1)
+    held = heldout_residuals(X3, max_d=5)[:, 5]
+    assert np.percentile(held, 99) > np.percentile(inside, 99) and held.mean() > 1.03 * inside.mean()
+    with pytest.raises(ValueError, match="at least 3"):
+        heldout_residuals(X[:2])

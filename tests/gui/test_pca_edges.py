@@ -10,22 +10,7 @@ import pytest
 
 from app.labs.pca import maths, run
 
-
-def _lab(qtbot, make_window):
-    window = make_window(lab_ids=["pca"])
-    lab = window.show_lab("pca")
-    _drawn(qtbot, lab)
-    return window, lab
-
-
-def _drawn(qtbot, lab):
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.current is not None and lab._data is r.current.data, timeout=30_000)
-
-
-def _open(qtbot, lab, path):
-    lab.open_images(str(path))
-    assert lab.task("open").wait(30)
+from pca_digits import open_lab, open_stack, wait_drawn  # noqa: E402 - shared helpers beside the tests
 
 
 def _bomb(path):
@@ -37,12 +22,12 @@ def _bomb(path):
 
 
 def test_extreme_values_and_header_bombs_leave_the_data_as_it_was(qtbot, make_window, tmp_path):
-    window, lab = _lab(qtbot, make_window)
+    window, lab = open_lab(qtbot, make_window)
     rng = np.random.default_rng(0)
     good = tmp_path / "good.npy"
     np.save(good, rng.random((12, 6, 6)))
-    _open(qtbot, lab, good)
-    _drawn(qtbot, lab)
+    open_stack(lab, good)
+    wait_drawn(qtbot, lab)
     before, current = lab._data, lab.runner.current
     assert lab.open_path == str(good)
     huge, tiny, complex_ = tmp_path / "huge.npy", tmp_path / "tiny.npy", tmp_path / "complex.npy"
@@ -53,7 +38,7 @@ def test_extreme_values_and_header_bombs_leave_the_data_as_it_was(qtbot, make_wi
              (complex_, "complex numbers")]
     for path, words in cases:
         lab.clear_error()
-        _open(qtbot, lab, path)
+        open_stack(lab, path)
         assert words in lab.error_text and path.name in lab.error_text, (path, lab.error_text)
         assert "rescale" in lab.error_text or path.suffix == ".npz" or "complex" in words
         assert lab.open_path == str(good) and lab._data is before and lab.runner.current is current
@@ -62,7 +47,7 @@ def test_extreme_values_and_header_bombs_leave_the_data_as_it_was(qtbot, make_wi
 
 
 def test_maths_panel_names_the_side_and_few_large_images_use_the_gram_matrix(qtbot, make_window, tmp_path):
-    window, lab = _lab(qtbot, make_window)
+    window, lab = open_lab(qtbot, make_window)
     assert lab._data.route == "covariance"
     lab.pause()
     qtbot.waitUntil(lambda: "covariance" in lab.maths.toPlainText(), timeout=10_000)
@@ -70,8 +55,8 @@ def test_maths_panel_names_the_side_and_few_large_images_use_the_gram_matrix(qtb
     stack = np.random.default_rng(1).random((3, 512, 512))
     path = tmp_path / "three.npy"
     np.save(path, stack)
-    _open(qtbot, lab, path)
-    _drawn(qtbot, lab)
+    open_stack(lab, path)
+    wait_drawn(qtbot, lab)
     data = lab._data
     assert lab.error_text == "" and data.route == "gram" and data.K == 3
     assert data.gap in (1, 2) and lab.gap_line.value() == data.gap + 0.5
@@ -106,11 +91,11 @@ def test_gap_is_defined_from_three_components(qtbot, make_window, tmp_path):
     assert run.build_data(stack, np.full(2, -1), "two").gap is None
     stack = np.random.default_rng(3).random((4, 5, 5))
     assert run.build_data(stack, np.full(4, -1), "four").gap in (1, 2, 3)
-    window, lab = _lab(qtbot, make_window)
+    window, lab = open_lab(qtbot, make_window)
     path = tmp_path / "two.npy"
     np.save(path, np.random.default_rng(3).random((2, 5, 5)))
-    _open(qtbot, lab, path)
-    _drawn(qtbot, lab)
+    open_stack(lab, path)
+    wait_drawn(qtbot, lab)
     assert lab._data.gap is None and not lab.gap_line.isVisible()
     window.close()
 

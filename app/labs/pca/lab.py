@@ -19,7 +19,9 @@ from ...lab import Lab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
-from .views import DIVERGING, DrawCanvas, ImagePanel
+from .draw_tab import DrawTab, hbox as _hbox
+from .race_tab import RaceTab
+from .views import DIVERGING, ImagePanel
 
 N_GALLERY = 8  # eigen-digits in the gallery (2 rows of 4)
 SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "h", "p", "t1"]
@@ -33,26 +35,7 @@ def _or_nan(value) -> float:
     return math.nan if value is None else float(value)
 
 
-def _hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
-    lay = QtWidgets.QHBoxLayout()
-    lay.setContentsMargins(0, 0, 0, 0)
-    for w in widgets:
-        lay.addWidget(w)
-    if not stretch_last:
-        lay.addStretch(1)
-    return lay
-
-
-class _FlatLabel(QtWidgets.QLabel):
-    """A wrapping label that does not make its page height-for-width: the page's scroll area
-    would then size the page from the plots' preferred heights, not from the screen, and the
-    drawing canvas would reach below a 1024×768 window. Its minimum height is two lines."""
-
-    def hasHeightForWidth(self) -> bool:  # Qt's name
-        return False
-
-
-class PCALab(Lab):
+class PCALab(DrawTab, RaceTab, Lab):
     id = "pca"
     title = "PCA digit compression"
     order = 40
@@ -224,83 +207,6 @@ class PCALab(Lab):
         split.addWidget(side)
         split.setSizes([620, 300])
         return split
-
-    def _build_draw_tab(self) -> QtWidgets.QWidget:
-        self.canvas = DrawCanvas("Draw a digit")
-        self.canvas.setToolTip("Left button: ink; right button: erase. The model sees the 8×8 digit on the right")
-        self.canvas.changed.connect(self._drawing_changed)
-        self.clear_button = QtWidgets.QPushButton("Clear")
-        self.clear_button.setToolTip("Erase the drawing (Undo brings it back)")
-        self.clear_button.clicked.connect(self.canvas.clear_drawing)
-        self.undo_button = QtWidgets.QPushButton("Undo")
-        self.undo_button.setToolTip("Undo the last stroke, Clear or Copy (Ctrl+Z)")
-        self.undo_button.clicked.connect(self.canvas.undo)
-        QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Undo, self.canvas, self.canvas.undo)
-        self.copy_button = QtWidgets.QPushButton("Copy digit")
-        self.copy_button.setToolTip("Start from the digit clicked in the scores plot (or the first one shown)")
-        self.copy_button.clicked.connect(self.copy_selected_to_canvas)
-        left = QtWidgets.QWidget()
-        ll = QtWidgets.QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.canvas, 1)
-        ll.addLayout(_hbox(self.clear_button, self.undo_button, self.copy_button))
-        self.draw_view = ImagePanel("What the model sees")
-        self.coeff_panel = PlotPanel("Projection", "j", "cⱼ", legend=False)
-        self.coeff_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=theme.OKABE_ITO["blue"])
-        self.coeff_panel.plot_item.addItem(self.coeff_bars)
-        self.novelty_label = _FlatLabel()
-        self.novelty_label.setWordWrap(True)
-        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        right.addWidget(self.draw_view)
-        right.addWidget(self.coeff_panel)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([420, 480])
-        page = QtWidgets.QWidget()
-        pl = QtWidgets.QVBoxLayout(page)
-        pl.setContentsMargins(0, 0, 0, 0)
-        pl.addWidget(split, 1)
-        pl.addWidget(self.novelty_label)
-        return page
-
-    def _build_race_tab(self) -> QtWidgets.QWidget:
-        self.race_q = QtWidgets.QSpinBox()
-        self.race_q.setRange(0, 20)
-        self.race_q.setValue(2)
-        self.race_q.setToolTip("Power iterations q of the randomized SVD (sketch (X_c X_cᵀ)^q X_c Ω)")
-        self.race_button = QtWidgets.QPushButton("Race")
-        self.race_button.setToolTip("Time full SVD, covariance eigh, randomized SVD and the power method on "
-                                    "the current data (k = power comps.) and measure the angle of each "
-                                    "subspace to the exact one")
-        self.race_button.clicked.connect(self.start_race)
-        self.race_status = QtWidgets.QLabel("")
-        self.race_status.setWordWrap(True)
-        self.race_table = QtWidgets.QTableWidget(len(run.RACE_SOLVERS), 3)
-        self.race_table.setHorizontalHeaderLabels(["time (ms)", "angle (rad)", "iterations"])
-        self.race_table.setVerticalHeaderLabels([label for _, label in run.RACE_SOLVERS])
-        self.race_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
-        self.race_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.race_panel = PlotPanel("Time per solver", "solver", "time (ms)", legend=False)
-        self.race_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=theme.OKABE_ITO["orange"])
-        self.race_panel.plot_item.addItem(self.race_bars)
-        ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(run.RACE_SOLVERS)]]
-        self.race_panel.plot_item.getAxis("bottom").setTicks(ticks)
-        page = QtWidgets.QWidget()
-        pl = QtWidgets.QVBoxLayout(page)
-        pl.setContentsMargins(2, 2, 2, 2)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(QtWidgets.QLabel("randomized q"))
-        row.addWidget(self.race_q)
-        row.addWidget(self.race_button)
-        row.addWidget(self.race_status, 1)
-        pl.addLayout(row)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        split.addWidget(self.race_table)
-        split.addWidget(self.race_panel)
-        split.setSizes([200, 400])
-        pl.addWidget(split, 1)
-        return page
 
     # ------------------------------------------------------------------ data source
     def _update_data_label(self) -> None:
@@ -636,111 +542,6 @@ class PCALab(Lab):
         what = f"digit {data.labels[i]}" if data.labels[i] >= 0 else "image"
         err = float(np.linalg.norm(data.X[i] - rec.ravel()))
         self.selected_label.setText(f"#{i} ({what}): c₁ = {c1:.3g}, c₂ = {c2:.3g}; ‖x − x⁽{self.d}⁾‖ = {err:.3g}")
-
-    # ------------------------------------------------------------------ drawing
-    def _drawing_changed(self) -> None:
-        self.drawn = self.canvas.ink.copy() if self.canvas.ink.any() else None
-        self._update_drawing()
-
-    def copy_selected_to_canvas(self) -> None:
-        data = self._data
-        i = self._selected_index()
-        if data is None or i < 0:
-            return
-        self.canvas.set_ink(run.ink_of_image(data, data.X[i]))
-
-    def model_input(self) -> np.ndarray | None:
-        """The image the model sees of the drawing (digits: the UCI 8 × 8 digit), None when blank."""
-        data = self._data
-        if data is None or self.canvas.ink.shape != run.drawing_geometry(data)[0]:
-            return None
-        return run.model_input(data, self.canvas.ink)
-
-    def drawing_result(self) -> dict | None:
-        """Projection of the drawing: the image x the model sees, coefficients, reconstruction,
-        residual norm, threshold, novelty (None while the canvas is blank)."""
-        data = self._data
-        x = self.model_input()
-        if x is None:
-            return None
-        c, rec, res = run.project(data, x, self.d)
-        thr = run.novelty_threshold(data, self.d)
-        return {"input": x, "coeffs": c, "reconstruction": rec.reshape(data.shape), "residual": res,
-                "threshold": thr, "novelty": res > thr}
-
-    def _update_drawing(self) -> None:
-        data = self._data
-        if data is None:
-            return
-        h, w = data.shape
-        pad = max(1, round(max(h, w) / 4))
-        r = self.drawing_result()
-        what = "digit" if run.is_digits(data) else "image"
-        if r is None:
-            for name in ("input", "rec", "res"):
-                self.draw_view.hide_image(name)
-            self.draw_view.set_labels([])
-            self.coeff_bars.setOpts(x=[], height=[], width=0.7)
-            self.novelty_label.setText(f"Draw a {what} with the mouse: left button ink, right button erase.")
-            return
-        resid = r["input"] - r["reconstruction"]
-        m = max(float(np.max(np.abs(resid))), 1e-12, 0.25 * (data.hi - data.lo))
-        step = w + pad
-        self.draw_view.draw("input", r["input"], (data.lo, data.hi))
-        self.draw_view.draw("rec", r["reconstruction"], (data.lo, data.hi), x=step)
-        self.draw_view.draw("res", resid, (-m, m), x=2 * step, lut=DIVERGING)
-        self.draw_view.set_labels([(w / 2, 0, "x"), (step + w / 2, 0, f"x⁽{self.d}⁾"),
-                                   (2 * step + w / 2, 0, "x − x⁽ᵈ⁾")])
-        self.draw_view.fit(3 * w + 2 * pad, h, top=-0.3 * h)
-        c = r["coeffs"][:30]
-        self.coeff_bars.setOpts(x=np.arange(1, len(c) + 1), height=c, width=0.7)
-        if len(c):
-            self.coeff_panel.plot_item.setXRange(0.4, len(c) + 0.6, padding=0)
-        if r["novelty"]:
-            verdict = f"&gt; {r['threshold']:.3g} (99th percentile of training): <b style='color:#D55E00'>novelty</b>"
-        else:
-            verdict = f"≤ {r['threshold']:.3g} (99th percentile of training): like the training images"
-        self.novelty_label.setText(f"‖x − x⁽{self.d}⁾‖ = {r['residual']:.3g} {verdict}")
-
-    # ------------------------------------------------------------------ solver race
-    def start_race(self) -> None:
-        data = self._data
-        if data is None:
-            self.show_error("No data yet: wait for the run to start.")
-            return
-        k = min(int(self.form.value("n_power")), data.K)
-        task = self.task("race", on_done=self._race_done, on_error=self._race_failed,
-                         on_progress=lambda f, text: self.race_status.setText(f"Running {text} …"))
-        task.start(run.race, data, k, int(self.race_q.value()), int(self.seed))
-        self.race_button.setEnabled(False)
-        self.race_status.setText(f"Racing for k = {k} components …")
-
-    def _race_done(self, rows) -> None:
-        self.race_button.setEnabled(True)
-        self.race_rows = list(rows or [])
-        self._show_race(self.race_rows)
-        if self.race_rows:
-            fastest = min(self.race_rows, key=lambda r: r["seconds"])
-            self.race_status.setText(f"Fastest: {fastest['label']}. Angles are to the exact (eigh) subspace.")
-
-    def _race_failed(self, message: str) -> None:
-        self.race_button.setEnabled(True)
-        self.race_status.setText(f"⚠ race failed: {html.escape(message)}")
-
-    def _show_race(self, rows) -> None:
-        by = {r["method"]: r for r in rows}
-        for i, (method, _label) in enumerate(run.RACE_SOLVERS):
-            r = by.get(method)
-            texts = ["", "", ""] if r is None else [f"{1e3 * r['seconds']:.3g}", f"{r['angle']:.2e}",
-                                                     str(r["iterations"]) if method == "power" else "–"]
-            for col, text in enumerate(texts):
-                self.race_table.setItem(i, col, QtWidgets.QTableWidgetItem(text))
-        xs = [i for i, (m, _) in enumerate(run.RACE_SOLVERS) if m in by]
-        hs = [1e3 * by[m]["seconds"] for m, _ in run.RACE_SOLVERS if m in by]
-        self.race_bars.setOpts(x=xs, height=hs, width=0.6)
-        self.race_panel.plot_item.setXRange(-0.6, len(run.RACE_SOLVERS) - 0.4, padding=0)
-        if hs:
-            self.race_panel.plot_item.setYRange(0, max(hs) * 1.1, padding=0)
 
     # ------------------------------------------------------------------ maths
     def _maths_numbers(self):

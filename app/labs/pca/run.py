@@ -22,7 +22,7 @@ from scipy import ndimage
 from smlengine import Snapshot, frozen_array
 from smlengine.cache import LRUCache, file_key
 from smlengine.datasets import digit_from_bitmap, load_digits, load_image_stack
-from smlengine.pca import PCA, compression_ratio, storage_cost, subspace_angle
+from smlengine.pca import PCA, compression_ratio, heldout_residuals, storage_cost, subspace_angle
 
 DIGIT_CHOICES = [("all", "all digits"), *[(str(i), f"{i}s") for i in range(10)]]
 #: eigenpairs kept for the static views (the whole spectrum of 8 × 8 digits: D = 64)
@@ -30,12 +30,15 @@ MAX_COMPONENTS = 256
 #: images shown originals-beside-reconstructions
 N_SAMPLES = 10
 NOVELTY_PERCENTILE = 99.0
+#: folds of the cross-validation that gives the held-out residuals of the novelty threshold
+NOVELTY_FOLDS = 10
 #: fine pixels per side of the drawing of a digit (the model sees its 8 × 8 UCI digit)
 DRAW_SIDE = 64
 #: fine pixels per side of a drawing of other images: at least this many
 MIN_DRAW_SIDE = 48
 
 _DATA_CACHE = LRUCache(maxsize=6)
+_HELDOUT_CACHE = LRUCache(maxsize=6)
 
 
 # ----------------------------------------------------------------------------- data
@@ -268,9 +271,28 @@ def residual_norms(data: PCAData, d: int) -> np.ndarray:
     return np.sqrt(np.maximum(r2, 0.0))
 
 
+def heldout_residual_norms(data: PCAData, d: int) -> np.ndarray:
+    """‖x_i − x_i^(d)‖ of every training image with the model fitted without it (10-fold
+    cross-validation, :func:`smlengine.pca.heldout_residuals`; all d at once, cached per data).
+    Falls back to the training residuals when there are too few images to hold some out."""
+    d = int(min(max(d, 0), data.K))
+
+    def compute():
+        try:
+            return frozen_array(heldout_residuals(data.X, data.K, n_folds=NOVELTY_FOLDS, random_state=0))
+        except ValueError:
+            return None
+
+    table = _HELDOUT_CACHE.get_or_compute((data.key, data.source), compute)
+    return residual_norms(data, d) if table is None else table[:, d]
+
+
 def novelty_threshold(data: PCAData, d: int, percentile: float = NOVELTY_PERCENTILE) -> float:
-    """The residual norm above which an image is called a novelty (a percentile of the training residuals)."""
-    return float(np.percentile(residual_norms(data, d), percentile))
+    """The residual norm above which an image is called a novelty: a percentile of the
+    held-out residuals of the training images. Their in-sample residuals are optimistically
+    small (the components were fitted to them): a new image of the same kind would be called
+    a novelty far more often than 1 − percentile of the time."""
+    return float(np.percentile(heldout_residual_norms(data, d), percentile))
 
 
 def mosaic(tiles: np.ndarray, cols: int, pad: int = 1, fill: float = math.nan) -> np.ndarray:

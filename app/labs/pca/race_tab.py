@@ -1,0 +1,96 @@
+"""The PCA lab's Race tab: full SVD, covariance eigh, randomized SVD and the power method
+timed on the current data, with the angle of each one's subspace to the exact one."""
+
+from __future__ import annotations
+
+import html
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from ... import style as theme
+from ...widgets.plots import PlotPanel
+from . import run
+
+
+class RaceTab:
+    """The Race tab of :class:`~app.labs.pca.lab.PCALab` (a mixin: it uses the lab's
+    ``_data``, ``form``, ``seed``, ``task`` and ``show_error``)."""
+
+    def _build_race_tab(self) -> QtWidgets.QWidget:
+        self.race_q = QtWidgets.QSpinBox()
+        self.race_q.setRange(0, 20)
+        self.race_q.setValue(2)
+        self.race_q.setToolTip("Power iterations q of the randomized SVD (sketch (X_c X_cᵀ)^q X_c Ω)")
+        self.race_button = QtWidgets.QPushButton("Race")
+        self.race_button.setToolTip("Time full SVD, covariance eigh, randomized SVD and the power method on "
+                                    "the current data (k = power comps.) and measure the angle of each "
+                                    "subspace to the exact one")
+        self.race_button.clicked.connect(self.start_race)
+        self.race_status = QtWidgets.QLabel("")
+        self.race_status.setWordWrap(True)
+        self.race_table = QtWidgets.QTableWidget(len(run.RACE_SOLVERS), 3)
+        self.race_table.setHorizontalHeaderLabels(["time (ms)", "angle (rad)", "iterations"])
+        self.race_table.setVerticalHeaderLabels([label for _, label in run.RACE_SOLVERS])
+        self.race_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.race_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.race_panel = PlotPanel("Time per solver", "solver", "time (ms)", legend=False)
+        self.race_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=theme.OKABE_ITO["orange"])
+        self.race_panel.plot_item.addItem(self.race_bars)
+        ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(run.RACE_SOLVERS)]]
+        self.race_panel.plot_item.getAxis("bottom").setTicks(ticks)
+        page = QtWidgets.QWidget()
+        pl = QtWidgets.QVBoxLayout(page)
+        pl.setContentsMargins(2, 2, 2, 2)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("randomized q"))
+        row.addWidget(self.race_q)
+        row.addWidget(self.race_button)
+        row.addWidget(self.race_status, 1)
+        pl.addLayout(row)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.race_table)
+        split.addWidget(self.race_panel)
+        split.setSizes([200, 400])
+        pl.addWidget(split, 1)
+        return page
+
+    # ------------------------------------------------------------------ solver race
+    def start_race(self) -> None:
+        data = self._data
+        if data is None:
+            self.show_error("No data yet: wait for the run to start.")
+            return
+        k = min(int(self.form.value("n_power")), data.K)
+        task = self.task("race", on_done=self._race_done, on_error=self._race_failed,
+                         on_progress=lambda f, text: self.race_status.setText(f"Running {text} …"))
+        task.start(run.race, data, k, int(self.race_q.value()), int(self.seed))
+        self.race_button.setEnabled(False)
+        self.race_status.setText(f"Racing for k = {k} components …")
+
+    def _race_done(self, rows) -> None:
+        self.race_button.setEnabled(True)
+        self.race_rows = list(rows or [])
+        self._show_race(self.race_rows)
+        if self.race_rows:
+            fastest = min(self.race_rows, key=lambda r: r["seconds"])
+            self.race_status.setText(f"Fastest: {fastest['label']}. Angles are to the exact (eigh) subspace.")
+
+    def _race_failed(self, message: str) -> None:
+        self.race_button.setEnabled(True)
+        self.race_status.setText(f"⚠ race failed: {html.escape(message)}")
+
+    def _show_race(self, rows) -> None:
+        by = {r["method"]: r for r in rows}
+        for i, (method, _label) in enumerate(run.RACE_SOLVERS):
+            r = by.get(method)
+            texts = ["", "", ""] if r is None else [f"{1e3 * r['seconds']:.3g}", f"{r['angle']:.2e}",
+                                                     str(r["iterations"]) if method == "power" else "–"]
+            for col, text in enumerate(texts):
+                self.race_table.setItem(i, col, QtWidgets.QTableWidgetItem(text))
+        xs = [i for i, (m, _) in enumerate(run.RACE_SOLVERS) if m in by]
+        hs = [1e3 * by[m]["seconds"] for m, _ in run.RACE_SOLVERS if m in by]
+        self.race_bars.setOpts(x=xs, height=hs, width=0.6)
+        self.race_panel.plot_item.setXRange(-0.6, len(run.RACE_SOLVERS) - 0.4, padding=0)
+        if hs:
+            self.race_panel.plot_item.setYRange(0, max(hs) * 1.1, padding=0)
