@@ -61,21 +61,21 @@ class CascadeSnapshot(Snapshot):
         +1 grey block, -1 white block, 0 padding.
     feature_type : str
         '2h', '2v', '3h', '3v' or '4' for 'feature' events, else ''.
-    feature_threshold : float
-        theta of the stump (on the variance-normalised feature).
+    feature_threshold : float or None
+        theta of the stump (on the variance-normalised feature); None unless ``event`` is 'feature'.
     feature_polarity : int
         +1: face if x > theta; -1: face if x < theta.
-    alpha : float
-        log((1 - err) / err) of the stump.
-    weighted_error : float
-        err of the stump under the current AdaBoost weights.
+    alpha : float or None
+        log((1 - err) / err) of the stump; None unless ``event`` is 'feature'.
+    weighted_error : float or None
+        err of the stump under the current AdaBoost weights; None unless ``event`` is 'feature'.
     stage_n_features : int
         Stumps in the current stage so far.
-    stage_threshold : float
-        Theta_j, the lowered threshold of the stage score so far.
-    stage_detection_rate, stage_false_positive_rate : float
+    stage_threshold : float or None
+        Theta_j, the lowered threshold of the stage score so far (None before the first stump).
+    stage_detection_rate, stage_false_positive_rate : float or None
         DR(f_j) and FPR(f_j) of the stage so far, on the faces that passed the earlier
-        stages and on this stage's negatives (nan before the first stump).
+        stages and on this stage's negatives (None before the first stump).
     detection_rate, false_positive_rate : float
         Cumulative products over the finished stages times the current stage's rates.
     negatives_mined : int
@@ -84,7 +84,7 @@ class CascadeSnapshot(Snapshot):
         Windows the current cascade looked at to find them.
     mined_acceptance : float
         Accepted / scanned while mining: a direct estimate of the FPR of the earlier stages
-        on the face-free images (nan before any scan).
+        on the face-free images (None before any scan).
     n_positives, n_negatives : int
         Training patches of the current stage.
     done : bool
@@ -99,19 +99,19 @@ class CascadeSnapshot(Snapshot):
     feature_rects: np.ndarray | None = None
     feature_weights: np.ndarray | None = None
     feature_type: str = ""
-    feature_threshold: float = float("nan")
+    feature_threshold: float | None = None
     feature_polarity: int = 0
-    alpha: float = float("nan")
-    weighted_error: float = float("nan")
+    alpha: float | None = None
+    weighted_error: float | None = None
     stage_n_features: int = 0
-    stage_threshold: float = float("nan")
-    stage_detection_rate: float = float("nan")
-    stage_false_positive_rate: float = float("nan")
+    stage_threshold: float | None = None
+    stage_detection_rate: float | None = None
+    stage_false_positive_rate: float | None = None
     detection_rate: float = 1.0
     false_positive_rate: float = 1.0
     negatives_mined: int = 0
     windows_scanned: int = 0
-    mined_acceptance: float = float("nan")
+    mined_acceptance: float | None = None
     n_positives: int = 0
     n_negatives: int = 0
     done: bool = False
@@ -170,7 +170,7 @@ def train_steps(model, faces, negative_source):
                 yield CascadeSnapshot(
                     step=step, phase="mining", progress=frac, event="progress", stage=j, n_stages=j,
                     negatives_mined=found, windows_scanned=scanned,
-                    mined_acceptance=found / scanned if scanned else float("nan"),
+                    mined_acceptance=found / scanned if scanned else None,
                     detection_rate=cum_dr, false_positive_rate=cum_fpr, n_positives=P,
                     message=f"Stage {j + 1}: mining non-faces that stages 1-{j} accept "
                     f"({found} found in {scanned:,} windows).")
@@ -229,8 +229,8 @@ def train_steps(model, faces, negative_source):
         # ---- AdaBoost rounds
         w = np.where(y > 0, 0.5 / P, 0.5 / N)
         chosen, thetas, pols, alphas, votes = [], [], [], [], []
-        stage_dr = stage_fpr = float("nan")
-        theta_stage = float("nan")
+        stage_dr = stage_fpr = None  # undefined before the stage's first stump
+        theta_stage = None
         chunk = max(1, _WORK_PER_YIELD // (3 * n))
         reach_pos = np.flatnonzero(reach)
         for t in range(int(model.max_features_per_stage)):
@@ -300,7 +300,7 @@ def train_steps(model, faces, negative_source):
                 stage_detection_rate=stage_dr, stage_false_positive_rate=stage_fpr,
                 detection_rate=cum_dr * stage_dr, false_positive_rate=cum_fpr * stage_fpr,
                 negatives_mined=N, windows_scanned=scanned, n_positives=P, n_negatives=N,
-                mined_acceptance=accepted / scanned if scanned else float("nan"),
+                mined_acceptance=accepted / scanned if scanned else None,
                 message=f"Stage {j + 1}, stump {t + 1}: {fs.type_names[fs.kind[f]]} feature, err = {err:.3f}, "
                 f"alpha = {alpha:.2f}; stage DR = {stage_dr:.3f}, FPR = {stage_fpr:.3f}.")
             if stage_fpr <= model.stage_false_positive_rate:
@@ -317,7 +317,7 @@ def train_steps(model, faces, negative_source):
             step=step, phase="stage", event="stage", stage=j, n_stages=j + 1, stage_n_features=len(chosen),
             stage_threshold=theta_stage, stage_detection_rate=stage_dr, stage_false_positive_rate=stage_fpr,
             detection_rate=cum_dr, false_positive_rate=cum_fpr, negatives_mined=N, windows_scanned=scanned,
-            mined_acceptance=accepted / scanned if scanned else float("nan"), n_positives=P, n_negatives=N,
+            mined_acceptance=accepted / scanned if scanned else None, n_positives=P, n_negatives=N,
             message=f"Stage {j + 1} done: {len(chosen)} stumps, DR = {stage_dr:.3f}, FPR = {stage_fpr:.3f}; "
             f"cascade DR = {cum_dr:.3f}, FPR = {cum_fpr:.2e}.")
         if cum_fpr <= model.target_false_positive_rate:

@@ -25,6 +25,11 @@ from . import maths, run
 MAX_STAGES = 19
 
 
+def _or_gap(value) -> float:
+    """A curve point: an undefined rate (None) is a gap in the line."""
+    return math.nan if value is None else float(value)
+
+
 def _mode(m: str):
     return lambda v: v["mode"] == m
 
@@ -334,13 +339,13 @@ class FacesLab(Lab):
         added = [h for h in history.added if h.engine.event == "feature"]
         if added:
             x = [h.stumps for h in added]
-            self.dr_stage.extend(x, [h.engine.stage_detection_rate for h in added])
+            self.dr_stage.extend(x, [_or_gap(h.engine.stage_detection_rate) for h in added])
             self.dr_total.extend(x, [h.engine.detection_rate for h in added])
-            self.fpr_stage.extend(x, [h.engine.stage_false_positive_rate for h in added])
+            self.fpr_stage.extend(x, [_or_gap(h.engine.stage_false_positive_rate) for h in added])
             self.fpr_total.extend(x, [h.engine.false_positive_rate for h in added])
         rates = snap.stage_rates
-        acc = [r[2] for r in rates]
-        if e.phase == "mining" and e.mined_acceptance == e.mined_acceptance:
+        acc = [_or_gap(r[2]) for r in rates]
+        if e.phase == "mining" and e.mined_acceptance is not None:
             acc = acc + [e.mined_acceptance]
         xs = np.arange(1, len(acc) + 1)
         self.mining.set(xs, acc)
@@ -384,7 +389,7 @@ class FacesLab(Lab):
         else:  # boosting / feature: how far the stage FPR has come down towards its target
             target = float(snap.ctx.params.get("stage_fpr", 0.5))
             fpr = e.stage_false_positive_rate
-            done = 0.0 if fpr != fpr or fpr >= 1 else min(1.0, math.log(max(fpr, 1e-9)) / math.log(target))
+            done = 0.0 if fpr is None or fpr >= 1 else min(1.0, math.log(max(fpr, 1e-9)) / math.log(target))
             inside = 0.55 + 0.45 * done
         stage = e.n_stages if e.phase != "stage" else e.n_stages - 1
         return min(1.0, (stage + inside) / K)

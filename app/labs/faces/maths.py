@@ -18,11 +18,12 @@ STUMP = ("<p><b>Stump</b> h<sub>t</sub>(x) = +1 if p<sub>t</sub>(x<sub>f<sub>t</
 
 
 def _f(v, fmt=".3f") -> str:
+    """A number as shown; "—" where it is undefined (None)."""
     try:
         v = float(v)
     except (TypeError, ValueError):
-        return "–"
-    return "–" if v != v else format(v, fmt)
+        return "—"
+    return "—" if v != v else format(v, fmt)
 
 
 def rates_html(dr_stages, fpr_stages) -> str:

@@ -381,7 +381,7 @@ def train_steps(params: dict, seed: int) -> Iterator[TrainSnapshot]:
     ctx = TrainContext(mean_face, cascade, int(faces.shape[0]), dict(params))
     feats: tuple = ()
     rates: tuple = ()
-    last_acceptance = float("nan")
+    last_acceptance = None  # the acceptance of the last mining scan (None before any)
     for snap in cascade.fit_steps(faces, [fp.non_faces, *photos]):
         if snap.event == "feature":
             feats = feats + ((snap.stage, snap.feature_rects, snap.feature_weights),)
@@ -389,7 +389,7 @@ def train_steps(params: dict, seed: int) -> Iterator[TrainSnapshot]:
             last_acceptance = snap.mined_acceptance
         if snap.event == "stage":
             rates = rates + ((snap.stage_detection_rate, snap.stage_false_positive_rate,
-                              snap.mined_acceptance if snap.mined_acceptance == snap.mined_acceptance
+                              snap.mined_acceptance if snap.mined_acceptance is not None
                               else last_acceptance),)
         yield TrainSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, ctx=ctx, engine=snap,
                             features=feats, stage_rates=rates)

@@ -507,7 +507,7 @@ class SamplingLab(Lab):
             self.marg_x.clear()
             self.marg_y.clear()
         # diagnostics (appended where they were computed)
-        fresh = [h for h in added if h.fresh and not np.isnan(h.rhat).all()]
+        fresh = [h for h in added if h.fresh and h.rhat is not None]
         if fresh:
             fs = [h.step for h in fresh]
             self.rhat_x.extend(fs, [h.rhat[0] for h in fresh])
@@ -530,8 +530,8 @@ class SamplingLab(Lab):
             else:
                 self.trio_rejected[i].setData([], [])
         for i, label in enumerate(TRIO_LABELS):
-            ess = snap.trio_ess[i]
-            ess_text = "–" if np.isnan(ess) else f"{ess:,.0f}"
+            ess = None if snap.trio_ess is None else snap.trio_ess[i]
+            ess_text = "—" if ess is None else f"{ess:,.0f}"
             self.trio_labels[i].setText(f"{label}: {100 * snap.trio_rates[i]:.0f} % accepted, ESS {ess_text}")
 
     def _render_gibbs(self, snap: GibbsView, history) -> None:
@@ -558,7 +558,7 @@ class SamplingLab(Lab):
         steps = [h.step for h in added]
         self.energy_curve.extend(steps, [h.energy for h in added])
         self.err_sample.extend(steps, [100 * h.error for h in added])
-        kept = [h for h in added if not np.isnan(h.marginal_error)]
+        kept = [h for h in added if h.marginal_error is not None]
         if kept:
             self.err_marg.extend([h.step for h in kept], [100 * h.marginal_error for h in kept])
 

@@ -5,19 +5,24 @@ from __future__ import annotations
 import html
 import math
 
-import numpy as np
 
 from smlengine.sampling import get_target
 
 from .run import GibbsView, MHView, RejectionView
 
 
-def _f(v: float, digits: int = 3) -> str:
+def _f(v: float | None, digits: int = 3) -> str:
+    """A number as shown; "—" where it is undefined (None)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
+        return "—"
     if isinstance(v, float) and math.isinf(v):
         return "−∞" if v < 0 else "∞"
     return f"{v:.{digits}g}"
+
+
+def _count(v: float | None) -> str:
+    """An effective sample size as shown: a whole number, "—" where undefined."""
+    return "—" if v is None or not math.isfinite(float(v)) else f"{float(v):,.0f}"
 
 
 def maths_html(snap) -> str:
@@ -32,7 +37,7 @@ def maths_html(snap) -> str:
 
 def rejection_html(s: RejectionView) -> str:
     last = ""
-    if not math.isnan(s.last_x):
+    if s.last_x is not None:
         verdict = "accepted (under p̃)" if s.last_accepted else "rejected (above p̃)"
         last = (f"<p>Last proposal: x = {_f(s.last_x)}, u = {_f(s.last_u)} → <b>{verdict}</b>.</p>")
     return (
@@ -50,7 +55,7 @@ def rejection_html(s: RejectionView) -> str:
 def mh_html(s: MHView) -> str:
     t = get_target(s.target)
     x, xp = s.state[0], s.proposal[0]
-    ratio = math.exp(min(0.0, float(s.log_p_proposal[0] - s.log_p[0]))) if s.step else float("nan")
+    ratio = math.exp(min(0.0, float(s.log_p_proposal[0] - s.log_p[0]))) if s.step else None
     if s.step == 0:
         move = "<p>Step 0: the chains at their dispersed starts.</p>"
     else:
@@ -59,11 +64,12 @@ def mh_html(s: MHView) -> str:
                 f"min(1, p̃(x′)/p̃(x<sub>t</sub>)) = {_f(ratio)} → <b>{verdict}</b>; "
                 f"now x = ({_f(x[0])}, {_f(x[1])}).</p>")
     rates = ", ".join(_f(float(r), 2) for r in s.rates)
-    rh = "–" if np.isnan(s.rhat).all() else ", ".join(_f(float(v), 4) for v in s.rhat)
-    ess = "–" if np.isnan(s.ess).all() else ", ".join(f"{v:,.0f}" for v in s.ess)
+    rh = "—" if s.rhat is None else ", ".join(_f(float(v), 4) for v in s.rhat)
+    ess = "—" if s.ess is None else ", ".join(_count(v) for v in s.ess)
+    trio_ess = [None] * len(s.trio_steps) if s.trio_ess is None else s.trio_ess
     trio = "".join(
-        f"<tr><td>{_f(float(st), 2)}</td><td>{_f(float(r), 2)}</td><td>{'–' if np.isnan(e) else f'{e:,.0f}'}</td></tr>"
-        for st, r, e in zip(s.trio_steps, s.trio_rates, s.trio_ess))
+        f"<tr><td>{_f(float(st), 2)}</td><td>{_f(float(r), 2)}</td><td>{_count(e)}</td></tr>"
+        for st, r, e in zip(s.trio_steps, s.trio_rates, trio_ess))
     return (
         f"<h3>Metropolis–Hastings: {html.escape(t.title)}</h3>"
         "<p>Propose x′ = x<sub>t</sub> + s ε, ε ~ N(0, I); accept with probability "
@@ -85,7 +91,7 @@ def mh_html(s: MHView) -> str:
 def gibbs_html(s: GibbsView) -> str:
     pic = s.picture
     mus = ", ".join(_f(float(m), 2) for m in pic.levels)
-    marg = "–" if math.isnan(s.marginal_error) else f"{100 * s.marginal_error:.1f} %"
+    marg = "—" if s.marginal_error is None else f"{100 * s.marginal_error:.1f} %"
     phase = "burn-in (not counted)" if s.step <= s.burn_in else "counted in the marginals"
     return (
         "<h3>Gibbs sampling of a Potts field</h3>"

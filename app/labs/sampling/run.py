@@ -13,8 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from smlengine import Snapshot
-from smlengine._base import frozen_array
+from smlengine import Snapshot, frozen_array
 from smlengine.mrf import PottsGibbs
 from smlengine.sampling import (
     TARGETS,
@@ -78,8 +77,8 @@ class RejectionView(Snapshot):
     rate: float
     M: float
     scale: float
-    last_x: float = float("nan")
-    last_u: float = float("nan")
+    last_x: float | None = None  # the last proposal and its height (None before the first)
+    last_u: float | None = None
     last_accepted: bool = False
 
 
@@ -104,8 +103,8 @@ def rejection_run(scale: float, M: float, per_step: int, n_steps: int, seed: int
         yield RejectionView(step=snap.step, xs=frozen_array(ring_x), heights=frozen_array(ring_h),
                             accepted=frozen_array(ring_a), counts=frozen_array(counts),
                             n_proposed=snap.n_proposed, n_accepted=snap.n_accepted, rate=snap.acceptance_rate,
-                            M=M, scale=scale, last_x=float(x[-1]) if x.size else float("nan"),
-                            last_u=float(h[-1]) if x.size else float("nan"),
+                            M=M, scale=scale, last_x=float(x[-1]) if x.size else None,
+                            last_u=float(h[-1]) if x.size else None,
                             last_accepted=bool(a[-1]) if x.size else False)
 
 
@@ -130,15 +129,15 @@ class MHView(Snapshot):
     hist_y: np.ndarray
     n_kept: int
     fresh: bool
-    rhat: np.ndarray  # (2,), NaN before there are enough draws
-    ess: np.ndarray  # (2,)
+    rhat: np.ndarray | None  # (2,), None before there are enough draws
+    ess: np.ndarray | None  # (2,), None as rhat
     acf: np.ndarray  # autocorrelation of x₁ of chain 1 after burn-in, lags 0…
     trio_steps: np.ndarray  # (3,) step sizes
     trio_state: np.ndarray  # (3, 2)
     trio_proposal: np.ndarray
     trio_accepted: np.ndarray
     trio_rates: np.ndarray
-    trio_ess: np.ndarray  # (3,) ESS of x₁ of each trio chain
+    trio_ess: np.ndarray | None  # (3,) ESS of x₁ of each trio chain, None as rhat
 
 
 def dispersed_starts(name: str, n_chains: int) -> np.ndarray:
@@ -168,10 +167,8 @@ def mh_run(name: str, step_size: float, n_chains: int, burn_in: int, n_steps: in
     hy = np.zeros(N_BINS, dtype=np.int64)
     chains = np.empty((n_chains, n_steps + 1, 2))
     trio_chains = np.empty((3, n_steps + 1))
-    r_hat = np.full(2, np.nan)
-    ess = np.full(2, np.nan)
+    r_hat = ess = trio_ess = None  # undefined before there are enough draws
     acf = np.zeros(0)
-    trio_ess = np.full(3, np.nan)
     kept = 0
     for snap in main.sample_steps(starts, n_steps):
         t = snap.step
@@ -196,12 +193,16 @@ def mh_run(name: str, step_size: float, n_chains: int, burn_in: int, n_steps: in
             step=t, target=name, step_size=step_size, burn_in=burn_in, state=snap.state, proposal=snap.proposal,
             accepted=snap.accepted, log_p=snap.log_target, log_p_proposal=frozen_array(lp_prop),
             rates=frozen_array(snap.acceptance_rate), hist_x=frozen_array(hx), hist_y=frozen_array(hy),
-            n_kept=kept, fresh=fresh, rhat=frozen_array(r_hat), ess=frozen_array(ess), acf=frozen_array(acf),
+            n_kept=kept, fresh=fresh, rhat=_frozen_or_none(r_hat), ess=_frozen_or_none(ess), acf=frozen_array(acf),
             trio_steps=frozen_array(trio_steps), trio_state=frozen_array(np.vstack([s.state for s in tsnaps])),
             trio_proposal=frozen_array(np.vstack([s.proposal for s in tsnaps])),
             trio_accepted=frozen_array(np.concatenate([s.accepted for s in tsnaps])),
             trio_rates=frozen_array(np.concatenate([s.acceptance_rate for s in tsnaps])),
-            trio_ess=frozen_array(trio_ess))
+            trio_ess=_frozen_or_none(trio_ess))
+
+
+def _frozen_or_none(a):
+    return None if a is None else frozen_array(a)
 
 
 def _bin(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -242,7 +243,7 @@ class GibbsView(Snapshot):
     n_kept: int
     marginal: np.ndarray  # (h, w): E[μ_z | x] over the sweeps after burn-in (the current field before)
     error: float  # fraction of pixels whose current label differs from the clean picture's
-    marginal_error: float  # the same for the most frequent label after burn-in (NaN before)
+    marginal_error: float | None  # the same for the most frequent label after burn-in (None before)
     noisy_error: float  # the same for the nearest level of each noisy pixel
 
 
@@ -323,7 +324,7 @@ def gibbs_run(picture: str, size: int, sigma: float, beta: float, init: str, n_s
             marginal_error = float(np.mean(np.argmax(counts, axis=0) != pic.clean))
         else:
             marginal = pic.levels[z]
-            marginal_error = float("nan")
+            marginal_error = None
         yield GibbsView(step=snap.step, picture=pic, labels=z, energy=snap.energy, changed=snap.changed_fraction,
                         burn_in=burn_in, beta=beta, sigma=sigma, n_kept=kept,
                         marginal=frozen_array(marginal, dtype=np.float32),
