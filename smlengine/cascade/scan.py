@@ -9,14 +9,21 @@ photo or a stack of training patches:
   p_t (x_t - m A_t - s theta_t) > 0; the stage accepts when f_j = sum_t alpha_t h_t >= Theta_j;
 * while many windows of a level are alive (the first stages), a stage is scored on all of them
   at once: each corner read of a stump is a strided slice of the integral image (one read per
-  window, no index arrays), added in place; the few survivors are then gathered and scored
-  stage by stage, rejected windows dropping out before the next stage (early rejection);
-* a level is evaluated in bands of whole window rows (at most ``BAND_WINDOWS`` windows), so
-  memory stays bounded whatever the image size.
+  window, no index arrays), added in place;
+* the survivors are then scored stage by stage, rejected windows dropping out before the next
+  stage (early rejection). A detection puts the integral images of its pyramid levels in one
+  buffer with a common row length, so the survivors of all levels are scored together: each
+  corner read is one gather from the buffer shifted by the read's offset (few windows: all the
+  stage's reads in one gather). Levels and survivors are shared by ``THREADS`` threads;
+* the reads, the mean and deviation terms and the votes are added in the same order everywhere,
+  so every window gets the same stages and margins, however the work is cut;
+* a level is evaluated in bands of whole window rows (at most ``BAND_WINDOWS`` windows) and the
+  levels scored together hold at most ``CHUNK_CELLS`` cells, so memory stays bounded whatever
+  the image size.
 
 With numba installed, :mod:`smlengine.cascade._compiled` runs the same arithmetic window by
 window in a compiled loop (each window stops at its first rejecting stage); the stages passed
-are the same on either path.
+and the margins are the same on either path.
 """
 
 from __future__ import annotations
