@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from smlengine import Snapshot
+from smlengine import Snapshot, frozen_array
+from smlengine.cache import LRUCache
+from smlengine.phases import StepCounter
 
 if TYPE_CHECKING:  # scipy.sparse is imported where used: it costs 0.2 s at start-up
     import scipy.sparse as sp
-from smlengine._base import frozen_array
-from smlengine.cache import LRUCache
-from smlengine.phases import StepCounter
 
 #: graphs above this size get a cheap spiral instead of the O(d²) force layout
 LAYOUT_MAX_NODES = 700
@@ -221,11 +220,6 @@ def layout_frames(source: tuple, a: sp.csr_matrix, seed: int) -> Iterator[tuple[
     _layout_cache.put(key, frames)
 
 
-def cached_final_layout(source, seed, d):
-    hit = _layout_cache.get((source, int(seed), d))
-    return hit[-1][0] if hit else None
-
-
 @dataclass(frozen=True, kw_only=True, eq=False)
 class PageRankLabSnapshot(Snapshot):
     """One step of the lab: a layout frame, a power-method iteration or a surfer move batch.
@@ -236,7 +230,7 @@ class PageRankLabSnapshot(Snapshot):
     positions : (d, 2) node coordinates
     distribution : (d,) P_n of the power method (its final value during the surfer phase)
     iteration : int -- power-method n (0 during the layout)
-    change : float -- ‖P_n − P_{n−1}‖₁ (NaN before the first iteration)
+    change : float or None -- ‖P_n − P_{n−1}‖₁ (None before the first iteration)
     bound : float -- (1 − α)^n
     converged : bool -- the power method reached the tolerance
     teleport : float -- α
@@ -246,14 +240,14 @@ class PageRankLabSnapshot(Snapshot):
     frequencies : (d,) visit frequencies of all surfers (zeros before the surfer phase)
     moves : int -- moves per surfer so far
     n_walkers : int
-    l1_error : float -- ‖frequencies − P‖₁ (NaN before the surfer phase)
+    l1_error : float or None -- ‖frequencies − P‖₁ (None before the surfer phase)
     """
 
     graph: GraphInfo
     positions: np.ndarray
     distribution: np.ndarray
     iteration: int
-    change: float
+    change: float | None
     bound: float
     converged: bool
     teleport: float
@@ -265,7 +259,7 @@ class PageRankLabSnapshot(Snapshot):
     frequencies: np.ndarray
     moves: int
     n_walkers: int
-    l1_error: float
+    l1_error: float | None
 
 
 def start_vector(d: int, start: str) -> np.ndarray:
@@ -301,23 +295,23 @@ def lab_run(source: tuple, edits, seed: int, teleport: float, tol: float, max_it
     for positions, progress in layout_frames(source, base_a, seed):
         yield PageRankLabSnapshot(
             step=counter.next(), phase="layout", progress=progress, positions=positions, distribution=x0, iteration=0,
-            change=float("nan"), bound=1.0, converged=False, walkers=empty_i, walkers_prev=empty_i,
-            walkers_jumped=empty_b, frequencies=zeros, moves=0, l1_error=float("nan"), **common)
+            change=None, bound=1.0, converged=False, walkers=empty_i, walkers_prev=empty_i,
+            walkers_jumped=empty_b, frequencies=zeros, moves=0, l1_error=None, **common)
     final = x0
     iters = min(max_iter, CHAIN_MAX_ITER) if graph.chain else max_iter
     converged = False
-    last_iter, last_change, last_bound = 0, float("nan"), 1.0
+    last_iter, last_change, last_bound = 0, None, 1.0
     for ps in pagerank_steps(a, teleport=teleport, tol=tol, max_iter=iters, start=x0):
         if ps.step == 0:
             continue  # P_0 is what the layout frames showed
         final = ps.distribution
         converged = bool(ps.converged)
-        last_iter, last_change, last_bound = int(ps.step), float(ps.change), float(ps.bound)
+        last_iter, last_change, last_bound = int(ps.step), ps.change, float(ps.bound)
         yield PageRankLabSnapshot(
             step=counter.next(), phase="power method", progress=ps.progress, positions=positions,
             distribution=ps.distribution,
             iteration=ps.step, change=ps.change, bound=ps.bound, converged=converged, walkers=empty_i,
-            walkers_prev=empty_i, walkers_jumped=empty_b, frequencies=zeros, moves=0, l1_error=float("nan"),
+            walkers_prev=empty_i, walkers_jumped=empty_b, frequencies=zeros, moves=0, l1_error=None,
             **common)
     if surfer_moves <= 0:
         return
@@ -338,5 +332,5 @@ def lab_run(source: tuple, edits, seed: int, teleport: float, tol: float, max_it
             iteration=last_iter, change=last_change, bound=last_bound, converged=converged,
             walkers=frozen_array(ss.positions[:k]), walkers_prev=frozen_array(ss.previous[:k]),
             walkers_jumped=frozen_array(ss.teleported[:k]), frequencies=ss.frequencies, moves=int(ss.step),
-            l1_error=float(ss.l1_error), **common)
+            l1_error=None if ss.l1_error is None else float(ss.l1_error), **common)
 
