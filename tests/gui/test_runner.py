@@ -245,9 +245,9 @@ def test_a_flat_out_worker_hands_over_and_waits_for_the_expected_frame(monkeypat
     the frame's timer finds the lock free and the worker already parked."""
     import threading
 
-    import app.runner as runner_module
+    import app.pacer as pacer_module
 
-    monkeypatch.setattr(runner_module, "FRAME_GRACE", 30.0)  # a frame that never comes: wait long
+    monkeypatch.setattr(pacer_module, "FRAME_GRACE", 30.0)  # a frame that never comes: wait long
     p = Pacer()
     p.play(None)
     assert p.wait_turn() and not p.would_wait()  # no frame expected: compute on
@@ -309,23 +309,23 @@ def test_the_status_bar_progress_is_painted_with_the_next_frame(qtbot, make_wind
 def test_a_worker_stops_as_long_before_the_frame_as_its_steps_take():
     """A step that would overrun the expected frame is not started (the frame would wait
     for it); the lead follows the worker's recent step times, for steps up to FRAME_LEAD_MAX."""
-    import app.runner as runner_module
+    import app.pacer as pacer_module
 
     p = Pacer()
     p.play(None)
     at = 1000.0
     p.expect_frame(at)
     assert not p._frame_near(at - 0.006)  # quick steps: compute on until just before the frame
-    assert p._frame_near(at - 0.5 * runner_module.FRAME_LEAD)
+    assert p._frame_near(at - 0.5 * pacer_module.FRAME_LEAD)
     for _ in range(20):
         p.step_took(0.008)
     assert p._frame_near(at - 0.006)  # an 8 ms step would overrun a frame 6 ms away
     assert not p._frame_near(at - 0.009)
     for _ in range(20):
         p.step_took(1.0)
-    assert not p._frame_near(at - 0.5 * runner_module.FRAME_LEAD_MAX)  # long steps: only FRAME_LEAD early
-    assert p._frame_near(at - 0.5 * runner_module.FRAME_LEAD)
-    assert p._frame_near(at + 0.5 * runner_module.FRAME_GRACE)  # a late frame is still waited for ...
-    assert not p._frame_near(at + 2 * runner_module.FRAME_GRACE)  # ... but not for ever
+    assert not p._frame_near(at - 0.5 * pacer_module.FRAME_LEAD_MAX)  # long steps: only FRAME_LEAD early
+    assert p._frame_near(at - 0.5 * pacer_module.FRAME_LEAD)
+    assert p._frame_near(at + 0.5 * pacer_module.FRAME_GRACE)  # a late frame is still waited for ...
+    assert not p._frame_near(at + 2 * pacer_module.FRAME_GRACE)  # ... but not for ever
     p.expect_frame(time.perf_counter() + 30.0)
     assert not p.would_wait()  # a frame far off: compute on
