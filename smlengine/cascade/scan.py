@@ -308,11 +308,11 @@ def _sparse_scores(st, flat, stride, bases, mean, sigma):
         x, tmp, vote = x_[: b1 - b0], tmp_[: b1 - b0], vote_[: b1 - b0]
         for t, reads in enumerate(per_stump):
             o, k = reads[0]
-            np.take(flat[o:], ba, out=x, mode="clip")
+            flat[o:].take(ba, out=x, mode="clip")
             if k != 1.0:
                 x *= k
             for o, k in reads[1:]:
-                np.take(flat[o:], ba, out=tmp, mode="clip")
+                flat[o:].take(ba, out=tmp, mode="clip")
                 if k == 1.0:
                     x += tmp
                 elif k == -1.0:
@@ -481,20 +481,15 @@ def eval_pyramid(stages, window, ii_img, levels, dense_fraction=None, band_windo
 
     ``levels`` lists (out_h, out_w, step): the level area-averaged from the image whose integral
     image is ``ii_img`` to out_h x out_w pixels, its windows ``step`` pixels apart. The integral
-    images of a level are computed once. With the compiled loop, a level is scored as it comes; on
-    the numpy path, levels are grouped (at most ``CHUNK_CELLS`` integral-image cells per group)
-    into one buffer with a common row length, the first stages are scored level by level on
-    whole bands of windows (:func:`_dense_band`), and the survivors of all the group's levels
-    stage by stage together, so each later stage costs one pass over a group's survivors.
+    images of a level are computed once. Levels are grouped (at most ``CHUNK_CELLS`` integral-image
+    cells per group; a larger level alone). With the compiled loop, the levels of a group are
+    scored on ``THREADS`` threads; on the numpy path, a group's integral images share one buffer
+    with a common row length, the first stages are scored level by level on whole bands of
+    windows (:func:`_dense_band`), and the survivors of all the group's levels stage by stage
+    together, so each later stage costs one pass over a group's survivors (:func:`_eval_group`).
     """
     W = window
-    kernel = _compiled.grid_kernel() if _USE_COMPILED else None
-    if kernel is not None or not stages:
-        for out_h, out_w, st in levels:
-            ii, ii2 = pyramid_level(ii_img, out_h, out_w)
-            passed, last = eval_grid(stages, W, ii, ii2, (out_h - W) // st + 1, (out_w - W) // st + 1, st)
-            yield ii, ii2, passed, last
-        return
+    compiled = not stages or (_compiled.grid_kernel() if _USE_COMPILED else None) is not None
     fraction = DENSE_FRACTION if dense_fraction is None else dense_fraction
     group = []
     for k, (out_h, out_w, _st) in enumerate(levels):
@@ -504,8 +499,27 @@ def eval_pyramid(stages, window, ii_img, levels, dense_fraction=None, band_windo
         width = max(levels[q][1] + 1 for q in group)
         if nxt is not None and (rows + nxt[0] + 1) * max(width, nxt[1] + 1) <= CHUNK_CELLS:
             continue
-        yield from _eval_group(stages, W, ii_img, [levels[q] for q in group], rows, width, fraction, band_windows)
+        chunk = [levels[q] for q in group]
+        if compiled:  # the compiled loops release the GIL: the group's levels share out between threads
+            yield from _map_threads(lambda lv: _compiled_level(stages, W, ii_img, *lv), chunk)
+        else:
+            yield from _eval_group(stages, W, ii_img, chunk, rows, width, fraction, band_windows)
         group = []
+
+
+def _compiled_level(stages, W, ii_img, out_h, out_w, st):
+    ii, ii2 = pyramid_level(ii_img, out_h, out_w)
+    passed, last = eval_grid(stages, W, ii, ii2, (out_h - W) // st + 1, (out_w - W) // st + 1, st)
+    return ii, ii2, passed, last
+
+
+def _map_threads(fn, items):
+    """``[fn(x) for x in items]`` on up to ``THREADS`` threads."""
+    n = max(1, min(int(THREADS), len(items)))
+    if n == 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(fn, items))
 
 
 def _eval_group(stages, W, ii_img, levels, rows, width, dense_fraction, band_windows):
