@@ -389,8 +389,9 @@ def model_input(data: PCAData, ink: np.ndarray) -> np.ndarray | None:
     """The image (h × w, on the data's scale) the model sees of a drawing, None when blank
     (digits: no pixel with ink ≥ ½; other images: no ink at all).
 
-    Digits: :func:`smlengine.datasets.digit_from_bitmap` (binarise, normalise to 20 × 32,
-    centre, count 4 × 4 blocks: the UCI preprocessing). Other images: the mean ink of each
+    Digits: :func:`smlengine.datasets.digit_from_bitmap` (binarise, redraw the skeleton with
+    the data set's ink, normalise to 20 × 32, centre, count 4 × 4 blocks: the UCI preprocessing).
+    Other images: the mean ink of each
     k × k block, mapped onto the data's range [lo, hi].
     """
     ink = np.asarray(ink, dtype=float)
