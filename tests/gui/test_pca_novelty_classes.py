@@ -69,3 +69,18 @@ def test_other_classes_above_threshold(kind, c):
     xs = _digits(kind, c)
     above = [not _below(x, other) for other in range(10) if other != c for x in xs]
     assert np.mean(above) >= 0.8, (kind, c, np.mean(above))
+
+
+def test_threshold_is_the_held_out_percentile_and_large_stacks_keep_the_training_one():
+    from smlengine.pca import heldout_residuals
+
+    data = run.load_data("3")
+    held = heldout_residuals(data.X, data.K, n_folds=run.NOVELTY_FOLDS, random_state=0)
+    for d in (0, 5, 64):
+        assert run.novelty_threshold(data, d) == pytest.approx(np.percentile(held[:, d], 99))
+    assert run.novelty_threshold(data, 5) > np.percentile(run.residual_norms(data, 5), 99)
+    # a stack whose 10 fits would be slow is judged by its training residuals
+    images = np.random.default_rng(0).random((300, 64, 64))
+    big = run.build_data(images, np.full(300, -1), "big stack", ("test", "big"))
+    assert not run.heldout_affordable(big)
+    assert run.novelty_threshold(big, 5) == pytest.approx(np.percentile(run.residual_norms(big, 5), 99))

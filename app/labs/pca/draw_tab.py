@@ -15,6 +15,7 @@ from .views import DIVERGING, DrawCanvas, ImagePanel
 
 #: where the novelty threshold comes from, as the verdict says it
 HELD_OUT = "99th percentile of the training images' held-out residuals"
+IN_SAMPLE = "99th percentile of the training images' residuals"
 
 
 def hbox(*widgets, stretch_last: bool = False) -> QtWidgets.QHBoxLayout:
@@ -136,9 +137,10 @@ class DrawTab:
         self.coeff_bars.setOpts(x=np.arange(1, len(c) + 1), height=c, width=0.7)
         if len(c):
             self.coeff_panel.plot_item.setXRange(0.4, len(c) + 0.6, padding=0)
+        source = HELD_OUT if run.heldout_affordable(data) else IN_SAMPLE
         if r["novelty"]:
-            verdict = f"&gt; {r['threshold']:.3g} ({HELD_OUT}): <b style='color:#D55E00'>novelty</b>"
+            verdict = f"&gt; {r['threshold']:.3g} ({source}): <b style='color:#D55E00'>novelty</b>"
         else:
-            verdict = f"≤ {r['threshold']:.3g} ({HELD_OUT}): like the training images"
+            verdict = f"≤ {r['threshold']:.3g} ({source}): like the training images"
         self.novelty_label.setText(f"‖x − x⁽{self.d}⁾‖ = {r['residual']:.3g} {verdict}")
 

@@ -32,6 +32,8 @@ N_SAMPLES = 10
 NOVELTY_PERCENTILE = 99.0
 #: folds of the cross-validation that gives the held-out residuals of the novelty threshold
 NOVELTY_FOLDS = 10
+#: multiply-adds of one PCA fit up to which the threshold uses held-out residuals
+HELDOUT_MAX_WORK = 2e8
 #: fine pixels per side of the drawing of a digit (the model sees its 8 × 8 UCI digit)
 DRAW_SIDE = 64
 #: fine pixels per side of a drawing of other images: at least this many
@@ -271,13 +273,23 @@ def residual_norms(data: PCAData, d: int) -> np.ndarray:
     return np.sqrt(np.maximum(r2, 0.0))
 
 
+def heldout_affordable(data: PCAData) -> bool:
+    """Whether the 10 cross-validation fits are cheap enough to run when a drawing is first
+    judged (each costs about n·D·min(n, D) multiply-adds: a fraction of a second up to
+    HELDOUT_MAX_WORK); larger stacks are judged by their training residuals."""
+    return data.n >= 3 and data.n * data.D * min(data.n, data.D) <= HELDOUT_MAX_WORK
+
+
 def heldout_residual_norms(data: PCAData, d: int) -> np.ndarray:
     """‖x_i − x_i^(d)‖ of every training image with the model fitted without it (10-fold
     cross-validation, :func:`smlengine.pca.heldout_residuals`; all d at once, cached per data).
-    Falls back to the training residuals when there are too few images to hold some out."""
+    Falls back to the training residuals when there are too few images to hold some out or
+    the fits would take long (:func:`heldout_affordable`)."""
     d = int(min(max(d, 0), data.K))
 
     def compute():
+        if not heldout_affordable(data):
+            return None
         try:
             return frozen_array(heldout_residuals(data.X, data.K, n_folds=NOVELTY_FOLDS, random_state=0))
         except ValueError:
@@ -391,8 +403,7 @@ def model_input(data: PCAData, ink: np.ndarray) -> np.ndarray | None:
 
     Digits: :func:`smlengine.datasets.digit_from_bitmap` (binarise, redraw the skeleton with
     the data set's ink, normalise to 20 × 32, centre, count 4 × 4 blocks: the UCI preprocessing).
-    Other images: the mean ink of each
-    k × k block, mapped onto the data's range [lo, hi].
+    Other images: the mean ink of each k × k block, mapped onto the data's range [lo, hi].
     """
     ink = np.asarray(ink, dtype=float)
     if is_digits(data):
