@@ -21,6 +21,7 @@ from scipy import special
 
 from ._base import check_scalar
 
+
 def autocorrelation(chain, max_lag: int | None = None) -> np.ndarray:
     """Sample autocorrelation ρ̂_k = γ̂_k / γ̂_0 of one chain for lags k = 0 … max_lag.
 

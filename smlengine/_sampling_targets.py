@@ -19,6 +19,7 @@ from scipy import integrate
 from . import _sampling_compiled as compiled
 from ._base import frozen_array
 
+
 @dataclass(frozen=True, eq=False)
 class Target2D:
     """A normalised 2-D density for the samplers.
