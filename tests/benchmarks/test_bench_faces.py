@@ -99,7 +99,7 @@ def test_bench_detection(monkeypatch):
     print(f"{'OpenCV Haar, factor 1.25':34s} {best['same settings']:8.3f} {len(cv_boxes['same settings']):6d} "
           f"{best['same settings'] / t_cv:9.2f}")
     print(f"{'scikit-image LBP cascade':34s} {t_sk:8.3f} {len(sk_boxes):6d} {t_sk / t_cv:9.2f}")
-    print(f"threads: OpenCV {cv2.getNumThreads()}, ours {scan_module.THREADS} on the numpy path, 1 compiled")
+    print(f"threads: OpenCV {cv2.getNumThreads()}, ours {scan_module.THREADS} (across pyramid levels, either path)")
     for path in results:
         for key, (name, _call) in cv_calls.items():
             record("cascade.detect", f"astronaut 512x512, {path} path, detect(grey)", best[path], best[key], name,
