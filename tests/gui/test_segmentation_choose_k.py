@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 from scipy.optimize import linear_sum_assignment
 
-from app.labs.segmentation import run
+from app.labs.segmentation import run, side_tasks
 from smlengine.datasets import list_photos
 
 
@@ -138,4 +138,4 @@ def test_too_few_windows_for_bic_is_a_clear_message():
     params = dict(image="textures", resolution=32, method="multinomial", K=4, window=31, bins=8, histograms="grey+lbp",
                   features="lab", position_weight=0.5, init="k-means++", pseudocount=0.01, max_iter=50)
     with pytest.raises(ValueError, match="too few to compare K"):
-        list(run.model_order("multinomial", params, 0, ("photo", "textures")))
+        list(side_tasks.model_order("multinomial", params, 0, ("photo", "textures")))

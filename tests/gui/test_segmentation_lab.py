@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.labs.segmentation import run
+from app.labs.segmentation import run, side_tasks
 from app.labs.segmentation.lab import PALETTE
 
 
@@ -501,7 +501,7 @@ def test_pixels_in_rect_and_matched_agreement_by_hand():
     assert mask.sum() == 3 * 2  # rows 1..3, columns 1..2
     a = np.array([0, 0, 1, 1, 2, 2, 2])
     b = np.array([2, 2, 0, 1, 1, 1, 1])
-    agreement, perm = run.matched_agreement(a, b, 3)
+    agreement, perm = side_tasks.matched_agreement(a, b, 3)
     assert agreement == pytest.approx(_best_permutation_agreement(a, b, 3)) == pytest.approx(6 / 7)
     np.testing.assert_array_equal(perm, [1, 2, 0])
 
@@ -509,7 +509,7 @@ def test_pixels_in_rect_and_matched_agreement_by_hand():
 def test_undefined_comparison_values_are_none_and_shown_as_a_dash():
     from app.labs.segmentation import maths as seg_maths
 
-    res = run.CompareResult(family="colour", shape=(2, 2), image=np.zeros((2, 2)), rows=np.arange(2),
+    res = side_tasks.CompareResult(family="colour", shape=(2, 2), image=np.zeros((2, 2)), rows=np.arange(2),
                             kmeans_init=np.zeros((2, 3)), em_init=np.zeros((2, 3)), em_labels=np.zeros(4, dtype=int))
     assert res.agreement is None and res.kmeans_objective is None and res.em_objective is None
     text = seg_maths.compare_html(res)

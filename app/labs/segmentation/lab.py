@@ -21,7 +21,7 @@ from ... import style as theme
 from ...lab import Lab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
-from . import maths, run
+from . import maths, run, side_tasks
 from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, HISTOGRAM_CHOICES, INITS, METHODS
 from .tabs import COMPARE_TAB, LINK_TAB, PALETTE, ChooseKTab, CompareTab, LinkedViewsTab, RestartsTab
 from .views import SegmentView
@@ -51,7 +51,7 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         self.seeds: list[list[float]] = []  # clicked seeds as (row, column) fractions of the image
         self.selected: tuple[int, int] | None = None  # inspected pixel (row, column) of the run's image
         self._ctx = None
-        self._order_items: dict[int, run.ModelOrderItem] = {}
+        self._order_items: dict[int, side_tasks.ModelOrderItem] = {}
         self._order_stab = None
         self._restarts = None
         # linked views: ("image", x0, y0, x1, y1) as fractions of the image size, or

@@ -7,8 +7,10 @@ import math
 
 import numpy as np
 
+from smlengine.features import histogram_parts
+
 from . import run
-from .run import SegmentationSnapshot
+from .run import SegmentationLabSnapshot
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -19,7 +21,7 @@ def _num(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-def maths_html(snapshot: SegmentationSnapshot, previous: SegmentationSnapshot | None = None) -> str:
+def maths_html(snapshot: SegmentationLabSnapshot, previous: SegmentationLabSnapshot | None = None) -> str:
     """The update rules of the snapshot's method with its current numbers."""
     method = snapshot.ctx.method
     if method == "multinomial":
@@ -34,7 +36,7 @@ def maths_html(snapshot: SegmentationSnapshot, previous: SegmentationSnapshot | 
 def n_free_parameters(ctx, k: int) -> tuple[int, str]:
     """(m, formula) of the mixture the "Choose K" tab scores for the run's data and K = k."""
     if ctx.H is not None:
-        parts = run.histogram_parts(ctx.params.get("histograms", "grey"), int(ctx.params["bins"]))
+        parts = histogram_parts(ctx.params.get("histograms", "grey"), int(ctx.params["bins"]))
         m = (k - 1) + k * sum(d - 1 for d in parts)
         inner = " + ".join(f"({d} − 1)" for d in parts)
         return m, f"m = (K − 1) + K·[{inner}]"
@@ -91,7 +93,7 @@ def data_html(snapshot) -> str:
     n = h * w
     if ctx.H is not None:
         l = int(ctx.params["window"])
-        parts = run.histogram_parts(ctx.params.get("histograms", "grey"), int(ctx.params["bins"]))
+        parts = histogram_parts(ctx.params.get("histograms", "grey"), int(ctx.params["bins"]))
         if len(parts) == 1:
             what = (f"x<sub>i</sub> = local histogram H<sub>i</sub> of the {l} × {l} window around pixel i "
                     f"({ctx.H.shape[2]} grey-level bins, Σ<sub>j</sub> H<sub>ij</sub> = {l * l})")

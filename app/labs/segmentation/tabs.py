@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
 from ...widgets.plots import PlotPanel
-from . import maths, run
+from . import maths, run, side_tasks
 from .run import EM_METHODS
 from .views import RectBrush, SegmentView, recolour_points
 
@@ -228,7 +228,7 @@ class CompareTab:
         task = self.task("compare", on_item=self._compare_item, on_error=self._compare_failed,
                          on_progress=self._compare_progress,
                          on_done=lambda _r: self.compare_button.setEnabled(True))
-        task.start(run.compare, dict(params), int(self.seed), self.source(), [tuple(s) for s in self.seeds])
+        task.start(side_tasks.compare, dict(params), int(self.seed), self.source(), [tuple(s) for s in self.seeds])
         self.compare_button.setEnabled(False)
         self.compare_label.setText("Running k-means, then EM …")
 
@@ -249,7 +249,7 @@ class CompareTab:
         self.km_view.set_title("k-means")
         self.em_panel.set_labels(em_name)
         if res.em_labels is not None:
-            perm = res.matching if res.matching is not None else run.matched_agreement(km, res.em_labels, k)[1]
+            perm = res.matching if res.matching is not None else side_tasks.matched_agreement(km, res.em_labels, k)[1]
             matched = perm[res.em_labels]
             self.em_view.set_image(run.label_colours(matched, res.shape, PALETTE), key=id(res.em_labels))
             self.em_view.set_markers(rc, [theme.CATEGORICAL[int(perm[j]) % len(theme.CATEGORICAL)] for j in range(k)])
@@ -285,7 +285,7 @@ class ChooseKTab:
         self.thumb_texts = []
         task = self.task("order", on_item=self._order_item, on_done=self._order_done,
                          on_error=self._order_failed, on_progress=self._order_progress)
-        task.start(run.model_order, params["method"], dict(params), int(self.seed), self.source())
+        task.start(side_tasks.model_order, params["method"], dict(params), int(self.seed), self.source())
         self.order_label.setText("Computing …")
         self.order_button.setEnabled(False)
         self._order_method = params["method"]
@@ -294,7 +294,7 @@ class ChooseKTab:
         self.order_label.setText(f"{text} ({100 * fraction:.0f}%)")
 
     def _order_item(self, item) -> None:
-        if isinstance(item, run.ModelOrderItem):
+        if isinstance(item, side_tasks.ModelOrderItem):
             self._order_items[item.k] = item
             ks = sorted(self._order_items)
             self.bic.set(ks, [self._order_items[k].bic for k in ks])
@@ -374,7 +374,7 @@ class RestartsTab:
         self.restarts_points.setData([], [])
         task = self.task("restarts", on_item=self._restarts_item, on_error=self._restarts_failed,
                          on_done=lambda _r: self.restarts_button.setEnabled(True))
-        task.start(run.restarts, params["method"], dict(params), int(self.seed), self.source(), 20)
+        task.start(side_tasks.restarts, params["method"], dict(params), int(self.seed), self.source(), 20)
         self.restarts_button.setEnabled(False)
         self.restarts_label.setText("Running restarts …")
 
