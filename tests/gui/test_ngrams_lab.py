@@ -341,3 +341,38 @@ def test_generated_text_tab_names_the_run_the_bar_drives(qtbot, make_window):
     assert not any(label.toPlainText() for label in lab.bar_labels)
     _run_to_end(qtbot, lab, "generate")
     assert lab.text_view.toPlainText().strip() and "drives" not in lab.status_label.text()
+
+
+def test_a_frame_is_described_by_its_run_parameters(qtbot, make_window):
+    """The text beside a frame (status, maths) names the parameters of the run that made the
+    snapshot, not what the lab holds afterwards."""
+    window, lab = _lab(qtbot, make_window, n=2, smoothing="laplace", k=0.5, length=5)
+    last = _run_to_end(qtbot, lab)
+    assert last.params["smoothing"] == "laplace" and last.params["length"] == 5
+    lab.run_params = {**lab.run_params, "smoothing": "kneser-ney", "length": 99}
+    lab.runner.request_rewind()
+    lab.runner.flush()
+    assert "add-k (Laplace)" in lab.status_label.text() and "token 5 of 5 " in lab.status_label.text()
+    assert "Add-k" in lab.maths_html(last) and "Kneser" not in lab.maths_html(last)
+
+
+def test_a_file_read_by_the_run_is_read_on_a_tracked_thread(tmp_path):
+    """The run reads a file that is not cached yet on a helper thread started by the caller's
+    ``start_thread`` (the application's tracked one), and reads it in place without one."""
+    from app.labs.ngrams import run as ngram_run
+    from app.tasks import start_thread
+
+    started = []
+
+    def tracked(target, name):
+        started.append(name)
+        return start_thread(target, name)
+
+    params = {"level": "word", "n": 2, "smoothing": "mle", "k": 1.0, "discount": 0.75, "length": 3,
+              "temperature": 1.0, "top_k": 0}
+    for i, starter in enumerate((tracked, None)):
+        path = tmp_path / f"text{i}.txt"
+        path.write_text("the cat sat on the mat\n" * 10, encoding="utf-8")
+        snaps = list(ngram_run.generate_run(params, ngram_run.source_key("file", str(path)), 0, start_thread=starter))
+        assert [s.token for s in snaps if s.kind == "token"] and all(s.params["n"] == 2 for s in snaps)
+    assert started == ["ngrams-read"]

@@ -17,9 +17,10 @@ from smlengine.datasets import list_plays
 
 from ... import style as theme
 from ...lab import Lab
+from ...tasks import start_thread
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
-from . import run as ngram_run
+from . import maths, run
 from .run import LEARNING_ORDERS, SMOOTHING_LABELS, SMOOTHINGS
 from .text_view import FollowingText, StreamedText, current_color, tint_color, verbatim_mask
 
@@ -198,7 +199,7 @@ class NGramsLab(Lab):
                                   legend_corner="top")
         pi = self.ppl_plot.plot_item
         pi.showGrid(x=True, y=True, alpha=0.25)
-        pi.getAxis("bottom").setTicks([[(float(n), str(n)) for n in ngram_run.PERPLEXITY_ORDERS]])
+        pi.getAxis("bottom").setTicks([[(float(n), str(n)) for n in run.PERPLEXITY_ORDERS]])
         self.ppl_series = {sm: self.ppl_plot.curve(SMOOTHING_LABELS[sm], color=theme.CATEGORICAL[i], dash=0)
                            for i, sm in enumerate(SMOOTHINGS)}
         self.ppl_curves = {sm: series.item for sm, series in self.ppl_series.items()}
@@ -238,7 +239,7 @@ class NGramsLab(Lab):
     def run_mode(self, mode: str) -> None:
         """Switch between text generation and the two analysis runs, and play it (a button
         press asks for the result; Pause and Step still work as usual)."""
-        if mode not in ngram_run.RUNS:
+        if mode not in run.RUNS:
             raise ValueError(f"unknown mode {mode!r}")
         self._mode = mode
         self.tabs.setCurrentIndex(TAB_INDEX[mode])
@@ -280,7 +281,7 @@ class NGramsLab(Lab):
             self.status_label.setText(f"{html.escape(os.path.basename(path))}: {phase} {fraction:.0%}")
 
         task = self.task("open-file", on_done=taken, on_error=refused, on_progress=progress)
-        task.start(ngram_run.read_text_source, path, self.params()["level"])
+        task.start(run.read_text_source, path, self.params()["level"])
         if not wait:
             return None
         if not task.wait(120):
@@ -294,10 +295,9 @@ class NGramsLab(Lab):
         if p["corpus"] == "file" and not self._file_path:
             raise ValueError("No text file opened yet: press “Open text file…” and choose a UTF-8 .txt file, "
                              "or choose Shakespeare as the corpus.")
-        key = ngram_run.source_key(p["corpus"], self._file_path)
-        run = ngram_run.RUNS[self._mode]
-        seed = int(seed)
-        return lambda: run(p, key, seed)
+        key = run.source_key(p["corpus"], self._file_path)
+        mode, seed = self._mode, int(seed)
+        return lambda: run.run_steps(mode, p, key, seed, start_thread=start_thread)
 
     def show_idle(self) -> None:
         self._zipf_shown = None
@@ -359,7 +359,7 @@ class NGramsLab(Lab):
         if snap.kind != "token":
             self.status_label.setText(f"<i>{html.escape(snap.phase)}…</i> ({100 * (snap.progress or 0):.0f} %)")
         else:
-            p = self.run_params
+            p = snap.params
             self.status_label.setText(
                 f"{ORDER_NAMES.get(snap.n, f'{snap.n}-gram')} model, {SMOOTHING_LABELS[p['smoothing']]}, "
                 f"trained on {snap.n_tokens:,} tokens (|V| = {snap.vocab_size:,}) · token {snap.index + 1} of "
@@ -447,10 +447,10 @@ class NGramsLab(Lab):
         if snap.kind != "sample":
             self.learning_note.setText(f"<i>{html.escape(snap.phase)}…</i>")
         else:
-            p = self.run_params
+            p = snap.params
             self.learning_note.setText(
                 f"Same corpus ({snap.n_tokens:,} tokens), same seed, {SMOOTHING_LABELS[p['smoothing']]}, "
-                f"{min(int(p['length']), ngram_run.LEARNING_SAMPLE_MAX)} tokens each.")
+                f"{min(int(p['length']), run.LEARNING_SAMPLE_MAX)} tokens each.")
 
     # --- perplexity
     def _render_perplexity(self, snap) -> None:
@@ -491,7 +491,7 @@ class NGramsLab(Lab):
             zi = self.zipf_plot.getPlotItem()
             for axis, top in (("bottom", r[-1]), ("left", f[0])):  # decades only: readable on a projector
                 zi.getAxis(axis).setTicks([[(float(e), f"{10 ** e:,}") for e in range(int(math.log10(top)) + 2)], []])
-            unit = "word" if self.run_params["level"] == "word" else "character"
+            unit = "word" if snap.params["level"] == "word" else "character"
             self.entropy_label.setText(
                 f"Entropy of the {unit} frequencies: <b>H = {snap.entropy_bits:.3f} bits per {unit}</b> "
                 f"(uniform over the {len(r):,} distinct tokens: log₂ {len(r):,} = {math.log2(len(r)):.2f} bits).")
@@ -502,90 +502,7 @@ class NGramsLab(Lab):
 
     # ------------------------------------------------------------------ maths
     def maths_html(self, snap) -> str:
-        p = self.run_params or self.params()
-        rows = ["<h3>N-gram model</h3>",
-                "<p class='eq'>P(w<sub>l</sub> | w<sub>l−N+1</sub> … w<sub>l−1</sub>) = P(w | h), &nbsp; h = the N − 1 "
-                "previous tokens</p>",
-                "<p>Maximum likelihood (counts c):</p><p class='eq'>P(w | h) = c(h w) / c(h ·)</p>"]
-        sm = p["smoothing"]
-        if sm == "laplace":
-            rows.append("<p>Add-k (Laplace, k = 1):</p><p class='eq'>P(w | h) = (c(h w) + k) / (c(h ·) + k |V|)</p>")
-        elif sm == "kneser-ney":
-            rows.append("<p>Interpolated Kneser–Ney, discount D:</p><p class='eq'>P(w | h) = max(c(h w) − D, 0) / "
-                        "c(h ·)"
-                        " + D N<sub>1+</sub>(h ·) / c(h ·) · P(w | h′)</p>"
-                        "<p>h′ = h without its first token; lower orders use continuation counts.</p>")
-        if snap.mode == "generate" and snap.kind == "token":
-            rows.append(self._maths_token(snap, p))
-        elif snap.mode == "perplexity":
-            rows.append(self._maths_perplexity(snap))
-        else:
-            rows.append("<h3>Information</h3><p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | "
-                        "h<sub>i</sub>)"
-                        " &nbsp; bits/token</p><p class='eq'>perplexity = 2<sup>H</sup></p>")
-            rows.append(f"<h3>Now</h3><p class='num'>step {snap.step}<br>{html.escape(snap.phase)}</p>")
-        if p["temperature"] != 1.0 or p["top_k"]:
-            rows.append(f"<p>Sampling from p<sup>1/T</sup> renormalised, T = {p['temperature']:g}"
-                        + (f", only the top k = {p['top_k']} tokens" if p["top_k"] else "") + ".</p>")
-        return "".join(rows)
-
-    def _maths_token(self, snap, p) -> str:
-        ctx = " ".join(snap.context) if snap.context else "∅"
-        w = snap.token
-        c_hw, c_h, V = snap.count_hw, snap.count_h, snap.vocab_size
-        out = [f"<h3>Now</h3><p class='num'>step {snap.step} (token {snap.index + 1})<br>"
-               f"h = {html.escape(ctx)}<br>w = {html.escape(w)}<br>"
-               f"c(h w) = {c_hw:,}<br>c(h ·) = {c_h:,}<br>N<sub>1+</sub>(h ·) = {snap.n_types:,}<br>|V| = {V:,}</p>"]
-        sm = p["smoothing"]
-        if sm == "mle":
-            if c_h:
-                out.append(f"<p class='eq'>P(w | h) = {c_hw:,} / {c_h:,} = {c_hw / c_h:.4f}</p>")
-            else:
-                out.append(f"<p>The context h was never seen: to have something to sample, the model backs off to "
-                           f"its longest seen suffix (order {snap.order}).</p>")
-        elif sm == "laplace":
-            k = float(p["k"])
-            out.append(f"<p class='eq'>P(w | h) = ({c_hw:,} + {k:g}) / ({c_h:,} + {k:g}·{V:,}) = "
-                       f"{(c_hw + k) / (c_h + k * V):.4f}</p>")
-        else:
-            D = float(p["discount"])
-            if c_h:
-                out.append(f"<p class='eq'>first term = max({c_hw:,} − {D:g}, 0) / {c_h:,} = "
-                           f"{max(c_hw - D, 0) / c_h:.4f}</p>"
-                           f"<p class='eq'>weight of P(w | h′) = {D:g}·{snap.n_types:,} / {c_h:,} = "
-                           f"{D * snap.n_types / c_h:.4f}</p>")
-            else:
-                out.append("<p>h was never seen: P(w | h) = P(w | h′).</p>")
-        surprise = max(0.0, -math.log2(snap.probability)) if snap.probability > 0 else math.inf
-        out.append(f"<p>Probability it was drawn with: <b>{snap.probability:.4f}</b>; surprise −log₂ p = "
-                   f"{surprise:.2f} bits. (The unknown-word token &lt;UNK&gt; is never written: its share is "
-                   f"removed and the rest renormalised"
-                   + ("; then temperature and top-k are applied" if p["temperature"] != 1.0 or p["top_k"] else "")
-                   + ".)</p>")
-        out.append(f"<p>n-gram (h, w) in the corpus: {'yes' if snap.ngram_in_corpus else 'no'}; verbatim run ending "
-                   f"here: {snap.span_length} tokens (longest {snap.longest_span}).</p>")
-        return "".join(out)
-
-    def _maths_perplexity(self, snap) -> str:
-        out = ["<h3>Information</h3>",
-               "<p>Entropy of the token frequencies:</p><p class='eq'>H = −Σ<sub>j</sub> p<sub>j</sub> log₂ "
-               "p<sub>j</sub></p>",
-               "<p>Cross-entropy on M held-out events, and perplexity:</p>"
-               "<p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | h<sub>i</sub>), &nbsp; PP = "
-               "2<sup>H</sup></p>",
-               "<p>For 27 symbols a uniform code needs log₂ 27 ≈ 4.75 bits.</p>",
-               f"<h3>Now</h3><p class='num'>step {snap.step}<br>{html.escape(snap.phase)}<br>"]
-        if snap.zipf_rank.size:
-            out.append(f"H(corpus) = {snap.entropy_bits:.3f} bits/token<br>")
-        if snap.cells:
-            n, sm, pp, h, nz, m = snap.cells[-1]
-            out.append(f"N = {n}, {SMOOTHING_LABELS[sm]}: M = {m:,}<br>")
-            if math.isfinite(pp):
-                out.append(f"H = {h:.3f} bits, PP = 2<sup>{h:.3f}</sup> = {pp:.1f}")
-            else:
-                out.append(f"{nz:,} events with P = 0 → H = ∞, PP = ∞")
-        out.append("</p>")
-        return "".join(out)
+        return maths.maths_html(snap)
 
     # ------------------------------------------------------------------ style, sessions, export
     def apply_style(self, s: theme.Style) -> None:
@@ -604,7 +521,8 @@ class NGramsLab(Lab):
             self.gen_split.setOrientation(QtCore.Qt.Orientation.Horizontal)
             self.gen_split.setSizes([520, 420])
         self._style_perplexity(s)
-        self._update_legend(s, int((self.run_params or self.params())["n"]))
+        shown = self.runner.current
+        self._update_legend(s, int((shown.params if shown is not None and shown.params else self.params())["n"]))
         if self.runner.current is not None:
             self.runner.flush()
 
@@ -626,7 +544,7 @@ class NGramsLab(Lab):
     def set_user_data(self, data: dict) -> None:
         mode = data.get("mode", "generate")
         path = data.get("file", "") or ""
-        if mode not in ngram_run.RUNS or not isinstance(path, str):
+        if mode not in run.RUNS or not isinstance(path, str):
             raise ValueError("the saved n-gram settings are malformed")
         self._mode = mode
         self._file_path = path

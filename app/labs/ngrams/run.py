@@ -12,9 +12,9 @@ Three modes share one snapshot type so every run is numbered ``step = 0, 1, 2, .
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass, field
-from typing import Iterator
+from types import MappingProxyType
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 import numpy.random  # noqa: F401  (imported lazily by numpy otherwise: 50 ms inside the first generation step)
@@ -32,6 +32,7 @@ LEARNING_SAMPLE_MAX = 120  # tokens per sample of the "Learning Shakespeare" vie
 
 _EMPTY = np.zeros(0)
 _EMPTY.setflags(write=False)
+_NO_PARAMS: Mapping = MappingProxyType({})
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -40,10 +41,12 @@ class NGramLabSnapshot(Snapshot):
 
     kind : 'progress' (loading, tokenizing, counting), 'token' (one generated token),
         'sample' (one finished sample of the learning view), 'cell' (one perplexity cell).
+    params : the run's parameters (a read-only copy), for the text drawn beside each frame.
     """
 
     kind: str = "progress"
     mode: str = "generate"
+    params: Mapping = field(default_factory=lambda: _NO_PARAMS)
     n: int = 0
     n_tokens: int = 0  # training tokens
     vocab_size: int = 0
@@ -87,40 +90,54 @@ def source_key(corpus: str, path: str) -> tuple:
     return (corpus,)
 
 
-def _load_text(key: tuple) -> Iterator:
-    """Yield read progress fractions, then the text itself as the last item (a str)."""
+def _read_file(path: str, progress: Callable[[float], None] | None = None) -> str:
+    """The text of a file; ``ValueError`` with a short message when it cannot be used."""
+    from smlengine.datasets import read_text_file
+
+    try:
+        return read_text_file(path, progress=progress)
+    except OSError as exc:
+        raise ValueError(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from None
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _load_text(key: tuple, start_thread: Callable | None = None) -> Iterator:
+    """Yield read progress fractions, then the text itself as the last item (a str).
+
+    ``start_thread(target, name)`` starts the helper thread a file is read on, so the run
+    stays pausable and cancellable between the 1 MiB chunks of a large file (the application
+    passes its tracked :func:`app.tasks.start_thread`); without it the file is read here, on
+    the caller's thread.
+    """
     text = _text_cache.get(key)
     if text is not None:
         yield text
         return
-    from smlengine.datasets import load_corpus, load_play, read_text_file
+    from smlengine.datasets import load_corpus, load_play
 
     if key[0] == "shakespeare":
         text = load_corpus("shakespeare")
     elif key[0].startswith("play:"):
         text = load_play(key[0][len("play:"):])
+    elif key[0] == "file" and start_thread is None:
+        text = _read_file(key[1])
     elif key[0] == "file":
-        # read on a helper thread and report progress between 1 MiB chunks, so the run
-        # stays pausable and cancellable while a very large file is read
         box: dict = {"progress": 0.0}
 
         def read():
             try:
-                box["text"] = read_text_file(key[1], progress=lambda f: box.__setitem__("progress", f))
-            except (OSError, ValueError, TypeError) as exc:
+                box["text"] = _read_file(key[1], progress=lambda f: box.__setitem__("progress", f))
+            except ValueError as exc:
                 box["error"] = exc
 
-        reader = threading.Thread(target=read, name="ngrams-read", daemon=True)
-        reader.start()
+        reader = start_thread(read, "ngrams-read")
         while reader.is_alive():
             reader.join(0.03)
             if reader.is_alive():
                 yield float(box["progress"])
         if "error" in box:
-            exc = box["error"]
-            if isinstance(exc, OSError):
-                raise ValueError(f"cannot read {os.path.basename(key[1])}: {exc.strerror or exc}")
-            raise ValueError(str(exc))
+            raise box["error"]
         text = box["text"]
     else:
         raise ValueError(f"unknown corpus {key[0]!r}")
@@ -147,7 +164,7 @@ def _chunks(text: str) -> list[tuple[int, int]]:
     return bounds
 
 
-def _tokens(key: tuple, level: str, counter) -> Iterator:
+def _tokens(key: tuple, level: str, counter, start_thread: Callable | None = None) -> Iterator:
     """Progress snapshots while loading and tokenizing; returns the token list.
 
     The same steps are yielded whether the tokens are cached or not (same seed, same
@@ -157,7 +174,7 @@ def _tokens(key: tuple, level: str, counter) -> Iterator:
     cached = _token_cache.get((key, level))
     if cached is None:
         text = None
-        for item in _load_text(key):
+        for item in _load_text(key, start_thread):
             if isinstance(item, str):
                 text = item
             else:
@@ -192,6 +209,13 @@ def read_text_source(path: str, level: str, state=None) -> tuple:
     as it was: it changes its corpus only once this returns.
     """
     key = source_key("file", path)
+    if _token_cache.get((key, level)) is None and _text_cache.get(key) is None:
+        def progress(fraction: float) -> None:  # between chunks: cancel, and progress under the text
+            if state is not None:
+                state.check()
+                state.set_progress(0.5 * fraction, "reading file")
+
+        _text_cache.put(key, _read_file(path, progress))
     steps = _tokens(key, level, lambda phase, fraction: (phase, fraction))
     try:
         while True:
@@ -207,12 +231,14 @@ def read_text_source(path: str, level: str, state=None) -> tuple:
 class _Counter(StepCounter):
     """Consecutive step numbers for one run (from 0), and the run's progress snapshots."""
 
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, params: dict):
         super().__init__()
         self.mode = mode
+        self.params: Mapping = MappingProxyType(dict(params))
 
     def __call__(self, phase: str, progress: float, **kw) -> NGramLabSnapshot:
-        return NGramLabSnapshot(step=self.next(), phase=phase, progress=float(progress), mode=self.mode, **kw)
+        return NGramLabSnapshot(step=self.next(), phase=phase, progress=float(progress), mode=self.mode,
+                                params=self.params, **kw)
 
 
 def _fit(model: NGramModel, toks, counter, lo: float, hi: float, label: str = "", **kw) -> Iterator:
@@ -226,13 +252,14 @@ def _make_model(p: dict, n: int | None = None, smoothing: str | None = None) -> 
 
 
 # --------------------------------------------------------------------------- runs
-def generate_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
-    c = _Counter("generate")
-    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.3 * f))
+def generate_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramLabSnapshot]:
+    c = _Counter("generate", p)
+    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.3 * f), start_thread)
     model = _make_model(p)
     yield from _fit(model, toks, c, 0.3, 0.95)
     top_k = int(p["top_k"]) or None
-    common = dict(mode="generate", n=int(model.n), n_tokens=int(model.n_tokens_), vocab_size=len(model.vocab_))
+    common = dict(mode="generate", params=c.params, n=int(model.n), n_tokens=int(model.n_tokens_),
+                  vocab_size=len(model.vocab_))
     for f in model.verbatim_index_steps():  # positions of every token, for the verbatim check
         yield NGramLabSnapshot(step=c.next(), phase="generating (building the verbatim index)",
                                progress=0.95 + 0.05 * f, **common)
@@ -261,9 +288,9 @@ def generate_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
         )
 
 
-def learning_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
-    c = _Counter("learning")
-    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.2 * f))
+def learning_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramLabSnapshot]:
+    c = _Counter("learning", p)
+    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.2 * f), start_thread)
     length = min(int(p["length"]), LEARNING_SAMPLE_MAX)
     top_k = int(p["top_k"]) or None
     samples: tuple = ()
@@ -281,13 +308,13 @@ def learning_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
             longest = s.longest_span
         samples = samples + ((n, "".join(pieces), int(longest)),)
         yield NGramLabSnapshot(step=c.next(), kind="sample", phase=f"N = {n}: sample", progress=lo + 0.8 * span,
-                               mode="learning", n=n, n_tokens=int(model.n_tokens_), vocab_size=len(model.vocab_),
-                               samples=samples)
+                               mode="learning", params=c.params, n=n, n_tokens=int(model.n_tokens_),
+                               vocab_size=len(model.vocab_), samples=samples)
 
 
-def perplexity_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]:
-    c = _Counter("perplexity")
-    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.1 * f))
+def perplexity_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramLabSnapshot]:
+    c = _Counter("perplexity", p)
+    toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.1 * f), start_thread)
     yield c("entropy and Zipf", 0.1)
     h = entropy(toks)
     rank, freq = zipf(toks)
@@ -310,9 +337,15 @@ def perplexity_run(p: dict, key: tuple, seed: int) -> Iterator[NGramLabSnapshot]
             done += 1
             cells = cells + ((n, sm, float(ev.perplexity), float(ev.cross_entropy), int(ev.n_zero), int(ev.n_events)),)
             yield NGramLabSnapshot(step=c.next(), kind="cell", phase=f"N = {n}, {SMOOTHING_LABELS[sm]}: perplexity",
-                                   progress=hi, mode="perplexity", n=n, n_tokens=int(model.n_tokens_),
+                                   progress=hi, mode="perplexity", params=c.params, n=n, n_tokens=int(model.n_tokens_),
                                    vocab_size=len(model.vocab_), cells=cells, **extra)
 
 
 RUNS = {"generate": generate_run, "learning": learning_run, "perplexity": perplexity_run}
+
+
+def run_steps(mode: str, p: dict, key: tuple, seed: int, start_thread: Callable | None = None
+              ) -> Iterator[NGramLabSnapshot]:
+    """The run of one of the lab's modes (:data:`RUNS`): ``generate``, ``learning`` or ``perplexity``."""
+    return RUNS[mode](p, key, seed, start_thread=start_thread)
 
