@@ -163,6 +163,7 @@ class Lab(QtWidgets.QWidget):
         self._maths_time = 0.0
         #: the maths panel was opened (F1) although projector mode on a small screen folds it
         self.maths_unfolded = False
+        self.controls_unfolded = False
         self._projector_seen = theme.current().projector
         self._tasks: dict[str, BackgroundTask] = {}
         self.init_state()
@@ -345,6 +346,7 @@ class Lab(QtWidgets.QWidget):
     def _restyle(self, s: theme.Style) -> None:
         if s.projector != self._projector_seen:
             self.maths_unfolded = False  # switching projector mode folds again
+            self.controls_unfolded = False
         self._projector_seen = s.projector
         self.fit_panels(s)
         self.maths.apply_style(s)
@@ -369,7 +371,8 @@ class Lab(QtWidgets.QWidget):
         least = contents.minimumSizeHint().width() + bar
         self.controls_scroll.setMinimumWidth(min(least, int(0.45 * total)))
         controls = 0
-        if self.controls_scroll.isVisible() or not self.isVisible():
+        if (self.controls_scroll.isVisible() or not self.isVisible()) and \
+                not self.controls_folded_by_projector(s, total):
             controls = int(max(least, min(contents.sizeHint().width() + bar, 0.30 * total)))
         maths = 0
         if self.maths.isVisible() or (not self.isVisible() and not self.maths.isHidden()):
@@ -391,13 +394,12 @@ class Lab(QtWidgets.QWidget):
         plot = self.main_plot()
         if plot is None:
             return
-        if hasattr(plot, "getPlotItem"):
-            # a wide, short main plot keeps its height for data with the legend beside it
-            wide = plot.width() > 1.5 * max(plot.height(), 1)
-            place_legend(plot.getPlotItem(), "right" if s.projector and wide else "top")
         child = plot
         parent = child.parentWidget()
         while parent is not None and parent is not self:
+            if isinstance(parent, QtWidgets.QSplitter) and self._side_by_side(parent, child, s):
+                child, parent = parent, parent.parentWidget()
+                continue
             if isinstance(parent, QtWidgets.QSplitter) and parent.orientation() == QtCore.Qt.Orientation.Vertical:
                 index = parent.indexOf(child)
                 sizes = parent.sizes()
@@ -423,6 +425,68 @@ class Lab(QtWidgets.QWidget):
                     parent.setSizes([int(total * v / max(sum(saved), 1)) for v in saved])
                     parent.setProperty("sml_normal_sizes", None)
             child, parent = parent, parent.parentWidget()
+        if hasattr(plot, "getPlotItem"):
+            # a wide, short main plot keeps its height for data with the legend beside it
+            # (decided on the plot's size once the splitters above have their new sizes); the
+            # side-by-side arrangement has given the plot its height, the legend stays a row
+            wide = plot.width() > 1.5 * max(plot.height(), 1) and not self.PROJECTOR_SIDE_BY_SIDE
+            place_legend(plot.getPlotItem(), "right" if s.projector and wide else "top")
+
+    #: projector mode turns the vertical splitter holding the main plot into a row: the main
+    #: plot keeps the whole height, its secondary panels stack in a column beside it (labs whose
+    #: main plot carries a long legend and a row of curves below it)
+    PROJECTOR_SIDE_BY_SIDE = False
+    #: share of that row's width given to the main plot
+    PROJECTOR_SIDE_SHARE = 0.64
+
+    def _side_by_side(self, splitter: QtWidgets.QSplitter, child: QtWidgets.QWidget, s: theme.Style) -> bool:
+        """Projector mode with :attr:`PROJECTOR_SIDE_BY_SIDE`: ``splitter`` (vertical in normal
+        mode) becomes a row with the main plot's pane first and widest, and every row of
+        secondary panels in it becomes a column; normal mode puts orientations and sizes back.
+        True when ``splitter`` was handled here."""
+        vertical, horizontal = QtCore.Qt.Orientation.Vertical, QtCore.Qt.Orientation.Horizontal
+        saved = splitter.property("sml_side_saved")
+        if not self.PROJECTOR_SIDE_BY_SIDE or (saved is None and splitter.orientation() != vertical):
+            return False
+        if s.projector:
+            if saved is None:
+                inner = [w for i in range(splitter.count()) if splitter.widget(i) is not child
+                         for w in self._rows_in(splitter.widget(i))]
+                splitter.setProperty("sml_side_saved", (list(splitter.sizes()), [(w, w.sizes()) for w in inner]))
+                splitter.setOrientation(horizontal)
+                for w in inner:
+                    w.setOrientation(vertical)
+            for w, _old in splitter.property("sml_side_saved")[1]:
+                # each pane of a column at its least height, the room left shared evenly
+                least = [max(w.widget(i).minimumHeight(), w.widget(i).minimumSizeHint().height())
+                         for i in range(w.count())]
+                spare = max(w.height() - sum(least) - w.handleWidth() * (w.count() - 1), 0)
+                w.setSizes([low + spare // max(w.count(), 1) for low in least])
+            index = splitter.indexOf(child)
+            total = max(splitter.width(), 1)
+            rest = [i for i in range(splitter.count()) if i != index]
+            sizes = [int(total * (1 - self.PROJECTOR_SIDE_SHARE) / max(len(rest), 1))] * splitter.count()
+            sizes[index] = total - sum(sizes[i] for i in rest)
+            splitter.setSizes(sizes)
+        elif saved is not None:
+            sizes, inner = saved
+            splitter.setProperty("sml_side_saved", None)
+            splitter.setOrientation(vertical)
+            for w, old in inner:
+                w.setOrientation(horizontal)
+                w.setSizes(old)
+            splitter.setSizes(sizes)
+        return True
+
+    @staticmethod
+    def _rows_in(widget: QtWidgets.QWidget) -> list[QtWidgets.QSplitter]:
+        """The horizontal splitters that ``widget`` is or holds as pages (a stack of rows of
+        curves): the rows that projector's side-by-side arrangement turns into columns."""
+        if isinstance(widget, QtWidgets.QSplitter):
+            return [widget] if widget.orientation() == QtCore.Qt.Orientation.Horizontal else []
+        if isinstance(widget, QtWidgets.QStackedWidget):
+            return [w for i in range(widget.count()) for w in Lab._rows_in(widget.widget(i))]
+        return []
 
     # ------------------------------------------------------------------ one plot for the class
     def _plot_clicked(self, view: pg.PlotWidget, ev) -> None:
@@ -485,6 +549,20 @@ class Lab(QtWidgets.QWidget):
         s = s or theme.current()
         total = max(self.splitter.width(), 600) if total is None else total
         return s.projector and total < 1400 and not self.maths_unfolded
+
+    def controls_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
+        """A projector on a small screen and a lab whose plots stand side by side there
+        (:attr:`PROJECTOR_SIDE_BY_SIDE`): the parameters are folded away for the plots until F2
+        opens them (:attr:`controls_unfolded`)."""
+        s = s or theme.current()
+        total = max(self.splitter.width(), 600) if total is None else total
+        return self.PROJECTOR_SIDE_BY_SIDE and s.projector and total < 1400 and not self.controls_unfolded
+
+    def unfold_controls(self, on: bool = True) -> None:
+        """Open (or fold again) the parameters that projector mode folded away."""
+        self.controls_unfolded = bool(on)
+        self.fit_panels()
+        self.favour_main_plot()
 
     def unfold_maths(self, on: bool = True) -> None:
         """Open (or fold again) the maths panel that projector mode folded away."""

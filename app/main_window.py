@@ -141,6 +141,7 @@ class MainWindow(QtWidgets.QMainWindow):
         lab.maths.setVisible(self.maths_action.isChecked())
         lab.maths_unfolded = any(other.maths_unfolded for other in self.built_labs() if other is not lab)
         lab.controls_scroll.setVisible(self.controls_action.isChecked())
+        lab.controls_unfolded = any(other.controls_unfolded for other in self.built_labs() if other is not lab)
         restoring = False
         path = autosave_path(lab.id)
         if self.restore and path.exists():
@@ -247,7 +248,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.dark_action = self._action(v, "&Dark theme", self.set_dark, checkable=True)
         self.maths_action = self._action(v, "Show the &maths", self.toggle_maths, "F1", checkable=True)
         self.maths_action.setChecked(True)
-        self.controls_action = self._action(v, "Show the p&arameters", self.set_controls_visible, "F2",
+        self.controls_action = self._action(v, "Show the p&arameters", self.toggle_controls, "F2",
                                             checkable=True, tip="Hide the side panels and the plots take the room")
         self.controls_action.setChecked(True)
 
@@ -344,6 +345,23 @@ class MainWindow(QtWidgets.QMainWindow):
                 other.unfold_maths(False)
             return
         self.set_maths_visible(on)
+
+    def toggle_controls(self, on: bool) -> None:
+        """F2: show or hide the parameters. In projector mode on a small screen, labs whose
+        plots stand side by side fold them away; F2 then opens them (the plots yield), and F2
+        again folds them."""
+        lab = self.lab()
+        if lab is not None and lab.controls_scroll.isVisible() and lab.controls_folded_by_projector():
+            self.controls_action.setChecked(True)
+            for other in self.built_labs():
+                other.unfold_controls(True)
+            return
+        if lab is not None and not on and lab.controls_unfolded:
+            self.controls_action.setChecked(True)
+            for other in self.built_labs():
+                other.unfold_controls(False)
+            return
+        self.set_controls_visible(on)
 
     def set_controls_visible(self, on: bool) -> None:
         self.controls_action.setChecked(bool(on))

@@ -354,6 +354,12 @@ class PointsLab(Lab):
         theme.style_plot(self.canvas, s)
         if hasattr(self, "decision"):
             self.decision.apply_style(s)
+        toolbar = getattr(self, "toolbar", None)
+        if toolbar is not None:
+            # the mouse hint is for the one at the keyboard: projector mode gives its row to the
+            # plot and keeps the hint as the buttons' tooltip
+            toolbar.setToolTip(toolbar.hint.text())
+            toolbar.hint.setVisible(not s.projector)
 
     # ------------------------------------------------------------------ sessions
     def user_data(self) -> dict:

@@ -378,6 +378,7 @@ def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3)
         plot_item.layout.addItem(legend, 1, 1)
     else:
         plot_item.layout.addItem(legend, 2, 3)
+        _hold_at_top(plot_item, legend)
     plot_item.legend = legend
     if where == "top":
         legend._sml_fit = lambda: _fit_columns(plot_item, legend, columns)
@@ -397,14 +398,24 @@ def place_legend(plot_item: pg.PlotItem, where: str) -> None:
     if where == "right":
         legend.setColumnCount(1)
         plot_item.layout.addItem(legend, 2, 3)
+        _hold_at_top(plot_item, legend)
         # the emptied row above the data keeps room for the top tick label's upper half
         font = plot_item.getAxis("left").style.get("tickFont") or QtGui.QFont()
         plot_item.layout.setRowMinimumHeight(1, 0.6 * QtGui.QFontMetricsF(font).height())
     else:
         plot_item.layout.setRowMinimumHeight(1, 0)
+        legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Preferred)
         plot_item.layout.addItem(legend, 1, 1)
         legend._sml_fit()
     plot_item.layout.invalidate()
+
+
+def _hold_at_top(plot_item: pg.PlotItem, legend: pg.LegendItem) -> None:
+    """A legend in the column beside the data keeps its own height at the column's top: the
+    grid's row is as tall as the data, and a stretched legend would spread its rows apart,
+    each label drifting above its key."""
+    legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
+    plot_item.layout.setAlignment(legend, QtCore.Qt.AlignmentFlag.AlignTop)
 
 
 class _Sample(ItemSample):

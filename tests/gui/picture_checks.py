@@ -169,6 +169,51 @@ def cut_headers(lab) -> list[str]:
     return bad
 
 
+def legend_labels_off_their_keys(lab) -> list[str]:
+    """Each legend label sits level with its key: a legend stretched taller than its rows
+    spreads them apart, the labels drifting above their keys."""
+    bad = []
+    for _view, legend in _scene_items(lab, pg.LegendItem):
+        for sample, label in legend.items:
+            if not (sample.isVisible() and label.isVisible()):
+                continue
+            # the text as drawn: a stretched label item is a row tall with its text at the top
+            key, text = sample.sceneBoundingRect(), label.item.sceneBoundingRect()
+            if abs(key.center().y() - text.center().y()) > 0.5 * max(text.height(), 1.0):
+                bad.append(f"legend label {label.text!r} {abs(key.center().y() - text.center().y()):.0f} px "
+                           f"off its key")
+    return bad
+
+
+def plots_cut_by_window(lab, window) -> list[str]:
+    """Every plot shows whole inside the window: a layout taller than the window (panels that
+    cannot shrink) pushes the bottom plots' axes out of sight. Plots inside a scroll area may
+    scroll and are left out."""
+    bad = []
+    inside = window.contentsRect()
+    for view in _views(lab):
+        parent = view.parentWidget()
+        scrolled = False
+        while parent is not None and parent is not window:
+            if isinstance(parent, QtWidgets.QAbstractScrollArea) and parent is not view:
+                scrolled = True
+                break
+            parent = parent.parentWidget()
+        if scrolled:
+            continue
+        top_left = view.mapTo(window, QtCore.QPoint(0, 0))
+        box = QtCore.QRect(top_left, view.size())
+        status = window.statusBar() if hasattr(window, "statusBar") else None
+        bottom = inside.bottom() - (status.height() if status is not None and status.isVisible() else 0)
+        shown = box.intersected(QtCore.QRect(inside.left(), inside.top(), inside.width(), bottom - inside.top() + 1))
+        if shown.height() < box.height() - 2 or shown.width() < box.width() - 2:
+            plot_item = getattr(view, "getPlotItem", lambda: None)()
+            name = _name(plot_item) if plot_item is not None else type(view).__name__
+            bad.append(f"plot {name} cut by the window: {shown.width()}×{shown.height()} px of "
+                       f"{box.width()}×{box.height()} shown")
+    return bad
+
+
 def main_plot_room(lab, window) -> list[str]:
     """The lab's main plot: ≥ 35 % of the window's height, ≥ 60 % of its own widget for data."""
     bad = []
@@ -188,4 +233,4 @@ def main_plot_room(lab, window) -> list[str]:
 
 def all_problems(lab, window) -> list[str]:
     return (tick_label_overlaps(lab) + legends_over_data(lab) + cut_titles(lab) + cut_headers(lab)
-            + legend_keys_wrong(lab))
+            + legend_keys_wrong(lab) + legend_labels_off_their_keys(lab) + plots_cut_by_window(lab, window))

@@ -91,6 +91,12 @@ class CrossValidationView(QtWidgets.QWidget):
         self.set_kind("svm_rbf")
         self.apply_style(theme.current())
 
+    def heightForWidth(self, width: int) -> int:
+        """The least height at ``width``: the tab's scroll area asks this, and the wrapped
+        summary would otherwise add the grid's preferred height to it, so a page that fits
+        (grid shrunk, summary whole) would scroll its summary out of sight."""
+        return self.layout().totalMinimumHeightForWidth(width)
+
     # ------------------------------------------------------------------ grid
     def set_kind(self, kind: str) -> None:
         """Prepare an empty grid for a classifier (or explain why there is none)."""

@@ -39,6 +39,8 @@ class ClassifiersLab(PointsLab):
     description = ("Perceptron, logistic regression and the soft-margin SVM (SMO, linear/polynomial/RBF kernels) "
                    "learning a decision boundary live; cross-validation of C and γ.")
     method_param = "classifier"
+    PROJECTOR_SIDE_BY_SIDE = True  # the scatter keeps the projector's height, the curves beside it
+    PROJECTOR_SIDE_SHARE = 0.72  # the SVM's legend holds eight entries in two columns
     DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.15, "circles": 0.08, "xor": 0.25, "spirals": 0.05}
 
     # ------------------------------------------------------------------ building
@@ -97,7 +99,7 @@ class ClassifiersLab(PointsLab):
     def build_plots(self) -> QtWidgets.QWidget:
         self.make_canvas()
         theme.set_axis_labels(self.canvas, "x₁", "x₂")
-        self.legend = outside_legend(self.canvas.plot_item, "top", columns=2)
+        self.legend = outside_legend(self.canvas.plot_item, "top", columns=3)
         self.make_decision_map()
         pi = self.canvas.plot_item
         self.current_marker = pg.ScatterPlotItem()
@@ -120,10 +122,10 @@ class ClassifiersLab(PointsLab):
         self.cost_panel = MetricPanel("Perceptron cost", "step", "C_P(z)")
         self.loss_panel = MetricPanel("Loss L(w)", "step", "L(w)")
         self.grad_panel = MetricPanel("Gradient norm", "step", "‖∇L(w)‖", log_y=True)
-        self.lr_error_panel = MetricPanel("Error", "step", "% misclassified")
+        self.lr_error_panel = MetricPanel("Error", "step", "error (%)")
         self.dual_panel = MetricPanel("Dual objective", "step", "W(α)")
         self.kkt_panel = MetricPanel("KKT gap", "step", "m(α) − M(α)", log_y=True)
-        self.error_panel = MetricPanel("Error", "step", "% misclassified")
+        self.error_panel = MetricPanel("Error", "step", "error (%)")
         self.panels = [self.mistakes_panel, self.cost_panel, self.loss_panel, self.grad_panel, self.lr_error_panel,
                        self.dual_panel, self.kkt_panel, self.error_panel]
         self.curve_pages = QtWidgets.QStackedWidget()
@@ -176,15 +178,21 @@ class ClassifiersLab(PointsLab):
         self._legend_kind = family
         self.legend.clear()
         pos_item, neg_item = self.canvas.scatter_items()
+        if family == "svm":
+            # three columns, filled row by row: the classes, the curves f(x) = 0, ±1 and the
+            # support vectors each share a column, so the eight keys fit in three rows
+            for item, name in ((pos_item, "class +1"), (self.decision.boundary, "boundary f(x) = 0"),
+                               (self.sv_free_marker, "support vector, α &lt; C"), (neg_item, "class −1"),
+                               (self.decision.margin_curves[1.0], "margins f(x) = ±1"),
+                               (self.sv_bound_marker, "support vector, α = C"),
+                               (self.current_marker, "SMO pair (i, j)"), (self.mistake_marker, "misclassified")):
+                self.legend.addItem(item, name)
+            theme.style_plot(self.canvas, theme.current())
+            return
         self.legend.addItem(pos_item, "class +1")
         self.legend.addItem(neg_item, "class −1")
         self.legend.addItem(self.decision.boundary, "boundary f(x) = 0")
-        if family == "svm":
-            self.legend.addItem(self.decision.margin_curves[1.0], "margins f(x) = ±1")
-            self.legend.addItem(self.sv_free_marker, "support vector, 0 &lt; α &lt; C")
-            self.legend.addItem(self.sv_bound_marker, "support vector, α = C")
-            self.legend.addItem(self.current_marker, "SMO pair (i, j)")
-        elif family == "logistic":
+        if family == "logistic":
             self.legend.addItem(self.decision.margin_curves[1.0], "P(+1 | x) = ¼, ¾")
         self.legend.addItem(self.mistake_marker, "misclassified")
         if family == "perceptron":

@@ -88,6 +88,8 @@ class TreesLab(PointsLab):
     description = ("AdaBoost with stumps round by round, a decision tree growing split by split, bagging and random "
                    "forests with out-of-bag error and votes.")
     method_param = "method"
+    PROJECTOR_SIDE_BY_SIDE = True  # the scatter keeps the projector's height, the curves beside it
+    PROJECTOR_SIDE_SHARE = 0.56  # the curves' legends (Condorcet: three long keys) need a wider column
     DEFAULT_NOISE = {"blobs": 0.6, "moons": 0.25, "circles": 0.1, "xor": 0.25, "spirals": 0.05}
     screenshot_steps = 20
     self_test_steps = 5
@@ -262,7 +264,7 @@ class TreesLab(PointsLab):
         self.oob_panel.plot_item.addItem(self.e_line, ignoreBounds=True)
         self.oob_panel.plot_item.setYRange(0.0, 1.0, padding=0)  # the legend sits above the curves
         self.oob_panel.plot_item.enableAutoRange(y=False)
-        self.condorcet_panel = PlotPanel("Condorcet", "voters m", "P(majority right)", legend_corner="top")
+        self.condorcet_panel = PlotPanel("Condorcet", "voters m", "P(vote right)", legend_corner="top")
         self.cond_p = self.condorcet_panel.curve("independent, p")
         self.cond_hat = self.condorcet_panel.curve("independent, p̂ of a tree")
         self.cond_forest = self.condorcet_panel.curve("forest (test)")
