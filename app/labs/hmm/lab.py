@@ -398,7 +398,7 @@ class HMMLab(Lab):
             run.check_matrices(matrices, 2, 6)  # a ValueError is shown in the banner; the edits stay
         args = (preset, int(params["n_steps"]), int(params["n_train"]), int(params["restarts"]),
                 int(params["max_iter"]), params["bw_start"], int(seed), matrices)
-        return lambda: run.hmm_run(*args)
+        return lambda: run.run_steps(*args)
 
     def show_idle(self) -> None:
         for s in (self.filter_curve, self.smooth_curve):

@@ -226,7 +226,7 @@ def build_data(preset: str, n_steps: int, n_train: int, restarts: int, seed: int
     )
 
 
-def hmm_run(preset: str, n_steps: int, n_train: int, restarts: int, max_iter: int, bw_start: str, seed: int,
+def run_steps(preset: str, n_steps: int, n_train: int, restarts: int, max_iter: int, bw_start: str, seed: int,
             matrices: dict | None):
     """The lab's generator: filter, decode, trellis and learn (see the module docstring)."""
     data = build_data(preset, n_steps, n_train, restarts, seed, matrices)
