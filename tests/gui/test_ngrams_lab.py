@@ -359,7 +359,7 @@ def test_a_frame_is_described_by_its_run_parameters(qtbot, make_window):
 def test_a_file_read_by_the_run_is_read_on_a_tracked_thread(tmp_path):
     """The run reads a file that is not cached yet on a helper thread started by the caller's
     ``start_thread`` (the application's tracked one), and reads it in place without one."""
-    from app.labs.ngrams import run as ngram_run
+    from app.labs.ngrams import run
     from app.tasks import start_thread
 
     started = []
@@ -373,6 +373,6 @@ def test_a_file_read_by_the_run_is_read_on_a_tracked_thread(tmp_path):
     for i, starter in enumerate((tracked, None)):
         path = tmp_path / f"text{i}.txt"
         path.write_text("the cat sat on the mat\n" * 10, encoding="utf-8")
-        snaps = list(ngram_run.generate_run(params, ngram_run.source_key("file", str(path)), 0, start_thread=starter))
+        snaps = list(run.generate_run(params, run.source_key("file", str(path)), 0, start_thread=starter))
         assert [s.token for s in snaps if s.kind == "token"] and all(s.params["n"] == 2 for s in snaps)
     assert started == ["ngrams-read"]

@@ -36,7 +36,7 @@ _NO_PARAMS: Mapping = MappingProxyType({})
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class NGramLabSnapshot(Snapshot):
+class NGramsLabSnapshot(Snapshot):
     """One step of any of the lab's runs (``kind`` says which fields are meaningful).
 
     kind : 'progress' (loading, tokenizing, counting), 'token' (one generated token),
@@ -236,8 +236,8 @@ class _Counter(StepCounter):
         self.mode = mode
         self.params: Mapping = MappingProxyType(dict(params))
 
-    def __call__(self, phase: str, progress: float, **kw) -> NGramLabSnapshot:
-        return NGramLabSnapshot(step=self.next(), phase=phase, progress=float(progress), mode=self.mode,
+    def __call__(self, phase: str, progress: float, **kw) -> NGramsLabSnapshot:
+        return NGramsLabSnapshot(step=self.next(), phase=phase, progress=float(progress), mode=self.mode,
                                 params=self.params, **kw)
 
 
@@ -252,7 +252,7 @@ def _make_model(p: dict, n: int | None = None, smoothing: str | None = None) -> 
 
 
 # --------------------------------------------------------------------------- runs
-def generate_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramLabSnapshot]:
+def generate_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramsLabSnapshot]:
     c = _Counter("generate", p)
     toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.3 * f), start_thread)
     model = _make_model(p)
@@ -261,7 +261,7 @@ def generate_run(p: dict, key: tuple, seed: int, start_thread: Callable | None =
     common = dict(mode="generate", params=c.params, n=int(model.n), n_tokens=int(model.n_tokens_),
                   vocab_size=len(model.vocab_))
     for f in model.verbatim_index_steps():  # positions of every token, for the verbatim check
-        yield NGramLabSnapshot(step=c.next(), phase="generating (building the verbatim index)",
+        yield NGramsLabSnapshot(step=c.next(), phase="generating (building the verbatim index)",
                                progress=0.95 + 0.05 * f, **common)
     length = int(p["length"])
     seen_contexts: dict = {}
@@ -278,7 +278,7 @@ def generate_run(p: dict, key: tuple, seed: int, start_thread: Callable | None =
             seen_contexts[s.context] = stats
         counts, c_h = stats
         rank = s.top_tokens.index(s.token) if s.token in s.top_tokens else -1
-        yield NGramLabSnapshot(
+        yield NGramsLabSnapshot(
             step=c.next(), kind="token", phase="generating", progress=(i + 1) / length, **common,
             index=i, token=s.token, piece=s.piece, context=s.context, probability=float(s.probability),
             top_tokens=s.top_tokens, top_probs=s.top_probs, sampled_rank=rank, order=int(s.order),
@@ -288,7 +288,7 @@ def generate_run(p: dict, key: tuple, seed: int, start_thread: Callable | None =
         )
 
 
-def learning_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramLabSnapshot]:
+def learning_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramsLabSnapshot]:
     c = _Counter("learning", p)
     toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.2 * f), start_thread)
     length = min(int(p["length"]), LEARNING_SAMPLE_MAX)
@@ -307,12 +307,12 @@ def learning_run(p: dict, key: tuple, seed: int, start_thread: Callable | None =
             pieces.append(s.piece)
             longest = s.longest_span
         samples = samples + ((n, "".join(pieces), int(longest)),)
-        yield NGramLabSnapshot(step=c.next(), kind="sample", phase=f"N = {n}: sample", progress=lo + 0.8 * span,
+        yield NGramsLabSnapshot(step=c.next(), kind="sample", phase=f"N = {n}: sample", progress=lo + 0.8 * span,
                                mode="learning", params=c.params, n=n, n_tokens=int(model.n_tokens_),
                                vocab_size=len(model.vocab_), samples=samples)
 
 
-def perplexity_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramLabSnapshot]:
+def perplexity_run(p: dict, key: tuple, seed: int, start_thread: Callable | None = None) -> Iterator[NGramsLabSnapshot]:
     c = _Counter("perplexity", p)
     toks = yield from _tokens(key, p["level"], lambda ph, f: c(ph, 0.1 * f), start_thread)
     yield c("entropy and Zipf", 0.1)
@@ -336,7 +336,7 @@ def perplexity_run(p: dict, key: tuple, seed: int, start_thread: Callable | None
             ev = model.evaluate(test)
             done += 1
             cells = cells + ((n, sm, float(ev.perplexity), float(ev.cross_entropy), int(ev.n_zero), int(ev.n_events)),)
-            yield NGramLabSnapshot(step=c.next(), kind="cell", phase=f"N = {n}, {SMOOTHING_LABELS[sm]}: perplexity",
+            yield NGramsLabSnapshot(step=c.next(), kind="cell", phase=f"N = {n}, {SMOOTHING_LABELS[sm]}: perplexity",
                                    progress=hi, mode="perplexity", params=c.params, n=n, n_tokens=int(model.n_tokens_),
                                    vocab_size=len(model.vocab_), cells=cells, **extra)
 
@@ -345,7 +345,7 @@ RUNS = {"generate": generate_run, "learning": learning_run, "perplexity": perple
 
 
 def run_steps(mode: str, p: dict, key: tuple, seed: int, start_thread: Callable | None = None
-              ) -> Iterator[NGramLabSnapshot]:
+              ) -> Iterator[NGramsLabSnapshot]:
     """The run of one of the lab's modes (:data:`RUNS`): ``generate``, ``learning`` or ``perplexity``."""
     return RUNS[mode](p, key, seed, start_thread=start_thread)
 
