@@ -84,3 +84,15 @@ def test_threshold_is_the_held_out_percentile_and_large_stacks_keep_the_training
     big = run.build_data(images, np.full(300, -1), "big stack", ("test", "big"))
     assert not run.heldout_affordable(big)
     assert run.novelty_threshold(big, 5) == pytest.approx(np.percentile(run.residual_norms(big, 5), 99))
+
+
+@pytest.mark.parametrize("kind", ["typeset", "written"])
+def test_over_all_ten_classes_four_in_five(kind):
+    """The outcome over every digit of every class: at least 4 in 5 below their own class's
+    threshold, and at least 4 in 5 above the thresholds of the other classes."""
+    own, other = [], []
+    for c in range(10):
+        xs = _digits(kind, c)
+        own += [_below(x, c) for x in xs]
+        other += [not _below(x, m) for m in range(10) if m != c for x in xs]
+    assert np.mean(own) >= 0.8 and np.mean(other) >= 0.8, (kind, np.mean(own), np.mean(other))
