@@ -9,9 +9,10 @@ The churn runs CHURN_ROUNDS times (default 2): the first round pays what a proce
 in the later rounds is what accumulates.
 
 Run: .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_churn_memory.py
-The last line empties the engine's result caches (smlengine.cache.clear_caches): what is left
-above the start is then what the closed labs really kept. Qt widgets of closed labs must be
-gone (checked).
+The memory after the shutdown goes to the benchmark table (_bench_table.record). The window's
+shutdown empties the engine's result caches (smlengine.cache.clear_caches); the last line
+empties them once more: what is left above the start is then what the closed labs really kept.
+Qt widgets of closed labs must be gone (checked).
 """
 
 import ctypes
@@ -22,6 +23,7 @@ import sys
 import zlib
 
 import pytest
+from _bench_table import record
 
 from app import registry
 
@@ -138,6 +140,11 @@ def test_churn_memory(qtbot, tmp_path, monkeypatch):
           f"widgets {widgets:+,}")
     print(f"after emptying the caches ({dropped} entries): {cleared:.1f} MB ({cleared - base:+.1f} MB), "
           f"Python objects {cleared_objects:+,}")
+    n_actions = ACTIONS_PER_LAB * len(ids) * ROUNDS
+    record("all labs", f"churn, {n_actions:,} actions: RSS after every window shut down", end, unit="MB",
+           note=f"{end - base:+.1f} MB since the start ({base:.0f} MB), Python objects {objects:+,}")
+    record("all labs", f"churn, {n_actions:,} actions: RSS after emptying the engine caches too", cleared,
+           unit="MB", note=f"{cleared - base:+.1f} MB since the start, {dropped} entries were left to drop")
     for lab_id, churn_round, names in stuck:
         print(f"{lab_id} (round {churn_round}): threads still running a minute after shutdown: {names}")
     assert widgets <= 0, f"{widgets} widgets of closed labs are still alive"

@@ -2,9 +2,14 @@
 stop growing once the caches are warm.
 
 Run: .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_soak.py
-Target (issue "never freeze, never lose work"): RSS growth after the first 30 s <= 10 MB over
-3 minutes per lab. SOAK_SECONDS (environment) shortens the soak for a quick look; select labs
-with -k (e.g. -k "faces or pca").
+Every registered lab is soaked in turn, SOAK_SECONDS each (environment; 40 s by default so
+``dev.py bench`` stays short, SOAK_SECONDS=180 for the 3 minutes the target is stated for).
+Target: RSS growth after the first 30 s <= 5 MB over 3 minutes per lab. Select labs with -k
+(e.g. -k "faces or pca"). Each lab's growth goes to the benchmark table (_bench_table.record).
+
+Before the clock starts, one default run plays (until it ends, WARM_UP seconds at most): what a
+process pays once (modules a run imports on first use, numba kernels compiled or loaded, data
+read into the caches) is not growth.
 
 One RSS reading says little in a lab whose run allocates tens of MB for a moment (the face
 detector's pyramid): depending on when it is taken it is 10-15 MB above or below the last.
@@ -28,7 +33,8 @@ from app import registry
 
 pytestmark = pytest.mark.benchmark
 
-SOAK = float(os.environ.get("SOAK_SECONDS", 180))
+SOAK = float(os.environ.get("SOAK_SECONDS", 40))
+WARM_UP = 30.0  # the default run before the soak plays this long at most
 WARM = min(30.0, SOAK / 3)
 _ROWS = []
 
@@ -81,6 +87,13 @@ def test_soak(qtbot, window_for, lab_id):
     window = window_for(lab_id)
     lab = window.show_lab(lab_id)
     lab.runner.set_rate(None)
+    # what a process pays once (modules a run imports on first use, compiled kernels, data read
+    # and cached) is paid by one default run before the soak, as a class's first run pays it
+    lab.start(play=True)
+    r = lab.runner
+    warm_up_end = time.perf_counter() + WARM_UP
+    qtbot.waitUntil(lambda: r.finished or r.error is not None or time.perf_counter() > warm_up_end,
+                    timeout=int(1000 * WARM_UP) + 30_000)
     start = time.perf_counter()
     warm_rss = warm_trim = warm_objects = None
     restarts = 0
@@ -110,8 +123,9 @@ def test_soak(qtbot, window_for, lab_id):
     trim_growth = end_trim - (warm_trim if warm_trim is not None else end_trim)
     objects = end_objects - (warm_objects if warm_objects is not None else end_objects)
     _ROWS.append((lab_id, restarts, warm_rss or 0.0, end_rss, peak, growth, floor_growth, trim_growth, objects))
-    record(f"{lab_id} lab", "soak: RSS growth after the first 30 s", growth, unit="MB",
-           note=f"{restarts} restarts, peak {peak:.0f} MB")
+    record(f"{lab_id} lab", f"soak {SOAK:.0f} s flat out: RSS growth after the first {WARM:.0f} s", growth,
+           unit="MB", note=f"{restarts} restarts, peak {peak:.0f} MB, floor growth {floor_growth:+.1f} MB, "
+           f"after malloc_trim {trim_growth:+.1f} MB, Python objects {objects:+d}")
     print()
     print(f"{'lab':14s} {'restarts':>8s} {'RSS warm':>9s} {'RSS end':>8s} {'peak':>7s} {'growth':>7s} {'floor':>6s} "
           f"{'trimmed':>7s} {'objects':>8s}  (MB, {SOAK:.0f} s, growth after {WARM:.0f} s)")

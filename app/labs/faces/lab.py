@@ -554,6 +554,10 @@ class FacesLab(Lab):
         self.window_info = None
         self._clicked = None
 
+    def shutdown(self) -> None:
+        super().shutdown()
+        run.clear_caches()  # what the runs kept for the next one does not outlive the lab
+
     def export_rows(self):
         snap = self.runner.current
         if snap is None or snap.mode != "detect":

@@ -112,6 +112,7 @@ class GraphDrawing:
                 "move_pen": pg.mkPen(theme.OKABE_ITO["vermillion"], width=2.5 * s.scale),
                 "mc_brush": pg.mkBrush(theme.OKABE_ITO["orange"]),
                 "mc_pen": pg.mkPen(s.foreground, width=s.scale),
+                "node_pen": pg.mkPen(s.foreground + "90", width=max(1.0, 0.6 * s.scale)),
                 "walkers": {},  # number of walkers -> list of their brushes
             }
         return self._looks

@@ -527,7 +527,7 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
         brushes, size = self._node_visuals(snapshot.distribution, g.n, s, shown)
         self._node_sizes = size
         self.node_item.setData(pos=positions[shown], size=size[shown], brush=brushes, data=shown,
-                               pen=pg.mkPen(s.foreground + "90", width=max(1.0, 0.6 * s.scale)), symbol="o")
+                               pen=self._looks_for(s)["node_pen"], symbol="o")
 
     def maths_html(self, snapshot) -> str:
         return maths.maths_html(snapshot, self.run_params.get("tol", 0))
@@ -637,6 +637,10 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
         self._custom = tuple(custom)
         self._selected = -1
         self._update_visibility()
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        pagerank_run.clear_caches()  # what the runs kept for the next one does not outlive the lab
 
     def export_rows(self):
         snap = self.runner.current

@@ -158,6 +158,12 @@ def _load_base(source: tuple):
     return entry
 
 
+def clear_caches() -> None:
+    """Drop the graphs and layouts kept for the next run: called when the lab shuts down."""
+    _graph_cache.clear()
+    _layout_cache.clear()
+
+
 def apply_edits(a: sp.csr_matrix, edits) -> sp.csr_matrix:
     """Toggle each link i -> j of ``edits`` in turn (add it if absent, remove it if present)."""
     if not edits:
