@@ -109,8 +109,9 @@ from PySide6 import QtCore, QtWidgets
 from . import style as theme
 from .runner import History, Runner
 from .tasks import BackgroundTask
+from .lab_layout import LabLayout
 from .widgets.maths import MathsPanel
-from .widgets.plots import PlotPanel, place_legend
+from .widgets.plots import PlotPanel
 from .widgets.params import Param, ParamForm
 from .widgets.runbar import RunBar
 
@@ -121,7 +122,7 @@ MATHS_INTERVAL = 0.4  # seconds between maths-panel updates while playing
 MAX_SEED = 2**31 - 1
 
 
-class Lab(QtWidgets.QWidget):
+class Lab(LabLayout, QtWidgets.QWidget):
     # ------------------------------------------------------------------ metadata
     #: short identifier: the folder name, ``--lab <id>``, session files
     id: ClassVar[str] = ""
@@ -360,214 +361,6 @@ class Lab(QtWidgets.QWidget):
         if self.runner.current is not None:
             self.runner.request_rewind()
             self.runner.flush()
-
-    def fit_panels(self, s: theme.Style | None = None) -> None:
-        """Give the side panels the room their contents need (never clipped: the form wraps
-        its rows when narrow) and the plots the rest; the maths panel yields first."""
-        s = s or theme.current()
-        total = max(self.splitter.width(), 600)
-        contents = self.controls_scroll.widget()
-        bar = self.controls_scroll.verticalScrollBar().sizeHint().width() + 6
-        least = contents.minimumSizeHint().width() + bar
-        self.controls_scroll.setMinimumWidth(min(least, int(0.45 * total)))
-        controls = 0
-        if (self.controls_scroll.isVisible() or not self.isVisible()) and \
-                not self.controls_folded_by_projector(s, total):
-            controls = int(max(least, min(contents.sizeHint().width() + bar, 0.30 * total)))
-        maths = 0
-        if self.maths.isVisible() or (not self.isVisible() and not self.maths.isHidden()):
-            if not self.maths_folded_by_projector(s, total):
-                maths = int(min(280 * s.scale, max(0.20 * total, 160)))
-                if s.projector and total < 1400:
-                    maths = int(min(maths, 0.30 * total))  # opened by F1: the plots yield
-        self.splitter.setSizes([controls, max(total - controls - maths, 200), maths])
-
-    #: share of a vertical splitter's height given to the pane holding the main plot in
-    #: projector mode (secondary panels below or above it get the rest)
-    PROJECTOR_MAIN_SHARE = 0.70
-
-    def favour_main_plot(self, s: theme.Style | None = None) -> None:
-        """Projector mode: the class looks at the main plot. Its legend moves beside it and
-        the vertical splitters holding it give it most of their height; normal mode puts both
-        back as they were."""
-        s = s or theme.current()
-        plot = self.main_plot()
-        if plot is None:
-            return
-        child = plot
-        parent = child.parentWidget()
-        while parent is not None and parent is not self:
-            if isinstance(parent, QtWidgets.QSplitter) and self._side_by_side(parent, child, s):
-                child, parent = parent, parent.parentWidget()
-                continue
-            if isinstance(parent, QtWidgets.QSplitter) and parent.orientation() == QtCore.Qt.Orientation.Vertical:
-                index = parent.indexOf(child)
-                sizes = parent.sizes()
-                saved = parent.property("sml_normal_sizes")
-                if s.projector:
-                    if saved is None:
-                        parent.setProperty("sml_normal_sizes", list(sizes))
-                    total = sum(sizes) or 780
-                    rest = [i for i in range(len(sizes)) if i != index]
-                    share = [0] * len(sizes)
-                    least = [max(parent.widget(i).minimumHeight(), parent.widget(i).minimumSizeHint().height())
-                             for i in rest]
-                    room = total * (1 - self.PROJECTOR_MAIN_SHARE)
-                    # secondary panes share what is left, never pressed below their least height
-                    # (a plot drawn taller than its widget would lose its bottom edge)
-                    for i, low in zip(rest, least):
-                        share[i] = int(max(room / len(rest), low))
-                    share[index] = total - sum(share)
-                    if share[index] > sizes[index]:
-                        parent.setSizes(share)
-                elif saved is not None:
-                    total = sum(sizes) or sum(saved)
-                    parent.setSizes([int(total * v / max(sum(saved), 1)) for v in saved])
-                    parent.setProperty("sml_normal_sizes", None)
-            child, parent = parent, parent.parentWidget()
-        if hasattr(plot, "getPlotItem"):
-            # a wide, short main plot keeps its height for data with the legend beside it
-            # (decided on the plot's size once the splitters above have their new sizes); the
-            # side-by-side arrangement has given the plot its height, the legend stays a row
-            wide = plot.width() > 1.5 * max(plot.height(), 1) and not self.PROJECTOR_SIDE_BY_SIDE
-            place_legend(plot.getPlotItem(), "right" if s.projector and wide else "top")
-
-    #: projector mode turns the vertical splitter holding the main plot into a row: the main
-    #: plot keeps the whole height, its secondary panels stack in a column beside it (labs whose
-    #: main plot carries a long legend and a row of curves below it)
-    PROJECTOR_SIDE_BY_SIDE = False
-    #: share of that row's width given to the main plot
-    PROJECTOR_SIDE_SHARE = 0.64
-
-    def _side_by_side(self, splitter: QtWidgets.QSplitter, child: QtWidgets.QWidget, s: theme.Style) -> bool:
-        """Projector mode with :attr:`PROJECTOR_SIDE_BY_SIDE`: ``splitter`` (vertical in normal
-        mode) becomes a row with the main plot's pane first and widest, and every row of
-        secondary panels in it becomes a column; normal mode puts orientations and sizes back.
-        True when ``splitter`` was handled here."""
-        vertical, horizontal = QtCore.Qt.Orientation.Vertical, QtCore.Qt.Orientation.Horizontal
-        saved = splitter.property("sml_side_saved")
-        if not self.PROJECTOR_SIDE_BY_SIDE or (saved is None and splitter.orientation() != vertical):
-            return False
-        if s.projector:
-            if saved is None:
-                inner = [w for i in range(splitter.count()) if splitter.widget(i) is not child
-                         for w in self._rows_in(splitter.widget(i))]
-                splitter.setProperty("sml_side_saved", (list(splitter.sizes()), [(w, w.sizes()) for w in inner]))
-                splitter.setOrientation(horizontal)
-                for w in inner:
-                    w.setOrientation(vertical)
-            for w, _old in splitter.property("sml_side_saved")[1]:
-                # each pane of a column at its least height, the room left shared evenly
-                least = [max(w.widget(i).minimumHeight(), w.widget(i).minimumSizeHint().height())
-                         for i in range(w.count())]
-                spare = max(w.height() - sum(least) - w.handleWidth() * (w.count() - 1), 0)
-                w.setSizes([low + spare // max(w.count(), 1) for low in least])
-            index = splitter.indexOf(child)
-            total = max(splitter.width(), 1)
-            rest = [i for i in range(splitter.count()) if i != index]
-            sizes = [int(total * (1 - self.PROJECTOR_SIDE_SHARE) / max(len(rest), 1))] * splitter.count()
-            sizes[index] = total - sum(sizes[i] for i in rest)
-            splitter.setSizes(sizes)
-        elif saved is not None:
-            sizes, inner = saved
-            splitter.setProperty("sml_side_saved", None)
-            splitter.setOrientation(vertical)
-            for w, old in inner:
-                w.setOrientation(horizontal)
-                w.setSizes(old)
-            splitter.setSizes(sizes)
-        return True
-
-    @staticmethod
-    def _rows_in(widget: QtWidgets.QWidget) -> list[QtWidgets.QSplitter]:
-        """The horizontal splitters that ``widget`` is or holds as pages (a stack of rows of
-        curves): the rows that projector's side-by-side arrangement turns into columns."""
-        if isinstance(widget, QtWidgets.QSplitter):
-            return [widget] if widget.orientation() == QtCore.Qt.Orientation.Horizontal else []
-        if isinstance(widget, QtWidgets.QStackedWidget):
-            return [w for i in range(widget.count()) for w in Lab._rows_in(widget.widget(i))]
-        return []
-
-    # ------------------------------------------------------------------ one plot for the class
-    def _plot_clicked(self, view: pg.PlotWidget, ev) -> None:
-        """A double click on a plot's title enlarges it to the whole plot area (and back)."""
-        if not ev.double():
-            return
-        title = view.getPlotItem().titleLabel
-        if title.isVisible() and title.sceneBoundingRect().contains(ev.scenePos()):
-            ev.accept()
-            self.toggle_enlarged(view)
-
-    @property
-    def enlarged_plot(self) -> pg.PlotWidget | None:
-        return None if self._enlarged is None else self._enlarged[0]
-
-    def toggle_enlarged(self, plot: pg.PlotWidget | None = None) -> None:
-        """Give ``plot`` (default: the main plot) the lab's whole plot area, the run still
-        live; called again (or with another plot), put everything back first."""
-        if self._enlarged is not None:
-            shown, hidden, splitters = self._enlarged
-            self._enlarged = None
-            for w in hidden:
-                w.setVisible(True)
-            for splitter, sizes in splitters:
-                splitter.setSizes(sizes)
-            if plot is None or plot is shown:
-                return
-        plot = plot or self.main_plot()
-        if plot is None or not self.plots.isAncestorOf(plot):
-            return
-        child, parent = plot, plot.parentWidget()
-        while parent is not None and child is not self.plots:  # the plot's page to the front
-            if isinstance(parent, QtWidgets.QStackedWidget):
-                tabs = parent.parentWidget()
-                if isinstance(tabs, QtWidgets.QTabWidget):
-                    tabs.setCurrentWidget(child)
-                else:
-                    parent.setCurrentWidget(child)
-            child, parent = parent, parent.parentWidget()
-        hidden, splitters = [], []
-        child, parent = plot, plot.parentWidget()
-        while parent is not None and child is not self.plots:
-            if isinstance(parent, QtWidgets.QSplitter):
-                splitters.append((parent, parent.sizes()))
-            if not isinstance(parent, (QtWidgets.QTabWidget, QtWidgets.QStackedWidget)):
-                for other in parent.findChildren(QtWidgets.QWidget,
-                                                 options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly):
-                    if other is not child and other.isVisible() and not other.isWindow() and \
-                            not isinstance(other, QtWidgets.QSplitterHandle) and \
-                            other.objectName() not in ("qt_scrollarea_viewport", "qt_scrollarea_hcontainer",
-                                                       "qt_scrollarea_vcontainer"):
-                        other.setVisible(False)
-                        hidden.append(other)
-            child, parent = parent, parent.parentWidget()
-        self._enlarged = (plot, hidden, splitters)
-
-    def maths_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
-        """A projector on a small screen: the plots come first and the maths panel is folded
-        away until F1 opens it (:attr:`maths_unfolded`)."""
-        s = s or theme.current()
-        total = max(self.splitter.width(), 600) if total is None else total
-        return s.projector and total < 1400 and not self.maths_unfolded
-
-    def controls_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
-        """A projector on a small screen and a lab whose plots stand side by side there
-        (:attr:`PROJECTOR_SIDE_BY_SIDE`): the parameters are folded away for the plots until F2
-        opens them (:attr:`controls_unfolded`)."""
-        s = s or theme.current()
-        total = max(self.splitter.width(), 600) if total is None else total
-        return self.PROJECTOR_SIDE_BY_SIDE and s.projector and total < 1400 and not self.controls_unfolded
-
-    def unfold_controls(self, on: bool = True) -> None:
-        """Open (or fold again) the parameters that projector mode folded away."""
-        self.controls_unfolded = bool(on)
-        self.fit_panels()
-        self.favour_main_plot()
-
-    def unfold_maths(self, on: bool = True) -> None:
-        """Open (or fold again) the maths panel that projector mode folded away."""
-        self.maths_unfolded = bool(on)
-        self.fit_panels()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

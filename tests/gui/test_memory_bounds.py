@@ -51,3 +51,18 @@ def test_a_failed_side_task_is_logged_without_keeping_source_files():
     run_task(state, refuse, (), {})
     assert state.error == "refused"
     assert not linecache.cache  # the log names file, line and function; no file was read
+
+
+def test_closing_the_window_empties_the_result_caches(qtbot, make_window):
+    """What the runs kept for the next one (layouts, pyramids, fitted stacks) does not outlive
+    the window: its shutdown empties every result cache of the engine and the labs."""
+    from smlengine.cache import _ALL, LRUCache
+
+    window = make_window(lab_ids=["pca"])
+    lab = window.show_lab("pca")
+    qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=30_000)
+    kept = LRUCache(4)
+    kept.put("a run's result", np.zeros(1000))
+    assert sum(len(c) for c in list(_ALL)) >= 1
+    window.shutdown()
+    assert len(kept) == 0 and sum(len(c) for c in list(_ALL)) == 0

@@ -14,14 +14,7 @@ from nonfinite import non_finite
 
 from app import registry
 
-#: labs whose default run still carries an unexplained NaN (the field, and where it is produced)
-KNOWN_NAN = {
-    "classifiers": "test_error is NaN without a test split (app/labs/classifiers/run.py, "
-                   "_wrong_and_test_error; the grid search's final test_error too)",
-    "trees": "tree_accuracy defaults to math.nan (app/labs/trees/run.py, the lab's snapshot dataclass)",
-}
-LAB_IDS = [pytest.param(cls.id, marks=pytest.mark.xfail(reason=KNOWN_NAN[cls.id], strict=False))
-           if cls.id in KNOWN_NAN else cls.id for cls in registry.discover()]
+LAB_IDS = [cls.id for cls in registry.discover()]
 
 #: NaN on purpose, documented where it is produced (field name -> where)
 EXPLAINED = {

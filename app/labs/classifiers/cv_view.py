@@ -3,7 +3,6 @@ on a worker thread, the chosen cell marked, and the test error of the retrained 
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pyqtgraph as pg
@@ -239,7 +238,7 @@ class CrossValidationView(QtWidgets.QWidget):
             self.current_marker.setData([], [])
             params = ", ".join(f"{AXIS_LABEL.get(k, k)} = {_fmt(v)}" for k, v in r["best_params"].items())
             test = (f"test error <b>{100 * r['test_error']:.1f}%</b> on {r['n_test']} test points"
-                    if not math.isnan(r["test_error"])
+                    if r["test_error"] is not None
                     else "no test points (set a test fraction to report a test error)")
             sv = f", {r['n_support']} support vectors" if r["n_support"] >= 0 else ""
             self.summary.setText(

@@ -267,7 +267,9 @@ class ClassifiersLab(PointsLab):
         if not added:
             return
         steps = np.fromiter((h.step for h in added), float, len(added))
-        m = np.array([h.metrics for h in added], dtype=float).reshape(len(added), -1)
+        # a value undefined at a step (no test points: test error None) leaves a gap in its curve
+        m = np.array([[np.nan if v is None else v for v in h.metrics] for h in added], dtype=float)
+        m = m.reshape(len(added), -1)
         if kind == "perceptron":
             self.mistakes_panel.curve("mistakes").extend(steps, m[:, 0])
             self.cost_panel.curve("C_P").extend(steps, m[:, 1])

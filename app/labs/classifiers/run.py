@@ -96,26 +96,26 @@ class ClassifiersLabSnapshot(Snapshot):
 
     ``engine`` is the estimator's own snapshot (``engine.alpha``, ``engine.v`` ...);
     ``metrics`` holds the numbers of the curves; ``wrong`` are the indices (all points)
-    misclassified by sign f; ``test_error`` the error on the held-out points (NaN if none).
+    misclassified by sign f; ``test_error`` the error on the held-out points (None if none).
     """
 
     engine: Any
     ctx: RunContext
     metrics: tuple
     wrong: np.ndarray
-    test_error: float
+    test_error: float | None
 
 
 def _lab_snapshot(engine, ctx: RunContext, metrics: tuple, wrong: np.ndarray,
-                  test_error: float) -> ClassifiersLabSnapshot:
+                  test_error: float | None) -> ClassifiersLabSnapshot:
     return ClassifiersLabSnapshot(step=engine.step, phase=engine.phase, progress=engine.progress, engine=engine,
                                   ctx=ctx, metrics=metrics, wrong=wrong, test_error=test_error)
 
 
-def _wrong_and_test_error(ctx: RunContext, f: np.ndarray) -> tuple[np.ndarray, float]:
+def _wrong_and_test_error(ctx: RunContext, f: np.ndarray) -> tuple[np.ndarray, float | None]:
     pred = np.where(f > 0, 1.0, -1.0)
     bad = pred != ctx.y
-    test_err = float(bad[ctx.test_idx].mean()) if ctx.n_test else math.nan
+    test_err = float(bad[ctx.test_idx].mean()) if ctx.n_test else None
     return np.flatnonzero(bad).astype(np.int32), test_err
 
 
@@ -272,7 +272,7 @@ def cv_steps(kind: str, params: dict, X_train, y_train, X_test, y_test, k: int =
         last = snap
         yield ("cell", snap)
     final = factory(**last.best_params).fit(X_train, y_train)
-    test_error = float(np.mean(final.predict(X_test) != y_test)) if len(y_test) else math.nan
+    test_error = float(np.mean(final.predict(X_test) != y_test)) if len(y_test) else None
     n_sv = int(final.support_.size) if is_svm(kind) else -1
     yield ("final", {"best_params": dict(last.best_params), "best_index": tuple(last.best_index),
                      "cv_error": float(last.best_error), "test_error": test_error,

@@ -27,8 +27,9 @@ def maths_html(step: TreesLabSnapshot) -> str:
 
 def _split_line(step: TreesLabSnapshot) -> str:
     ctx = step.ctx
-    text = f"{len(ctx.train_idx)} training points, training error {100 * step.train_error:.1f}%"
-    if ctx.n_test and math.isfinite(step.test_error):
+    train = "—" if step.train_error is None else f"{100 * step.train_error:.1f}%"
+    text = f"{len(ctx.train_idx)} training points, training error {train}"
+    if ctx.n_test and step.test_error is not None:
         text += f"<br>{ctx.n_test} test points (hollow): test error {100 * step.test_error:.1f}%"
     return text
 
@@ -139,7 +140,7 @@ def forest_html(step: TreesLabSnapshot) -> str:
                     f"{math.exp(-1):.3f})")
     if e.oob_error is not None:
         rows.append(f"<br>OOB error {100 * e.oob_error:.1f}% (points covered {100 * e.oob_covered:.0f}%)")
-    if math.isfinite(step.tree_accuracy):
+    if step.tree_accuracy is not None:
         rows.append(f"<br>single trees' mean test accuracy p̂ = {step.tree_accuracy:.3f}")
     if e.n_trees:
         rows.append(f"<br>{_split_line(step)}")

@@ -66,9 +66,9 @@ class TreesLabSnapshot(Snapshot):
     ``engine`` is the engine's snapshot (AdaBoostSnapshot, TreeSnapshot or ForestSnapshot).
     ``stumps`` (AdaBoost): rows (axis, threshold, left vote, right vote, alpha) of the accepted
     stumps so far (a read-only view of one growing table). ``test_error``: error of the current
-    model on the held-out points (NaN without any). ``grid_votes`` (forests): +1 votes of the
+    model on the held-out points (None without any). ``grid_votes`` (forests): +1 votes of the
     trees so far on the decision-map grid; ``test_votes``: +1 votes on the test points;
-    ``tree_accuracy``: mean test accuracy of the single trees so far (NaN without test points).
+    ``tree_accuracy``: mean test accuracy of the single trees so far (None without test points).
     ``upcoming`` (tree): the engine's next snapshot when it splits a region (the region about to
     be split, its cost curves and the optimal split: what "You split" asks the student to
     guess), None when no split follows.
@@ -76,12 +76,12 @@ class TreesLabSnapshot(Snapshot):
 
     engine: Any
     ctx: RunContext
-    train_error: float
-    test_error: float
+    train_error: float | None
+    test_error: float | None
     stumps: np.ndarray | None = None
     grid_votes: np.ndarray | None = None
     test_votes: np.ndarray | None = None
-    tree_accuracy: float = math.nan
+    tree_accuracy: float | None = None
     trees: tuple = ()
     upcoming: Any = None
 
@@ -102,7 +102,12 @@ def run_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
 
 def _wrap(engine, ctx, train_error, test_error, **extra) -> TreesLabSnapshot:
     return TreesLabSnapshot(step=engine.step, phase=engine.phase, progress=engine.progress, engine=engine, ctx=ctx,
-                     train_error=float(train_error), test_error=float(test_error), **extra)
+                     train_error=_number(train_error), test_error=_number(test_error), **extra)
+
+
+def _number(value) -> float | None:
+    """A rate as a float, or None where it is undefined at this step (no test points, no trees)."""
+    return None if value is None else float(value)
 
 
 def _stump_votes(snap, learner) -> tuple[float, float]:
@@ -128,7 +133,7 @@ def _boost_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
             k += 1
         view = table[:k]
         view.flags.writeable = False
-        te = snap.test_error if snap.test_error is not None else math.nan
+        te = snap.test_error
         yield _wrap(snap, ctx, snap.train_error, te, stumps=view)
 
 
@@ -137,7 +142,7 @@ def _tree_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
     model = ctx.make_estimator()
 
     def wrap(snap, nxt):
-        te = math.nan
+        te = None
         if ctx.n_test:
             te = float(np.mean(tree_predict_pm(snap.tree, ctx.X_test) != ctx.y_test))
         upcoming = nxt if nxt is not None and nxt.axis is not None else None
@@ -200,9 +205,9 @@ def _forest_steps(ctx: RunContext) -> Iterator[TreesLabSnapshot]:
         tv = tvotes.copy()
         tv.flags.writeable = False
         # majority of k votes; ties go to the first class (-1), as the engine's argmax does
-        tr_err = float(np.mean(np.where(2 * trvotes > k, 1.0, -1.0) != ctx.y_train)) if k else math.nan
-        te = float(np.mean(np.where(2 * tvotes > k, 1.0, -1.0) != ctx.y_test)) if (k and ctx.n_test) else math.nan
-        acc = acc_sum / k if (k and ctx.n_test) else math.nan
+        tr_err = float(np.mean(np.where(2 * trvotes > k, 1.0, -1.0) != ctx.y_train)) if k else None
+        te = float(np.mean(np.where(2 * tvotes > k, 1.0, -1.0) != ctx.y_test)) if (k and ctx.n_test) else None
+        acc = acc_sum / k if (k and ctx.n_test) else None
         yield _wrap(snap, ctx, tr_err, te, grid_votes=g, test_votes=tv, tree_accuracy=acc, trees=trees)
 
 
@@ -305,7 +310,7 @@ def prepare_frame(step: TreesLabSnapshot, extent=None):
     if not k:
         return None
     hat = None
-    if math.isfinite(step.tree_accuracy):
+    if step.tree_accuracy is not None:
         hat = condorcet_curve(int(ctx.params["n_estimators"]), min(max(step.tree_accuracy, 0.0), 1.0))
     votes = step.grid_votes
     if ext != tuple(ctx.extent):  # the view outgrew the run's grid: count the trees' votes anew
