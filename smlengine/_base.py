@@ -115,10 +115,12 @@ class LineErrors:
         self.shown: list[str] = []
         self.count = 0
 
-    def add(self, message: str) -> None:
+    def add(self, message) -> None:
+        """Count a problem; ``message`` is its text, or a function that makes it (called only
+        while the message still has room, so millions of broken lines cost no quoting)."""
         self.count += 1
         if len(self.shown) < self.keep:
-            self.shown.append(message)
+            self.shown.append(message() if callable(message) else message)
 
     def __bool__(self) -> bool:
         return self.count > 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import numbers
 from pathlib import Path
 from typing import Callable
@@ -230,24 +231,29 @@ def load_points(path, max_points: int | None = None, n_coordinates: int | None =
     limit = min(limit, max(1, MAX_COORDINATES_READ // n_features))
     rows, labels = [], []
     errors = LineErrors()
+    isfinite = math.isfinite
     for number, line in lines:
-        if not line.strip() or line.lstrip().startswith("#"):
+        bare = line.strip()
+        if not bare or bare[0] == "#":
             continue
-        fields = [f.strip() for f in line.split(",")]
+        fields = line.split(",")  # float() takes the spaces around a number; the label is stripped below
         if len(fields) != n_fields:
-            errors.add(f"line {number}: expected {n_fields} fields, got {len(fields)}: {quote_text(line)}")
+            errors.add(lambda number=number, line=line, n=len(fields):
+                       f"line {number}: expected {n_fields} fields, got {n}: {quote_text(line)}")
             continue
         try:
             values = [float(f) for f in fields[:n_features]]
         except ValueError:
-            errors.add(f"line {number}: coordinates must be numbers: {quote_text(line)}")
+            errors.add(lambda number=number, line=line:
+                       f"line {number}: coordinates must be numbers: {quote_text(line)}")
             continue
-        if not all(np.isfinite(values)):
-            errors.add(f"line {number}: coordinates must be finite: {quote_text(line)}")
+        if not all(map(isfinite, values)):
+            errors.add(lambda number=number, line=line:
+                       f"line {number}: coordinates must be finite: {quote_text(line)}")
             continue
-        label = fields[n_features]
+        label = fields[n_features].strip()
         if not label:
-            errors.add(f"line {number}: missing label: {quote_text(line)}")
+            errors.add(lambda number=number, line=line: f"line {number}: missing label: {quote_text(line)}")
             continue
         if not _finite_or_name(label):
             errors.add(f"line {number}: the label must be a finite number or a name, got {quote_text(label)}")
@@ -276,7 +282,7 @@ def _finite_or_name(label: str) -> bool:
     """False for 'nan', 'inf', '-Infinity', ...: float() accepts them, but NaN != NaN, so
     such a label never forms a class (and an infinite one is no class name either)."""
     try:
-        return bool(np.isfinite(float(label)))
+        return math.isfinite(float(label))
     except ValueError:
         return True  # a name such as 'cat'
 
