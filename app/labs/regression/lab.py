@@ -422,7 +422,7 @@ class RegressionLab(PointsLab):
         self.fit_item.setData(ctx.x_grid, snapshot.curve)
         x, y, pred = ctx.x_train, ctx.y_train, snapshot.train_pred
         self.residual_item.setData(np.repeat(x, 2), np.column_stack([y, pred]).ravel())
-        test = "–" if not np.isfinite(snapshot.test_mse) else f"{snapshot.test_mse:.3g}"
+        test = "–" if snapshot.test_mse is None else f"{snapshot.test_mse:.3g}"
         _set_title(self.canvas.plot_item, f"train MSE {snapshot.train_mse:.3g} · test MSE {test}")
         p = len(snapshot.coef)
         k = np.arange(1, p + 1)

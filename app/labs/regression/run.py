@@ -221,7 +221,7 @@ def _equal(a, b) -> bool:
 class RegressionLabSnapshot(Snapshot):
     """One update of the fit: weights, the curve on the grid and the errors.
 
-    ``curve`` is ŷ on ``ctx.x_grid``; ``train_mse`` and ``test_mse`` (NaN without test
+    ``curve`` is ŷ on ``ctx.x_grid``; ``train_mse`` and ``test_mse`` (None without test
     points) are mean squared errors; ``objective``, ``coordinate``, ``sweep``, ``gap`` and
     ``converged`` come from the engine's snapshot.
     """
@@ -232,7 +232,7 @@ class RegressionLabSnapshot(Snapshot):
     curve: np.ndarray
     train_pred: np.ndarray
     train_mse: float
-    test_mse: float
+    test_mse: float | None
     objective: float
     coordinate: int
     sweep: int
@@ -240,8 +240,9 @@ class RegressionLabSnapshot(Snapshot):
     converged: bool
 
 
-def _mse(pred, y) -> float:
-    return float(np.mean((pred - y) ** 2)) if len(y) else float("nan")
+def _mse(pred, y) -> float | None:
+    """Mean squared error, None without points (no test set): undefined, shown as "–"."""
+    return float(np.mean((pred - y) ** 2)) if len(y) else None
 
 
 def _path_errors(phi_tr, y_tr, phi_te, y_te, coefs):
