@@ -14,6 +14,16 @@ import numbers
 
 import numpy as np
 
+#: fields that are NaN on purpose, documented where they are produced (field name -> where)
+EXPLAINED = {
+    "oob_error_curve": "Bagging: OOB error while no point has been out of bag yet (ForestSnapshot docstring)",
+    "oob_error_curve_": "Bagging: as oob_error_curve",
+    "errors": "model_selection: grid cells not computed yet",
+    "threshold": "trees: TreeArrays.threshold is NaN at leaves (they have no split)",
+    "lower": "trees: a region's box is unbounded (-inf) on the sides no split has cut",
+    "upper": "trees: a region's box is unbounded (+inf) on the sides no split has cut",
+}
+
 #: at most this many items of one list or dict are walked (a run's timeline is walked item by item)
 MAX_ITEMS = 1000
 

@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from nonfinite import non_finite
+from nonfinite import EXPLAINED, non_finite
 
 from smlengine import grid, kernels, markov, model_selection, sampling
 from smlengine._params import Interval
@@ -237,14 +237,7 @@ REGISTRY += _others()
 
 
 #: NaN used on purpose as a marker, and documented where it is produced
-EXPLAINED_NAN = {
-    "oob_error_curve": "Bagging: OOB error while no point has been out of bag yet (ForestSnapshot docstring)",
-    "oob_error_curve_": "Bagging: as oob_error_curve",
-    "errors": "model_selection: grid cells not computed yet",
-    "threshold": "trees: TreeArrays.threshold is NaN at leaves (they have no split)",
-    "lower": "trees: a region's box is unbounded (-inf) on the sides no split has cut",
-    "upper": "trees: a region's box is unbounded (+inf) on the sides no split has cut",
-}
+EXPLAINED_NAN = EXPLAINED
 
 
 # ----------------------------------------------------------------------------- checks

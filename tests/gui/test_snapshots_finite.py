@@ -10,21 +10,11 @@ of every kept snapshot names no "nan" or "inf", and the numbers a lesson may nam
 import re
 
 import pytest
-from nonfinite import non_finite
+from nonfinite import EXPLAINED, non_finite
 
 from app import registry
 
 LAB_IDS = [cls.id for cls in registry.discover()]
-
-#: NaN on purpose, documented where it is produced (field name -> where)
-EXPLAINED = {
-    "oob_error_curve": "Bagging: OOB error while no point has been out of bag yet (ForestSnapshot docstring)",
-    "oob_error_curve_": "Bagging: as oob_error_curve",
-    "errors": "model_selection: grid cells not computed yet",
-    "threshold": "trees: TreeArrays.threshold is NaN at leaves (they have no split)",
-    "lower": "trees: a region's box is unbounded (-inf) on the sides no split has cut",
-    "upper": "trees: a region's box is unbounded (+inf) on the sides no split has cut",
-}
 
 #: snapshots of one run whose maths text is written (evenly spread over the timeline)
 MATHS_SAMPLES = 60
