@@ -181,6 +181,8 @@ MAX_POINTS_FILE_BYTES = 50 * 2**20
 MAX_POINTS_READ = 1_000_000
 #: most coordinates (points × dimensions) :func:`load_points` reads
 MAX_COORDINATES_READ = 2_000_000
+#: malformed lines after which a points file is taken for something else and the reading stops
+MAX_LINE_ERRORS = 10_000
 
 
 def load_points(path, max_points: int | None = None, n_coordinates: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -206,9 +208,9 @@ def load_points(path, max_points: int | None = None, n_coordinates: int | None =
     ValueError
         If the file is a folder, larger than 50 MB, binary or not UTF-8, has no such header,
         no points, more than ``max_points`` points, a line longer than 65,536 characters or
-        more than 2 ``max_points`` + 1,000 lines, or has malformed lines: all of them are
-        counted and the first three are shown with their line numbers (each quoted to at
-        most 80 characters).
+        more than 2 ``max_points`` + 1,000 lines, or has malformed lines: they are counted
+        (the reading stops after :data:`MAX_LINE_ERRORS`) and the first three are shown with
+        their line numbers (each quoted to at most 80 characters).
     """
     name = display_path(Path(path).name)
     limit = MAX_POINTS_READ if max_points is None else int(max_points)
@@ -233,6 +235,9 @@ def load_points(path, max_points: int | None = None, n_coordinates: int | None =
     errors = LineErrors()
     isfinite = math.isfinite
     for number, line in lines:
+        if errors.count >= MAX_LINE_ERRORS:
+            lines.close()
+            raise ValueError(errors.message(name) + f"\n  (reading stopped after {MAX_LINE_ERRORS:,} malformed lines)")
         bare = line.strip()
         if not bare or bare[0] == "#":
             continue
