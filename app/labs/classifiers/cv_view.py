@@ -226,7 +226,8 @@ class CrossValidationView(QtWidgets.QWidget):
             self.best_marker.setData(pos=[(best[0] + 0.5, best[1] + 0.5)], symbol="s", size=46 * s.scale,
                                      pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale),
                                      brush=pg.mkBrush(None))
-            self.current_marker.setData(pos=[(cell[0] + 0.5, cell[1] + 0.5)], symbol="o", size=10 * s.scale,
+            # the cell being computed: a dot in its top-left corner, off the error written in it
+            self.current_marker.setData(pos=[(cell[0] + 0.1, cell[1] + 0.82)], symbol="o", size=10 * s.scale,
                                         pen=pg.mkPen(s.foreground), brush=pg.mkBrush(s.foreground))
             self._draw_image()
             params = ", ".join(f"{AXIS_LABEL.get(k, k)} = {_fmt(v)}" for k, v in snap.best_params.items())
