@@ -597,6 +597,10 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
             task.shutdown()
         for lab in self.built_labs():
             lab.shutdown()
-        from smlengine.cache import clear_caches
+        self._shut_down = True
+        others = [w for w in QtWidgets.QApplication.topLevelWidgets()
+                  if isinstance(w, MainWindow) and w is not self and not getattr(w, "_shut_down", False)]
+        if not others:  # the caches are the process's: a second window still open keeps using them
+            from smlengine.cache import clear_caches
 
-        clear_caches()  # what the runs kept for the next one does not outlive the window
+            clear_caches()  # what the runs kept for the next one does not outlive the last window

@@ -66,3 +66,15 @@ def test_closing_the_window_empties_the_result_caches(qtbot, make_window):
     assert sum(len(c) for c in list(_ALL)) >= 1
     window.shutdown()
     assert len(kept) == 0 and sum(len(c) for c in list(_ALL)) == 0
+
+
+def test_closing_one_of_two_windows_keeps_the_caches_the_other_uses(qtbot, make_window):
+    from smlengine.cache import LRUCache
+
+    first, second = make_window(lab_ids=["pca"]), make_window(lab_ids=["pca"])
+    kept = LRUCache(4)
+    kept.put("the other window's photo", np.zeros(10))
+    first.shutdown()
+    assert len(kept) == 1  # the second window is still open
+    second.shutdown()
+    assert len(kept) == 0
