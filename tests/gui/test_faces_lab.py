@@ -298,20 +298,19 @@ def test_lbp_reference_and_gallery_side_tasks(qtbot, make_window):
 
 def test_a_restart_frees_the_previous_run(qtbot, make_window):
     """Nothing keeps an old run alive (soak memory): after a restart and a redraw, the old
-    run's snapshots, context and stage maps are collected; only the cached photo and cascade
-    are shared between runs."""
+    run's snapshots, context and stage maps are collected (the photo and cascade they used
+    live on in the lab's caches, which side tasks may refill meanwhile)."""
     import gc
     import weakref
 
     window, lab = _lab(qtbot, make_window)
     snap = _finish(qtbot, lab)
     refs = [weakref.ref(snap), weakref.ref(snap.ctx), weakref.ref(snap.heat), weakref.ref(snap.raw)]
-    photo, cascade = snap.ctx.photo, snap.ctx.cascade
     del snap
     for _ in range(3):  # restarts, each drawn
         lab.reset()
         new = _finish(qtbot, lab)
-        assert new.ctx.photo is photo and new.ctx.cascade is cascade  # the caches are shared
+        assert new.ctx.photo.label == "astronaut" and new.step > 0
         del new
     gc.collect()
     assert [r() is None for r in refs] == [True] * len(refs)
