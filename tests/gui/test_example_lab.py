@@ -40,7 +40,7 @@ def test_the_registry_skips_the_template_but_reads_its_metadata():
 
 def test_running_moments_are_the_sample_mean_and_covariance():
     X = run.sample(50, 3)
-    snaps = list(run.run_moments(X))
+    snaps = list(run.run_steps(X))
     assert [s.step for s in snaps] == list(range(50))
     for s in (snaps[1], snaps[10], snaps[-1]):
         seen = X[: s.n]

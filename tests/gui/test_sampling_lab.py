@@ -85,11 +85,11 @@ def test_tabs_choose_the_sampler(qtbot, lab):
     run_to(qtbot, lab, 3)
     lab.tabs.setCurrentIndex(TAB_GIBBS)
     assert lab.form.value("method") == "gibbs"
-    qtbot.waitUntil(lambda: isinstance(lab.runner.current, run.GibbsView), timeout=30_000)
+    qtbot.waitUntil(lambda: isinstance(lab.runner.current, run.SamplingGibbsSnapshot), timeout=30_000)
     lab.form.set_value("method", "rejection")
     lab.form._edited("method")
     assert lab.tabs.currentIndex() == TAB_REJECTION
-    qtbot.waitUntil(lambda: isinstance(lab.runner.current, run.RejectionView), timeout=30_000)
+    qtbot.waitUntil(lambda: isinstance(lab.runner.current, run.SamplingRejectionSnapshot), timeout=30_000)
     assert lab.main_plot() is lab.rej_panel
 
 

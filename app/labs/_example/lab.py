@@ -46,7 +46,7 @@ class ExampleLab(PointsLab):
         X = self.canvas.X.copy()  # plain values only: the run goes on a worker thread
         if len(X) < 2:
             raise ValueError("Draw at least two points (click the plot) or press New data.")
-        return lambda: run.run_moments(X)
+        return lambda: run.run_steps(X)
 
     def render(self, snapshot, prepared, history):
         self.mean_item.setData([snapshot.mean[0]], [snapshot.mean[1]])

@@ -11,7 +11,7 @@ from smlengine.datasets import make_gaussian_mixture
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class MomentsSnapshot(Snapshot):
+class ExampleLabSnapshot(Snapshot):
     """After ``n`` points: their mean x̄ₙ and covariance Sₙ (frozen arrays)."""
 
     n: int
@@ -25,7 +25,7 @@ def sample(n: int, seed: int) -> np.ndarray:
     return X
 
 
-def run_moments(X: np.ndarray):
+def run_steps(X: np.ndarray):
     """Yield x̄ₙ = x̄ₙ₋₁ + (xₙ − x̄ₙ₋₁)/n and Mₙ = Mₙ₋₁ + (xₙ − x̄ₙ₋₁)(xₙ − x̄ₙ)ᵀ, Sₙ = Mₙ/n (Welford)."""
     mean, M = np.array(X[0], float), np.zeros((2, 2))
     for n in range(1, len(X) + 1):
@@ -33,4 +33,4 @@ def run_moments(X: np.ndarray):
             d = X[n - 1] - mean
             mean = mean + d / n
             M = M + np.outer(d, X[n - 1] - mean)
-        yield MomentsSnapshot(step=n - 1, n=n, mean=frozen_array(mean), cov=frozen_array(M / n))
+        yield ExampleLabSnapshot(step=n - 1, n=n, mean=frozen_array(mean), cov=frozen_array(M / n))

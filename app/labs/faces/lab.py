@@ -239,14 +239,14 @@ class FacesLab(Lab):
         p = dict(params)
         if p["mode"] == "train":
             self._train_t0 = time.perf_counter()
-            return lambda: run.train_steps(p, int(seed))
+            return lambda: run.run_steps(p, int(seed))
         if p["cascade"] == "trained" and self.trained is None:
             raise ValueError("No cascade has been trained yet: choose Mode → “Train a cascade”, let it finish, "
                              "then detect with it (or choose the shipped cascade).")
         source = self.source()
         trained = self.trained
         self._start_lbp(source, p)
-        return lambda: run.detect_steps(source, p, trained)
+        return lambda: run.run_steps(p, int(seed), source, trained)
 
     def show_idle(self) -> None:
         self.photo_view.forget()

@@ -181,7 +181,7 @@ class DetectContext:
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class DetectSnapshot(Snapshot):
+class FacesDetectSnapshot(Snapshot):
     """One step of the sliding-window search: one band of window rows of one pyramid level.
 
     Attributes
@@ -257,7 +257,7 @@ def _grouped(raw, mn, limit):
     return frozen_array(boxes), frozen_array(labels), frozen_array(groups)
 
 
-def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSnapshot]:
+def _detect_steps(source: tuple, params: dict, trained=None) -> Iterator[FacesDetectSnapshot]:
     """The detection run: step 0 the photo, then one band of window rows per step (the largest
     windows first), then 'done' with the final grouping."""
     photo = load_source(source)
@@ -278,10 +278,10 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
     ctx = DetectContext(photo, cascade, name, K, tuple(scales), int(sum(counts)), dict(params))
     empty = np.zeros((0, 5))
     funnel = np.zeros(K + 1, dtype=np.int64)
-    yield DetectSnapshot(step=0, phase="photo", ctx=ctx, event="start", boxes=empty, raw=np.zeros((0, 4)),
-                         funnel=frozen_array(funnel),
-                         message=f"{photo.label}: {grey.shape[1]} × {grey.shape[0]} px, {len(scales)} window sizes, "
-                                 f"{ctx.n_windows:,} windows to scan with {K} stage(s).")
+    yield FacesDetectSnapshot(
+        step=0, phase="photo", ctx=ctx, event="start", boxes=empty, raw=np.zeros((0, 4)), funnel=frozen_array(funnel),
+        message=f"{photo.label}: {grey.shape[1]} × {grey.shape[0]} px, {len(scales)} window sizes, "
+                f"{ctx.n_windows:,} windows to scan with {K} stage(s).")
     raw_parts: list[np.ndarray] = []
     maps: dict[int, list] = {}
     geometry: dict[int, tuple] = {}
@@ -314,7 +314,7 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
             done_levels += 1
         n += 1
         band = (r0 * st_ * sy, 0.0, (p.shape[0] - 1) * st_ * sy + wh, (p.shape[1] - 1) * st_ * sx + ww)
-        yield DetectSnapshot(
+        yield FacesDetectSnapshot(
             step=n, phase="scanning", progress=scanned / max(ctx.n_windows, 1), ctx=ctx, event="scan",
             levels_done=done_levels, windows_scanned=scanned, boxes=boxes, raw=raw, raw_group=labels, groups=groups,
             funnel=frozen_array(funnel), heat_parts=tuple(maps[li]), heat_level=li, heat_geometry=geometry[li],
@@ -328,7 +328,7 @@ def detect_steps(source: tuple, params: dict, trained=None) -> Iterator[DetectSn
     if raw.shape[0] > GROUP_AT_END:
         note = (f" {raw.shape[0]:,} windows pass the {K} stage(s): too many to merge into detections -- "
                 "use more stages.")
-    yield DetectSnapshot(
+    yield FacesDetectSnapshot(
         step=n, phase="done", progress=1.0, ctx=ctx, event="done", levels_done=done_levels, windows_scanned=scanned,
         boxes=boxes, raw=raw, raw_group=labels, groups=groups, funnel=frozen_array(funnel),
         heat_parts=tuple(maps[hl]) if hl >= 0 else (), heat_level=hl, heat_geometry=geometry[hl] if hl >= 0 else (),
@@ -349,7 +349,7 @@ class TrainContext:
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class TrainSnapshot(Snapshot):
+class FacesTrainSnapshot(Snapshot):
     """One event of cascade training: the engine's snapshot plus the features chosen so far.
 
     ``features`` is a tuple of (stage, rects (4, 4), weights (4,)) of every stump chosen so
@@ -379,7 +379,7 @@ def train_params(params: dict, seed: int) -> dict:
     return out
 
 
-def train_steps(params: dict, seed: int) -> Iterator[TrainSnapshot]:
+def _train_steps(params: dict, seed: int) -> Iterator[FacesTrainSnapshot]:
     from smlengine.cascade import Cascade
 
     fp, photos = training_data()
@@ -399,8 +399,17 @@ def train_steps(params: dict, seed: int) -> Iterator[TrainSnapshot]:
             rates = rates + ((snap.stage_detection_rate, snap.stage_false_positive_rate,
                               snap.mined_acceptance if snap.mined_acceptance is not None
                               else last_acceptance),)
-        yield TrainSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, ctx=ctx, engine=snap,
-                            features=feats, stage_rates=rates)
+        yield FacesTrainSnapshot(step=snap.step, phase=snap.phase, progress=snap.progress, ctx=ctx, engine=snap,
+                                 features=feats, stage_rates=rates)
+
+
+def run_steps(params: dict, seed: int, source: tuple | None = None,
+              trained=None) -> Iterator[FacesDetectSnapshot] | Iterator[FacesTrainSnapshot]:
+    """The lab's run: cascade training when ``params['mode']`` is 'train', else the detection of
+    ``source`` with the shipped cascade or ``trained``."""
+    if params["mode"] == "train":
+        return _train_steps(params, seed)
+    return _detect_steps(source, params, trained)
 
 
 # ----------------------------------------------------------------------------- drawing helpers

@@ -18,8 +18,7 @@ from ... import style as theme
 from ...lab import Lab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, frame_height, leave_room_below, outside_legend
-from . import maths
-from . import run as pagerank_run
+from . import maths, run
 from .graph_view import (LAYOUT_EDGES, LOG_MAX, LOG_MIN, GraphDrawing, GraphPanel, label_text, top_indices,
                          viridis_brushes)
 from .panels import TOP_N, RankingPanels
@@ -57,7 +56,7 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
         self._edits: list[tuple[int, int]] = []  # the user's link edits (saved in sessions)
         self._custom: tuple = ()  # the opened edge list or HTML folder (saved in sessions)
         self._selected = -1
-        self._graph: pagerank_run.GraphInfo | None = None
+        self._graph: run.GraphInfo | None = None
         self._drawn_graph_key = None
         self._drawn_positions = None
         self._edges_moving = False  # the links drawn are the layout's sample
@@ -282,7 +281,7 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
 
     # ------------------------------------------------------------------ parameters
     def _is_chain(self, graph=None) -> bool:
-        return (graph or self.form.value("graph")) in pagerank_run.CHAINS
+        return (graph or self.form.value("graph")) in run.CHAINS
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.table and event.type() == QtCore.QEvent.Type.Resize:
@@ -354,7 +353,7 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
             return ("builtin", g)
         if g == "scale-free":
             return ("scale-free", int(params["n_nodes"]), int(seed))
-        if g in pagerank_run.CHAINS:
+        if g in run.CHAINS:
             return ("chain", g)
         if g == "custom":
             if not self._custom:
@@ -373,11 +372,11 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
         if kind not in ("edges", "html"):
             raise ValueError("kind must be 'edges' or 'html'")
         source = (kind, str(path))
-        name = pagerank_run.describe_source(source)
+        name = run.describe_source(source)
         self.file_label.setText(f"Opening <b>{html.escape(name[:80])}</b> …")
         task = self.task("open", on_done=lambda note, src=source: self._opened(src, note),
                          on_error=lambda message, n=name: self._open_failed(n, message))
-        task.start(pagerank_run.load_source, source)
+        task.start(run.load_source, source)
 
     def _opened(self, source: tuple, note: str) -> None:
         self._custom = tuple(source)
@@ -396,7 +395,7 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
         """Name the graph on screen: the opened file and what reading it found, or the preset."""
         g = self.form.value("graph")
         if g == "custom" and self._custom:
-            name = pagerank_run.describe_source(tuple(self._custom))
+            name = run.describe_source(tuple(self._custom))
             kind = "Edge list" if self._custom[0] == "edges" else "HTML folder"
             text = f"{kind}: <b>{html.escape(name[:80])}</b>"
             if self._file_note:
@@ -466,7 +465,7 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
                     tol=float(params["tol"]), max_iter=int(params["max_iter"]), start=str(params["start"]),
                     n_walkers=int(params["walkers"]), surfer_moves=int(params["surfer_moves"]),
                     moves_per_step=int(params["moves_per_step"]))
-        return lambda: pagerank_run.lab_run(**args)
+        return lambda: run.run_steps(**args)
 
     # ------------------------------------------------------------------ drawing
     def render(self, snapshot, prepared, history) -> None:
@@ -640,7 +639,7 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
 
     def shutdown(self) -> None:
         super().shutdown()
-        pagerank_run.clear_caches()  # what the runs kept for the next one does not outlive the lab
+        run.clear_caches()  # what the runs kept for the next one does not outlive the lab
 
     def export_rows(self):
         snap = self.runner.current

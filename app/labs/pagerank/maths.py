@@ -7,7 +7,7 @@ import html
 
 import numpy as np
 
-from . import run as pagerank_run
+from . import run
 
 
 def _num(value, fmt: str) -> str:
@@ -33,7 +33,7 @@ def maths_html(snapshot, tol: float) -> str:
         "<p>For α &gt; 0: ‖P<sub>n</sub> − P‖₁ ≤ 2(1 − α)<sup>n</sup>. The surfers' visit "
         "frequencies tend to the same P (error ∝ 1/√visits).</p>",
         "<h3>Now</h3><p class='num'>",
-        f"{html.escape(pagerank_run.describe_source(g.base_key))}: d = {g.n} pages, {g.n_links} links, "
+        f"{html.escape(run.describe_source(g.base_key))}: d = {g.n} pages, {g.n_links} links, "
         f"{n_dangling} dangling<br>",
     ]
     if g.note:

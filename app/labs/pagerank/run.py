@@ -279,8 +279,8 @@ def start_vector(d: int, start: str) -> np.ndarray:
     return x
 
 
-def lab_run(source: tuple, edits, seed: int, teleport: float, tol: float, max_iter: int, start: str,
-            n_walkers: int, surfer_moves: int, moves_per_step: int):
+def run_steps(source: tuple, edits, seed: int, teleport: float, tol: float, max_iter: int, start: str,
+              n_walkers: int, surfer_moves: int, moves_per_step: int):
     """The lab's generator: layout frames, then power iterations, then surfer moves."""
     from smlengine.markov import is_aperiodic, is_irreducible, pagerank_steps, random_surfer_steps, transition_matrix
 

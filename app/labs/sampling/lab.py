@@ -22,7 +22,7 @@ from ...widgets.image_view import ImageView
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
 from . import maths, run
-from .run import GibbsView, MHView, RejectionView
+from .run import SamplingGibbsSnapshot, SamplingMHSnapshot, SamplingRejectionSnapshot
 
 TAB_REJECTION, TAB_MH, TAB_DIAG, TAB_GIBBS = range(4)
 METHOD_OF_TAB = {TAB_REJECTION: "rejection", TAB_MH: "mh", TAB_DIAG: "mh", TAB_GIBBS: "gibbs"}
@@ -387,19 +387,19 @@ class SamplingLab(Lab):
             if m < need * (1 - 1e-9):
                 raise ValueError(f"M = {m:.3g} is below max p/q = {need:.3g} for s = {scale:.3g}: the envelope "
                                  f"M q would cut into the target. Choose M ≥ {need:.3g}.")
-            return lambda: run.rejection_run(scale, m, per, n, seed)
+            return lambda: run.run_steps("rejection", scale, m, per, n, seed)
         if method == "mh":
             name, s = params["target"], float(params["step_size"])
             c, burn, n = int(params["n_chains"]), int(params["burn_in"]), int(params["n_steps"])
             if burn >= n:
                 raise ValueError(f"burn-in ({burn}) must be shorter than the run ({n} steps)")
-            return lambda: run.mh_run(name, s, c, burn, n, seed)
+            return lambda: run.run_steps("mh", name, s, c, burn, n, seed)
         picture, size = params["picture"], int(params["size"])
         sigma, beta, init = float(params["sigma"]), float(params["beta"]), params["init"]
         sweeps, burn = int(params["sweeps"]), int(params["gibbs_burn"])
         if burn >= sweeps:
             raise ValueError(f"burn-in ({burn} sweeps) must be shorter than the run ({sweeps} sweeps)")
-        return lambda: run.gibbs_run(picture, size, sigma, beta, init, sweeps, burn, seed)
+        return lambda: run.run_steps("gibbs", picture, size, sigma, beta, init, sweeps, burn, seed)
 
     # ------------------------------------------------------------------ drawing
     def show_idle(self) -> None:
@@ -422,14 +422,14 @@ class SamplingLab(Lab):
     def render(self, snapshot, prepared, history) -> None:
         if not history.added:  # drawn already (a repaint): nothing to append
             return
-        if isinstance(snapshot, RejectionView):
+        if isinstance(snapshot, SamplingRejectionSnapshot):
             self._render_rejection(snapshot, history)
-        elif isinstance(snapshot, MHView):
+        elif isinstance(snapshot, SamplingMHSnapshot):
             self._render_mh(snapshot, history)
-        elif isinstance(snapshot, GibbsView):
+        elif isinstance(snapshot, SamplingGibbsSnapshot):
             self._render_gibbs(snapshot, history)
 
-    def _render_rejection(self, snap: RejectionView, history) -> None:
+    def _render_rejection(self, snap: SamplingRejectionSnapshot, history) -> None:
         s = theme.current()
         key = ("rejection", snap.M, snap.scale)
         if history.rewound or self._static_key != key:
@@ -457,7 +457,7 @@ class SamplingLab(Lab):
         if added:
             self.rate_curve.extend([h.n_proposed for h in added], [h.rate for h in added])
 
-    def _render_mh(self, snap: MHView, history) -> None:
+    def _render_mh(self, snap: SamplingMHSnapshot, history) -> None:
         s = theme.current()
         c = snap.state.shape[0]
         key = ("mh", snap.target)
@@ -534,7 +534,7 @@ class SamplingLab(Lab):
             ess_text = "—" if ess is None else f"{ess:,.0f}"
             self.trio_labels[i].setText(f"{label}: {100 * snap.trio_rates[i]:.0f} % accepted, ESS {ess_text}")
 
-    def _render_gibbs(self, snap: GibbsView, history) -> None:
+    def _render_gibbs(self, snap: SamplingGibbsSnapshot, history) -> None:
         pic = snap.picture
         k = pic.n_labels
         key = ("gibbs", pic.key, snap.burn_in)
@@ -597,17 +597,17 @@ class SamplingLab(Lab):
 
     def export_rows(self) -> tuple[list[str], list[list]]:
         snap = self.runner.current
-        if isinstance(snap, MHView):
+        if isinstance(snap, SamplingMHSnapshot):
             rows = []
             for k in range(snap.state.shape[0]):
                 for x, y in zip(self.paths[k].x, self.paths[k].y):
                     rows.append([k + 1, float(x), float(y)])
             return ["chain", "x1", "x2"], rows
-        if isinstance(snap, RejectionView):
+        if isinstance(snap, SamplingRejectionSnapshot):
             edges = np.linspace(*run.X_RANGE, run.N_BINS + 1)
             return ["bin_left", "bin_right", "accepted"], [[float(a), float(b), int(c)] for a, b, c in
                                                             zip(edges[:-1], edges[1:], snap.counts)]
-        if isinstance(snap, GibbsView):
+        if isinstance(snap, SamplingGibbsSnapshot):
             return ["sweep", "energy", "error"], [[int(x), float(e), float(r)] for x, e, r in
                                                   zip(self.energy_curve.x, self.energy_curve.y, self.err_sample.y)]
         return [], []

@@ -8,7 +8,7 @@ import math
 
 from smlengine.sampling import get_target
 
-from .run import GibbsView, MHView, RejectionView
+from .run import SamplingGibbsSnapshot, SamplingMHSnapshot, SamplingRejectionSnapshot
 
 
 def _f(v: float | None, digits: int = 3) -> str:
@@ -26,16 +26,16 @@ def _count(v: float | None) -> str:
 
 
 def maths_html(snap) -> str:
-    if isinstance(snap, RejectionView):
+    if isinstance(snap, SamplingRejectionSnapshot):
         return rejection_html(snap)
-    if isinstance(snap, MHView):
+    if isinstance(snap, SamplingMHSnapshot):
         return mh_html(snap)
-    if isinstance(snap, GibbsView):
+    if isinstance(snap, SamplingGibbsSnapshot):
         return gibbs_html(snap)
     return ""
 
 
-def rejection_html(s: RejectionView) -> str:
+def rejection_html(s: SamplingRejectionSnapshot) -> str:
     last = ""
     if s.last_x is not None:
         verdict = "accepted (under p̃)" if s.last_accepted else "rejected (above p̃)"
@@ -52,7 +52,7 @@ def rejection_html(s: RejectionView) -> str:
     )
 
 
-def mh_html(s: MHView) -> str:
+def mh_html(s: SamplingMHSnapshot) -> str:
     t = get_target(s.target)
     x, xp = s.state[0], s.proposal[0]
     ratio = math.exp(min(0.0, float(s.log_p_proposal[0] - s.log_p[0]))) if s.step else None
@@ -88,7 +88,7 @@ def mh_html(s: MHView) -> str:
     )
 
 
-def gibbs_html(s: GibbsView) -> str:
+def gibbs_html(s: SamplingGibbsSnapshot) -> str:
     pic = s.picture
     mus = ", ".join(_f(float(m), 2) for m in pic.levels)
     marg = "—" if s.marginal_error is None else f"{100 * s.marginal_error:.1f} %"

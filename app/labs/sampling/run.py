@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterator
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def smallest_m(scale: float) -> float:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RejectionView(Snapshot):
+class SamplingRejectionSnapshot(Snapshot):
     """One step of the rejection tab: recent proposals (x, height, accepted) and the histogram so far."""
 
     xs: np.ndarray
@@ -82,7 +83,7 @@ class RejectionView(Snapshot):
     last_accepted: bool = False
 
 
-def rejection_run(scale: float, M: float, per_step: int, n_steps: int, seed: int):
+def _rejection_steps(scale: float, M: float, per_step: int, n_steps: int, seed: int):
     need = smallest_m(scale)
     if M < need * (1 - 1e-9):
         raise ValueError(f"M = {M:g} is too small for the proposal N(0, {scale:g}²): p/q reaches {need:.3g}, "
@@ -100,17 +101,16 @@ def rejection_run(scale: float, M: float, per_step: int, n_steps: int, seed: int
             ring_x = np.concatenate([ring_x, x])[-N_RECENT:]
             ring_h = np.concatenate([ring_h, h])[-N_RECENT:]
             ring_a = np.concatenate([ring_a, a])[-N_RECENT:]
-        yield RejectionView(step=snap.step, xs=frozen_array(ring_x), heights=frozen_array(ring_h),
-                            accepted=frozen_array(ring_a), counts=frozen_array(counts),
-                            n_proposed=snap.n_proposed, n_accepted=snap.n_accepted, rate=snap.acceptance_rate,
-                            M=M, scale=scale, last_x=float(x[-1]) if x.size else None,
-                            last_u=float(h[-1]) if x.size else None,
-                            last_accepted=bool(a[-1]) if x.size else False)
+        yield SamplingRejectionSnapshot(
+            step=snap.step, xs=frozen_array(ring_x), heights=frozen_array(ring_h), accepted=frozen_array(ring_a),
+            counts=frozen_array(counts), n_proposed=snap.n_proposed, n_accepted=snap.n_accepted,
+            rate=snap.acceptance_rate, M=M, scale=scale, last_x=float(x[-1]) if x.size else None,
+            last_u=float(h[-1]) if x.size else None, last_accepted=bool(a[-1]) if x.size else False)
 
 
 # --------------------------------------------------------------------------- Metropolis–Hastings
 @dataclass(frozen=True, kw_only=True)
-class MHView(Snapshot):
+class SamplingMHSnapshot(Snapshot):
     """One step of every chain (main run and the step-size trio) with the diagnostics of the draws so far.
 
     ``fresh`` says the diagnostics (R̂, ESS, autocorrelation, trio ESS) were computed at this step;
@@ -153,7 +153,7 @@ def diag_due(step: int, n_steps: int) -> bool:
     return step == n_steps or step <= 10 or step % max(1, n_steps // 100) == 0
 
 
-def mh_run(name: str, step_size: float, n_chains: int, burn_in: int, n_steps: int, seed: int):
+def _mh_steps(name: str, step_size: float, n_chains: int, burn_in: int, n_steps: int, seed: int):
     target = get_target(name)
     starts = dispersed_starts(name, n_chains)
     main = MetropolisHastings(target, step_size=step_size, n_chains=n_chains, random_state=seed)
@@ -189,7 +189,7 @@ def mh_run(name: str, step_size: float, n_chains: int, burn_in: int, n_steps: in
                 acf = autocorrelation(draws[0, :, 0], min(MAX_LAG, draws.shape[1] - 1))
                 trio_ess = np.array([effective_sample_size(trio_chains[i, lo: t + 1][None]) for i in range(3)])
         lp_prop = target(snap.proposal)
-        yield MHView(
+        yield SamplingMHSnapshot(
             step=t, target=name, step_size=step_size, burn_in=burn_in, state=snap.state, proposal=snap.proposal,
             accepted=snap.accepted, log_p=snap.log_target, log_p_proposal=frozen_array(lp_prop),
             rates=frozen_array(snap.acceptance_rate), hist_x=frozen_array(hx), hist_y=frozen_array(hy),
@@ -230,7 +230,7 @@ def target_picture(name: str, n: int = 160) -> tuple:
 
 # --------------------------------------------------------------------------- Gibbs on a Potts field
 @dataclass(frozen=True, kw_only=True)
-class GibbsView(Snapshot):
+class SamplingGibbsSnapshot(Snapshot):
     """One sweep: the label field, its energy, the running marginal and the errors against the clean picture."""
 
     picture: "Picture"
@@ -302,8 +302,8 @@ def make_picture(name: str, size: int, sigma: float, seed: int) -> Picture:
     return Picture((name, size, sigma, seed), labels, levels, noisy)
 
 
-def gibbs_run(picture: str, size: int, sigma: float, beta: float, init: str, n_sweeps: int, burn_in: int,
-              seed: int):
+def _gibbs_steps(picture: str, size: int, sigma: float, beta: float, init: str, n_sweeps: int, burn_in: int,
+                 seed: int):
     pic = make_picture(picture, size, sigma, seed)
     k = pic.n_labels
     sampler = PottsGibbs(n_labels=k, beta=beta, means=pic.levels, sigma=sigma, burn_in=burn_in,
@@ -325,8 +325,18 @@ def gibbs_run(picture: str, size: int, sigma: float, beta: float, init: str, n_s
         else:
             marginal = pic.levels[z]
             marginal_error = None
-        yield GibbsView(step=snap.step, picture=pic, labels=z, energy=snap.energy, changed=snap.changed_fraction,
-                        burn_in=burn_in, beta=beta, sigma=sigma, n_kept=kept,
-                        marginal=frozen_array(marginal, dtype=np.float32),
-                        error=float(np.mean(z != pic.clean)), marginal_error=marginal_error,
-                        noisy_error=noisy_error)
+        yield SamplingGibbsSnapshot(step=snap.step, picture=pic, labels=z, energy=snap.energy,
+                                    changed=snap.changed_fraction, burn_in=burn_in, beta=beta, sigma=sigma,
+                                    n_kept=kept, marginal=frozen_array(marginal, dtype=np.float32),
+                                    error=float(np.mean(z != pic.clean)), marginal_error=marginal_error,
+                                    noisy_error=noisy_error)
+
+
+def run_steps(method: str, *args) -> Iterator[Snapshot]:
+    """The lab's run for one method: 'rejection' (scale, M, per_step, n_steps, seed), 'mh' (target,
+    step_size, n_chains, burn_in, n_steps, seed) or 'gibbs' (picture, size, sigma, beta, init, n_sweeps,
+    burn_in, seed)."""
+    steps = {"rejection": _rejection_steps, "mh": _mh_steps, "gibbs": _gibbs_steps}
+    if method not in steps:
+        raise ValueError(f"method must be one of {sorted(steps)}, not {method!r}")
+    return steps[method](*args)

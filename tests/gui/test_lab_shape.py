@@ -1,0 +1,78 @@
+"""Every lab package has one shape (docs/writing-a-lab.md, "Names"): ``lab.py``, ``run.py`` and
+``maths.py``; ``lab.py`` imports its run and maths modules under their own names and starts its
+run through ``run.run_steps``; the snapshot types of ``run.py`` are named after the lab."""
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+from app import registry
+from smlengine import Snapshot
+
+LABS = Path(registry.__file__).parent / "labs"
+PACKAGES = sorted([f"app.labs.{info.package.rsplit('.', 1)[1]}" for info in registry.discover()]
+                  + ["app.labs._example"])
+
+
+def lab_prefix(package: str) -> str:
+    """The prefix of the lab's snapshot types: its Lab class name without 'Lab'."""
+    return registry.LabInfo.of(package).class_name.removesuffix("Lab")
+
+
+def shape_problems(package: str, folder: Path | None = None, prefix: str = "") -> list[str]:
+    """What in ``package`` (its files in ``folder``) departs from the shape every lab shares, its
+    snapshot types named ``prefix…Snapshot`` (empty when nothing does)."""
+    folder = folder or LABS / package.rsplit(".", 1)[1]
+    prefix = prefix or lab_prefix(package)
+    problems = [f"{name} missing" for name in ("__init__.py", "lab.py", "run.py", "maths.py")
+                if not (folder / name).is_file()]
+    if problems:
+        return problems
+    tree = ast.parse((folder / "lab.py").read_text(encoding="utf-8"))
+    imported = {(a.name, a.asname) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.level == 1 and node.module is None for a in node.names}
+    for name in ("run", "maths"):
+        if (name, None) not in imported:
+            problems.append(f"lab.py does not import {name} as 'from . import {name}'")
+    problems += [f"lab.py imports {name} as {alias}" for name, alias in imported if alias]
+    calls = {node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+             and node.func.value.id == "run" and node.func.attr.endswith(("_run", "_steps"))}
+    if calls != {"run_steps"}:
+        problems.append(f"lab.py starts its run through run.{sorted(calls)}, not run.run_steps alone")
+    run = importlib.import_module(f"{package}.run")
+    if not callable(getattr(run, "run_steps", None)):
+        problems.append("run.py has no run_steps")
+    for name, obj in vars(run).items():
+        if (inspect.isclass(obj) and issubclass(obj, Snapshot) and obj.__module__ == run.__name__
+                and not (name.startswith(prefix) and name.endswith("Snapshot"))):
+            problems.append(f"snapshot type {name} is not named {prefix}…Snapshot")
+    return problems
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_lab_has_the_shared_shape(package):
+    assert shape_problems(package) == []
+
+
+def test_a_lab_off_the_shape_is_found(tmp_path, monkeypatch):
+    """The check itself: a lab whose run entry and snapshot are named its own way fails it."""
+    folder = tmp_path / "labs" / "_offshape"
+    folder.mkdir(parents=True)
+    example = LABS / "_example"
+    for name in ("__init__.py", "maths.py"):
+        (folder / name).write_text((example / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "lab.py").write_text((example / "lab.py").read_text(encoding="utf-8")
+                                   .replace("run.run_steps(", "run.moments_run("), encoding="utf-8")
+    (folder / "run.py").write_text((example / "run.py").read_text(encoding="utf-8")
+                                   .replace("ExampleLabSnapshot", "MomentsView")
+                                   .replace("def run_steps(", "def moments_run("), encoding="utf-8")
+    (tmp_path / "labs" / "__init__.py").write_text("", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    problems = shape_problems("labs._offshape", folder, "Example")
+    assert "lab.py starts its run through run.['moments_run'], not run.run_steps alone" in problems
+    assert "run.py has no run_steps" in problems
+    assert "snapshot type MomentsView is not named Example…Snapshot" in problems
