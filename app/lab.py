@@ -98,8 +98,10 @@ from __future__ import annotations
 
 import copy
 import csv
+import html
 import logging
 import math
+import os
 import time
 from typing import Any, Callable, ClassVar, Iterator
 
@@ -120,6 +122,8 @@ log = logging.getLogger(__name__)
 SESSION_VERSION = 1
 MATHS_INTERVAL = 0.4  # seconds between maths-panel updates while playing
 MAX_SEED = 2**31 - 1
+#: the file filter of the labs that open photos
+IMAGE_FILES = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All files (*)"
 
 
 class Lab(LabLayout, QtWidgets.QWidget):
@@ -310,6 +314,37 @@ class Lab(LabLayout, QtWidgets.QWidget):
 
     def prepare_needed(self) -> bool:
         return type(self).prepare is not Lab.prepare
+
+    # ------------------------------------------------------------------ files
+    #: the folder each lab last opened a file from (lab id -> folder), for the next dialog
+    _last_folders: ClassVar[dict[str, str]] = {}
+
+    def ask_open_path(self, title: str, file_filter: str = "", folder: bool = False) -> str:
+        """A file chosen in the open dialog (a folder with ``folder=True``), or '' on Cancel.
+
+        The dialog opens in the folder this lab last opened from (the home folder at first)."""
+        start = Lab._last_folders.get(self.id) or os.path.expanduser("~")
+        if folder:
+            path = QtWidgets.QFileDialog.getExistingDirectory(self, title, start)
+        else:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, title, start, file_filter)
+        if path:
+            Lab._last_folders[self.id] = path if folder else os.path.dirname(path)
+        return path or ""
+
+    def open_on_worker(self, name: str, label: QtWidgets.QLabel, read: Callable, *args,
+                       on_opened: Callable[[Any], None], restore: Callable[[], None]) -> None:
+        """Read a file with ``read(*args)`` on a worker ("Opening <name> …" in ``label`` meanwhile).
+
+        On success ``on_opened(result)`` adopts it; on failure ``restore()`` puts the label back and
+        the banner says "Could not open <name>: <why>", the lab's state untouched (nothing lost)."""
+        label.setText(f"Opening <b>{html.escape(name[:80])}</b> …")
+
+        def failed(message: str) -> None:
+            restore()
+            self.show_error(f"Could not open {name}: {message}")
+
+        self.task("open", on_done=on_opened, on_error=failed).start(read, *args)
 
     # ------------------------------------------------------------------ side tasks
     def task(self, name: str, **callbacks) -> BackgroundTask:

@@ -234,7 +234,7 @@ class PointsLab(Lab):
 
     # ------------------------------------------------------------------ files
     def _load_points_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
+        path = self.ask_open_path("Load points", "CSV files (*.csv);;All files (*)")
         if path:
             self.load_points_file(path)
 

@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
-from ...lab import Lab
+from ...lab import IMAGE_FILES, Lab
 from ...widgets.image_view import ImageView
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend, place_legend
@@ -494,19 +494,15 @@ class FacesLab(Lab):
 
     # ------------------------------------------------------------------ files
     def _open_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open image", "",
-                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All "
-                                                        "files (*)")
+        path = self.ask_open_path("Open image", IMAGE_FILES)
         if path:
             self.open_image_file(path)
 
     def open_image_file(self, path: str) -> None:
         """Read ``path`` on a worker; on success it becomes the photo, otherwise a banner (nothing lost)."""
         path = str(path)
-        self.image_label.setText(f"Reading {html.escape(os.path.basename(path)[:60])} …")
-        task = self.task("open", on_done=lambda _p, p=path: self._opened(p),
-                         on_error=lambda msg, p=path: self._open_failed(p, msg))
-        task.start(run.check_file, path)
+        self.open_on_worker(os.path.basename(path), self.image_label, run.check_file, path,
+                            on_opened=lambda _photo: self._opened(path), restore=self._restore_image_label)
 
     def _opened(self, path: str) -> None:
         self.image_path = path
@@ -516,8 +512,7 @@ class FacesLab(Lab):
             self.tabs.setCurrentIndex(0)
         self.reset()
 
-    def _open_failed(self, path: str, message: str) -> None:
-        self.show_error(f"Could not open the image: {message}")
+    def _restore_image_label(self) -> None:
         snap = self.runner.current
         if snap is not None and snap.mode == "detect":
             self._update_image_label(snap.ctx.photo)

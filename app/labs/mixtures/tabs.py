@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
 from ... import style as theme
 from ...widgets.labels import NoteLabel
 from ...widgets.params import LogSlider
+from ...widgets.pages import control_row, page, splitter
 from ...widgets.plots import PlotPanel
 from ...widgets.shapes import PALETTE, blend_colours, ellipse_xy
 from . import run
@@ -59,19 +60,13 @@ class KMeansLimitTab:
         self.sigma_slider.setToolTip("σ of the fixed spherical covariances: as σ → 0 EM becomes k-means")
         self.sigma_slider.valueChanged.connect(lambda _v: self.update_sigma())
         self.sigma_label = NoteLabel()
-        plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        plots.addWidget(self.km_plot)
-        plots.addWidget(self.sigma_plot)
-        page = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(page)
+        tab = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(tab)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(plots, 1)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(QtWidgets.QLabel("σ"))
-        row.addWidget(self.sigma_slider, 1)
-        lay.addLayout(row)
+        lay.addWidget(splitter(False, self.km_plot, self.sigma_plot), 1)
+        lay.addLayout(control_row(QtWidgets.QLabel("σ"), (self.sigma_slider, 1)))
         lay.addWidget(self.sigma_label)
-        return page
+        return tab
 
     def _render_kmeans(self, frame, s) -> None:
         """k-means' points and centres (drawn while its tab is shown, and when it is opened)."""
@@ -154,18 +149,8 @@ class RestartsTab:
         self.restart_means_item.setZValue(10)
         self.best_plot.plot_item.addItem(self.best_points)
         self.best_plot.plot_item.addItem(self.restart_means_item)
-        page = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(page)
-        lay.setContentsMargins(0, 0, 0, 0)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.restarts_button)
-        row.addWidget(self.restarts_label, 1)
-        lay.addLayout(row)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        split.addWidget(self.strip_plot)
-        split.addWidget(self.best_plot)
-        lay.addWidget(split, 1)
-        return page
+        return page([self.restarts_button, (self.restarts_label, 1)],
+                    splitter(False, self.strip_plot, self.best_plot))
 
     def run_restarts(self) -> None:
         X = self.canvas.X.copy()
@@ -252,24 +237,9 @@ class ModelOrderTab:
         self.thumb_labels: list[pg.TextItem] = []
         for item in (self.thumb_points, self.thumb_lines, self.thumb_frames, self.thumb_best):
             self.thumbs.plot_item.addItem(item)
-        page = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(page)
-        lay.setContentsMargins(0, 0, 0, 0)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.order_button)
-        row.addWidget(self.order_label, 1)
-        lay.addLayout(row)
-        curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        curves.addWidget(self.crit_plot)
-        curves.addWidget(self.stab_plot)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        split.addWidget(curves)
-        split.addWidget(self.thumbs)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
-        split.setSizes([300, 300])
-        lay.addWidget(split, 1)
-        return page
+        curves = splitter(False, self.crit_plot, self.stab_plot)
+        return page([self.order_button, (self.order_label, 1)],
+                    splitter(True, curves, self.thumbs, stretch=(1, 1), sizes=(300, 300)))
 
     def run_model_order(self) -> None:
         X = self.canvas.X.copy()

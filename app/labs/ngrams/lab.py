@@ -250,8 +250,7 @@ class NGramsLab(Lab):
         return self._mode
 
     def _open_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a text file", "",
-                                                        "Text files (*.txt);;All files (*)")
+        path = self.ask_open_path("Open a text file", "Text files (*.txt);;All files (*)")
         if path:
             self.open_file(path)
 

@@ -372,11 +372,8 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
         if kind not in ("edges", "html"):
             raise ValueError("kind must be 'edges' or 'html'")
         source = (kind, str(path))
-        name = run.describe_source(source)
-        self.file_label.setText(f"Opening <b>{html.escape(name[:80])}</b> …")
-        task = self.task("open", on_done=lambda note, src=source: self._opened(src, note),
-                         on_error=lambda message, n=name: self._open_failed(n, message))
-        task.start(run.load_source, source)
+        self.open_on_worker(run.describe_source(source), self.file_label, run.load_source, source,
+                            on_opened=lambda note: self._opened(source, note), restore=self._update_file_label)
 
     def _opened(self, source: tuple, note: str) -> None:
         self._custom = tuple(source)
@@ -386,10 +383,6 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
         self.form.set_values({"graph": "custom", "teleport": 0.15, "start": "uniform"})
         self._update_visibility()
         self.reset()
-
-    def _open_failed(self, name: str, message: str) -> None:
-        self._update_file_label()
-        self.show_error(f"Could not open {name}: {message}")
 
     def _update_file_label(self) -> None:
         """Name the graph on screen: the opened file and what reading it found, or the preset."""
@@ -407,13 +400,12 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
             self.file_label.setToolTip("")
 
     def _open_edges_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open an edge list", "",
-                                                        "Edge lists (*.txt *.tsv *.csv *.edges);;All files (*)")
+        path = self.ask_open_path("Open an edge list", "Edge lists (*.txt *.tsv *.csv *.edges);;All files (*)")
         if path:
             self.open_graph(path, "edges")
 
     def _open_html_dialog(self) -> None:
-        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a folder of HTML pages")
+        path = self.ask_open_path("Open a folder of HTML pages", folder=True)
         if path:
             self.open_graph(path, "html")
 

@@ -252,11 +252,10 @@ class PCALab(DrawTab, RaceTab, Lab):
         self._sync_digit_box()
 
     def _open_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open an image stack (Cancel to choose a folder)", "",
-            "Image stacks (*.npy *.npz);;Images (*.png *.jpg *.bmp *.pgm);;All files (*)")
+        path = self.ask_open_path("Open an image stack (Cancel to choose a folder)",
+                                  "Image stacks (*.npy *.npz);;Images (*.png *.jpg *.bmp *.pgm);;All files (*)")
         if not path:
-            path = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a folder of equally sized grey images")
+            path = self.ask_open_path("Open a folder of equally sized grey images", folder=True)
         if path:
             self.open_images(path)
 
@@ -264,21 +263,14 @@ class PCALab(DrawTab, RaceTab, Lab):
         """Load a folder / .npy / .npz on a worker; on success it becomes the data, on error
         the banner says why and the current data and run stay as they are."""
         path = str(path)
-        name = run.short_name(path)
-        self.data_label.setText(f"Opening <b>{html.escape(name)}</b> …")
-        task = self.task("open", on_done=lambda _data, p=path: self._opened(p),
-                         on_error=lambda msg, n=name: self._open_failed(n, msg))
-        task.start(run.load_data, "3", path)
+        self.open_on_worker(run.short_name(path), self.data_label, run.load_data, "3", path,
+                            on_opened=lambda _data: self._opened(path), restore=self._update_data_label)
 
     def _opened(self, path: str) -> None:
         self.open_path = path
         self.selected = -1
         self._update_data_label()
         self.reset()
-
-    def _open_failed(self, name: str, message: str) -> None:
-        self._update_data_label()
-        self.show_error(f"Could not open {name}: {message}")
 
     def use_digits(self) -> None:
         if self.open_path:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import html
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
 from ... import style as theme
+from ...widgets.pages import page, splitter
 from ...widgets.plots import PlotPanel
 from . import run
 
@@ -39,21 +40,8 @@ class RaceTab:
         self.race_panel.plot_item.addItem(self.race_bars)
         ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(run.RACE_SOLVERS)]]
         self.race_panel.plot_item.getAxis("bottom").setTicks(ticks)
-        page = QtWidgets.QWidget()
-        pl = QtWidgets.QVBoxLayout(page)
-        pl.setContentsMargins(2, 2, 2, 2)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(QtWidgets.QLabel("randomized q"))
-        row.addWidget(self.race_q)
-        row.addWidget(self.race_button)
-        row.addWidget(self.race_status, 1)
-        pl.addLayout(row)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        split.addWidget(self.race_table)
-        split.addWidget(self.race_panel)
-        split.setSizes([200, 400])
-        pl.addWidget(split, 1)
-        return page
+        return page([QtWidgets.QLabel("randomized q"), self.race_q, self.race_button, (self.race_status, 1)],
+                    splitter(True, self.race_table, self.race_panel, sizes=(200, 400)), margin=2)
 
     # ------------------------------------------------------------------ solver race
     def start_race(self) -> None:

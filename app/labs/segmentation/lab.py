@@ -18,8 +18,9 @@ from PySide6 import QtCore, QtWidgets
 from smlengine.datasets import list_photos
 
 from ... import style as theme
-from ...lab import Lab
+from ...lab import IMAGE_FILES, Lab
 from ...widgets.params import Param
+from ...widgets.pages import page, splitter
 from ...widgets.plots import PlotPanel
 from . import maths, run, side_tasks
 from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, HISTOGRAM_CHOICES, INITS, METHODS
@@ -204,18 +205,8 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         self.stab_panel.addItem(self.stab_best)
         self.thumbs = SegmentView("Segments per K")
         self.thumb_texts: list[pg.TextItem] = []
-        order_tab = QtWidgets.QWidget()
-        ol = QtWidgets.QVBoxLayout(order_tab)
-        ol.setContentsMargins(0, 0, 0, 0)
-        orow = QtWidgets.QHBoxLayout()
-        orow.addWidget(self.order_button)
-        orow.addWidget(self.order_label, 1)
-        ol.addLayout(orow)
-        plots = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        plots.addWidget(self.bic_panel)
-        plots.addWidget(self.stab_panel)
-        ol.addWidget(plots, 3)
-        ol.addWidget(self.thumbs, 2)
+        order_tab = page([self.order_button, (self.order_label, 1)],
+                         (splitter(False, self.bic_panel, self.stab_panel), 3), (self.thumbs, 2))
 
         # --- tab 4: restarts and k-means++
         self.restarts_button = QtWidgets.QPushButton("Run 20 restarts")
@@ -241,20 +232,8 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         srow.addWidget(self.d2_caption)
         srow.addWidget(self.d2_slider, 1)
         dl.addLayout(srow)
-        restarts_tab = QtWidgets.QWidget()
-        rl = QtWidgets.QVBoxLayout(restarts_tab)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rrow = QtWidgets.QHBoxLayout()
-        rrow.addWidget(self.restarts_button)
-        rrow.addWidget(self.restarts_label, 1)
-        rl.addLayout(rrow)
-        rs = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        rs.addWidget(self.restarts_panel)
-        rs.addWidget(d2_box)
-        rs.setCollapsible(0, False)
-        rs.setCollapsible(1, False)
-        rs.setSizes([400, 400])
-        rl.addWidget(rs, 1)
+        restarts_tab = page([self.restarts_button, (self.restarts_label, 1)],
+                            splitter(False, self.restarts_panel, d2_box, sizes=(400, 400), collapsible=False))
 
         link_tab = self._build_link_tab()
         compare_tab = self._build_compare_tab()
@@ -368,19 +347,16 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
 
     # ------------------------------------------------------------------ files and clicks
     def _open_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open image", "",
-                                                        "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All "
-                                                        "files (*)")
+        path = self.ask_open_path("Open image", IMAGE_FILES)
         if path:
             self.open_image_file(path)
 
     def open_image_file(self, path: str) -> None:
         """Read ``path`` on a worker; on success it becomes the image, otherwise a banner (nothing lost)."""
         path = str(path)
-        self.image_label.setText(f"Reading {html.escape(os.path.basename(path)[:60])} …")
-        task = self.task("open", on_done=lambda _img, p=path: self._opened(p),
-                         on_error=lambda msg, p=path: self._open_failed(p, msg))
-        task.start(run.open_image, path, int(self.form.value("resolution")))
+        self.open_on_worker(os.path.basename(path), self.image_label, run.open_image, path,
+                            int(self.form.value("resolution")), on_opened=lambda _image: self._opened(path),
+                            restore=lambda: self._update_image_label(self._ctx))
 
     def _opened(self, path: str) -> None:
         self.image_path = path
@@ -389,10 +365,6 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         self._sync_photo_box()
         self._update_seed_hint()
         self.reset()
-
-    def _open_failed(self, path: str, message: str) -> None:
-        self.show_error(f"Could not open the image: {message}")
-        self._update_image_label(self._ctx)
 
     def clear_seeds(self) -> None:
         self.seeds = []

@@ -12,9 +12,10 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
 from ... import style as theme
+from ...widgets.pages import page, splitter
 from ...widgets.plots import PlotPanel
 from . import maths, run, side_tasks
 from .run import EM_METHODS
@@ -54,21 +55,8 @@ class LinkedViewsTab:
         self.clear_brush_button.setToolTip("Forget the brushed rectangle")
         self.clear_brush_button.clicked.connect(self.clear_brush)
         self.clear_brush_button.setEnabled(False)
-        tab = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(tab)
-        lay.setContentsMargins(0, 0, 0, 0)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.link_label, 1)
-        row.addWidget(self.clear_brush_button)
-        lay.addLayout(row)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        split.addWidget(self.link_view)
-        split.addWidget(self.scatter_panel)
-        split.setCollapsible(0, False)
-        split.setCollapsible(1, False)
-        split.setSizes([400, 400])
-        lay.addWidget(split, 1)
-        return tab
+        return page([(self.link_label, 1), self.clear_brush_button],
+                    splitter(False, self.link_view, self.scatter_panel, sizes=(400, 400), collapsible=False))
 
     def _set_scatter_positions(self, ctx) -> None:
         """Once per run: the subsample's positions in the feature plane (frames only recolour)."""
@@ -192,26 +180,10 @@ class CompareTab:
         self.km_curve = self.km_panel.curve("J")
         self.em_panel = PlotPanel("EM", "iteration", "ℓ", legend=False)
         self.em_curve = self.em_panel.curve("ℓ")
-        tab = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(tab)
-        lay.setContentsMargins(0, 0, 0, 0)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.compare_button)
-        row.addWidget(self.compare_label, 1)
-        lay.addLayout(row)
-        maps = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        for v in (self.km_view, self.em_view, self.diff_view):
-            maps.addWidget(v)
-        curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        curves.addWidget(self.km_panel)
-        curves.addWidget(self.em_panel)
-        both = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        both.addWidget(maps)
-        both.addWidget(curves)
-        both.setStretchFactor(0, 3)
-        both.setStretchFactor(1, 2)
-        both.setSizes([330, 220])
-        lay.addWidget(both, 1)
+        maps = splitter(False, self.km_view, self.em_view, self.diff_view)
+        curves = splitter(False, self.km_panel, self.em_panel)
+        tab = page([self.compare_button, (self.compare_label, 1)],
+                   splitter(True, maps, curves, stretch=(3, 2), sizes=(330, 220)))
         for v in (self.km_view, self.em_view, self.diff_view):
             v.pixelClicked.connect(lambda r, c, b: self.inspect_pixel(r, c))
         return tab
