@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import APP_NAME, __version__, registry
 from . import style as theme
+from .heap import keep_large_arrays_returnable
 from .session import apply_session, autosave_path, clean_temporaries, config_dir, read_session, save_session, set_aside
 from .tasks import BackgroundTask
 from .window_export import ExportActions
@@ -62,6 +63,7 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         """``build_after_first_paint``: show the window (menus, tabs, a "Loading" line) before
         building the first lab, which then follows at once; the interactive start uses it so
         the window appears without waiting for the lab's plots."""
+        keep_large_arrays_returnable()  # closing a lab gives its large arrays' memory back
         super().__init__()
         self._first_build_pending = build_after_first_paint
         self.setWindowTitle(APP_NAME)
