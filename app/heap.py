@@ -11,7 +11,6 @@ every large array on pages of its own, so closing a lab gives its memory back.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 #: mallopt's parameter number for the mmap threshold (malloc.h: M_MMAP_THRESHOLD)
@@ -30,7 +29,7 @@ def keep_large_arrays_returnable() -> bool:
     ok = False
     if sys.platform.startswith("linux"):
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            libc = ctypes.CDLL("libc.so.6")  # glibc; elsewhere OSError and nothing changes
             ok = bool(libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
         except (OSError, AttributeError):
             ok = False
