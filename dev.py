@@ -2,8 +2,9 @@
 """Set up and run SML Lab with nothing but Python 3.11+.
 
     python3 dev.py run           create .venv, install, start the app on its built-in data
-    python3 dev.py test          create .venv, install with test extras, run the whole suite, the import
-                                 contracts and ruff
+    python3 dev.py test          create .venv, install with test extras, run the whole suite (one worker per
+                                 core), the import contracts and ruff
+    python3 dev.py test --quick  the same for the engine and one smoke test per lab: the inner loop
     python3 dev.py bench         speed comparisons against the reference libraries, one table at the end
     python3 dev.py screenshots   one picture per lab into docs/screenshots/
     python3 dev.py self-test     every lab headless for a few steps
@@ -60,6 +61,19 @@ def ensure_venv(extras: str, also_fine: tuple[str, ...] = ()) -> None:
     stamp.touch()
 
 
+#: `dev.py test --quick`: the engine, one smoke test per lab, then the import contracts and ruff
+QUICK = ("tests/engine", "tests/gui/test_every_lab.py")
+
+
+def parallel(args: list[str]) -> list[str]:
+    """One pytest-xdist worker per core (at most four: each holds its own Qt application and
+    windows), tests handed out as workers free up; none where the caller chose otherwise."""
+    if any(a.startswith(("-n", "--numprocesses", "--pdb")) or a.endswith("no:xdist") for a in args):
+        return []
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return ["-n", str(min(cores, 4)), "--dist", "worksteal"] if cores > 1 else []
+
+
 def offscreen_env() -> dict:
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -76,7 +90,11 @@ def main(argv: list[str]) -> int:
     elif command == "test":
         system_deps("test")
         ensure_venv("test", also_fine=("test,build",))
-        sh(PY, "-m", "pytest", "-q", *rest, env=offscreen_env())
+        quick = "--quick" in rest
+        rest = [a for a in rest if a != "--quick"]
+        if quick and not any(not a.startswith("-") for a in rest):
+            rest = [*rest, *QUICK]
+        sh(PY, "-m", "pytest", "-q", *parallel(rest), *rest, env=offscreen_env())
         sh(BIN / "lint-imports", env=offscreen_env())
         sh(PY, "-m", "ruff", "check", ".")
     elif command == "bench":

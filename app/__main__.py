@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lesson-step", type=int, default=1, metavar="N", help="the lesson's step to show (1 = first)")
     p.add_argument("--reveal", action="store_true", help="with --lesson --screenshot: show the step after its reveal")
     p.add_argument("--self-test", action="store_true",
-                   help="run every lab headless for a few steps; exit 0 if all succeed")
+                   help="run every lab (or those of --lab a,b) headless for a few steps; exit 0 if all succeed")
     p.add_argument("--fresh", action="store_true", help="ignore autosaved sessions and window settings")
     p.add_argument("--timeout", type=float, default=120.0, help=argparse.SUPPRESS)
     p.add_argument("--startup-time", action="store_true", help=argparse.SUPPRESS)  # show, print seconds, exit
@@ -277,6 +277,15 @@ def cmd_self_test(args) -> int:
 
     failures = []
     classes = registry.discover()
+    if args.lab:  # --self-test --lab a,b: those labs only
+        wanted = [name.strip() for name in args.lab.split(",") if name.strip()]
+        for name in wanted:
+            try:
+                registry.get(name)
+            except KeyError as exc:
+                print(exc.args[0], file=sys.stderr)
+                return 2
+        classes = [cls for cls in classes if cls.id in wanted]
     for name, err in registry.import_errors.items():
         failures.append(f"{name}: import failed: {err}")
     for cls in classes:

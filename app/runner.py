@@ -305,6 +305,11 @@ class Runner(QtCore.QObject):
         return idle and not state.pending
 
     @property
+    def preparing(self) -> bool:
+        """True while a snapshot's ``prepare`` result is being computed off the GUI thread."""
+        return self._prepare_task.busy
+
+    @property
     def busy(self) -> bool:
         """True while the worker is computing (playing, or steps still pending)."""
         return self._pacer is not None and self.active and (self._pacer.playing or self._pacer.pending_permits > 0)

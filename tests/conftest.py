@@ -6,8 +6,10 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the application does (app/__main__.py)
-# Keep user settings and autosaves of the test run away from the real ones.
-os.environ.setdefault("SMLLAB_CONFIG_DIR", str(Path(__file__).resolve().parent / ".smllab-test-config"))
+# Keep user settings and autosaves of the test run away from the real ones, and those of
+# parallel workers (pytest-xdist names them gw0, gw1, ...) away from each other.
+os.environ.setdefault("SMLLAB_CONFIG_DIR", str(Path(__file__).resolve().parent / ".smllab-test-config"
+                                               / os.environ.get("PYTEST_XDIST_WORKER", "main")))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 # Property tests draw the same examples on every run (the suite is deterministic); set

@@ -119,7 +119,10 @@ def _est(cls, data, *, fit=None, base=None, method_params=(), declared=True):
                 used.append(getattr(est, method)(*args))
         return used
 
-    name = cls.__name__ if not base else f"{cls.__name__}{sorted(base.items())}"
+    # named by what it fixes, functions by their name (not their address): the same ids in
+    # every process, as parallel workers need
+    fixed = [(k, getattr(v, "__name__", v) if callable(v) else v) for k, v in sorted(base.items())]
+    name = cls.__name__ if not base else f"{cls.__name__}{fixed}"
     return Entry(name, cls, run, tuple(method_params), declared=declared)
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
+from app.testing import run_to
 
 
 def _lab(qtbot, make_window, **kw):
@@ -12,18 +13,9 @@ def _lab(qtbot, make_window, **kw):
     return window, lab
 
 
-def _run_to(qtbot, lab, n):
-    lab.run_to(n)
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.finished or (r.timeline.last is not None and r.timeline.last.step >= n), timeout=20_000)
-    r.flush()
-    qtbot.waitUntil(lambda: r.prepared_for(r.current) is not None, timeout=10_000)
-    r.flush()
-
-
 def test_plots_follow_the_run(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
-    _run_to(qtbot, lab, 10)
+    run_to(lab, 10)
     snap = lab.runner.current
     assert snap.step == 10
     x, y = lab.mistakes_panel.curves["mistakes"].getData()
@@ -88,7 +80,7 @@ def test_session_round_trip(qtbot, make_window, tmp_path):
     lab.canvas.add_point(5.0, -2.0, -1)
     lab.runbar.seed.setValue(3)
     lab.canvas.add_point(4.0, -1.0, +1)
-    _run_to(qtbot, lab, 4)
+    run_to(lab, 4)
     path = tmp_path / "s.json"
     assert window.save_session(str(path), lab)
     points = lab.canvas.X.copy()
@@ -143,7 +135,7 @@ def test_errors_show_in_the_lab(qtbot, make_window):
 
 def test_exports(qtbot, make_window, tmp_path):
     window, lab = _lab(qtbot, make_window)
-    _run_to(qtbot, lab, 6)
+    run_to(lab, 6)
     png, svg, csv_path, gif = (tmp_path / n for n in ("p.png", "p.svg", "d.csv", "r.gif"))
     window.export_plot(str(png), lab)
     window.export_plot(str(svg), lab)
@@ -187,7 +179,7 @@ def test_keyboard_shortcuts_drive_the_run(qtbot, make_window):
 
 def test_clearing_the_points_leaves_no_stale_run_on_screen(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
-    _run_to(qtbot, lab, 5)
+    run_to(lab, 5)
     lab.canvas.clear_points()
     qtbot.waitUntil(lambda: "no points" in lab.error_text, timeout=5_000)
     assert lab.runner.current is None and len(lab.runner.timeline) == 0

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from smlengine.svm import SVM
+from app.testing import drawn, finish
 
 
 def _lab(qtbot, make_window, **params):
@@ -27,22 +28,6 @@ def set_params(lab, **params):
     lab.regenerate()
 
 
-def _settle(qtbot, lab):
-    r = lab.runner
-    r.flush()
-    qtbot.waitUntil(lambda: r.prepared_for(r.current) is not None, timeout=10_000)
-    r.flush()
-
-
-def _run_to_end(qtbot, lab, timeout=60_000):
-    r = lab.runner
-    lab.runbar.speed.setCurrentIndex(lab.runbar.speed.count() - 1)  # as fast as possible
-    lab.play()
-    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=timeout)
-    assert r.error is None, r.error
-    _settle(qtbot, lab)
-
-
 def _rows(a):
     a = np.asarray(a, float).reshape(-1, 2)
     return a[np.lexsort(a.T[::-1])]
@@ -53,7 +38,7 @@ MOONS = dict(classifier="svm_rbf", dataset="moons", n_samples=160, noise=0.2, C=
 
 def test_rbf_svm_on_moons_matches_the_engine(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, **MOONS)
-    _run_to_end(qtbot, lab)
+    finish(lab)
     snap = lab.runner.current
     ctx = snap.ctx
     assert snap.engine.converged and ctx.n_test > 0
@@ -99,7 +84,7 @@ def test_step_is_one_smo_pair_update(qtbot, make_window):
         assert r.timeline.last.step == k and len(r.timeline) == k + 1
         np.testing.assert_array_equal(r.current.engine.alpha, expected[k].alpha)
         assert r.current.engine.pair == expected[k].pair
-    _settle(qtbot, lab)
+    drawn(lab)
     px, py = lab.current_marker.getData()
     np.testing.assert_array_equal(_rows(np.column_stack([px, py])), _rows(ctx.X_train[list(r.current.engine.pair)]))
     text = lab.maths.toPlainText()
@@ -125,7 +110,7 @@ def test_switching_classifier_restarts(qtbot, make_window):
     lab.form.set_value("classifier", "logistic")
     qtbot.waitUntil(lambda: r.current is not None and hasattr(r.current.engine, "w"), timeout=10_000)
     assert lab.form.widgets["solver"].isVisibleTo(lab.form) and lab.form.widgets["C"].isVisibleTo(lab.form)
-    _run_to_end(qtbot, lab)
+    finish(lab)
     loss = lab.loss_panel.curves["L(w)"].getData()[1]
     assert np.all(np.diff(loss) <= 1e-9) and r.current.engine.converged
     assert lab.decision.margin_curves[1.0].isVisible()  # P = 3/4
@@ -220,10 +205,10 @@ def test_projector_mode(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, **MOONS)
     lab.run_to(20)
     qtbot.waitUntil(lambda: lab.runner.timeline.last.step >= 20, timeout=10_000)
-    _settle(qtbot, lab)
+    drawn(lab)
     small = lab.sv_free_marker.opts["size"]
     window.set_projector(True)
-    _settle(qtbot, lab)
+    drawn(lab)
     assert lab.sv_free_marker.opts["size"] > small
     assert lab.error_text == ""
     window.set_projector(False)

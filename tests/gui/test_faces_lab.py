@@ -8,6 +8,7 @@ from PIL import Image
 
 from app.labs.faces import run
 from smlengine.detection import box_iou
+from app.testing import run_to
 
 
 def _lab(qtbot, make_window, **params):
@@ -22,23 +23,13 @@ def _lab(qtbot, make_window, **params):
     return window, lab
 
 
-def _finish(qtbot, lab, steps=10_000):
-    r = lab.runner
-    lab.run_to(steps)
-    qtbot.waitUntil(lambda: r.error is not None or r.finished
-                    or (r.timeline.last is not None and r.timeline.last.step >= steps), timeout=60_000)
-    assert r.error is None, r.error
-    qtbot.waitUntil(lambda: r.settled and r.current is r.timeline.last, timeout=20_000)
-    return r.current
-
-
 def _wait_task(qtbot, lab, name):
     qtbot.waitUntil(lambda: name in lab._tasks and not lab._tasks[name].busy, timeout=30_000)
 
 
 def test_faces_found_on_the_astronaut_as_the_engine_finds_them(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
-    snap = _finish(qtbot, lab)
+    snap = run_to(lab, 10_000)
     assert snap.done and snap.event == "done"
     ctx = snap.ctx
     expected = run.shipped_cascade().detect(ctx.photo.grey)
@@ -91,7 +82,7 @@ def test_the_sweep_goes_band_by_band(qtbot, make_window):
     """The search is drawn as it goes: each step scans one band of window rows (at most
     WINDOWS_PER_STEP windows), the largest windows first, so the run bar's speed paces it."""
     window, lab = _lab(qtbot, make_window)
-    last = _finish(qtbot, lab)
+    last = run_to(lab, 10_000)
     hist = [h for h in lab.runner.history() if h.event == "scan"]
     assert len(hist) >= 25 and len(hist) == last.step - 1
     scanned = np.diff([0] + [h.windows_scanned for h in hist])
@@ -143,7 +134,7 @@ def test_maths_text_is_never_cut_mid_word(qtbot, make_window, size, projector):
     window.set_projector(projector)
     window.resize(size[0], size[1] - 40)
     lab = window.show_lab("faces")
-    _finish(qtbot, lab)
+    run_to(lab, 10_000)
     if lab.maths_folded_by_projector():  # folded away in projector mode: F1 opens it
         window.toggle_maths(True)
     qtbot.waitUntil(lambda: lab.maths.isVisible() and not lab.maths_folded_by_projector())
@@ -156,18 +147,18 @@ def test_maths_text_is_never_cut_mid_word(qtbot, make_window, size, projector):
 
 def test_fewer_stages_find_more_windows(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, n_stages=3)
-    snap = _finish(qtbot, lab)
+    snap = run_to(lab, 10_000)
     n3 = snap.raw.shape[0]
     lab.form.set_values({"n_stages": 19})
     lab.start()
-    snap19 = _finish(qtbot, lab)
+    snap19 = run_to(lab, 10_000)
     assert n3 > snap19.raw.shape[0]
     window.close()
 
 
 def test_clicked_window_reports_stage_sums(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
-    snap = _finish(qtbot, lab)
+    snap = run_to(lab, 10_000)
     r, c, h, w, _ = snap.boxes[0]
     lab.inspect_window(c + w / 2, r + h / 2)
     rep = lab.window_info
@@ -211,7 +202,7 @@ def test_opened_photo_and_session_round_trip(qtbot, make_window, tmp_path):
     assert lab.image_path == path
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.photo.label == "crop.png",
                     timeout=20_000)
-    snap = _finish(qtbot, lab)
+    snap = run_to(lab, 10_000)
     assert snap.ctx.photo.grey.shape == (300, 300)
     assert snap.boxes.shape[0] >= 1
     state = lab.session_state()
@@ -251,7 +242,7 @@ def test_trained_cascade_needed_before_use(qtbot, make_window):
 def test_training_run_snapshots_follow(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, mode="train", max_stages=1, max_features=3)
     assert lab.tabs.currentIndex() in (0, 1)
-    snap = _finish(qtbot, lab)
+    snap = run_to(lab, 10_000)
     e = snap.engine
     assert e.done and e.n_stages == 1
     hist = list(lab.runner.history())
@@ -276,7 +267,7 @@ def test_training_run_snapshots_follow(qtbot, make_window):
     assert lab.trained is snap.ctx.cascade and lab.trained.n_stages_ == 1
     lab.form.set_values({"mode": "detect", "cascade": "trained"})
     lab.start()
-    det = _finish(qtbot, lab)
+    det = run_to(lab, 10_000)
     assert det.ctx.cascade_name == "trained here" and det.ctx.n_stages == 1
     assert lab.error_text == ""
     window.close()
@@ -304,12 +295,12 @@ def test_a_restart_frees_the_previous_run(qtbot, make_window):
     import weakref
 
     window, lab = _lab(qtbot, make_window)
-    snap = _finish(qtbot, lab)
+    snap = run_to(lab, 10_000)
     refs = [weakref.ref(snap), weakref.ref(snap.ctx), weakref.ref(snap.heat), weakref.ref(snap.raw)]
     del snap
     for _ in range(3):  # restarts, each drawn
         lab.reset()
-        new = _finish(qtbot, lab)
+        new = run_to(lab, 10_000)
         assert new.ctx.photo.label == "astronaut" and new.step > 0
         del new
     gc.collect()

@@ -9,6 +9,7 @@ from app import registry
 from app.labs.hmm.lab import roll_height
 from smlengine.datasets import dishonest_casino
 from smlengine.hmm import CategoricalHMM
+from app.testing import run_to
 
 
 @pytest.fixture
@@ -22,19 +23,11 @@ def hmm_window(make_window, monkeypatch):
     return make_window(lab_ids=["hmm"])
 
 
-def _run_to(qtbot, lab, n):
-    lab.run_to(n)
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.current is not None and r.current.step >= min(n, r.timeline.last.step)
-                    and (r.finished or r.timeline.last.step >= n) and r.settled, timeout=60_000)
-    r.flush()
-
-
 def _lab(qtbot, window, steps=0):
     lab = window.show_lab("hmm")
     qtbot.waitUntil(lambda: lab.runner.current is not None or lab.error_text, timeout=30_000)
     if steps:
-        _run_to(qtbot, lab, steps)
+        run_to(lab, steps)
     return lab
 
 
@@ -97,7 +90,7 @@ def test_trellis_fills_then_lights_the_back_tracked_path(qtbot, hmm_window):
     nx, ny = lab.trellis_nodes.getData()
     np.testing.assert_array_equal(np.unique(nx), np.arange(21, 41))  # the last 20 columns filled
     assert len(lab.trellis_path.getData()[0]) == 0  # no path before the back-track
-    _run_to(qtbot, lab, 301 + 301)
+    run_to(lab, 301 + 301)
     snap = lab.runner.current
     assert snap.stage == "trellis" and snap.t == data.T and snap.phase == "Viterbi back-track"
     lo = lab.window_box.value() - 1
@@ -124,7 +117,7 @@ def test_baum_welch_heat_maps_and_monotone_curve(qtbot, hmm_window):
     lab.form.set_value("restarts", 2)
     lab.form.set_value("max_iter", 20)
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.data.T == 50, timeout=30_000)
-    _run_to(qtbot, lab, 10_000)
+    run_to(lab, 10_000)
     snap = lab.runner.current
     assert snap.stage == "learn" and snap.restart == 1 and snap.bw.converged
     np.testing.assert_allclose(lab.A_learned.values, snap.bw.transmat)
@@ -147,7 +140,7 @@ def test_letter_model_separates_vowels(qtbot, hmm_window):
     lab.form.set_value("preset", "letters")
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.data.preset == "letters",
                     timeout=60_000)
-    _run_to(qtbot, lab, 301)
+    run_to(lab, 301)
     data = lab.runner.current.data
     assert data.M == 26 and data.state_names[0] == "vowel"
     vowels = [ord(v) - ord("a") for v in "aeiou"]

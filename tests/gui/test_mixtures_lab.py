@@ -11,6 +11,7 @@ from PySide6 import QtCore
 from app.labs.mixtures import run
 from app.labs.mixtures.lab import MixturesLab
 from app.widgets.shapes import PALETTE, blend_colours, ellipse_xy
+from app.testing import run_to
 
 
 @pytest.fixture
@@ -28,27 +29,9 @@ def lab(qtbot):
     theme.manager().set(theme="light", projector=False)
 
 
-def _finish(qtbot, lab, limit=2000):
-    lab.run_to(limit)
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=60_000)
-    qtbot.waitUntil(lambda: r.settled, timeout=20_000)
-    r.flush()
-    assert r.error is None, r.error
-    return r
-
-
-def _run_to(qtbot, lab, n):
-    lab.run_to(n)
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.finished or (r.timeline.last is not None and r.timeline.last.step >= n), timeout=30_000)
-    qtbot.waitUntil(lambda: r.settled, timeout=20_000)
-    r.flush()
-    return r
-
-
 def test_the_first_run_converges_on_the_sampled_mixture(qtbot, lab):
-    r = _finish(qtbot, lab)
+    run_to(lab, 2000)
+    r = lab.runner
     frames = list(r.timeline)
     ll = np.array([f.em.log_likelihood for f in frames])
     assert np.all(np.diff(ll) >= -1e-9 * abs(ll[0]))
@@ -86,7 +69,8 @@ def test_the_first_run_converges_on_the_sampled_mixture(qtbot, lab):
 
 def test_half_steps_move_colours_then_ellipses(qtbot, lab):
     lab.form.set_value("half_steps", True)
-    r = _run_to(qtbot, lab, 6)
+    run_to(lab, 6)
+    r = lab.runner
     frames = list(r.timeline)[:7]
     assert [f.em.half for f in frames[:5]] == ["init", "E", "M", "E", "M"]
     for prev, cur in zip(frames, frames[1:]):
@@ -104,7 +88,8 @@ def test_half_steps_move_colours_then_ellipses(qtbot, lab):
 
 
 def test_kmeans_starts_from_the_same_means(qtbot, lab):
-    r = _finish(qtbot, lab)
+    run_to(lab, 2000)
+    r = lab.runner
     first = r.timeline[0]
     np.testing.assert_array_equal(first.km.centers, first.em.means)
     last = r.timeline.last
@@ -126,7 +111,8 @@ def test_kmeans_starts_from_the_same_means(qtbot, lab):
 def test_collapse_diverges_without_floor_and_is_held_with_it(qtbot, lab):
     lab.start_collapse()
     assert lab.form.value("floor") is False
-    r = _finish(qtbot, lab)
+    run_to(lab, 2000)
+    r = lab.runner
     frames = list(r.timeline)
     assert frames[-1].diverged and "Covariance floor" in frames[-1].note
     lone = frames[0].ctx.lone
@@ -137,7 +123,8 @@ def test_collapse_diverges_without_floor_and_is_held_with_it(qtbot, lab):
     assert len(ll) >= 8 and np.all(np.diff(ll[:-1]) > 0) and ll[-1] - ll[0] > 200
     assert lab.ll_marker.toPlainText() == "ℓ → +∞"
     lab.form.set_value("floor", True)  # the same start with the floor: ℓ stays finite
-    r = _finish(qtbot, lab)
+    run_to(lab, 2000)
+    r = lab.runner
     frames = list(r.timeline)
     assert not any(f.diverged for f in frames) and frames[0].ctx.collapse
     ll = np.array([f.em.log_likelihood for f in frames])
@@ -241,7 +228,7 @@ def test_projector_keeps_the_main_plot_large(qtbot, lab):
     theme.manager().set(projector=True)
     lab.resize(1280, 760)
     qtbot.wait(50)
-    _run_to(qtbot, lab, 5)
+    run_to(lab, 5)
     share = lab.canvas.height() / lab.height()
     assert share >= 0.40, share
     vb = lab.canvas.plot_item.getViewBox()
@@ -285,7 +272,8 @@ def test_editing_the_true_mixture_resamples_the_points(qtbot, lab):
 
 
 def test_a_selected_point_shows_its_responsibilities_as_a_pie(qtbot, lab):
-    r = _run_to(qtbot, lab, 3)
+    run_to(lab, 3)
+    r = lab.runner
     lab.set_mode("inspect")
     frame = r.current
     a = frame.em.responsibilities
@@ -339,7 +327,7 @@ def test_new_sample_after_editing_goes_back_to_the_preset(qtbot, lab):
 
 
 def test_exported_csv_loads_again(qtbot, lab, tmp_path):
-    _run_to(qtbot, lab, 2)
+    run_to(lab, 2)
     path = tmp_path / "export.csv"
     lab.export_csv(str(path))
     X = lab.canvas.X.copy()

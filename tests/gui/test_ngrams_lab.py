@@ -8,6 +8,7 @@ import pytest
 from app import style as theme
 from smlengine.datasets import load_play
 from smlengine.ngram import NGramModel, tokenize
+from app.testing import finish
 
 PLAY = "Macbeth"
 
@@ -31,12 +32,7 @@ def _lab(qtbot, make_window, **params):
 def _run_to_end(qtbot, lab, mode="generate"):
     lab._mode = mode
     lab.run_mode(mode)
-    lab.play()
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=30_000)
-    assert r.error is None, r.error
-    r.flush()
-    return r.current
+    return finish(lab)
 
 
 def test_streamed_text_equals_engine_generate(qtbot, make_window, play_words):

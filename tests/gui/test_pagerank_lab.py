@@ -6,6 +6,7 @@ import pytest
 
 from smlengine.datasets import load_graph
 from smlengine.markov import pagerank
+from app.testing import finish
 
 
 def _lab(qtbot, make_window, **params):
@@ -18,23 +19,13 @@ def _lab(qtbot, make_window, **params):
     return window, lab
 
 
-def _finish(qtbot, lab, timeout=30_000):
-    r = lab.runner
-    lab.runbar.speed.setCurrentIndex(lab.runbar.speed.count() - 1)  # as fast as possible
-    lab.start(play=True)
-    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=timeout)
-    assert r.error is None, r.error
-    r.flush()
-    return r.current
-
-
 def _last_power(lab):
     return [h for h in lab.runner.history() if h.phase == "power method"][-1]
 
 
 def test_final_ranks_equal_the_engine(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
-    snap = _finish(qtbot, lab)
+    snap = finish(lab, restart=True)
     a, names, titles = load_graph("python-docs", return_titles=True)
     expected = pagerank(a, teleport=0.15, tol=1e-10)
     assert snap.distribution.sum() == pytest.approx(1.0, abs=1e-12)
@@ -70,11 +61,11 @@ def test_final_ranks_equal_the_engine(qtbot, make_window):
 def test_alpha_change_restarts_with_new_ranks(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, graph="karate-club")
     lab.on_param_changed("graph")
-    first = _finish(qtbot, lab).distribution.copy()
+    first = finish(lab, restart=True).distribution.copy()
     lab.alpha_slider.setValue(50)  # the live slider drives the parameter
     assert lab.form.value("teleport") == pytest.approx(0.5)
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.teleport == 0.5, timeout=20_000)
-    second = _finish(qtbot, lab).distribution
+    second = finish(lab, restart=True).distribution
     a, _ = load_graph("karate-club")
     np.testing.assert_allclose(second, pagerank(a, teleport=0.5, tol=1e-10), atol=1e-12)
     assert np.abs(second - first).sum() > 1e-3
@@ -82,7 +73,7 @@ def test_alpha_change_restarts_with_new_ranks(qtbot, make_window):
 
 def test_convergence_curve_decreases_under_the_bound(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, graph="scale-free", n_nodes=200, teleport=0.3)
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     n, change = lab.change_curve.xData, lab.change_curve.yData
     assert len(n) >= 10
     np.testing.assert_array_equal(n, np.arange(1, len(n) + 1))
@@ -96,10 +87,10 @@ def test_convergence_curve_decreases_under_the_bound(qtbot, make_window):
 def test_adding_a_link_changes_adjacency_and_ranks(qtbot, make_window, tmp_path):
     window, lab = _lab(qtbot, make_window, graph="karate-club")
     lab.on_param_changed("graph")
-    before = _finish(qtbot, lab).distribution.copy()
+    before = finish(lab, restart=True).distribution.copy()
     assert not lab.has_link(16, 25)
     lab.toggle_link(16, 25)
-    after = _finish(qtbot, lab)
+    after = finish(lab, restart=True)
     assert lab.has_link(16, 25) and not lab.has_link(25, 16)
     assert after.graph.n_links == 157
     assert after.distribution[25] > before[25]
@@ -109,11 +100,11 @@ def test_adding_a_link_changes_adjacency_and_ranks(qtbot, make_window, tmp_path)
     np.testing.assert_allclose(after.distribution, pagerank(a.tocsr(), teleport=0.15, tol=1e-10), atol=1e-12)
     # removing an existing link, then undo
     lab.toggle_link(0, 1)
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     assert not lab.has_link(0, 1)
     assert lab.user_data()["edits"] == [[16, 25], [0, 1]]
     assert lab.undo_edit()
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     assert lab.has_link(0, 1) and lab.has_link(16, 25)
     # the edited graph is saved with the session
     from app.session import load_session, save_session
@@ -121,17 +112,17 @@ def test_adding_a_link_changes_adjacency_and_ranks(qtbot, make_window, tmp_path)
     path = tmp_path / "pr.json"
     save_session(path, lab.session_state())
     lab.undo_edit()
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     assert not lab.has_link(16, 25)
     lab.restore_session(load_session(path), replay=False)
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     assert lab.has_link(16, 25)
 
 
 def test_clicking_two_nodes_adds_a_link(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, graph="karate-club")
     lab.on_param_changed("graph")
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
 
     class P:
         def __init__(self, i):
@@ -143,7 +134,7 @@ def test_clicking_two_nodes_adds_a_link(qtbot, make_window):
     lab._node_clicked(lab.node_item, [P(16)])
     assert lab._selected == 16 and len(lab.selected_item.data) == 1
     lab._node_clicked(lab.node_item, [P(25)])
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     assert lab.has_link(16, 25) and lab._selected == -1
 
 
@@ -159,7 +150,7 @@ def test_malformed_edge_list_reports_line_numbers(qtbot, make_window, tmp_path):
     good.write_text("a\tb\nb,c\nc\ta\nc\td\n", encoding="utf-8")
     lab.open_graph(str(good), "edges")
     qtbot.waitUntil(lambda: lab.form.value("graph") == "custom", timeout=20_000)
-    snap = _finish(qtbot, lab)
+    snap = finish(lab, restart=True)
     assert lab.error_text == ""
     assert snap.graph.names == ["a", "b", "c", "d"] and snap.graph.n_links == 4
     assert "good.txt" in lab.file_label.text() and "separator: TAB and comma" in lab.file_label.text()
@@ -179,7 +170,7 @@ def test_html_folder(qtbot, make_window, tmp_path):
     (site / "b.html").write_text("<title>B</title><a href='a.html'>a</a>")
     lab.open_graph(str(site), "html")
     qtbot.waitUntil(lambda: lab.form.value("graph") == "custom", timeout=20_000)
-    snap = _finish(qtbot, lab)
+    snap = finish(lab, restart=True)
     assert snap.graph.n == 3 and "Home" in snap.graph.titles
 
 
@@ -188,7 +179,7 @@ def test_periodic_chain_oscillates(qtbot, make_window):
     lab.form.set_value("graph", "periodic")  # α -> 0, start on the first state
     assert lab.form.value("teleport") == 0.0 and lab.form.value("start") == "first"
     lab.form.set_values({"surfer_moves": 20, "moves_per_step": 5})
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     P = lab.chain_series()
     assert P.shape == (31, 2)
     np.testing.assert_array_equal(P[::2, 0], 1.0)
@@ -198,7 +189,7 @@ def test_periodic_chain_oscillates(qtbot, make_window):
     # self-loops make it converge to (1/2, 1/2)
     lab.form.set_value("graph", "periodic-self-loops")
     lab.form.set_values({"surfer_moves": 20, "moves_per_step": 5})
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     P = lab.chain_series()
     np.testing.assert_allclose(P[-1], [0.5, 0.5], atol=0.8**30)
     assert np.all(np.diff(np.abs(P[:, 0] - 0.5)) < 0)  # |P_n - 1/2| = 0.8^n / 2 shrinks
@@ -208,18 +199,18 @@ def test_reducible_chain_limit_depends_on_start(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
     lab.form.set_value("graph", "reducible")
     lab.form.set_values({"surfer_moves": 0})
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     np.testing.assert_allclose(lab.chain_series()[-1], [2 / 7, 5 / 7, 0, 0], atol=1e-8)
     assert "irreducible: no" in lab.maths.toPlainText()
     lab.form.set_value("start", "last")
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     np.testing.assert_allclose(lab.chain_series()[-1], [0, 0, 0.8, 0.2], atol=1e-8)
 
 
 def test_projector_mode(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, graph="karate-club")
     lab.on_param_changed("graph")
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     window.set_projector(True)
     from app import style as theme
 
@@ -241,7 +232,7 @@ def test_plots_style_themselves_both_ways(qtbot, make_window, monkeypatch):
 
     window, lab = _lab(qtbot, make_window, graph="reducible")
     lab.on_param_changed("graph")
-    _finish(qtbot, lab)
+    finish(lab, restart=True)
     plots = [lab.graph_plot, lab.bar_plot, lab.conv_plot, lab.adj_plot, lab.chain_plot]
     assert all(isinstance(p, PlotPanel) for p in plots)
 
@@ -304,7 +295,7 @@ def test_layout_draws_a_fixed_sample_of_links_then_all(qtbot, make_window):
     qtbot.waitUntil(lambda: r.current.step == 5 and r.settled, timeout=30_000)
     r.flush()
     np.testing.assert_array_equal(lab.layout_edges(g), pick)  # the same sample every frame
-    snap = _finish(qtbot, lab)
+    snap = finish(lab, restart=True)
     x, y = lab.edge_item.getData()
     assert len(x) == 2 * g.n_links
     np.testing.assert_array_equal(x[0::2], snap.positions[g.edge_rows, 0])
@@ -320,7 +311,7 @@ def _open(qtbot, lab, path):
     qtbot.waitUntil(lambda: lab.form.value("graph") == "custom" and lab._custom == ("edges", str(path))
                     or lab.error_text != "", timeout=20_000)
     assert lab.error_text == "", lab.error_text
-    return _finish(qtbot, lab)
+    return finish(lab, restart=True)
 
 
 _WEB = [(0, 1), (0, 2), (1, 2), (2, 0), (3, 2), (4, 3), (4, 5), (5, 4), (5, 6), (6, 0), (6, 7), (1, 1)]
@@ -366,7 +357,7 @@ def test_a_failed_open_changes_nothing(qtbot, make_window, tmp_path, monkeypatch
     lab.on_param_changed("graph")
     lab.form.set_value("teleport", 0.3)
     lab.toggle_link(16, 25)
-    before = _finish(qtbot, lab)
+    before = finish(lab, restart=True)
     assert lab.has_link(16, 25)
     bad = tmp_path / "bad.txt"
     bad.write_text("a b\nonly-one-id\n", encoding="utf-8")
@@ -386,7 +377,7 @@ def test_a_failed_open_changes_nothing(qtbot, make_window, tmp_path, monkeypatch
         assert lab.undo_button.isEnabled() and "big.txt" not in lab.file_label.text()
     # the run shown is still the edited karate club with α = 0.3
     lab.clear_error()
-    after = _finish(qtbot, lab)
+    after = finish(lab, restart=True)
     assert after.graph == before.graph and after.teleport == pytest.approx(0.3)
     np.testing.assert_array_equal(after.distribution, before.distribution)
 
@@ -426,7 +417,7 @@ def test_labels_never_overlap(qtbot, make_window, graph):
 
     window, lab = _lab(qtbot, make_window, graph=graph)
     lab.on_param_changed(graph)
-    snap = _finish(qtbot, lab)
+    snap = finish(lab, restart=True)
     g = snap.graph
     shown = _check_labels(lab, snap.distribution, 5)
     for i, text, _ in shown:
@@ -464,7 +455,7 @@ def test_arrowheads_point_at_the_target(qtbot, make_window, tmp_path):
     assert np.all(np.hypot(bx - cx, by - cy) > np.hypot(sx - cx, sy - cy))  # the head points at the target
     # a big graph: arrowheads only on the links between labelled pages
     window2, lab2 = _lab(qtbot, make_window)
-    snap2 = _finish(qtbot, lab2)
+    snap2 = finish(lab2, restart=True)
     rows, cols, tips, _ = lab2.arrow_heads()
     labelled = {i for i, _, _ in lab2.labels_shown()}
     assert len(rows) > 0 and set(rows.tolist()) <= labelled and set(cols.tolist()) <= labelled
@@ -485,7 +476,7 @@ def test_a_big_graph_draws_its_highest_ranked_pages(qtbot, make_window, monkeypa
 
     monkeypatch.setattr(lab_module, "MAX_DRAWN_NODES", 100)
     window, lab = _lab(qtbot, make_window)
-    snap = _finish(qtbot, lab)
+    snap = finish(lab, restart=True)
     drawn = lab.node_item.data["data"].astype(int)
     top = np.argsort(-snap.distribution, kind="stable")[:100]
     assert sorted(drawn.tolist()) == sorted(top.tolist())

@@ -13,13 +13,7 @@ from app.labs.pca.views import DrawCanvas
 from smlengine.datasets import digit_from_bitmap
 
 from pca_digits import fonts, hand_strokes, open_lab, open_stack, typeset, wait_drawn  # noqa: E402 - beside the tests
-
-
-def _run_to(qtbot, lab, n):
-    lab.run_to(n)
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.finished or (r.timeline.last is not None and r.timeline.last.step >= n), timeout=20_000)
-    r.flush()
+from app.testing import run_to
 
 
 def test_static_views_show_the_exact_fit(qtbot, make_window):
@@ -49,7 +43,7 @@ def test_static_views_show_the_exact_fit(qtbot, make_window):
 
 def test_power_method_curves_and_iterate(qtbot, make_window):
     window, lab = open_lab(qtbot, make_window)
-    _run_to(qtbot, lab, 30)
+    run_to(lab, 30)
     snap = lab.runner.current
     assert snap.step == 30
     x, y = lab.rayleigh_curve.x, lab.rayleigh_curve.y
@@ -72,7 +66,7 @@ def test_power_method_curves_and_iterate(qtbot, make_window):
 
 def test_d_slider_reconstructs_without_restarting(qtbot, make_window):
     window, lab = open_lab(qtbot, make_window)
-    _run_to(qtbot, lab, 5)
+    run_to(lab, 5)
     current = lab.runner.current
     data = lab._data
     lab.d_slider.setValue(12)
@@ -274,7 +268,7 @@ def _png_folder(tmp_path, sizes):
 
 def test_bad_image_stacks_give_a_banner_and_keep_the_data(qtbot, make_window, tmp_path):
     window, lab = open_lab(qtbot, make_window)
-    _run_to(qtbot, lab, 3)
+    run_to(lab, 3)
     before, current = lab._data, lab.runner.current
     one = tmp_path / "one.npy"
     np.save(one, np.random.default_rng(0).random((1, 8, 8)))

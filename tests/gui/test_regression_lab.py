@@ -9,6 +9,7 @@ import pytest
 from app.labs.regression import run
 from app.labs.regression.lab import TAB_BIAS, TAB_FIT, RegressionLab
 from smlengine.regression import Lasso, LinearRegression, Ridge
+from app.testing import finish
 
 
 @pytest.fixture
@@ -25,16 +26,6 @@ def lab(qtbot):
     lab.shutdown()
     lab.close()
     theme.manager().set(theme="light", projector=False)
-
-
-def _finish(qtbot, lab, timeout=60_000):
-    r = lab.runner
-    r.set_rate(None)
-    lab.run_to(10**7)
-    qtbot.waitUntil(lambda: r.finished or r.error is not None, timeout=timeout)
-    assert r.error is None, r.error
-    r.flush()
-    return r.current
 
 
 def _sweep(qtbot, lab):
@@ -54,7 +45,7 @@ def test_default_teaches_the_lesson(qtbot, lab):
     """Degree 9 on 13 noisy training points: the lasso sets coefficients to exactly zero and
     beats least squares on the test points; over 50 training sets the expected test error is
     U-shaped in λ, with the chosen λ and cross-validation's choice near its bottom."""
-    snap = _finish(qtbot, lab)
+    snap = finish(lab)
     ctx = snap.ctx
     assert ctx.method == "lasso" and ctx.n_features == 9 and len(ctx.y_train) == 13
     assert snap.converged
@@ -115,7 +106,7 @@ def test_what_is_drawn_is_the_snapshot(qtbot, lab):
 def test_every_method_reaches_its_reference(qtbot, lab):
     for method in ("lstsq", "ridge", "gd"):
         _set(lab, method=method, size=5)
-        snap = _finish(qtbot, lab)
+        snap = finish(lab)
         ctx = snap.ctx
         phi = ctx.basis_fit.transform(ctx.x_train[:, None])
         if method == "ridge":
@@ -126,12 +117,12 @@ def test_every_method_reaches_its_reference(qtbot, lab):
             np.testing.assert_allclose(snap.coef, ref.coef_, atol=1e-4 if method == "gd" else 1e-10)
         assert snap.converged and lab.error_text == ""
     _set(lab, basis="gauss", size=6, method="ridge")
-    snap = _finish(qtbot, lab)
+    snap = finish(lab)
     assert snap.ctx.n_features == 6 and snap.ctx.names[0] == "φ1"
 
 
 def test_constraint_picture(qtbot, lab):
-    snap = _finish(qtbot, lab)
+    snap = finish(lab)
     c = snap.ctx.constraint
     assert c is not None
     t = c["t"]
@@ -143,7 +134,7 @@ def test_constraint_picture(qtbot, lab):
     px, py = lab.l1_point.data["x"], lab.l1_point.data["y"]
     np.testing.assert_allclose([px[0], py[0]], c["w_l1"])
     _set(lab, pair_j=1)
-    _finish(qtbot, lab)
+    finish(lab)
     assert "two different" in lab.constraint_note.text()
     assert lab.diamond_item.xData is None or len(lab.diamond_item.xData) == 0
 
@@ -154,7 +145,7 @@ def test_fewer_points_than_parameters_and_bad_input(qtbot, lab):
     assert "fewer points (13) than parameters (16)" in lab.error_text and "ridge" in lab.error_text
     n_before = len(lab.canvas.y)
     _set(lab, method="ridge")  # λI makes the system solvable
-    snap = _finish(qtbot, lab)
+    snap = finish(lab)
     assert lab.error_text == "" and snap.ctx.n_features == 15 and len(lab.canvas.y) == n_before
     lab.canvas.clear_points()
     qtbot.waitUntil(lambda: "no points" in lab.error_text, timeout=10_000)
@@ -195,7 +186,7 @@ def test_drawn_points_and_files(qtbot, lab, tmp_path):
 
 
 def test_session_round_trip_and_refusal(qtbot, lab):
-    _finish(qtbot, lab)
+    finish(lab)
     lab.canvas.add_point(0.5, 3.0)
     state = json.loads(json.dumps(lab.session_state()))
     points = lab.canvas.X.copy()
@@ -224,11 +215,11 @@ def test_size_axis_sweep_least_squares(qtbot, lab):
 def test_maths_states_the_normal_equations_with_current_numbers(qtbot, lab):
     from app.labs.regression import maths
 
-    snap = _finish(qtbot, lab)
+    snap = finish(lab)
     g = maths.normal_residual(snap)
     assert np.max(np.abs(g)) <= snap.ctx.alpha * (1 + 1e-3)  # the lasso's optimality conditions
     assert "≤ λ" in maths.fit_html(snap)
     _set(lab, method="lstsq", size=3)
-    snap = _finish(qtbot, lab)
+    snap = finish(lab)
     assert np.max(np.abs(maths.normal_residual(snap))) < 1e-10
     assert "0 when ΦᵀΦw = Φᵀy holds" in lab.maths.toPlainText()

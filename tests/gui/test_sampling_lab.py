@@ -7,6 +7,7 @@ import pytest
 from app.labs.sampling import run
 from app.labs.sampling.lab import TAB_DIAG, TAB_GIBBS, TAB_MH, TAB_REJECTION, SamplingLab
 from smlengine.sampling import get_target
+from app.testing import run_to
 
 
 @pytest.fixture
@@ -20,22 +21,9 @@ def lab(qtbot):
     lab.close()
 
 
-def run_to(qtbot, lab, n):
-    r = lab.runner
-    if not r.has_run:
-        lab.start()
-    lab.run_to(n)
-    qtbot.waitUntil(lambda: r.error is not None or r.finished or (r.timeline.last is not None
-                                                                   and r.timeline.last.step >= n), timeout=120_000)
-    qtbot.waitUntil(lambda: r.settled, timeout=30_000)
-    r.flush()
-    assert r.error is None, r.error
-    return r.current
-
-
 def test_mh_tab_draws_the_chains_trace_and_marginals(qtbot, lab):
     assert lab.form.value("method") == "mh" and lab.tabs.currentIndex() == TAB_MH
-    snap = run_to(qtbot, lab, 300)
+    snap = run_to(lab, 300)
     assert snap.step == 300
     states = np.stack([s.state for s in lab.runner.timeline])  # (301, chains, 2)
     assert states.shape[1] == 4
@@ -67,7 +55,7 @@ def test_mh_tab_draws_the_chains_trace_and_marginals(qtbot, lab):
 def test_default_run_teaches_step_size_and_rhat(qtbot, lab):
     lab.tabs.setCurrentIndex(TAB_DIAG)
     assert lab.form.value("method") == "mh"
-    snap = run_to(qtbot, lab, 2000)
+    snap = run_to(lab, 2000)
     small, right, big = snap.trio_rates
     assert small > 0.9 and 0.25 < right < 0.75 and big < 0.1
     ess_small, ess_right, ess_big = snap.trio_ess
@@ -82,7 +70,7 @@ def test_default_run_teaches_step_size_and_rhat(qtbot, lab):
 
 
 def test_tabs_choose_the_sampler(qtbot, lab):
-    run_to(qtbot, lab, 3)
+    run_to(lab, 3)
     lab.tabs.setCurrentIndex(TAB_GIBBS)
     assert lab.form.value("method") == "gibbs"
     qtbot.waitUntil(lambda: isinstance(lab.runner.current, run.SamplingGibbsSnapshot), timeout=30_000)
@@ -95,7 +83,7 @@ def test_tabs_choose_the_sampler(qtbot, lab):
 
 def test_gibbs_denoises_after_burn_in(qtbot, lab):
     lab.tabs.setCurrentIndex(TAB_GIBBS)
-    snap = run_to(qtbot, lab, 30)
+    snap = run_to(lab, 30)
     pic = snap.picture
     assert snap.burn_in == 10 and lab.form.value("init") == "one"
     first = lab.runner.timeline[0]
@@ -118,7 +106,7 @@ def test_gibbs_denoises_after_burn_in(qtbot, lab):
 
 def test_rejection_histogram_and_rate(qtbot, lab):
     lab.tabs.setCurrentIndex(TAB_REJECTION)
-    snap = run_to(qtbot, lab, 400)
+    snap = run_to(lab, 400)
     assert snap.n_proposed == 400 * 5
     total = snap.counts.sum()
     assert total == snap.n_accepted
@@ -153,7 +141,7 @@ def test_target_choice_sets_a_good_step_and_draws_its_map(qtbot, lab):
     lab.form.set_value("target", "banana")
     lab.form._edited("target")
     assert lab.form.value("step_size") == pytest.approx(get_target("banana").good_step, rel=1e-3)
-    snap = run_to(qtbot, lab, 50)
+    snap = run_to(lab, 50)
     assert snap.target == "banana"
     dens = run.target_picture("banana")[2]
     np.testing.assert_allclose(lab.mh_map.image.image, dens)

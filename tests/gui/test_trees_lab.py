@@ -13,6 +13,7 @@ from app.labs.trees import run as trun
 from smlengine.ensemble import AdaBoost
 from smlengine.grid import grid_points
 from smlengine.trees import DecisionTree
+from app.testing import run_to
 
 
 def _lab(qtbot, make_window):
@@ -20,15 +21,6 @@ def _lab(qtbot, make_window):
     lab = window.show_lab("trees")
     qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=20_000)
     return window, lab
-
-
-def _run_to(qtbot, lab, n):
-    lab.run_to(n)
-    r = lab.runner
-    qtbot.waitUntil(lambda: r.finished or (r.timeline.last is not None and r.timeline.last.step >= n), timeout=20_000)
-    r.flush()
-    qtbot.waitUntil(lambda: r.current.step == 0 or r.prepared_for(r.current) is not None, timeout=10_000)
-    r.flush()
 
 
 def _method(qtbot, lab, method, **extra):
@@ -120,7 +112,7 @@ def test_maths_html_has_the_numbers():
 def test_boosting_plots_follow_the_run(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
     assert lab.method == "adaboost"
-    _run_to(qtbot, lab, 12)
+    run_to(lab, 12)
     snap = lab.runner.current
     assert snap.step == 12
     x, y = lab.boost_panel.series["train error"].item.getData()
@@ -155,7 +147,7 @@ def test_boosting_plots_follow_the_run(qtbot, make_window):
 def test_tree_mode_scanner_diagram_and_depth_sweep(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
     _method(qtbot, lab, "tree", criterion="gini", max_depth=4)
-    _run_to(qtbot, lab, 2)
+    run_to(lab, 2)
     snap = lab.runner.current
     e = snap.engine
     assert e.axis is not None
@@ -178,7 +170,7 @@ def test_tree_mode_scanner_diagram_and_depth_sweep(qtbot, make_window):
 def test_forest_mode_oob_votes_condorcet(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
     _method(qtbot, lab, "forest", n_estimators=10)
-    _run_to(qtbot, lab, 6)
+    run_to(lab, 6)
     snap = lab.runner.current
     x, oob = lab.oob_panel.series["OOB error"].item.getData()
     assert x[-1] == 6
@@ -238,7 +230,7 @@ def test_reference_check_agrees(qtbot, make_window):
 
 def test_export_rows_have_F(qtbot, make_window):
     window, lab = _lab(qtbot, make_window)
-    _run_to(qtbot, lab, 3)
+    run_to(lab, 3)
     header, rows = lab.export_rows()
     assert header[-1] == "F(x)" and len(rows) == len(lab.canvas.y)
 
@@ -278,7 +270,7 @@ def test_you_split_prices_the_students_threshold(qtbot, make_window):
 
     window, lab = _lab(qtbot, make_window)
     _method(qtbot, lab, "tree", criterion="entropy", max_depth=3)
-    _run_to(qtbot, lab, 1)
+    run_to(lab, 1)
     lab.you_button.setChecked(True)
     assert lab.you_split and not lab.canvas.editable and lab.tree_tabs.currentWidget() is lab.scan_panel
     snap = lab.runner.current
@@ -312,7 +304,7 @@ def test_you_split_prices_the_students_threshold(qtbot, make_window):
     assert g0["axis"] == 0 and g0["cost"] == pytest.approx(
         split_cost(snap.ctx.X_train[idx], snap.ctx.y_train[idx], 0, 0.2, criterion="entropy"))
     # Step: the algorithm makes its own split of that region; the guess belongs to the old step
-    _run_to(qtbot, lab, snap.step + 1)
+    run_to(lab, snap.step + 1)
     e = lab.runner.current.engine
     assert e.node == up.node and e.threshold == up.threshold
     assert lab._guess_for(lab.runner.current) is None and _n_points(lab.scan_guess) == 0
@@ -323,7 +315,7 @@ def test_you_split_prices_the_students_threshold(qtbot, make_window):
     # the switch is part of the session; off again: the scanner shows the algorithm's split
     assert lab.user_data()["you_split"] is True
     lab.you_button.setChecked(False)
-    _run_to(qtbot, lab, lab.runner.current.step + 1)
+    run_to(lab, lab.runner.current.step + 1)
     e = lab.runner.current.engine
     if e.axis is not None:
         _, cy = lab.scan_x.item.getData() if e.axis == 0 else lab.scan_y.item.getData()
