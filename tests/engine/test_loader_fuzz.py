@@ -320,6 +320,7 @@ BOMB_KINDS = ["valid points", "blank lines", "comment lines", "malformed lines",
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow  # left out of `dev.py test --quick`
 @given(st.sampled_from(sorted(POINTS_READERS)), st.sampled_from(BOMB_KINDS), st.sampled_from([4.0, 49.5]))
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -58,6 +58,7 @@ def single_site_sweeps(image, k, beta, means, sigma, n_sweeps, rng):
         yield z.copy()
 
 
+@pytest.mark.slow  # left out of `dev.py test --quick`
 def test_checkerboard_sweeps_equal_single_site_sweeps_in_distribution():
     """Both samplers leave the posterior invariant: the frequencies of all 64 fields of a 2 × 3 grid
     agree with each other and with exact enumeration (total variation within Monte-Carlo error)."""
