@@ -141,7 +141,7 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         bound_symbol_atlases()  # scatter plots keep the symbols in use, not one per redraw
         # Building a lab's widgets and plots sends a few hundred thousand events (children
         # added, polished, laid out) through every application-wide filter; none of them is a
-        # key, a click or a dialog, so the keyboard filter steps aside meanwhile: a third less time.
+        # key, a click or a dialog, so the keyboard filter steps aside meanwhile.
         app = QtWidgets.QApplication.instance()
         app.removeEventFilter(self)
         try:

@@ -1,4 +1,4 @@
-"""Driving a lab from a test or a script: open it, run it to a step, play it to its end, press a key.
+"""Driving a lab from a test or a script: open it, run it to a step, play it to its end.
 
 Every function waits on a condition, never on a fixed time, and returns once what the lab
 computed has been collected and drawn, its ``prepare`` result included where it has one::
@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from PySide6 import QtCore, QtTest
+from PySide6 import QtCore
 
 #: seconds: how long a condition may take on a busy machine before the wait gives up
 TIMEOUT = 120.0
@@ -91,12 +91,3 @@ def finish(lab, restart: bool = False, timeout: float = TIMEOUT):
     _no_error(lab)
     return drawn(lab, timeout)
 
-
-def press(lab, key: QtCore.Qt.Key, modifier=QtCore.Qt.KeyboardModifier.NoModifier) -> None:
-    """Press and release ``key`` where the keyboard is in the lab's window (its focus widget),
-    as a window system delivers it; the lab's window is made active first."""
-    window = lab.window()
-    window.activateWindow()
-    app = QtCore.QCoreApplication.instance()
-    wait_until(lambda: app.activeWindow() is window, 5.0, "the lab's window to take the keyboard")
-    QtTest.QTest.keyClick(app.focusWidget() or window, key, modifier)
