@@ -44,6 +44,26 @@ class TreeArrays:
         Q of the region under the tree's criterion.
     lower, upper : ndarray of float, shape (n_nodes, n_features)
         The region as a box lower < x <= upper (-inf / +inf where unbounded).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.trees import DecisionTree
+    >>> X = np.array([[1.0, 1.0], [2.0, 1.0], [1.0, 3.0], [2.0, 3.0], [4.0, 1.0], [4.0, 3.0]])
+    >>> y = np.array([0, 0, 1, 1, 2, 2])
+    >>> t = DecisionTree(max_depth=2).fit(X, y).tree_
+    >>> t.node_count, t.n_leaves, t.max_depth
+    (5, 3, 2)
+    >>> print(t.children_left, t.children_right, t.is_leaf)
+    [ 1  3 -1 -1 -1] [ 2  4 -1 -1 -1] [False False  True  True  True]
+    >>> print(t.value)
+    [[2. 2. 2.]
+     [2. 2. 0.]
+     [0. 0. 2.]
+     [2. 0. 0.]
+     [0. 2. 0.]]
+    >>> t.apply(np.array([[1.5, 4.0]])), t.training_error()
+    (array([4]), 0.0)
     """
 
     feature: np.ndarray
@@ -59,18 +79,22 @@ class TreeArrays:
 
     @property
     def node_count(self) -> int:
+        """Number of nodes, internal and leaves."""
         return int(self.feature.shape[0])
 
     @property
     def is_leaf(self) -> np.ndarray:
+        """Boolean mask of the leaves, shape (n_nodes,)."""
         return self.children_left < 0
 
     @property
     def n_leaves(self) -> int:
+        """Number of leaves (regions)."""
         return int(np.count_nonzero(self.children_left < 0))
 
     @property
     def max_depth(self) -> int:
+        """Depth of the deepest leaf (0 for a lone root)."""
         return int(self.depth[self.children_left < 0].max()) if self.node_count else 0
 
     def training_error(self) -> float:
@@ -145,6 +169,22 @@ class TreeSnapshot(Snapshot):
     train_error : float
         Weighted training error of the tree so far (majority vote in every leaf).
     done : bool
+        True in the final snapshot only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.trees import DecisionTree
+    >>> X = np.array([[1.0, 1.0], [2.0, 1.0], [1.0, 3.0], [2.0, 3.0], [4.0, 1.0], [4.0, 3.0]])
+    >>> y = np.array([0, 0, 1, 1, 2, 2])
+    >>> snaps = list(DecisionTree(max_depth=2).fit_steps(X, y))
+    >>> [(s.phase, s.node, s.axis, s.threshold, s.n_leaves) for s in snaps]
+    [('root', 0, None, None, 1), ('split', 0, 0, 3.0, 2), ('split', 1, 1, 2.0, 3), ('done', None, None, None, 3)]
+    >>> first = snaps[1]
+    >>> print(first.curve_thresholds[0], np.round(first.curve_costs[0], 3))
+    [1.5 3. ] [0.5   0.333]
+    >>> print(first.indices, round(first.region_cost, 3), round(first.cost, 3))
+    [0 1 2 3 4 5] 0.667 0.333
     """
 
     node: int | None

@@ -92,7 +92,16 @@ def _children_cost_channels(L, T, criterion):
 
 
 def region_impurity(y, sample_weight=None, criterion="misclassification", classes=None):
-    """Impurity Q(R) of one region: 1 - max_c p_c, Gini or entropy of its (weighted) labels."""
+    """Impurity Q(R) of one region: 1 - max_c p_c, Gini or entropy of its (weighted) labels.
+
+    Examples
+    --------
+    >>> from smlengine.trees import region_impurity
+    >>> region_impurity([0, 0, 1, 1]), region_impurity([0, 0, 1, 1], criterion="entropy")
+    (0.5, 1.0)
+    >>> round(region_impurity([0, 0, 1], criterion="gini"), 4)
+    0.4444
+    """
     check_choice("criterion", criterion, CRITERIA)
     y = np.asarray(y)
     classes = np.unique(y) if classes is None else np.asarray(classes)
@@ -147,6 +156,13 @@ def cost_curve(X, y, axis, sample_weight=None, criterion="misclassification", re
         Midpoints between consecutive distinct values of x_axis in R, increasing.
     costs : ndarray of shape (n_candidates,)
         Q(R, t) = (N_1 Q_1 + N_2 Q_2) / N_R for each threshold.
+
+    Examples
+    --------
+    >>> from smlengine.trees import cost_curve
+    >>> thresholds, costs = cost_curve([[1.0], [2.0], [3.0], [4.0]], [0, 0, 1, 1], axis=0)
+    >>> print(thresholds, costs)
+    [1.5 2.5 3.5] [0.25 0.   0.25]
     """
     X, y = check_X_y(X, y)
     check_choice("criterion", criterion, CRITERIA)
@@ -177,6 +193,14 @@ def split_cost(X, y, axis, threshold, sample_weight=None, criterion="misclassifi
     For ``'misclassification'`` this is (misclassified in R_1 + misclassified in R_2) / #R
     with each side voting for its (weighted) majority. A threshold that leaves one side empty
     costs the impurity of R itself.
+
+    Examples
+    --------
+    >>> from smlengine.trees import split_cost
+    >>> split_cost([[1.0], [2.0], [3.0], [4.0]], [0, 0, 1, 0], axis=0, threshold=2.5)
+    0.25
+    >>> split_cost([[1.0], [2.0], [3.0], [4.0]], [0, 0, 1, 1], axis=0, threshold=2.5, criterion="gini")
+    0.0
     """
     X, y = check_X_y(X, y)
     check_choice("criterion", criterion, CRITERIA)
@@ -196,6 +220,12 @@ def best_split(X, y, sample_weight=None, criterion="misclassification", min_samp
     """The optimal split of one region: ``(axis, threshold, cost)``; ``(None, None, inf)`` if none.
 
     Ties are broken towards the lowest axis, then the lowest threshold (same rule as the trees).
+
+    Examples
+    --------
+    >>> from smlengine.trees import best_split
+    >>> best_split([[1.0, 5.0], [2.0, 3.0], [3.0, 4.0], [4.0, 1.0]], [0, 1, 0, 1])
+    (1, 3.5, 0.0)
     """
     X, y = check_X_y(X, y)
     best = (None, None, np.inf)
@@ -223,6 +253,17 @@ class Presorted:
         ``X[order[j], j]``.
     shape : tuple
         Shape of X (used to check it is reused with the same data).
+
+    Examples
+    --------
+    >>> from smlengine.trees import presort
+    >>> pre = presort([[3.0, 0.5], [1.0, 2.5], [2.0, 1.5]])
+    >>> print(pre.order)
+    [[1 2 0]
+     [0 2 1]]
+    >>> print(pre.values)
+    [[1.  2.  3. ]
+     [0.5 1.5 2.5]]
     """
 
     def __init__(self, X):

@@ -49,6 +49,21 @@ class PerceptronSnapshot(Snapshot):
         Perceptron cost C_P(z) = sum over misclassified i of |<z, x~_i>|.
     converged : bool
         True once no training point is misclassified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.linear import Perceptron
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [2.0, 3.0], [3.0, 2.0]])
+    >>> y = np.array([-1, -1, -1, 1, 1, 1])
+    >>> snaps = list(Perceptron(mode="batch").fit_steps(X, y))
+    >>> [(s.step, s.n_mistakes, s.cost) for s in snaps]
+    [(0, 6, 0.0), (1, 3, 12.0), (2, 2, 4.0), (3, 0, 0.0)]
+    >>> last = snaps[-1]
+    >>> print(last.v, last.c, last.converged)
+    [4. 4.] 5.0 True
+    >>> last.decision_function([[0.0, 0.0], [3.0, 3.0]])
+    array([-5., 19.])
     """
 
     epoch: int
@@ -65,6 +80,7 @@ class PerceptronSnapshot(Snapshot):
         return -self.c
 
     def decision_function(self, X) -> np.ndarray:
+        """f(x) = <v, x> - c of the hyperplane in this snapshot."""
         return np.asarray(X, dtype=np.float64) @ self.v - self.c
 
 
@@ -94,17 +110,38 @@ class Perceptron(ClassifierMixin, LinearClassifierMixin, IterativeMixin, BaseEst
         Step size alpha (0 < alpha <= 1e6). In batch mode alpha(k) = learning_rate for every k.
         Since z starts at 0, alpha only scales z; the predictions do not depend on it.
     mode : {'single', 'batch'}, default='single'
+        One update per misclassified point ('single') or one per epoch ('batch').
     random_state : int, Generator or None
         Seeds the visiting order in single-sample mode.
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)  -- v
-    intercept_ : float  -- -c, so decision_function(x) = <coef_, x> + intercept_
-    classes_ : ndarray of shape (2,)  -- classes_[1] is the +1 class
-    n_iter_ : int  -- epochs run
-    n_updates_ : int  -- number of z updates
+    coef_ : ndarray of shape (n_features,)
+        v, the normal vector of the hyperplane.
+    intercept_ : float
+        -c, so decision_function(x) = <coef_, x> + intercept_.
+    classes_ : ndarray of shape (2,)
+        The two labels; classes_[1] is the +1 class.
+    n_iter_ : int
+        Epochs run.
+    n_updates_ : int
+        Number of z updates.
     converged_ : bool
+        True when training ended with no misclassified point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.linear import Perceptron
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [2.0, 3.0], [3.0, 2.0]])
+    >>> y = np.array([-1, -1, -1, 1, 1, 1])
+    >>> clf = Perceptron(random_state=0).fit(X, y)
+    >>> clf.converged_, clf.n_iter_, clf.n_updates_
+    (True, 1, 4)
+    >>> print(clf.coef_, clf.intercept_)
+    [1. 1.] -2.0
+    >>> clf.predict([[0.5, 0.5], [2.5, 2.5]])
+    array([-1,  1])
     """
 
     _multi_class = False  # two classes exactly

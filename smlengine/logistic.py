@@ -52,6 +52,24 @@ class LogisticSnapshot(Snapshot):
     step_size : float
         Line-search step accepted for this iteration (0 for the initial state).
     converged : bool
+        True once grad_norm <= tol.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.linear import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    >>> y = np.array([0, 0, 1, 0, 1, 1])
+    >>> for s in LogisticRegression(C=10.0).fit_steps(X, y):
+    ...     print(s.step, round(s.loss, 3), s.converged)
+    0 4.159 False
+    1 2.65 False
+    2 2.55 False
+    3 2.546 False
+    4 2.546 False
+    5 2.546 True
+    >>> print(np.round(s.coef, 3), round(s.intercept, 3))
+    [1.126] -2.816
     """
 
     w: np.ndarray
@@ -62,13 +80,16 @@ class LogisticSnapshot(Snapshot):
 
     @property
     def coef(self) -> np.ndarray:
+        """v, the coefficients (a view of ``w[1:]``)."""
         return self.w[1:]
 
     @property
     def intercept(self) -> float:
+        """w_0, the intercept."""
         return float(self.w[0])
 
     def decision_function(self, X) -> np.ndarray:
+        """f(x) = <v, x> + w_0 of the model in this snapshot."""
         return np.asarray(X, dtype=np.float64) @ self.w[1:] + self.w[0]
 
 
@@ -97,24 +118,52 @@ class LogisticRegression(ClassifierMixin, LinearClassifierMixin, IterativeMixin,
     C : float, default=1.0
         Inverse regularisation strength (> 0, at least 1e-100).
     solver : {'newton', 'gd'}, default='newton'
+        Newton's method (IRLS) or gradient descent, both with backtracking.
     max_iter : int, default=100
+        Maximal number of iterations.
     tol : float, default=1e-6
         Tolerance on the gradient norm.
     learning_rate : float, default=1.0
         First trial step of gradient descent (0 < learning_rate <= 1e6). Later trial steps
         double the last accepted one, up to 1e100.
 
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        v, the coefficients.
+    intercept_ : float
+        w_0, the intercept.
+    classes_ : ndarray of shape (2,)
+        The two labels; classes_[1] is the +1 class.
+    n_iter_ : int
+        Iterations run.
+    loss_ : float
+        L(w) at the solution.
+    converged_ : bool
+        True when the gradient norm reached ``tol``.
+
+    Notes
+    -----
     X may hold values up to 1e100 in absolute value (see :data:`smlengine._base.MAX_ABS_VALUE`);
     larger ones are refused with a request to rescale.
 
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_features,) -- v
-    intercept_ : float -- w_0
-    classes_ : ndarray of shape (2,) -- classes_[1] is the +1 class
-    n_iter_ : int
-    loss_ : float
-    converged_ : bool
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.linear import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    >>> y = np.array([0, 0, 1, 0, 1, 1])
+    >>> clf = LogisticRegression(C=10.0).fit(X, y)
+    >>> clf.converged_, clf.n_iter_
+    (True, 5)
+    >>> print(np.round(clf.coef_, 3), round(clf.intercept_, 3))
+    [1.126] -2.816
+    >>> print(np.round(clf.predict_proba([[0.0], [2.5], [5.0]]), 3))
+    [[0.944 0.056]
+     [0.5   0.5  ]
+     [0.056 0.944]]
+    >>> clf.predict([[0.0], [5.0]])
+    array([0, 1])
     """
 
     _multi_class = False  # two classes exactly

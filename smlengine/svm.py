@@ -64,6 +64,20 @@ class SVMSnapshot(Snapshot):
     class_index : int
         Index in ``classes_`` of the one-vs-rest problem being solved (0 for two classes).
     converged : bool
+        True once the KKT gap is within ``tol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.svm import SVM
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [2.0, 3.0], [3.0, 2.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> snaps = list(SVM(C=10.0, kernel="linear").fit_steps(X, y))
+    >>> snaps[0].pair, snaps[1].pair, snaps[1].n_support
+    (None, (3, 1), 2)
+    >>> last = snaps[-1]
+    >>> last.step, last.n_support, last.converged, bool(last.kkt_gap <= 1e-3)
+    (7, 3, True, True)
     """
 
     pair: tuple[int, int] | None
@@ -125,11 +139,13 @@ class SVM(ClassifierMixin, IterativeMixin, BaseEstimator):
     C : float, default=1.0
         Box constraint (> 0); large C approaches the hard margin.
     kernel : {'rbf', 'linear', 'poly'}, default='rbf'
+        The kernel k (see :mod:`smlengine.kernels`).
     gamma : float, default=1.0
         RBF width, k(x, y) = exp(-gamma ||x - y||^2) (> 0).
     degree : int, default=3
         Polynomial degree, k(x, y) = (<x, y> + coef0)^degree.
     coef0 : float, default=1.0
+        Constant of the polynomial kernel.
     tol : float, default=1e-3
         Stopping tolerance on the KKT gap m - M.
     max_iter : int or None, default=None
@@ -143,23 +159,50 @@ class SVM(ClassifierMixin, IterativeMixin, BaseEstimator):
         (libsvm's heuristic); the gradient is reconstructed and optimality re-checked on all
         points before stopping, so the result meets the same tolerance.
 
-    Data with |x| > 1e100 (:data:`smlengine._base.MAX_ABS_VALUE`), or on which the linear /
-    polynomial kernel exceeds 1e200, is refused with a request to rescale: SMO would
-    otherwise overflow to NaN without a word.
-
     Attributes
     ----------
     classes_ : ndarray
         The labels; for two classes classes_[1] is the +1 class.
-    alpha_ : ndarray of shape (n_samples,) (or (K, n_samples) for one-vs-rest)
-    support_ : ndarray of int -- indices with alpha_i > 0
-    support_vectors_ : ndarray
-    dual_coef_ : ndarray -- alpha_i y_i of the support vectors
-    intercept_ : float (or ndarray of shape (K,))
-    dual_objective_ : float (or ndarray of shape (K,))
-    n_iter_ : int (or ndarray of shape (K,))
-    kkt_gap_ : float -- final m - M of the binary machine
-    estimators_ : list of SVM -- the binary one-vs-rest machines (more than two classes)
+    alpha_ : ndarray of shape (n_samples,) or (K, n_samples)
+        The dual variables alpha_i (one row per class for one-vs-rest).
+    support_ : ndarray of int
+        Indices of the training points with alpha_i > 0.
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        The training points ``X[support_]``.
+    dual_coef_ : ndarray
+        alpha_i y_i of the support vectors.
+    intercept_ : float or ndarray of shape (K,)
+        The intercept b (one per class for one-vs-rest).
+    dual_objective_ : float or ndarray of shape (K,)
+        Value of the dual objective at the solution.
+    n_iter_ : int or ndarray of shape (K,)
+        Number of pair updates.
+    kkt_gap_ : float
+        Final m - M of the binary machine.
+    estimators_ : list of SVM
+        The binary one-vs-rest machines (more than two classes only).
+    last_snapshot_ : SVMSnapshot
+        The final state, as ``fit`` leaves it.
+
+    Notes
+    -----
+    Data with |x| > 1e100 (:data:`smlengine._base.MAX_ABS_VALUE`), or on which the linear /
+    polynomial kernel exceeds 1e200, is refused with a request to rescale: SMO would
+    otherwise overflow to NaN without a word.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.svm import SVM
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [2.0, 3.0], [3.0, 2.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> svm = SVM(C=10.0, kernel="linear").fit(X, y)
+    >>> svm.support_
+    array([1, 2, 3])
+    >>> print(np.round(svm.dual_coef_, 3), round(svm.intercept_, 3))
+    [-0.222 -0.222  0.444] -1.667
+    >>> svm.predict([[0.5, 0.5], [2.5, 2.5]])
+    array([0, 1])
     """
 
     # C: |C k(x, x')| stays finite with kernel values up to 1e200; tol: F moves on the labels'

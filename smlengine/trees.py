@@ -121,7 +121,9 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
     max_depth : int or None, default=3
         Maximal depth D (>= 1); None grows until the leaves are pure.
     criterion : {'misclassification', 'gini', 'entropy'}, default='misclassification'
+        The impurity Q_k of a region (see the module docstring).
     min_samples_leaf : int, default=1
+        Smallest number of (distinct) training points a leaf may hold.
     max_features : None, 'sqrt', 'log2', int or float, default=None
         Axes drawn at random for every split (random forests); None uses all axes.
     random_state : None, int or Generator
@@ -133,10 +135,38 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
         Node arrays (feature, threshold, children_left/right, value = weighted class counts,
         depth, n_samples, impurity, lower/upper region boxes).
     classes_ : ndarray
+        The sorted class labels.
     n_features_in_ : int
+        Number of input axes seen by ``fit``.
     depth_ : int
+        Depth of the grown tree.
     n_leaves_ : int
+        Number of leaves (regions).
     last_snapshot_ : TreeSnapshot
+        The finished tree as a snapshot (set by ``fit``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.trees import DecisionTree
+    >>> X = np.array([[1.0, 1.0], [2.0, 1.0], [1.0, 3.0], [2.0, 3.0], [4.0, 1.0], [4.0, 3.0]])
+    >>> y = np.array([0, 0, 1, 1, 2, 2])
+    >>> tree = DecisionTree(max_depth=2).fit(X, y)
+    >>> tree.depth_, tree.n_leaves_
+    (2, 3)
+    >>> print(tree.tree_.feature, tree.tree_.threshold)
+    [ 0  1 -1 -1 -1] [ 3.  2. nan nan nan]
+    >>> tree.predict([[1.5, 0.0], [1.5, 4.0], [5.0, 2.0]])
+    array([0, 1, 2])
+
+    Growing it step by step shows each split:
+
+    >>> for s in DecisionTree(max_depth=2).fit_steps(X, y):
+    ...     print(s.step, s.phase, s.node, s.axis, s.threshold, round(s.train_error, 3))
+    0 root 0 None None 0.667
+    1 split 0 0 3.0 0.333
+    2 split 1 1 2.0 0.0
+    3 done None None None 0.0
     """
 
     _parameter_constraints = TREE_PARAM_CONSTRAINTS
@@ -305,6 +335,11 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
     The sorted orders depend only on X, so boosting passes one :class:`Presorted` (``order=``)
     to every round. Ties: lowest axis, then lowest threshold.
 
+    Parameters
+    ----------
+    criterion : {'misclassification', 'gini', 'entropy'}, default='misclassification'
+        The impurity Q_k of each side.
+
     Attributes
     ----------
     feature_ : int
@@ -321,6 +356,24 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
     value_ : ndarray of shape (2, n_classes)
         Weighted class counts left and right.
     classes_ : ndarray
+        The sorted class labels.
+    n_features_in_ : int
+        Number of input axes seen by ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.trees import DecisionStump
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> stump = DecisionStump().fit(X, y, sample_weight=[0.1, 0.1, 0.1, 0.7])
+    >>> stump.feature_, stump.threshold_, stump.polarity_, stump.cost_
+    (0, 2.5, 1, 0.0)
+    >>> print(stump.value_)
+    [[0.2 0. ]
+     [0.  0.8]]
+    >>> stump.predict([[0.0], [5.0]])
+    array([0, 1])
     """
 
     _parameter_constraints = {"criterion": TREE_PARAM_CONSTRAINTS["criterion"]}
@@ -382,6 +435,7 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         return np.where(X[:, self.feature_] > self.threshold_, self.right_class_, self.left_class_)
 
     def predict(self, X) -> np.ndarray:
+        """The class voted by the side of the threshold every point falls on."""
         self._check_fitted("feature_")
         X = check_array(X, n_features=self.n_features_in_)
         return self.classes_[self._predict_index(X)]
