@@ -61,11 +61,14 @@ def condorcet_probability(m, p):
     Parameters
     ----------
     m : int or array-like of int (>= 1)
+        Number of voters.
     p : float or array-like in [0, 1]
+        Probability that one voter is right.
 
     Returns
     -------
     float or ndarray
+        P(majority right), broadcast over m and p.
     """
     from scipy.stats import binom
 
@@ -132,6 +135,25 @@ class AdaBoostSnapshot(Snapshot):
         Set on the last snapshot: why boosting ended ("n_rounds reached", perfect learner,
         learner no better than chance).
     done : bool
+        True on the last snapshot.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.ensemble import AdaBoost
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0]])
+    >>> y = np.array([0, 0, 1, 1, 1, 0, 0])
+    >>> for s in AdaBoost(n_rounds=4).fit_steps(X, y):
+    ...     print(s.round, s.threshold, s.polarity, round(s.alpha, 3), round(s.train_error, 3), round(s.bound, 3))
+    0 None None 0.0 0.429 1.0
+    1 2.5 1 0.916 0.286 0.904
+    2 5.5 -1 1.386 0.286 0.723
+    3 1.5 0 1.466 0.0 0.564
+    4 2.5 1 1.435 0.0 0.445
+    >>> print(np.round(s.weights, 3))
+    [0.095 0.095 0.103 0.103 0.103 0.25  0.25 ]
+    >>> s.stopped_because
+    'n_rounds = 4 reached'
     """
 
     round: int
@@ -186,13 +208,33 @@ class AdaBoost(ClassifierMixin, IterativeMixin, BaseEstimator):
     Attributes
     ----------
     estimators_ : list
+        The accepted weak learners g_1, ..., g_M.
     alphas_ : ndarray of shape (M,)
+        Their weights alpha_m.
     errors_ : ndarray of shape (M,)
+        Their weighted errors err_m.
     sample_weights_ : ndarray of shape (M, n_samples)
         Row m: the normalised weights round m was fitted on.
-    classes_ : ndarray of 2 labels; classes_[1] is the +1 class.
+    classes_ : ndarray of shape (2,)
+        The two labels; classes_[1] is the +1 class.
     stopped_because_ : str
+        Why boosting ended.
     last_snapshot_ : AdaBoostSnapshot
+        The final state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.ensemble import AdaBoost
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0]])
+    >>> y = np.array([0, 0, 1, 1, 1, 0, 0])
+    >>> boost = AdaBoost(n_rounds=4).fit(X, y)
+    >>> print(np.round(boost.alphas_, 3), np.round(boost.errors_, 3))
+    [0.916 1.386 1.466 1.435] [0.286 0.2   0.188 0.192]
+    >>> boost.predict(X)
+    array([0, 0, 1, 1, 1, 0, 0])
+    >>> print(np.round(boost.training_error_bound(), 3))
+    [0.904 0.723 0.564 0.445]
     """
 
     _multi_class = False  # two classes exactly
@@ -422,6 +464,20 @@ class ForestSnapshot(Snapshot):
     oob_error_curve : ndarray of shape (k,)
         oob_error after 1..k trees (NaN while undefined).
     done : bool
+        True on the last snapshot.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.ensemble import Bagging
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [3.0, 3.0], [3.0, 4.0], [4.0, 3.0], [4.0, 4.0]])
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> for s in Bagging(n_estimators=3, random_state=0).fit_steps(X, y):
+    ...     print(s.n_trees, s.counts, s.oob_error and round(s.oob_error, 3), s.oob_covered)
+    0 None None 0.0
+    1 [3 1 2 0 0 1 1 0] 0.0 0.375
+    2 [0 0 0 0 4 2 0 2] 0.429 0.875
+    3 [1 0 1 1 1 1 2 1] 0.286 0.875
     """
 
     n_trees: int
@@ -446,16 +502,22 @@ class Bagging(ClassifierMixin, IterativeMixin, BaseEstimator):
     Parameters
     ----------
     n_estimators : int, default=50
+        B, the number of trees.
     max_depth : int or None, default=None
         Depth of every tree (None: grow until pure).
     criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
+        Impurity the trees split on.
     min_samples_leaf : int, default=1
+        Smallest number of points in a leaf of every tree.
     random_state : None, int or Generator
+        Seeds the bootstrap draws.
 
     Attributes
     ----------
     estimators_ : list of DecisionTree
+        The B trees.
     bootstrap_counts_ : ndarray of int, shape (n_estimators, n_samples)
+        c_bi: how often tree b drew point i.
     oob_error_ : float or None
         None when no training point was left out by any tree (tiny data, few trees).
     oob_error_curve_ : ndarray of shape (n_estimators,)
@@ -463,7 +525,26 @@ class Bagging(ClassifierMixin, IterativeMixin, BaseEstimator):
     oob_fraction_ : float
         Measured mean fraction of points left out per tree.
     oob_votes_ : ndarray of int, shape (n_samples, n_classes)
+        Votes for every training point from the trees that left it out.
     classes_ : ndarray
+        The sorted class labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.ensemble import Bagging
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [3.0, 3.0], [3.0, 4.0], [4.0, 3.0], [4.0, 4.0]])
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> bag = Bagging(n_estimators=5, random_state=0).fit(X, y)
+    >>> bag.bootstrap_counts_.shape, bag.bootstrap_counts_[0]
+    ((5, 8), array([3, 1, 0, 0, 1, 1, 1, 1]))
+    >>> bag.oob_error_, round(bag.oob_fraction_, 3)
+    (0.375, 0.425)
+    >>> bag.predict([[0.5, 0.5], [3.5, 3.5]])
+    array([0, 1])
+    >>> bag.votes([[0.5, 0.5], [3.5, 3.5]])
+    array([[5, 0],
+           [1, 4]])
     """
 
     _max_features_default = None
@@ -585,15 +666,38 @@ class RandomForest(Bagging):
     Parameters
     ----------
     n_estimators : int, default=100
+        B, the number of trees.
     max_depth : int or None, default=None
+        Depth of every tree (None: grow until pure).
     max_features : 'sqrt', 'log2', int, float or None, default='sqrt'
         Axes considered at each split (None: all, i.e. bagging). If none of the drawn axes
         can split a region, it becomes a leaf (scikit-learn would draw further axes).
     criterion : {'gini', 'entropy', 'misclassification'}, default='gini'
+        Impurity the trees split on.
     min_samples_leaf : int, default=1
+        Smallest number of points in a leaf of every tree.
     random_state : None, int or Generator
+        Seeds the bootstrap draws and the axes drawn at every split.
 
-    Attributes are those of :class:`Bagging`.
+    Attributes
+    ----------
+    estimators_, bootstrap_counts_, oob_error_, oob_error_curve_, oob_fraction_, oob_votes_, classes_
+        As in :class:`Bagging`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.ensemble import RandomForest
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [3.0, 3.0], [3.0, 4.0], [4.0, 3.0], [4.0, 4.0]])
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> forest = RandomForest(n_estimators=10, max_features=1, random_state=0).fit(X, y)
+    >>> forest.predict([[0.5, 0.5], [3.5, 3.5]])
+    array([0, 1])
+    >>> print(forest.predict_proba([[0.5, 0.5], [2.0, 2.0]]))
+    [[0.9 0.1]
+     [0.7 0.3]]
+    >>> forest.oob_error_
+    0.0
     """
 
     _parameter_constraints = {"n_estimators": Bagging._parameter_constraints["n_estimators"], **TREE_PARAM_CONSTRAINTS}
