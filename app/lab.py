@@ -100,7 +100,6 @@ import copy
 import csv
 import html
 import logging
-import math
 import os
 import time
 from typing import Any, Callable, ClassVar, Iterator
@@ -110,6 +109,8 @@ from PySide6 import QtCore, QtWidgets
 
 from . import style as theme
 from .runner import History, Runner
+from .session import SESSION_VERSION, check_session_state
+from .snapshot_values import numeric_values
 from .tasks import BackgroundTask
 from .lab_layout import LabLayout
 from .widgets.maths import MathsPanel
@@ -119,9 +120,7 @@ from .widgets.runbar import RunBar
 
 log = logging.getLogger(__name__)
 
-SESSION_VERSION = 1
 MATHS_INTERVAL = 0.4  # seconds between maths-panel updates while playing
-MAX_SEED = 2**31 - 1
 #: the file filter of the labs that open photos
 IMAGE_FILES = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All files (*)"
 
@@ -136,6 +135,12 @@ class Lab(LabLayout, QtWidgets.QWidget):
     order: ClassVar[int] = 100
     #: one line shown under the title and as the tab's tooltip
     description: ClassVar[str] = ""
+    #: the course map: the chapter the lab's card stands in (one of ``app.registry.CHAPTERS``),
+    #: one line of what it shows, and the words a teacher would search for (method and
+    #: parameter names, famous examples: "casino", "lasso", "Viterbi")
+    chapter: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    keywords: ClassVar[tuple[str, ...]] = ()
     #: steps computed before the README picture is taken (``--screenshots``)
     screenshot_steps: ClassVar[int] = 30
     #: steps each lab runs in ``--self-test``
@@ -308,8 +313,6 @@ class Lab(LabLayout, QtWidgets.QWidget):
 
     def lesson_values(self, snapshot) -> dict[str, float]:
         """Numbers of ``snapshot`` a lesson's reveal condition may name (see the module docstring)."""
-        from .lessons.format import numeric_values
-
         return numeric_values(snapshot)
 
     def prepare_needed(self) -> bool:
@@ -581,26 +584,7 @@ class Lab(LabLayout, QtWidgets.QWidget):
 
     def check_session(self, state: dict) -> tuple[dict, dict, int, int]:
         """Validate a session dict without touching the lab: (parameters, user data, seed, step)."""
-        if not isinstance(state, dict) or state.get("format") != "smllab-session":
-            raise ValueError("not an SML Lab session file")
-        version = state.get("version", SESSION_VERSION)
-        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise ValueError("the session file has no valid version number")
-        if version > SESSION_VERSION:
-            raise ValueError(f"this session was written by a newer SML Lab (format {version}); "
-                             f"this version reads format {SESSION_VERSION}")
-        if state.get("lab") != self.id:
-            lab = str(state.get("lab"))[:40]
-            raise ValueError(f"this session belongs to the lab {lab!r}, not {self.id!r}")
-        params = state.get("parameters", {})
-        if not isinstance(params, dict):
-            raise ValueError("session parameters must be a mapping")
-        user = state.get("user_data") or {}
-        if not isinstance(user, dict):
-            raise ValueError("the session's user data must be a mapping")
-        seed = _session_int(state.get("seed", 0), "seed", 0, MAX_SEED)
-        step = _session_int(state.get("step", 0) or 0, "step", 0, 10**9)
-        return params, user, seed, step
+        return check_session_state(self.id, state)
 
     def restore_session(self, state: dict, *, replay: bool = True) -> None:
         """Apply a session dict (parameters, seed, user data, step); raises ValueError.
@@ -662,14 +646,3 @@ def _scroll_pages(tabs: QtWidgets.QTabWidget) -> None:
         tabs.insertTab(i, area, label)
         tabs.setTabToolTip(i, tip)
     tabs.setCurrentIndex(0)
-
-
-def _session_int(value, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"the session's {name} must be a number")
-    if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
-        raise ValueError(f"the session's {name} must be a whole number")
-    value = int(value)
-    if not lo <= value <= hi:
-        raise ValueError(f"the session's {name} must be between {lo} and {hi}")
-    return value

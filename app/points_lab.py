@@ -39,6 +39,7 @@ from PySide6 import QtCore, QtWidgets
 from smlengine.datasets import GENERATORS, load_two_class_points, make_dataset
 
 from . import style as theme
+from .widgets import plot_style
 from .lab import Lab
 from .points_data import sklearn_available, split_mask
 from .widgets.decision_map import DecisionMap, MapExtent
@@ -350,8 +351,8 @@ class PointsLab(Lab):
     def style_canvas(self, s: theme.Style) -> None:
         """Restyle the canvas, its axis labels x₁, x₂ (x, y for 1-D data) and the decision map if any."""
         self.canvas.apply_style(s)
-        theme.set_axis_labels(self.canvas, *(("x", "y") if self.points_kind == "xy" else ("x₁", "x₂")), s)
-        theme.style_plot(self.canvas, s)
+        plot_style.set_axis_labels(self.canvas, *(("x", "y") if self.points_kind == "xy" else ("x₁", "x₂")), s)
+        plot_style.style_plot(self.canvas, s)
         if hasattr(self, "decision"):
             self.decision.apply_style(s)
         toolbar = getattr(self, "toolbar", None)

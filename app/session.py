@@ -18,7 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from .json_files import read_json_file
+
 #: largest session file (a lab full of points writes about 1.5 MB)
+#: the session format this version writes and reads (older ones are read too)
+SESSION_VERSION = 1
+#: the largest seed a run bar takes
+MAX_SEED = 2**31 - 1
 MAX_SESSION_BYTES = 8 * 2**20
 #: most values (numbers, texts, lists, mappings) in one session
 MAX_SESSION_VALUES = 200_000
@@ -119,38 +125,11 @@ def set_aside(path) -> Path:
     return target
 
 
-def _refuse_constant(name: str):
-    raise ValueError(f"the file contains {name}, which is not a number a session may hold")
-
-
 def load_session(path) -> dict:
     """Read a session file; ``ValueError`` with a readable reason if it is not one."""
     path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path.name} is a folder, not a session file")
-    size = path.stat().st_size
-    if size == 0:
-        raise ValueError(f"{path.name} is empty")
-    if size > MAX_SESSION_BYTES:
-        raise ValueError(f"{path.name} is {size / 2**20:.1f} MB; session files are limited to "
-                         f"{MAX_SESSION_BYTES // 2**20} MB")
-    data = path.read_bytes()
-    if data.count(b",") >= MAX_SESSION_VALUES:
-        raise ValueError(f"{path.name} holds more than {MAX_SESSION_VALUES:,} values; sessions hold at most "
-                         f"{MAX_SESSION_ITEMS:,} points, the limit of a points file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path.name} is not a text file") from None
-    del data
-    try:
-        state = json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path.name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise ValueError(f"{path.name} is nested too deeply to be a session file") from None
-    except ValueError as exc:
-        raise ValueError(f"{path.name}: {exc}") from None
+    state = read_json_file(path, "session", MAX_SESSION_BYTES, MAX_SESSION_VALUES,
+                           f"sessions hold at most {MAX_SESSION_ITEMS:,} points, the limit of a points file")
     if not isinstance(state, dict) or state.get("format") != "smllab-session" or "lab" not in state:
         raise ValueError(f"{path.name} is not an SML Lab session file")
     return state
@@ -289,3 +268,39 @@ def apply_session(lab, state: dict) -> None:
             message += f"; and {len(notes) - 4} more"
         earlier = lab.error_text.lstrip("⚠ ").strip()
         lab.show_error(f"{earlier}\n{message}" if earlier else message)
+
+
+def check_session_state(lab_id: str, state: dict) -> tuple[dict, dict, int, int]:
+    """(parameters, user data, seed, step) of a session of the lab ``lab_id``, checked
+    without building the lab; ``ValueError`` with a readable reason otherwise."""
+    if not isinstance(state, dict) or state.get("format") != "smllab-session":
+        raise ValueError("not an SML Lab session file")
+    version = state.get("version", SESSION_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError("the session file has no valid version number")
+    if version > SESSION_VERSION:
+        raise ValueError(f"this session was written by a newer SML Lab (format {version}); "
+                         f"this version reads format {SESSION_VERSION}")
+    if state.get("lab") != lab_id:
+        lab = str(state.get("lab"))[:40]
+        raise ValueError(f"this session belongs to the lab {lab!r}, not {lab_id!r}")
+    params = state.get("parameters", {})
+    if not isinstance(params, dict):
+        raise ValueError("session parameters must be a mapping")
+    user = state.get("user_data") or {}
+    if not isinstance(user, dict):
+        raise ValueError("the session's user data must be a mapping")
+    seed = _session_int(state.get("seed", 0), "seed", 0, MAX_SEED)
+    step = _session_int(state.get("step", 0) or 0, "step", 0, 10**9)
+    return params, user, seed, step
+
+
+def _session_int(value, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"the session's {name} must be a number")
+    if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
+        raise ValueError(f"the session's {name} must be a whole number")
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"the session's {name} must be between {lo} and {hi}")
+    return value

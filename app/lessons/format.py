@@ -17,7 +17,7 @@ A lesson file is one JSON document::
         "notes": "for the teacher only (never on the projector)"}]}
 
 Each step's ``state`` is exactly what a session file holds and is checked the same way
-(:meth:`app.lab.Lab.check_session`). Conditions are data, never code: a metric named by the
+(:func:`app.session.check_session_state`). Conditions are data, never code: a metric named by the
 lab's :meth:`~app.lab.Lab.lesson_values`, a comparison and a number, or ``"finished"``.
 
 Reading never changes anything: :func:`load_lesson` returns a :class:`Lesson` or raises
@@ -26,7 +26,6 @@ Reading never changes anything: :func:`load_lesson` returns a :class:`Lesson` or
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import operator
@@ -34,10 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import registry
+from ..json_files import read_json_file
+from ..session import check_session_state, save_session
+from ..snapshot_values import numeric_values  # noqa: F401 - the lesson format's interface
+
 FORMAT = "smllab-lesson"
 VERSION = 1
 SUFFIX = ".smllesson"
-MAX_LESSON_BYTES = 20_000_000
+MAX_LESSON_BYTES = 20 * 2**20
 MAX_STEPS = 50
 MAX_RUN_STEPS = 100_000  # a reveal's target step or budget
 MAX_TEXT = 4000
@@ -239,18 +243,12 @@ def parse_question(value, where: str) -> Question | None:
 
 def default_session_check(lab_id: str, state: dict) -> None:
     """Check a step's state as a session file of ``lab_id`` is checked (no lab is built)."""
-    import types
-
-    from .. import registry
-    from ..lab import Lab
-
     try:
         registry.get(lab_id)
     except KeyError:
         known = ", ".join(info.id for info in registry.discover())
         raise ValueError(f"unknown lab {lab_id[:40]!r} (known labs: {known})") from None
-    # check_session reads only the lab's id from ``self``: the state is checked without building the lab
-    Lab.check_session(types.SimpleNamespace(id=lab_id), state)
+    check_session_state(lab_id, state)
 
 
 def parse_lesson(doc, check_state: Callable[[str, dict], None] | None = default_session_check) -> Lesson:
@@ -304,33 +302,10 @@ def parse_lesson(doc, check_state: Callable[[str, dict], None] | None = default_
     return Lesson(title=title, introduction=intro, steps=out)
 
 
-def _refuse_constant(name: str):
-    raise ValueError(f"the file contains {name}, which is not a number a lesson may hold")
-
-
 def load_lesson(path, check_state: Callable[[str, dict], None] | None = default_session_check) -> Lesson:
     """Read and check a lesson file; ``ValueError`` with a readable reason if it is not one."""
     path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path.name} is a folder, not a lesson file")
-    size = path.stat().st_size
-    if size == 0:
-        raise ValueError(f"{path.name} is empty")
-    if size > MAX_LESSON_BYTES:
-        raise ValueError(f"{path.name} is too large to be a lesson file ({size / 1e6:.0f} MB; "
-                         f"at most {MAX_LESSON_BYTES / 1e6:.0f} MB)")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path.name} is not a text file") from None
-    try:
-        doc = json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path.name} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise ValueError(f"{path.name} is nested too deeply to be a lesson file") from None
-    except ValueError as exc:
-        raise ValueError(f"{path.name}: {exc}") from None
+    doc = read_json_file(path, "lesson", MAX_LESSON_BYTES)
     try:
         return parse_lesson(doc, check_state)
     except RecursionError:
@@ -341,50 +316,5 @@ def load_lesson(path, check_state: Callable[[str, dict], None] | None = default_
 
 def save_lesson(path, lesson: Lesson) -> None:
     """Write atomically (as sessions are written); the lesson is checked first."""
-    from ..session import save_session
-
     parse_lesson(json.loads(json.dumps(lesson.to_json())), check_state=None)
     save_session(path, lesson.to_json())
-
-
-# ---------------------------------------------------------------------------- values
-def numeric_values(snapshot, depth: int = 2) -> dict[str, float]:
-    """The numbers a snapshot exposes: its public numeric fields (bools as 0/1), and those of
-    the snapshots it holds, named ``outer.inner`` (``engine.n_mistakes``)."""
-    out: dict[str, float] = {}
-    _collect(snapshot, "", depth, out)
-    return out
-
-
-def _fields(obj) -> list[tuple[str, Any]]:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return [(f.name, getattr(obj, f.name, None)) for f in dataclasses.fields(obj)]
-    return []
-
-
-def _collect(obj, prefix: str, depth: int, out: dict[str, float]) -> None:
-    for name, value in _fields(obj):
-        if name.startswith("_"):
-            continue
-        key = prefix + name
-        number = _number(value)
-        if number is not None:
-            out[key] = number
-        elif depth > 1 and dataclasses.is_dataclass(value) and not isinstance(value, type):
-            _collect(value, key + ".", depth - 1, out)
-
-
-def _number(value) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a hard dependency
-        return None
-    if isinstance(value, np.generic) and np.issubdtype(type(value), np.number) or isinstance(value, np.bool_):
-        return float(value)
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
-        return float(value)
-    return None

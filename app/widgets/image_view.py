@@ -33,6 +33,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from .. import style as theme
+from . import plot_style
 from .plots import leave_room_below
 
 
@@ -235,7 +236,7 @@ class ImageView(pg.PlotWidget):
 
     def apply_style(self, s: theme.Style | None = None) -> None:
         s = s or theme.current()
-        theme.style_plot(self, s, title=self._title)
+        plot_style.style_plot(self, s, title=self._title)
         for name in self.layers:
             self._style_layer(name, s)
         if self.colorbar is not None:

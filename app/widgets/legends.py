@@ -19,7 +19,7 @@ def outside_legend(plot_item: pg.PlotItem, where: str = "top", columns: int = 3)
 
     ``where="top"``: a row (``columns`` entries wide) between the title and the data;
     ``where="right"``: a column to the right of the plot. It is the plot's ``legend``, so
-    :func:`app.style.style_plot` restyles it with the rest.
+    :func:`app.widgets.plot_style.style_plot` restyles it with the rest.
     """
     legend = _FlowLegend(offset=None, colCount=columns if where == "top" else 1)
     legend._sml_home = where

@@ -29,6 +29,7 @@ from pyqtgraph.graphicsItems.PlotCurveItem import arrayToLineSegments
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import style as theme
+from . import plot_style
 from .legends import (  # noqa: F401 - the legend helpers are part of this module's interface
     _column_width, _FlowLegend, _Sample, _visible_cells, outside_legend, place_legend, scatter_look)
 from .titles import _ElidingTitle, eliding_title  # noqa: F401 - as the legends
@@ -561,7 +562,7 @@ class PlotPanel(pg.PlotWidget):
 
     def set_title(self, title: str) -> None:
         self._title = title
-        theme.style_plot(self, theme.current(), title=title)
+        plot_style.style_plot(self, theme.current(), title=title)
 
     @property
     def labels(self) -> tuple[str, str, str]:
@@ -587,8 +588,8 @@ class PlotPanel(pg.PlotWidget):
 
     def apply_style(self, s: theme.Style | None = None) -> None:
         s = s or theme.current()
-        theme.set_axis_labels(self, self._x_label, self._y_label, s)
-        theme.style_plot(self, s, title=self._title)
+        plot_style.set_axis_labels(self, self._x_label, self._y_label, s)
+        plot_style.style_plot(self, s, title=self._title)
         left = self.plot_item.getAxis("left")
         left.setWidth(int(self.LEFT_AXIS_EM * s.font_pt * 1.4 + 18 * s.scale))
         self._fit_height(s)

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import style as theme
+from . import plot_style
 from .plots import TidyAxis
 
 PICK_RADIUS_PX = 12
@@ -208,7 +209,7 @@ class PointCanvas(pg.PlotWidget):
                                     pen=pg.mkPen(theme.NEG_COLOR, width=2 * s.scale))
 
     def apply_style(self, s: theme.Style) -> None:
-        theme.style_plot(self, s)
+        plot_style.style_plot(self, s)
         self._refresh()
 
     def data_bounds(self, margin: float = 0.15) -> tuple[float, float, float, float]:

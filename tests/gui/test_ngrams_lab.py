@@ -9,6 +9,7 @@ from app import style as theme
 from smlengine.datasets import load_play
 from smlengine.ngram import NGramModel, tokenize
 from app.testing import finish
+from app.widgets import plot_style
 
 PLAY = "Macbeth"
 
@@ -317,8 +318,8 @@ def test_plots_style_themselves(qtbot, make_window, monkeypatch):
     lab.runner.flush()
     assert ticks() == normal
     calls = []
-    monkeypatch.setattr(theme, "set_axis_labels", lambda *a, **k: calls.append(a))
-    monkeypatch.setattr(theme, "style_plot", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(plot_style, "set_axis_labels", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(plot_style, "style_plot", lambda *a, **k: calls.append(a))
     lab.apply_style(theme.current())
     assert calls == []
 

@@ -7,6 +7,7 @@ import pytest
 from smlengine.datasets import load_graph
 from smlengine.markov import pagerank
 from app.testing import finish
+from app.widgets import plot_style
 
 
 def _lab(qtbot, make_window, **params):
@@ -263,8 +264,8 @@ def test_plots_style_themselves_both_ways(qtbot, make_window, monkeypatch):
     assert lab.conv_plot.plot_item.getAxis("left").logMode  # log axis: decade ticks
     # the lab's own apply_style leaves the plots to the panels
     calls = []
-    monkeypatch.setattr(theme, "set_axis_labels", lambda *a, **k: calls.append(a))
-    monkeypatch.setattr(theme, "style_plot", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(plot_style, "set_axis_labels", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(plot_style, "style_plot", lambda *a, **k: calls.append(a))
     lab.apply_style(theme.current())
     assert calls == []
 

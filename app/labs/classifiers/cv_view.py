@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
+from ...widgets import plot_style
 from ...tasks import BackgroundTask
 from ...widgets.plots import TidyAxis
 from .run import cv_grid, cv_steps
@@ -154,7 +155,7 @@ class CrossValidationView(QtWidgets.QWidget):
                 t.setZValue(5)
                 self.plot_item.addItem(t)
                 self.texts[(a, b)] = t
-        theme.style_plot(self.plot, theme.current(), title="k-fold cross-validation error (lower is better)")
+        plot_style.style_plot(self.plot, theme.current(), title="k-fold cross-validation error (lower is better)")
         self.apply_style(theme.current())
         self.plot_item.getViewBox().setRange(xRange=(0, shape[0]), yRange=(0, shape[1]), padding=0.02)
         self._draw_image()
@@ -263,7 +264,7 @@ class CrossValidationView(QtWidgets.QWidget):
         self.task.shutdown()
 
     def apply_style(self, s: theme.Style) -> None:
-        theme.style_plot(self.plot, s)
+        plot_style.style_plot(self.plot, s)
         for t in self.texts.values():
             font = t.textItem.font()
             font.setPointSizeF(s.font_pt * 0.9)

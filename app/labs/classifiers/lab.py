@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
+from ...widgets import plot_style
 from ...points_lab import PointsLab
 from ...widgets.markers import MaskedMarkers
 from ...widgets.metrics import MetricPanel
@@ -98,7 +99,7 @@ class ClassifiersLab(PointsLab):
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.make_canvas()
-        theme.set_axis_labels(self.canvas, "x₁", "x₂")
+        plot_style.set_axis_labels(self.canvas, "x₁", "x₂")
         self.legend = outside_legend(self.canvas.plot_item, "top", columns=3)
         self.make_decision_map()
         pi = self.canvas.plot_item
@@ -187,7 +188,7 @@ class ClassifiersLab(PointsLab):
                                (self.sv_bound_marker, "support vector, α = C"),
                                (self.current_marker, "SMO pair (i, j)"), (self.mistake_marker, "misclassified")):
                 self.legend.addItem(item, name)
-            theme.style_plot(self.canvas, theme.current())
+            plot_style.style_plot(self.canvas, theme.current())
             return
         self.legend.addItem(pos_item, "class +1")
         self.legend.addItem(neg_item, "class −1")
@@ -197,7 +198,7 @@ class ClassifiersLab(PointsLab):
         self.legend.addItem(self.mistake_marker, "misclassified")
         if family == "perceptron":
             self.legend.addItem(self.current_marker, "point just used")
-        theme.style_plot(self.canvas, theme.current())
+        plot_style.style_plot(self.canvas, theme.current())
 
     REFERENCE_TIP = ("Fit scikit-learn's model on the same training points and parameters (in a separate process) "
                      "and compare predictions on a dense grid, decision values and support-vector counts")

@@ -18,6 +18,7 @@ from smlengine.datasets import make_gaussian_mixture
 from smlengine.datasets._mixture import mixture_truth
 
 from ... import style as theme
+from ...widgets import plot_style
 from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
@@ -178,7 +179,7 @@ class MixturesLab(MouseModes, TruthHandles, KMeansLimitTab, RestartsTab, ModelOr
 
     def _build_em_tab(self) -> QtWidgets.QWidget:
         self.make_canvas()
-        theme.set_axis_labels(self.canvas, "x₁", "x₂")
+        plot_style.set_axis_labels(self.canvas, "x₁", "x₂")
         pi = self.canvas.plot_item
         for item in (*self.canvas.scatter_items(), self.canvas._test_pos_item, self.canvas._test_neg_item):
             item.setVisible(False)  # the lab draws the points itself, coloured by responsibility

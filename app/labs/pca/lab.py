@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as theme
+from ...widgets import plot_style
 from ...lab import Lab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
@@ -437,7 +438,7 @@ class PCALab(DrawTab, RaceTab, Lab):
             self._scatter_items.append(item)
         if legend is not None:
             legend.setVisible(len(classes) > 1)
-            theme.style_plot(self.scores_panel, s)
+            plot_style.style_plot(self.scores_panel, s)
         self.scores_panel.plot_item.autoRange()
 
     def _scatter_clicked(self, item, points, *args) -> None:

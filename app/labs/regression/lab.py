@@ -12,6 +12,7 @@ from PySide6 import QtCore, QtWidgets
 from smlengine.datasets._regression import TRUTHS, load_xy_points, make_regression_1d
 
 from ... import style as theme
+from ...widgets import plot_style
 from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
@@ -179,7 +180,7 @@ class RegressionLab(PointsLab):
         split.setChildrenCollapsible(False)
         self.fit_split = split
         self.canvas.pointsChanged.connect(self._points_changed)
-        theme.style_plot(self.canvas, theme.current(), title="Fit")
+        plot_style.style_plot(self.canvas, theme.current(), title="Fit")
         return split
 
     def _build_paths_tab(self) -> QtWidgets.QWidget:
@@ -466,7 +467,7 @@ class RegressionLab(PointsLab):
         names = ctx.names
         label_a = names[i - 1] if i - 1 < len(names) else f"w{i}"
         label_b = names[j - 1] if j - 1 < len(names) else f"w{j}"
-        theme.set_axis_labels(self.constraint_panel, f"w{i} ({label_a})", f"w{j} ({label_b})", s)
+        plot_style.set_axis_labels(self.constraint_panel, f"w{i} ({label_a})", f"w{j} ({label_b})", s)
         self.constraint_panel._x_label, self.constraint_panel._y_label = f"w{i} ({label_a})", f"w{j} ({label_b})"
         if c is None:
             for item in (*self.contour_items, self.diamond_item, self.disc_item, self.touch_l1, self.touch_l2):

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
+from ...widgets import plot_style
 from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
@@ -160,7 +161,7 @@ class TreesLab(TreeMethod, PointsLab):
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.make_canvas()
-        theme.set_axis_labels(self.canvas, "x₁", "x₂")
+        plot_style.set_axis_labels(self.canvas, "x₁", "x₂")
         pi = self.canvas.plot_item
         self.make_decision_map()
         self.legend = outside_legend(pi, "top", columns=3)
@@ -351,7 +352,7 @@ class TreesLab(TreeMethod, PointsLab):
                 self.legend.addItem(self.chosen_split, "new split")
             else:
                 self.legend.addItem(self.decision.boundary, "vote boundary")
-        theme.style_plot(self.canvas, theme.current())
+        plot_style.style_plot(self.canvas, theme.current())
 
     REFERENCE_TIP = ("Fit scikit-learn's model on the same training points (on a worker thread) and "
                      "compare the predictions on a dense grid")
