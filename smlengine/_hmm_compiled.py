@@ -12,36 +12,22 @@ application leaves numba out (see ``build/smllab.spec``); the numpy path is then
 
 from __future__ import annotations
 
-import sys
-import threading
 from types import SimpleNamespace
 
 import numpy as np
 
-_LOCK = threading.Lock()
-_KERNELS = None
-_TRIED = False
-error: str | None = None  # why the compiled code is not in use (None: in use, or not tried yet)
+from ._compiled import CompiledCode
 
 
 def kernels():
     """The compiled functions (a namespace: ``forward``, ``backward``, ``viterbi``),
     or None without numba; compiled (or loaded from numba's cache) at the first call of a process."""
-    global _KERNELS, _TRIED, error
-    with _LOCK:  # two threads (a live run and a side task) wait for one compilation
-        if not _TRIED:
-            try:
-                _KERNELS = _compile()
-            except Exception as exc:  # noqa: BLE001 - numba missing or unable to compile: the numpy path
-                _KERNELS = None
-                error = f"{type(exc).__name__}: {exc}"
-            _TRIED = True
-    return _KERNELS
+    return COMPILED.get()
 
 
 def loaded() -> bool:
     """Whether the compiled functions are ready in this process (never loads them)."""
-    return _KERNELS is not None
+    return COMPILED.loaded()
 
 
 def forward(pi, A, BT, x, alpha, c):
@@ -162,11 +148,7 @@ def viterbi(log_pi, log_A, log_BT, x, path):
     return best
 
 
-def _compile():
-    import numba
-
-    # A frozen application has no source files for numba's on-disk cache to key on.
-    cache = not getattr(sys, "frozen", False)
+def _compile(numba, cache):
     f8, i8 = numba.float64, numba.int64
     mat, vec, ivec = f8[:, ::1], f8[::1], i8[::1]
     return SimpleNamespace(
@@ -176,3 +158,6 @@ def _compile():
         )(backward),
         viterbi=numba.njit(f8(vec, mat, mat, ivec, ivec), cache=cache, nogil=True)(viterbi),
     )
+
+
+COMPILED = CompiledCode(_compile)

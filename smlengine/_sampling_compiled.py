@@ -14,18 +14,14 @@ Without numba (``rw_chain()`` is None) the sampler uses its numpy path alone.
 from __future__ import annotations
 
 import math
-import sys
-import threading
 
 import numpy as np
+
+from ._compiled import CompiledCode
 
 #: target kinds understood by the compiled log density (``Target2D.kind``)
 GAUSSIAN, BANANA, TWO_MODES, DONUT = 0, 1, 2, 3
 
-_LOCK = threading.Lock()
-_KERNEL = None
-_TRIED = False
-error: str | None = None  # why the compiled code is not in use (None: in use, or not tried yet)
 
 
 def log_density(kind, p, x0, x1):
@@ -57,53 +53,49 @@ def log_density(kind, p, x0, x1):
     return p[2] - 0.5 * z * z
 
 
+def chain(kind, p, x, lp, steps, log_u, out):
+    """Run one chain over the pre-drawn ``steps`` (m, 2) and ``log_u`` (m,) from the state
+    x (2,) with log density lp; write the states into ``out`` (m, 2). Returns
+    (accepted count, final log density); x is updated in place."""
+    m = steps.shape[0]
+    acc = 0
+    for j in range(m):
+        y0 = x[0] + steps[j, 0]
+        y1 = x[1] + steps[j, 1]
+        lq = _logp(kind, p, y0, y1)
+        if log_u[j] < lq - lp:
+            x[0] = y0
+            x[1] = y1
+            lp = lq
+            acc += 1
+        out[j, 0] = x[0]
+        out[j, 1] = x[1]
+    return acc, lp
+
+
+# log_density compiled (set by _compile); a module global, not a closure variable: numba's cache
+# keys a closure by its cells, which would make every process compile the chain again
+_logp = log_density
+
+
+def _compile(numba, cache):
+    global _logp
+    _logp = numba.njit(cache=cache, nogil=True)(log_density)
+    return numba.njit(cache=cache, nogil=True)(chain)
+
+
+COMPILED = CompiledCode(_compile)
+
+
 def rw_chain():
-    """The compiled chain loop (see ``_compile``), or None without numba; compiled (or loaded
+    """The compiled chain loop (:func:`chain`), or None without numba; compiled (or loaded
     from numba's cache) at the first call of a process."""
-    global _KERNEL, _TRIED, error
-    with _LOCK:
-        if not _TRIED:
-            try:
-                _KERNEL = _compile()
-            except Exception as exc:  # noqa: BLE001 - numba missing or unable to compile: the numpy path
-                _KERNEL = None
-                error = f"{type(exc).__name__}: {exc}"
-            _TRIED = True
-    return _KERNEL
-
-
-def _compile():
-    import numba
-
-    cache = not getattr(sys, "frozen", False)
-    logp = numba.njit(cache=cache, nogil=True)(log_density)
-
-    @numba.njit(cache=cache, nogil=True)
-    def chain(kind, p, x, lp, steps, log_u, out):
-        """Run one chain over the pre-drawn ``steps`` (m, 2) and ``log_u`` (m,) from the state
-        x (2,) with log density lp; write the states into ``out`` (m, 2). Returns
-        (accepted count, final log density); x is updated in place."""
-        m = steps.shape[0]
-        acc = 0
-        for j in range(m):
-            y0 = x[0] + steps[j, 0]
-            y1 = x[1] + steps[j, 1]
-            lq = logp(kind, p, y0, y1)
-            if log_u[j] < lq - lp:
-                x[0] = y0
-                x[1] = y1
-                lp = lq
-                acc += 1
-            out[j, 0] = x[0]
-            out[j, 1] = x[1]
-        return acc, lp
-
-    return chain
+    return COMPILED.get()
 
 
 def loaded() -> bool:
     """Whether the compiled loop is ready in this process (never loads it)."""
-    return _KERNEL is not None
+    return COMPILED.loaded()
 
 
 def as_params(values) -> np.ndarray:

@@ -14,10 +14,9 @@ Without numba (``linear_pairs()`` is None) the solver uses its numpy path alone.
 
 from __future__ import annotations
 
-import sys
-import threading
-
 import numpy as np
+
+from ._compiled import CompiledCode
 
 
 def clip_pair(ai, aj, pi, pj, t, C):
@@ -59,38 +58,21 @@ def clip_pair(ai, aj, pi, pj, t, C):
     return ai, aj, t
 
 
-_LOCK = threading.Lock()
 _clip = None  # clip_pair compiled (set by _compile)
-_KERNEL = None
-_TRIED = False
-error: str | None = None  # why the compiled code is not in use (None: in use, or not tried yet)
 
 
 def linear_pairs():
     """The compiled function (see ``_compile``), or None without numba; compiled (or loaded
     from numba's cache) at the first call of a process, which is when a fit first needs it."""
-    global _KERNEL, _TRIED, error
-    with _LOCK:  # fits on two threads (a live run and a grid search) wait for one compilation
-        if not _TRIED:
-            try:
-                _KERNEL = _compile()
-            except Exception as exc:  # noqa: BLE001 - numba missing or unable to compile: the numpy path
-                _KERNEL = None
-                error = f"{type(exc).__name__}: {exc}"
-            _TRIED = True
-    return _KERNEL
+    return COMPILED.get()
 
 
 def loaded() -> bool:
     """Whether the compiled function is ready in this process (never loads it)."""
-    return _KERNEL is not None
+    return COMPILED.loaded()
 
 
-def _compile():
-    import numba
-
-    # A frozen application has no source files for numba's on-disk cache to key on.
-    cache = not getattr(sys, "frozen", False)
+def _compile(numba, cache):
     f8, i8, b1 = numba.float64, numba.int64, numba.boolean
     vec = f8[::1]
     signature = numba.types.Tuple((i8, i8, f8, i8, i8, b1))(
@@ -206,3 +188,6 @@ def _compile():
                     i = t
 
     return linear_pairs
+
+
+COMPILED = CompiledCode(_compile)

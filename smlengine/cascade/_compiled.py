@@ -13,15 +13,11 @@ application ships without numba.
 
 from __future__ import annotations
 
-import sys
-import threading
+from types import SimpleNamespace
 
 import numpy as np
 
-_LOCK = threading.Lock()
-_KERNEL = None
-_TRIED = False
-error: str | None = None  # why the compiled loop is not in use (None: in use, or not tried yet)
+from .._compiled import CompiledCode
 
 
 def _grid(ii, ii2, n_rows, n_cols, step, window, floor2, reads_off, reads_k, stump_start, area, theta, pol,
@@ -109,39 +105,27 @@ def _level(ii, y0, fy, x0, fx, factor, out, out2):
 def grid_kernel():
     """The compiled window loop, or None without numba; compiled (or loaded from numba's cache)
     at the first call of a process."""
-    global _KERNEL, _TRIED, error
-    with _LOCK:  # detections on two threads wait for one compilation
-        if not _TRIED:
-            try:
-                _KERNEL = _compile()
-            except Exception as exc:  # noqa: BLE001 - numba missing or unable to compile: the numpy path
-                _KERNEL = None
-                error = f"{type(exc).__name__}: {exc}"
-            _TRIED = True
-    return _KERNEL
+    functions = COMPILED.get()
+    return None if functions is None else functions.grid
 
 
-def _compile():
-    import numba
-
-    # A frozen application has no source files for numba's on-disk cache to key on.
-    cache = not getattr(sys, "frozen", False)
+def _compile(numba, cache):
     f8, i8, i4 = numba.float64, numba.int64, numba.int32
     vf, vi = f8[::1], i8[::1]
     signature = numba.void(f8[:, ::1], f8[:, ::1], i8, i8, i8, i8, f8, vi, vf, vi, vf, vf, vf, vf, vi, vf, vf,
                            i4[:, ::1], f8[:, ::1])
     level_sig = numba.void(f8[:, ::1], vi, vf, vi, vf, f8, f8[:, ::1], f8[:, ::1])
-    global _level_compiled
-    _level_compiled = numba.njit(level_sig, cache=cache, nogil=True)(_level)
-    return numba.njit(signature, cache=cache, nogil=True)(_grid)
+    return SimpleNamespace(grid=numba.njit(signature, cache=cache, nogil=True)(_grid),
+                           level=numba.njit(level_sig, cache=cache, nogil=True)(_level))
 
 
-_level_compiled = None  # _level compiled (set by _compile)
+COMPILED = CompiledCode(_compile)
 
 
 def level_kernel():
     """The compiled level builder (see ``_level``), or None without numba."""
-    return _level_compiled if grid_kernel() is not None else None
+    functions = COMPILED.get()
+    return None if functions is None else functions.level
 
 
 def packed(stages, stride: int):

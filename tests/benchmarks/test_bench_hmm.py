@@ -86,7 +86,7 @@ def _reference_times(refs, method, x):
 def test_bench_inference(problem, what, monkeypatch):
     model, x, refs = problem
     if _hmm_compiled.kernels() is None:
-        pytest.skip(f"numba not available: {_hmm_compiled.error}")
+        pytest.skip(f"numba not available: {_hmm_compiled.COMPILED.error}")
     if what == "forward-backward":
         t_ref, times = _reference_times(refs, "predict_proba", x)
         model.smooth(x[:1000])

@@ -407,7 +407,7 @@ def _compiled_or_skip():
     from smlengine.cascade import _compiled
 
     if _compiled.grid_kernel() is None:
-        pytest.skip(f"numba is not installed: the compiled window loop is not in use ({_compiled.error})")
+        pytest.skip(f"numba is not installed: the compiled window loop is not in use ({_compiled.COMPILED.error})")
 
 
 @pytest.fixture(params=["numpy", "compiled"])

@@ -22,7 +22,7 @@ def loops(request, monkeypatch):
     """Run a test on the numpy time loops and on the compiled ones (every length)."""
     if request.param == "compiled":
         if _hmm_compiled.kernels() is None:
-            pytest.skip(f"numba not available: {_hmm_compiled.error}")
+            pytest.skip(f"numba not available: {_hmm_compiled.COMPILED.error}")
         monkeypatch.setattr(hmm_module, "_COMPILED_MIN_T", 1)
     else:
         monkeypatch.setattr(hmm_module, "_USE_COMPILED", False)

@@ -1,6 +1,7 @@
 """SMO soft-margin SVM: scikit-learn agreement, KKT, snapshots, hand-checked hard margin."""
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -588,7 +589,7 @@ def _compiled_or_skip():
     from smlengine import _smo_compiled
 
     if _smo_compiled.linear_pairs() is None:
-        pytest.fail(f"numba is installed but the compiled pair updates are not: {_smo_compiled.error}")
+        pytest.fail(f"numba is installed but the compiled pair updates are not: {_smo_compiled.COMPILED.error}")
 
 
 @pytest.mark.parametrize("shrinking", [True, False])
@@ -673,19 +674,15 @@ def test_compiled_linear_pairs_stop_at_max_iter_and_at_snapshots(monkeypatch):
 
 def test_without_numba_the_numpy_path_is_used(monkeypatch):
     from smlengine import _smo_compiled
+    from smlengine._compiled import CompiledCode
 
-    def missing():
-        raise ImportError("No module named 'numba'")
-
-    monkeypatch.setattr(_smo_compiled, "_compile", missing)
-    monkeypatch.setattr(_smo_compiled, "_TRIED", False)
-    monkeypatch.setattr(_smo_compiled, "_KERNEL", None)
-    monkeypatch.setattr(_smo_compiled, "error", None)
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
+    monkeypatch.setattr(_smo_compiled, "COMPILED", CompiledCode(_smo_compiled.COMPILED.build))
     monkeypatch.setattr(smo_module, "_COMPILED_MIN_N", 100)
     X, y = _blobs(500, 1.5, 0)
     m = SVM(C=1.0, kernel="linear").fit(X, y)
     assert m.last_snapshot_.converged and m._shrink_stats["compiled_updates"] == 0
-    assert _smo_compiled.error == "ImportError: No module named 'numba'"
+    assert re.match(r"(Import|ModuleNotFound)Error: .*numba", _smo_compiled.COMPILED.error)
 
 
 def test_small_problems_and_live_single_steps_never_load_the_compiled_code(monkeypatch):
@@ -693,7 +690,7 @@ def test_small_problems_and_live_single_steps_never_load_the_compiled_code(monke
 
     asked = []
     monkeypatch.setattr(_smo_compiled, "linear_pairs", lambda: asked.append(1))
-    monkeypatch.setattr(_smo_compiled, "_KERNEL", None)  # not loaded in this process yet
+    monkeypatch.setattr(_smo_compiled, "loaded", lambda: False)  # not loaded in this process yet
     X, y = _blobs(smo_module._COMPILED_MIN_N - 1, 1.5, 0)
     SVM(C=1.0, kernel="linear").fit(X, y)
     X, y = _blobs(smo_module._COMPILED_MIN_N, 1.5, 0)
@@ -716,7 +713,7 @@ def test_once_loaded_the_compiled_code_serves_small_problems_too():
 def test_a_second_process_loads_the_compiled_code_from_numbas_cache(tmp_path):
     """Compiled once, loaded after: no process but the first compiles (2 s against 0.6 s)."""
     _compiled_or_skip()
-    code = "from smlengine import _smo_compiled as c; assert c.linear_pairs() is not None, c.error"
+    code = "from smlengine import _smo_compiled as c; assert c.linear_pairs() is not None, c.COMPILED.error"
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_DEBUG_CACHE": "1"}
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
             for _ in range(2)]
