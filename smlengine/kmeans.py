@@ -101,17 +101,37 @@ class KMeansSnapshot(Snapshot):
 
     Attributes
     ----------
-    centers : ndarray (K, f) -- the centres μ_k of this step
-    labels : ndarray (n,) of uint8 (uint16 for K > 256) -- m_i, index of the nearest centre
-    inertia : float -- the objective Σ_i ‖x_i − μ_{m_i}‖² (never increases)
-    counts : ndarray (K,) of int -- points per cluster
-    center_shift : float or None -- Σ_k ‖μ_k^(j) − μ_k^(j−1)‖ (the stopping quantity; None at
+    centers : ndarray (K, f)
+        the centres μ_k of this step
+    labels : ndarray (n,) of uint8 (uint16 for K > 256)
+        m_i, index of the nearest centre
+    inertia : float
+        the objective Σ_i ‖x_i − μ_{m_i}‖² (never increases)
+    counts : ndarray (K,) of int
+        points per cluster
+    center_shift : float or None
+        Σ_k ‖μ_k^(j) − μ_k^(j−1)‖ (the stopping quantity; None at
         step 0, before any centre has moved)
-    n_changed : int -- points whose label changed in this step (n at step 0)
-    relocated : tuple of int -- clusters that were empty and got a new centre this step
-    n_iter : int -- centre updates done in this restart
-    converged : bool -- center_shift < tol or no label changed
-    restart : int -- index of the restart (0-based; ``n_init`` runs restarts in turn)
+    n_changed : int
+        points whose label changed in this step (n at step 0)
+    relocated : tuple of int
+        clusters that were empty and got a new centre this step
+    n_iter : int
+        centre updates done in this restart
+    converged : bool
+        center_shift < tol or no label changed
+    restart : int
+        index of the restart (0-based; ``n_init`` runs restarts in turn)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import KMeans
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> for s in KMeans(n_clusters=2, init="random", random_state=1).fit_steps(X):
+    ...     print(s.step, s.labels, round(s.inertia, 3), s.n_changed, s.converged)
+    0 [0 0 0 1 1 1] 5.0 6 False
+    1 [0 0 0 1 1 1] 2.667 0 True
     """
 
     centers: np.ndarray
@@ -132,14 +152,33 @@ class RestartsSnapshot(Snapshot):
 
     Attributes
     ----------
-    inertias : ndarray (r,) -- final objective of each finished restart, in order
-    n_iters : ndarray (r,) of int -- iterations each finished restart took
-    n_distinct : int -- distinct final solutions so far (centres equal up to relabelling)
-    solution_ids : ndarray (r,) of int -- which distinct solution each restart reached
-    best_index : int -- restart with the lowest objective so far (-1 before the first)
-    best_centers : ndarray (K, f) or None -- its centres
-    current_restart : int -- restart in progress (== n when all are done)
-    current_inertia : float or None -- objective of the restart in progress (None when all are done)
+    inertias : ndarray (r,)
+        final objective of each finished restart, in order
+    n_iters : ndarray (r,) of int
+        iterations each finished restart took
+    n_distinct : int
+        distinct final solutions so far (centres equal up to relabelling)
+    solution_ids : ndarray (r,) of int
+        which distinct solution each restart reached
+    best_index : int
+        restart with the lowest objective so far (-1 before the first)
+    best_centers : ndarray (K, f) or None
+        its centres
+    current_restart : int
+        restart in progress (== n when all are done)
+    current_inertia : float or None
+        objective of the restart in progress (None when all are done)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import kmeans_restarts
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0], [0.0, 6.0]])
+    >>> summary = kmeans_restarts(X, n_clusters=3, n_restarts=5, init="random", random_state=0)
+    >>> print(np.round(summary.inertias, 3), summary.n_iters)
+    [2.667 2.667 2.667 2.667 2.667] [1 1 2 1 1]
+    >>> summary.n_distinct, summary.solution_ids, summary.best_index
+    (1, array([0, 0, 0, 0, 0]), 0)
     """
 
     inertias: np.ndarray
@@ -162,12 +201,25 @@ def kmeans_plusplus_probabilities(X, centers) -> np.ndarray:
     Parameters
     ----------
     X : array (n, f)
+        The data.
     centers : array (c, f), c >= 0
+        The centres chosen so far.
 
     Returns
     -------
-    p : ndarray (n,), sums to one (all zeros when every point is already a centre -- then no
-        further distinct centre exists)
+    p : ndarray (n,)
+        Sums to one (all zeros when every point is already a centre -- then no
+        further distinct centre exists).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import kmeans_plusplus_probabilities
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [4.0, 0.0]])
+    >>> print(np.round(kmeans_plusplus_probabilities(X, X[:0]), 3))
+    [0.333 0.333 0.333]
+    >>> print(np.round(kmeans_plusplus_probabilities(X, X[:1]), 3))
+    [0.    0.059 0.941]
     """
     X = check_array(X)
     C = np.asarray(centers, dtype=np.float64)
@@ -200,21 +252,34 @@ def kmeans_plusplus(X, n_clusters, random_state=None, *, return_probabilities: b
     Parameters
     ----------
     X : array (n, f)
+        The data.
     n_clusters : int, 1 <= K <= number of distinct rows of X
+        K, the number of centres.
     random_state : None, int or numpy Generator
+        Seeds the draws.
     return_probabilities : bool
         Also return the D² probabilities each choice was drawn from.
 
     Returns
     -------
-    indices : ndarray (K,) of int64 -- the chosen rows, in the order they were chosen
-    probabilities : list of K − 1 ndarrays (n,), only with ``return_probabilities`` --
+    indices : ndarray (K,) of int64
+        the chosen rows, in the order they were chosen
+    probabilities : list of K − 1 ndarrays (n,)
+        Only with ``return_probabilities``:
         ``probabilities[j]`` is p given the first j + 1 centres (the draw of centre j + 2)
 
     Raises
     ------
     ValueError
         When X has fewer than K distinct rows (no further point has D > 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import kmeans_plusplus
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [4.0, 0.0]])
+    >>> kmeans_plusplus(X, 2, random_state=0)
+    array([2, 0])
     """
     X = check_array(X)
     k = _check_k("n_clusters", n_clusters, X.shape[0])
@@ -346,26 +411,55 @@ class KMeans(IterativeMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, K >= 1
+        K, the number of clusters.
     init : {'random', 'k-means++'} or array (K, f)
         ``'random'``: K distinct data points chosen uniformly; ``'k-means++'``: D² seeding
         (see :func:`kmeans_plusplus_probabilities`); an array: these initial centres
         (then ``n_init`` must be 1).
     n_init : int in [1, 1000]
-    tol : float >= 0, τ of the stopping rule (absolute, in feature units)
-    max_iter : int in [1, 100000], centre updates per restart
+        Number of restarts; the run with the lowest J is kept.
+    tol : float >= 0
+        τ of the stopping rule (absolute, in feature units).
+    max_iter : int in [1, 100000]
+        Centre updates per restart.
     random_state : None, int or numpy Generator
+        Seeds the initial centres.
 
     Attributes
     ----------
     cluster_centers_ : ndarray (K, f)
+        The centres μ_k.
     labels_ : ndarray (n,) of int64
-    inertia_ : float -- J of the final centres and labels
-    n_iter_ : int -- centre updates of the kept run
-    objective_ : list of float -- J at every step of the kept run (step 0 first)
+        m_i, the cluster of every training point.
+    inertia_ : float
+        J of the final centres and labels
+    n_iter_ : int
+        centre updates of the kept run
+    objective_ : list of float
+        J at every step of the kept run (step 0 first)
     last_snapshot_ : KMeansSnapshot
+        The final state of the kept run.
 
+    Notes
+    -----
     Restarts for the lab: :meth:`restarts` (or :func:`kmeans_restarts`) runs n seeded
     restarts and reports the spread of final objectives and the number of distinct solutions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import KMeans
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> km = KMeans(n_clusters=2, random_state=0).fit(X)
+    >>> km.labels_
+    array([1, 1, 1, 0, 0, 0])
+    >>> print(np.round(km.cluster_centers_, 3))
+    [[5.333 5.333]
+     [0.333 0.333]]
+    >>> round(km.inertia_, 3), km.n_iter_
+    (2.667, 1)
+    >>> km.predict([[0.5, 0.5], [5.5, 5.5]])
+    array([1, 0])
     """
 
     _parameter_constraints = {
@@ -466,6 +560,7 @@ class KMeans(IterativeMixin, BaseEstimator):
         return labels.astype(np.int64)
 
     def fit_predict(self, X) -> np.ndarray:
+        """Fit on X and return ``labels_``."""
         return self.fit(X).labels_
 
     def score(self, X, y=None) -> float:
@@ -547,13 +642,31 @@ def kmeans_restarts(X, n_clusters=3, *, n_restarts=20, init="k-means++", tol=1e-
     Parameters
     ----------
     X : array (n, f)
-    n_clusters, init, tol, max_iter : as in :class:`KMeans` (init 'random' or 'k-means++')
+        The data.
+    n_clusters, init, tol, max_iter
+        As in :class:`KMeans` (init 'random' or 'k-means++').
     n_restarts : int >= 1
+        Number of restarts.
     random_state : None, int or Generator
+        Draws the restarts' seeds.
     steps : bool
         False: return the final :class:`RestartsSnapshot`. True: return a generator yielding a
         :class:`RestartsSnapshot` after every k-means iteration (progress = fraction of
         restarts done), for a live lab; its last item is the final summary.
+
+    Returns
+    -------
+    RestartsSnapshot or generator of RestartsSnapshot
+        The summary of all restarts, or (``steps=True``) the snapshots leading to it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import kmeans_restarts
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> summary = kmeans_restarts(X, n_clusters=2, n_restarts=3, random_state=0)
+    >>> print(np.round(summary.inertias, 3), summary.n_distinct)
+    [2.667 2.667 2.667] 1
     """
     gen = _restarts_steps(X, n_clusters, n_restarts, init, tol, max_iter, random_state)
     if steps:

@@ -110,6 +110,12 @@ def n_parameters(n_components: int, n_features: int, covariance_type: str) -> in
 
     m = (K − 1) weights + K f means + the covariance parameters: K f(f+1)/2 ('full'),
     K f ('diag'), K ('spherical') or f(f+1)/2 ('tied').
+
+    Examples
+    --------
+    >>> from smlengine.mixture import n_parameters
+    >>> [n_parameters(3, 2, t) for t in ("full", "diag", "spherical", "tied")]
+    [17, 14, 11, 11]
     """
     k, f = int(n_components), int(n_features)
     cov = {"full": k * f * (f + 1) // 2, "diag": k * f, "spherical": k, "tied": f * (f + 1) // 2}
@@ -132,23 +138,55 @@ class MixtureSnapshot(Snapshot):
         iteration: M-step then E-step), or with ``half_steps=True`` ``'E'`` (new
         responsibilities, parameters unchanged) and ``'M'`` (new parameters,
         responsibilities of the previous E-step), alternating from step 1.
-    weights : ndarray (K,) -- c_k
-    means : ndarray (K, f) -- μ_k
-    covariances : ndarray (K, f, f) -- Σ_k as full matrices for every covariance type
+    weights : ndarray (K,)
+        c_k
+    means : ndarray (K, f)
+        μ_k
+    covariances : ndarray (K, f, f)
+        Σ_k as full matrices for every covariance type
         (diagonal, a multiple of I, or the same matrix K times), ``reg_covar`` included
-    responsibilities : ndarray (n, K) or None -- a_ik, rows sum to one (None when the run
+    responsibilities : ndarray (n, K) or None
+        a_ik, rows sum to one (None when the run
         was asked for compact snapshots)
-    labels : ndarray (n,) of uint8 (uint16 for K > 256) -- argmax_k a_ik, ties to the lowest k
-    confidence : ndarray (n,) of float32 -- max_k a_ik (1 = certain, 1/K = undecided)
-    log_likelihood : float -- ℓ(θ) = Σ_i log π(x_i) of this snapshot's parameters
-    lower_bound : float -- F(a, θ) of this snapshot's responsibilities and parameters
+    labels : ndarray (n,) of uint8 (uint16 for K > 256)
+        argmax_k a_ik, ties to the lowest k
+    confidence : ndarray (n,) of float32
+        max_k a_ik (1 = certain, 1/K = undecided)
+    log_likelihood : float
+        ℓ(θ) = Σ_i log π(x_i) of this snapshot's parameters
+    lower_bound : float
+        F(a, θ) of this snapshot's responsibilities and parameters
         (equal to ℓ after an E-step)
-    change : float or None -- (ℓ_j − ℓ_{j−1}) / n since the previous iteration (None at step 0,
+    change : float or None
+        (ℓ_j − ℓ_{j−1}) / n since the previous iteration (None at step 0,
         where there is no previous ℓ)
-    relative_change : float or None -- |ℓ_j − ℓ_{j−1}| / |ℓ_j| (None at step 0)
-    n_iter : int -- M-steps done in this restart
-    converged : bool -- the change is below ``tol`` (see ``convergence``)
-    restart : int -- index of the restart (``n_init`` runs restarts in turn)
+    relative_change : float or None
+        |ℓ_j − ℓ_{j−1}| / |ℓ_j| (None at step 0)
+    n_iter : int
+        M-steps done in this restart
+    converged : bool
+        the change is below ``tol`` (see ``convergence``)
+    restart : int
+        index of the restart (``n_init`` runs restarts in turn)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import GaussianMixture
+    >>> X = np.array([[0.0], [0.5], [1.0], [4.0], [4.5], [5.0]])
+    >>> gm = GaussianMixture(n_components=2, init="random", random_state=0)
+    >>> snaps = list(gm.fit_steps(X, half_steps=True))
+    >>> for s in snaps[:4]:
+    ...     print(s.step, s.half, np.round(s.means.ravel(), 3), round(s.log_likelihood, 3))
+    0 init [4.  4.5] -16.326
+    1 E [4.  4.5] -16.326
+    2 M [1.884 4.516] -11.163
+    3 E [1.884 4.516] -11.163
+    >>> last = snaps[-1]
+    >>> last.step, last.half, last.converged, last.labels
+    (13, 'E', True, array([0, 0, 0, 1, 1, 1], dtype=uint8))
+    >>> print(np.round(last.means.ravel(), 3), np.round(last.weights, 3))
+    [0.5 4.5] [0.5 0.5]
     """
 
     half: str
@@ -352,14 +390,32 @@ def e_step(X, weights, means, covariances) -> tuple[np.ndarray, float]:
     Parameters
     ----------
     X : array (n, f)
-    weights : array (K,) -- non-negative, normalised to sum 1
+        The data.
+    weights : array (K,)
+        c_k, non-negative, normalised to sum 1
     means : array (K, f)
-    covariances : array (K, f, f) -- symmetric positive definite
+        μ_k
+    covariances : array (K, f, f)
+        Σ_k, symmetric positive definite
 
     Returns
     -------
     responsibilities : ndarray (n, K)
+        a_ik, rows sum to one.
     log_likelihood : float
+        ℓ of the parameters on X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.mixture import e_step
+    >>> a, ll = e_step(np.array([[0.0], [1.0], [2.0]]), [0.5, 0.5], [[0.0], [2.0]], [[[1.0]], [[1.0]]])
+    >>> print(np.round(a, 3))
+    [[0.881 0.119]
+     [0.5   0.5  ]
+     [0.119 0.881]]
+    >>> round(ll, 3)
+    -4.389
     """
     X = check_array(X, max_abs=MAX_ABS_VALUE)
     mu = np.asarray(means, dtype=np.float64)
@@ -394,7 +450,9 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
     Parameters
     ----------
     n_components : int, K >= 1 (at most the number of distinct points)
+        K, the number of components.
     covariance_type : {'full', 'diag', 'spherical', 'tied'}
+        The form of the Σ_k (see the module docstring).
     init : {'kmeans', 'k-means++', 'random'} or array (K, f) of initial means
         'kmeans': a k-means fit (k-means++ seeded), then c_k, μ_k, Σ_k of its clusters;
         'k-means++': D²-seeded data points as means (:func:`smlengine.kmeans.kmeans_plusplus`);
@@ -403,23 +461,62 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         weights and covariances are those of the hard assignment of every point to its
         nearest initial mean (a group with fewer than f + 1 points gets the covariance of all
         the data).
-    weights_init : array (K,), optional -- initial c_k (non-negative; normalised to sum 1)
-    covariances_init : array, optional -- initial Σ_k in scikit-learn's shape for the type:
+    weights_init : array (K,), optional
+        initial c_k (non-negative; normalised to sum 1)
+    covariances_init : array, optional
+        initial Σ_k in scikit-learn's shape for the type:
         (K, f, f) full, (K, f) diag, (K,) spherical, (f, f) tied
-    reg_covar : float in [0, 1e6] -- added to the diagonal of every Σ_k
-    tol : float >= 0 -- stop when the change of ℓ is below it (0: run ``max_iter`` iterations)
-    max_iter : int in [0, 100000] -- M-steps per restart
-    n_init : int in [1, 1000] -- restarts; the best final log-likelihood is kept
-    convergence : {'mean', 'relative'} -- how the change of ℓ is compared with ``tol`` (above)
+    reg_covar : float in [0, 1e6]
+        added to the diagonal of every Σ_k
+    tol : float >= 0
+        stop when the change of ℓ is below it (0: run ``max_iter`` iterations)
+    max_iter : int in [0, 100000]
+        M-steps per restart
+    n_init : int in [1, 1000]
+        restarts; the best final log-likelihood is kept
+    convergence : {'mean', 'relative'}
+        how the change of ℓ is compared with ``tol`` (above)
     random_state : None, int or numpy Generator
+        Seeds the initialisation and the restarts.
 
     Attributes
     ----------
-    weights_ : (K,), means_ : (K, f), covariances_ : scikit-learn's shape for the type
-    covariances_full_ : (K, f, f) -- the same covariances as full matrices
-    responsibilities_ : (n, K), labels_ : (n,) int64 -- argmax_k a_ik on the training data
-    log_likelihood_ : list of float -- ℓ after every iteration of the kept run (step 0 first)
-    n_iter_ : int, converged_ : bool, last_snapshot_ : MixtureSnapshot
+    weights_ : ndarray (K,)
+        The mixture weights c_k.
+    means_ : ndarray (K, f)
+        The means μ_k.
+    covariances_ : ndarray
+        The Σ_k in scikit-learn's shape for the type (see ``covariances_init``).
+    covariances_full_ : ndarray (K, f, f)
+        the same covariances as full matrices
+    responsibilities_ : ndarray (n, K)
+        a_ik on the training data.
+    labels_ : ndarray (n,) of int64
+        argmax_k a_ik on the training data
+    log_likelihood_ : list of float
+        ℓ after every iteration of the kept run (step 0 first)
+    n_iter_ : int
+        M-steps of the kept run.
+    converged_ : bool
+        Whether the kept run stopped on ``tol``.
+    last_snapshot_ : MixtureSnapshot
+        The final state of the kept run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import GaussianMixture
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0], [6.0, 6.0]])
+    >>> gm = GaussianMixture(n_components=2, covariance_type="spherical", random_state=0).fit(X)
+    >>> print(np.round(gm.weights_, 3), np.round(gm.covariances_, 3))
+    [0.5 0.5] [0.25 0.25]
+    >>> print(np.round(gm.means_, 3))
+    [[5.5 5.5]
+     [0.5 0.5]]
+    >>> gm.predict([[0.5, 0.5], [5.5, 5.5]])
+    array([1, 0])
+    >>> gm.converged_, round(gm.log_likelihood_[-1], 3), round(gm.bic(X), 3)
+    (True, -17.158, 48.872)
     """
 
     _parameter_constraints = {
@@ -588,6 +685,7 @@ class GaussianMixture(IterativeMixin, BaseEstimator):
         return _argmax_rows(self._log_joint(X), np.int64)[0]
 
     def fit_predict(self, X) -> np.ndarray:
+        """Fit on X and return ``labels_``."""
         return self.fit(X).labels_
 
     def _n_parameters(self) -> int:

@@ -42,8 +42,32 @@ __all__ = [
 class SoftKMeansSnapshot(Snapshot):
     """One iteration of :func:`soft_kmeans_steps`.
 
-    means (K, f); responsibilities (n, K); objective: Σ_i log Σ_k (1/K) g(x_i; μ_k, σ² I);
-    n_iter; converged.
+    Attributes
+    ----------
+    means : ndarray (K, f)
+        μ_k after this iteration.
+    responsibilities : ndarray (n, K)
+        a_ik of these means.
+    objective : float
+        Σ_i log Σ_k (1/K) g(x_i; μ_k, σ² I).
+    n_iter : int
+        M-steps done.
+    converged : bool
+        The means moved less than ``tol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.mixture import soft_kmeans_steps
+    >>> X = np.array([[0.0], [1.0], [5.0], [6.0]])
+    >>> for s in soft_kmeans_steps(X, means_init=[[1.0], [2.0]], sigma=1.0):
+    ...     print(s.step, np.round(s.means.ravel(), 3), round(s.objective, 3), s.converged)
+    0 [1. 2.] -18.732 False
+    1 [0.564 4.431] -8.092 False
+    2 [0.499 5.493] -6.948 False
+    3 [0.5 5.5] -6.948 False
+    4 [0.5 5.5] -6.948 False
+    5 [0.5 5.5] -6.948 True
     """
 
     means: np.ndarray
@@ -119,9 +143,33 @@ def soft_kmeans_steps(X, means_init, sigma, *, max_iter=100, tol=1e-8) -> Iterat
 class MixtureRestartsSnapshot(Snapshot):
     """Progress of :func:`mixture_restarts`, one snapshot per finished restart.
 
-    log_likelihoods (r,) final ℓ of each finished restart; n_iters (r,); solution_ids (r,):
-    which distinct optimum each reached; n_distinct; best_index (-1 before the first);
-    best_means (K, f) or None; n_restarts: how many will run.
+    Attributes
+    ----------
+    log_likelihoods : ndarray (r,)
+        Final ℓ of each finished restart.
+    n_iters : ndarray (r,)
+        EM iterations of each finished restart.
+    solution_ids : ndarray (r,)
+        Which distinct optimum each reached.
+    n_distinct : int
+        Number of distinct optima so far.
+    best_index, worst_index : int
+        Restart with the highest / lowest final ℓ (-1 before the first).
+    best_means, worst_means : ndarray (K, f) or None
+        Their means.
+    n_restarts : int
+        How many restarts will run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.mixture import mixture_restarts
+    >>> X = np.array([[0.0], [0.5], [1.0], [4.0], [4.5], [5.0], [9.0], [9.5]])
+    >>> for s in mixture_restarts(X, n_components=2, n_restarts=3, random_state=0):
+    ...     print(s.step, np.round(s.log_likelihoods, 3), s.n_distinct, s.best_index)
+    0 [-18.152] 1 0
+    1 [-18.152 -17.353] 2 1
+    2 [-18.152 -17.353 -18.152] 2 1
     """
 
     log_likelihoods: np.ndarray
@@ -192,9 +240,27 @@ def mixture_restarts(X, n_components=3, *, n_restarts=20, covariance_type="full"
 class ModelOrderSnapshot(Snapshot):
     """Progress of :func:`model_order_steps`: one snapshot per finished K (then per stability K).
 
-    ks (m,); bic, aic, log_likelihood, instability (m,) with NaN where not done yet;
-    models: tuple of (weights, means, full covariances) per K done (None where not);
-    best_bic_k, best_aic_k: the K with the lowest criterion so far (0 when none).
+    Attributes
+    ----------
+    ks : ndarray (m,)
+        The K compared.
+    bic, aic, log_likelihood, instability : ndarray (m,)
+        Per K, with NaN where not done yet.
+    models : tuple
+        (weights, means, full covariances) per K done (None where not).
+    best_bic_k, best_aic_k : int
+        The K with the lowest criterion so far (0 when none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.mixture import model_order_steps
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.concatenate([rng.normal(0.0, 1.0, size=(15, 1)), rng.normal(8.0, 1.0, size=(15, 1))])
+    >>> snaps = list(model_order_steps(X, ks=[1, 2, 3], n_init=1, n_splits=0, random_state=0))
+    >>> last = snaps[-1]
+    >>> print(last.ks, np.round(last.bic, 2), last.best_bic_k, last.best_aic_k)
+    [1 2 3] [177.91 129.38 138.79] 2 2
     """
 
     ks: np.ndarray

@@ -99,17 +99,39 @@ class MultinomialMixtureSnapshot(Snapshot):
 
     Attributes
     ----------
-    weights : ndarray (K,) -- mixture weights c_k
-    probabilities : ndarray (K, d) -- bin probabilities t_k (rows on the simplex)
-    labels : ndarray (n,) of uint8 (uint16 for K > 256) -- hard segmentation argmax_k a_ik
-    confidence : ndarray (n,) of float32 -- max_k a_ik (1 = certain; 1/K = undecided)
-    log_likelihood : float -- the monitored objective, never decreases: the data
+    weights : ndarray (K,)
+        mixture weights c_k
+    probabilities : ndarray (K, d)
+        bin probabilities t_k (rows on the simplex)
+    labels : ndarray (n,) of uint8 (uint16 for K > 256)
+        hard segmentation argmax_k a_ik
+    confidence : ndarray (n,) of float32
+        max_k a_ik (1 = certain; 1/K = undecided)
+    log_likelihood : float
+        the monitored objective, never decreases: the data
         log-likelihood Σ_i log π(H_i) plus ``log_prior`` (see :class:`MultinomialMixture`)
-    log_prior : float -- α Σ_k Σ_j log t_kj (0 when pseudocount = 0); the plain data
+    log_prior : float
+        α Σ_k Σ_j log t_kj (0 when pseudocount = 0); the plain data
         log-likelihood is ``log_likelihood - log_prior``
-    relative_change : float or None -- |ℓ_j − ℓ_{j−1}| / |ℓ_j| (None at step 0: no previous ℓ)
+    relative_change : float or None
+        |ℓ_j − ℓ_{j−1}| / |ℓ_j| (None at step 0: no previous ℓ)
     n_iter : int
+        M-steps done.
     converged : bool
+        The relative change is below ``tol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import MultinomialMixture
+    >>> H = np.array([[8, 1, 1], [9, 0, 1], [7, 2, 1], [1, 1, 8], [0, 2, 8], [1, 0, 9]])
+    >>> for s in MultinomialMixture(n_components=2, random_state=0).fit_steps(H):
+    ...     print(s.step, s.labels, round(s.log_likelihood, 2), s.converged)
+    0 [1 1 1 1 0 1] -48.97 False
+    1 [1 1 1 0 0 0] -23.23 False
+    2 [1 1 1 0 0 0] -17.03 False
+    3 [1 1 1 0 0 0] -17.01 False
+    4 [1 1 1 0 0 0] -17.01 True
     """
 
     weights: np.ndarray
@@ -153,20 +175,53 @@ class MultinomialMixture(_MixtureBase):
     Parameters
     ----------
     n_components : int, K >= 1
-    tol : float >= 0 -- relative change of ℓ to stop
-    max_iter : int in [0, 100000] -- EM iterations (0: only the initial state)
-    pseudocount : float in [0, 1e6], α (default 0.01); larger values would drown any histogram's
+        K, the number of components.
+    tol : float >= 0
+        relative change of ℓ to stop
+    max_iter : int in [0, 100000]
+        EM iterations (0: only the initial state)
+    pseudocount : float in [0, 1e6], default=0.01
+        α; larger values would drown any histogram's
         counts (and from about 1e300 on overflow the update to NaN)
-    init : {'random'} -- t_k from K distinct random histograms smoothed by +1, c_k = 1/K
-    weights_init, probabilities_init : arrays (K,), (K, d), optional -- start from these
+    init : {'random'}
+        t_k from K distinct random histograms smoothed by +1, c_k = 1/K
+    weights_init, probabilities_init : arrays (K,), (K, d), optional
+        start from these
     random_state : None, int or Generator
+        Seeds the random initialisation.
 
     Attributes
     ----------
-    weights_ : (K,), probabilities_ : (K, d), responsibilities_ : (n, K) of the training data
-    labels_ : (n,) int64 -- argmax_k a_ik
-    log_likelihood_ : list of float, one per step (step 0 first), non-decreasing
-    n_iter_ : int, converged_ : bool, last_snapshot_ : MultinomialMixtureSnapshot
+    weights_ : ndarray (K,)
+        The mixture weights c_k.
+    probabilities_ : ndarray (K, d)
+        The bin probabilities t_k.
+    responsibilities_ : ndarray (n, K)
+        a_ik of the training data.
+    labels_ : ndarray (n,) of int64
+        argmax_k a_ik
+    log_likelihood_ : list of float
+        ℓ, one per step (step 0 first), non-decreasing.
+    n_iter_ : int
+        EM iterations run.
+    converged_ : bool
+        Whether EM stopped on ``tol``.
+    last_snapshot_ : MultinomialMixtureSnapshot
+        The final state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import MultinomialMixture
+    >>> H = np.array([[8, 1, 1], [9, 0, 1], [7, 2, 1], [1, 1, 8], [0, 2, 8], [1, 0, 9]])
+    >>> mm = MultinomialMixture(n_components=2, random_state=0).fit(H)
+    >>> mm.labels_, mm.converged_, mm.n_iter_
+    (array([1, 1, 1, 0, 0, 0]), True, 4)
+    >>> print(np.round(mm.weights_, 3))
+    [0.5 0.5]
+    >>> print(np.round(mm.probabilities_, 3))
+    [[0.067 0.1   0.833]
+     [0.8   0.1   0.1  ]]
     """
 
     _parameter_constraints = {
@@ -264,7 +319,8 @@ class MultinomialMixture(_MixtureBase):
         Parameters
         ----------
         X : array (n, d) of counts
-        parts : sequence of int, optional -- bin counts of the histograms a row is made of
+        parts : sequence of int, optional
+            bin counts of the histograms a row is made of
             (e.g. ``(8, 10)``), each a multinomial of its own; default one histogram.
         """
         Xt = self._check_X(X, fitted=True)

@@ -37,12 +37,30 @@ class StabilityResult:
     Attributes
     ----------
     ks : ndarray of int
-    instability : ndarray -- mean over splits of the disagreement fraction, per K
-    std : ndarray -- its standard deviation over splits
-    scores : ndarray (len(ks), n_splits) -- every split's disagreement
-    strength : ndarray -- mean over splits of the prediction strength, per K (see
+        The K compared.
+    instability : ndarray
+        mean over splits of the disagreement fraction, per K
+    std : ndarray
+        its standard deviation over splits
+    scores : ndarray (len(ks), n_splits)
+        every split's disagreement
+    strength : ndarray
+        mean over splits of the prediction strength, per K (see
         :func:`prediction_strength`; higher is more stable)
-    strength_scores : ndarray (len(ks), n_splits) -- every split's prediction strength
+    strength_scores : ndarray (len(ks), n_splits)
+        every split's prediction strength
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import KMeans, stability
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.concatenate([rng.normal(c, 0.3, size=(20, 2)) for c in ([0, 0], [4, 0], [0, 4])])
+    >>> res = stability(lambda k, s: KMeans(k, random_state=s), X, ks=[2, 3, 4], n_splits=3, random_state=0)
+    >>> print(res.ks, np.round(res.instability, 3), np.round(res.strength, 3))
+    [2 3 4] [0.2   0.    0.189] [0.656 1.    0.57 ]
+    >>> res.chosen_k()
+    3
     """
 
     ks: np.ndarray
@@ -71,9 +89,32 @@ class StabilityResult:
 class StabilitySnapshot(Snapshot):
     """Progress of :func:`stability_steps`: one snapshot per finished split.
 
-    ``scores`` (disagreement) and ``strength`` (prediction strength) are (len(ks), n_splits)
-    with NaN where a split is not done yet; ``k`` and ``split`` name the pair just finished;
-    the last snapshot also has ``result``.
+    Attributes
+    ----------
+    scores : ndarray (len(ks), n_splits)
+        Disagreement, with NaN where a split is not done yet.
+    k, split : int
+        The pair just finished.
+    result : StabilityResult or None
+        Set on the last snapshot only.
+    strength : ndarray (len(ks), n_splits)
+        Prediction strength, with NaN where a split is not done yet.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import KMeans, stability_steps
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.concatenate([rng.normal(c, 0.3, size=(20, 2)) for c in ([0, 0], [4, 0], [0, 4])])
+    >>> for s in stability_steps(lambda k, s: KMeans(k, random_state=s), X, ks=[2, 3], n_splits=2, random_state=0):
+    ...     print(s.step, s.k, s.split, s.result is None)
+    0 2 0 True
+    1 3 0 True
+    2 2 1 True
+    3 3 1 False
+    >>> print(np.round(s.scores, 3))
+    [[0.267 0.333]
+     [0.    0.   ]]
     """
 
     scores: np.ndarray
@@ -94,14 +135,24 @@ def matched_agreement(a, b, n_clusters: int | None = None) -> tuple[float, np.nd
     Parameters
     ----------
     a, b : integer arrays of the same size, labels >= 0
-    n_clusters : int, optional -- labels run over 0..n_clusters-1 (default: the largest label + 1)
+        The two labellings.
+    n_clusters : int, optional
+        labels run over 0..n_clusters-1 (default: the largest label + 1)
 
     Returns
     -------
-    agreement : float -- Σ_v C_{perm[v], v} / n
-    perm : ndarray (K,) of int64 -- the cluster of ``a`` each cluster of ``b`` is matched to, a
+    agreement : float
+        Σ_v C_{perm[v], v} / n
+    perm : ndarray (K,) of int64
+        the cluster of ``a`` each cluster of ``b`` is matched to, a
         permutation of 0..K-1 (K = ``n_clusters``; a cluster of ``b`` with no counterpart in ``a``
         is matched to one of ``a``'s empty labels)
+
+    Examples
+    --------
+    >>> from smlengine.cluster import matched_agreement
+    >>> matched_agreement([0, 0, 1, 1, 2], [1, 1, 0, 0, 0])
+    (0.8, array([1, 0, 2]))
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -138,6 +189,12 @@ def prediction_strength(test_labels, train_labels) -> float:
     skipped). It is near 1 when both halves find the same groups or one merges groups of the
     other (a K below the true one), and drops towards 1/2 as soon as K splits a group in two
     at a place that depends on the sample (a K above the true one).
+
+    Examples
+    --------
+    >>> from smlengine.cluster import prediction_strength
+    >>> round(prediction_strength([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1]), 3)
+    0.333
     """
     a = np.asarray(test_labels, dtype=np.int64).ravel()
     b = np.asarray(train_labels, dtype=np.int64).ravel()
@@ -156,7 +213,14 @@ def prediction_strength(test_labels, train_labels) -> float:
 
 def strongest_k(ks, strength, threshold: float = 0.8) -> int:
     """The largest K whose prediction strength is at least ``threshold`` (0.8 as Tibshirani
-    and Walther suggest); the K with the largest strength when none reaches it."""
+    and Walther suggest); the K with the largest strength when none reaches it.
+
+    Examples
+    --------
+    >>> from smlengine.cluster import strongest_k
+    >>> strongest_k([2, 3, 4, 5], [0.95, 0.9, 0.6, 0.5]), strongest_k([2, 3], [0.5, 0.7])
+    (3, 3)
+    """
     ks = np.asarray(ks, dtype=np.int64)
     strength = np.asarray(strength, dtype=np.float64)
     if ks.size == 0 or ks.shape != strength.shape:
@@ -225,16 +289,32 @@ def stability(model_factory: Callable, X, ks, n_splits: int = 5, random_state=No
 
     Parameters
     ----------
-    model_factory : callable ``(n_clusters, seed) -> unfitted model`` with ``fit``/``predict``,
+    model_factory : callable
+        ``(n_clusters, seed) -> unfitted model`` with ``fit``/``predict``,
         e.g. ``lambda k, s: KMeans(k, random_state=s)``
     X : array (n, f)
+        The data.
     ks : iterable of int
+        The K to compare.
     n_splits : int >= 1
+        Number of random splits into halves.
     random_state : None, int or Generator
+        Seeds the splits and the models.
 
     Returns
     -------
     StabilityResult
+        Instability and prediction strength per K.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cluster import KMeans, stability
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.concatenate([rng.normal(c, 0.3, size=(20, 2)) for c in ([0, 0], [4, 0], [0, 4])])
+    >>> res = stability(lambda k, s: KMeans(k, random_state=s), X, ks=[2, 3, 4], n_splits=3, random_state=0)
+    >>> print(np.round(res.instability, 3), res.chosen_k())
+    [0.2   0.    0.189] 3
     """
     last = None
     for last in stability_steps(model_factory, X, ks, n_splits=n_splits, random_state=random_state):
