@@ -110,13 +110,26 @@ def storage_cost(n: int, D: int, d: int) -> int:
 
     d·D for the components ξ_1..ξ_d, D for the mean μ̂ and n·d for the coefficients c_ij.
     ``d = 0`` stores only the mean (every image is replaced by μ̂).
+
+    Examples
+    --------
+    >>> from smlengine.pca import storage_cost
+    >>> storage_cost(n=1000, D=64, d=10), storage_cost(n=1000, D=64, d=0)
+    (10704, 64)
     """
     n, D, d = _check_sizes(n, D, d)
     return d * D + D + n * d
 
 
 def compression_ratio(n: int, D: int, d: int) -> float:
-    """Uncompressed over compressed size, n·D / (d·D + D + n·d); > 1 means a saving."""
+    """Uncompressed over compressed size, n·D / (d·D + D + n·d); > 1 means a saving.
+
+    Examples
+    --------
+    >>> from smlengine.pca import compression_ratio
+    >>> round(compression_ratio(n=1000, D=64, d=10), 2)
+    5.98
+    """
     n, D, d = _check_sizes(n, D, d)
     return (n * D) / storage_cost(n, D, d)
 
@@ -135,6 +148,15 @@ def heldout_residuals(X, max_d: int | None = None, n_folds: int = 10, random_sta
 
     Returns an array of shape (n, max_d + 1); ``max_d`` defaults to min(n, D, 256).
     Raises ValueError for fewer than 3 rows or a fold whose other rows are all identical.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.pca import heldout_residuals
+    >>> X = np.array([[2.0, 1.0], [3.0, 2.0], [4.0, 2.0], [5.0, 4.0], [6.0, 4.0]])
+    >>> R = heldout_residuals(X, n_folds=5)
+    >>> print(R.shape, np.round(R[:, 1], 3))
+    (5, 3) [0.155 0.256 0.581 0.677 0.489]
     """
     X = check_array(X, name="X")
     n, D = X.shape
@@ -184,6 +206,14 @@ def subspace_angle(A, B) -> float:
     angles, where arccos of the singular values of Q_Aᵀ Q_B would lose half the digits.
     If the dimensions differ, this is the angle of the smaller space to its best match in
     the larger one (0 when it is contained in it).
+
+    Examples
+    --------
+    >>> from smlengine.pca import subspace_angle
+    >>> round(subspace_angle([[1.0, 0.0, 0.0]], [[1.0, 1.0, 0.0]]), 4)
+    0.7854
+    >>> round(subspace_angle([[1.0, 0.0, 0.0]], [[0.0, 2.0, 0.0], [3.0, 0.0, 0.0]]), 6)
+    0.0
     """
     qa = _orthonormal_rows(A, "A")
     qb = _orthonormal_rows(B, "B")
@@ -246,6 +276,18 @@ class PCASnapshot(Snapshot):
         μ̂ (read-only, shared by all snapshots of a run).
     total_variance : float
         trace Σ̂ = Σ_j λ_j (all D eigenvalues), for explained-variance ratios.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.pca import PCA
+    >>> X = np.array([[2.0, 1.0], [3.0, 2.0], [4.0, 2.0], [5.0, 4.0], [6.0, 4.0]])
+    >>> snaps = list(PCA(n_components=2, method="power", tol=1e-8, random_state=0).fit_steps(X))
+    >>> [s.phase for s in snaps if s.phase != "iterate"]
+    ['init', 'deflate', 'init', 'deflate']
+    >>> last = snaps[-1]
+    >>> print(last.component, last.converged, np.round(last.eigenvalues, 3))
+    1 True [3.344 0.096]
     """
 
     component: int
@@ -285,24 +327,57 @@ class PCA(IterativeMixin, BaseEstimator):
     n_iter : int in [0, 1,000]
         Randomized solver: power iterations on the sketch.
 
+    Attributes
+    ----------
+    mean_ : ndarray (D,)
+        μ̂.
+    components_ : ndarray (d, D)
+        ξ_1..ξ_d as unit rows, largest-magnitude entry positive.
+    eigenvalues_ : ndarray (d,)
+        λ_1 ≥ ... ≥ λ_d of Σ̂ (1/n; scikit-learn's
+        ``explained_variance_`` is n/(n−1) times this).
+    total_variance_ : float
+        trace Σ̂ = Σ of all D eigenvalues.
+    explained_variance_ratio_ : ndarray (d,)
+        λ_j / trace Σ̂.
+    n_components_, n_samples_, n_features_ : int
+        d, n and D of the fit.
+    route_ : str
+        how the eigenpairs were found: 'covariance' (D × D) or 'gram' (n × n) for
+        'eigh', else the method's name.
+    n_iter_ : ndarray of int (d,)
+        power iterations per component (0 for direct solvers).
+    converged_ : ndarray of bool (d,)
+        Whether each component met ``tol`` (always True for direct solvers).
+    last_snapshot_ : PCASnapshot
+        The final state.
+
+    Notes
+    -----
     The ranges are checked before any work (``_parameter_constraints``); a value outside
     them raises a ValueError (a TypeError for the wrong kind) naming the parameter and its
     range, e.g. "n_iter must be an int in [0, 1000]; got 1000000000".
 
-    Attributes
-    ----------
-    mean_ : ndarray (D,) -- μ̂.
-    components_ : ndarray (d, D) -- ξ_1..ξ_d as unit rows, largest-magnitude entry positive.
-    eigenvalues_ : ndarray (d,) -- λ_1 ≥ ... ≥ λ_d of Σ̂ (1/n; scikit-learn's
-        ``explained_variance_`` is n/(n−1) times this).
-    total_variance_ : float -- trace Σ̂ = Σ of all D eigenvalues.
-    explained_variance_ratio_ : ndarray (d,) -- λ_j / trace Σ̂.
-    n_components_, n_samples_, n_features_ : int
-    route_ : str -- how the eigenpairs were found: 'covariance' (D × D) or 'gram' (n × n) for
-        'eigh', else the method's name.
-    n_iter_ : ndarray of int (d,) -- power iterations per component (0 for direct solvers).
-    converged_ : ndarray of bool (d,)
-    last_snapshot_ : PCASnapshot
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.pca import PCA
+    >>> X = np.array([[2.0, 1.0], [3.0, 2.0], [4.0, 2.0], [5.0, 4.0], [6.0, 4.0]])
+    >>> pca = PCA(n_components=2).fit(X)
+    >>> print(pca.mean_, np.round(pca.eigenvalues_, 3), pca.route_)
+    [4.  2.6] [3.344 0.096] covariance
+    >>> print(np.round(pca.components_, 3))
+    [[ 0.766  0.643]
+     [-0.643  0.766]]
+    >>> print(np.round(pca.explained_variance_ratio_, 3))
+    [0.972 0.028]
+    >>> print(np.round(pca.transform(X, d=1).ravel(), 3))
+    [-2.561 -1.152 -0.386  1.666  2.432]
+    >>> print(np.round(pca.reconstruct(X[:2], d=1), 3))
+    [[2.04  0.953]
+     [3.118 1.859]]
+    >>> print(np.round(pca.reconstruction_errors(), 3))
+    [17.2    0.478  0.   ]
     """
 
     def __init__(self, n_components=None, method="eigh", tol=1e-10, max_iter=1000, random_state=None,
