@@ -47,7 +47,7 @@ from ._base import (
     IterativeMixin,
     NotFittedError,
     Snapshot,
-    _short_repr,
+    short_repr,
     check_random_state,
     frozen_array,
 )
@@ -95,6 +95,20 @@ class FilterSnapshot(Snapshot):
         c_t = P(x_t | x_1..x_{t-1}) (1 at t = 0).
     log_likelihood : float
         log P(x_1..x_t) = sum of log c (0 at t = 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.hmm import CategoricalHMM
+    >>> hmm = CategoricalHMM(2, 6, startprob=[0.5, 0.5], transmat=[[0.95, 0.05], [0.1, 0.9]],
+    ...                      emissionprob=[[1 / 6] * 6, [0.1, 0.1, 0.1, 0.1, 0.1, 0.5]])
+    >>> for s in hmm.filter_steps([5, 5, 5, 0]):
+    ...     print(s.t, s.symbol, np.round(s.alpha, 3), round(s.log_likelihood, 3))
+    0 -1 [0.5 0.5] 0.0
+    1 5 [0.25 0.75] -1.099
+    2 5 [0.132 0.868] -2.025
+    3 5 [0.082 0.918] -2.871
+    4 0 [0.254 0.746] -5.066
     """
 
     t: int
@@ -120,6 +134,19 @@ class ViterbiSnapshot(Snapshot):
         The best state sequence (last snapshot only).
     log_prob : float or None
         max_z log P(x, z) (last snapshot only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.hmm import CategoricalHMM
+    >>> hmm = CategoricalHMM(2, 6, startprob=[0.5, 0.5], transmat=[[0.95, 0.05], [0.1, 0.9]],
+    ...                      emissionprob=[[1 / 6] * 6, [0.1, 0.1, 0.1, 0.1, 0.1, 0.5]])
+    >>> for s in hmm.viterbi_steps([5, 5, 0]):
+    ...     print(s.t, np.round(s.log_delta, 3), s.backpointer, s.path)
+    0 [-2.485 -1.386] [-1 -1] None
+    1 [-4.328 -2.185] [0 1] None
+    2 [-6.171 -4.593] [0 1] None
+    3 [-6.171 -4.593] [0 1] [1 1 1]
     """
 
     t: int
@@ -141,6 +168,18 @@ class BaumWelchSnapshot(Snapshot):
         log P(X | pi, A, B) of these parameters, summed over the sequences.
     converged : bool
         True on the last snapshot (the gain fell below ``tol`` or ``max_iter`` was reached).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.hmm import CategoricalHMM
+    >>> x = np.array([0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0])
+    >>> for s in CategoricalHMM(2, 2, max_iter=3, random_state=0).fit_steps(x):
+    ...     print(s.step, round(s.log_likelihood, 3), s.converged)
+    0 -10.596 False
+    1 -9.713 False
+    2 -9.687 False
+    3 -9.678 True
     """
 
     startprob: np.ndarray
@@ -158,7 +197,7 @@ def _check_probabilities(name: str, value, shape: tuple[int, ...]) -> np.ndarray
     try:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{name} must be an array of probabilities, got {_short_repr(value)}") from None
+        raise TypeError(f"{name} must be an array of probabilities, got {short_repr(value)}") from None
     if arr.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -371,6 +410,30 @@ class CategoricalHMM(IterativeMixin, BaseEstimator):
     ``CategoricalHMM`` (``n_components`` = n_states, ``n_features`` = n_symbols), ``score``,
     ``predict_proba`` and ``decode`` agree; ``fit`` with ``max_iter=n`` equals hmmlearn's
     with ``n_iter=n, params='ste', init_params=''`` from the same start.
+
+    Examples
+    --------
+    The dishonest casino (state 1 is the loaded die, symbol 5 the six):
+
+    >>> import numpy as np
+    >>> from smlengine.hmm import CategoricalHMM
+    >>> hmm = CategoricalHMM(2, 6, startprob=[0.5, 0.5], transmat=[[0.95, 0.05], [0.1, 0.9]],
+    ...                      emissionprob=[[1 / 6] * 6, [0.1, 0.1, 0.1, 0.1, 0.1, 0.5]])
+    >>> rolls = np.array([0, 2, 4, 1, 3, 5, 5, 5, 5, 5, 2, 0])
+    >>> print(np.round(hmm.smooth(rolls)[:, 1], 2))
+    [0.33 0.32 0.35 0.41 0.55 0.81 0.9  0.92 0.91 0.85 0.67 0.57]
+    >>> logp, path = hmm.viterbi(rolls)
+    >>> print(path, round(logp, 3), round(hmm.score(rolls), 3))
+    [1 1 1 1 1 1 1 1 1 1 1 1] -21.436 -19.534
+    >>> x, z = hmm.sample(8, random_state=0)
+    >>> print(x, z)
+    [5 5 4 0 5 0 4 1] [1 1 0 0 0 0 0 0]
+
+    Baum-Welch from a random start never lowers the log-likelihood:
+
+    >>> fitted = CategoricalHMM(2, 6, max_iter=20, random_state=0).fit(hmm.sample(500, random_state=1)[0])
+    >>> fitted.n_iter_, bool(np.all(np.diff(fitted.history_) >= 0))
+    (20, True)
     """
 
     def __init__(

@@ -33,6 +33,13 @@ def dishonest_casino(random_state=None):
     CategoricalHMM
         With ``startprob``, ``transmat`` and ``emissionprob`` set, ready to ``sample``,
         ``filter``, ``smooth`` and ``viterbi``; e.g. ``rolls, dice = dishonest_casino().sample(300, 0)``.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import dishonest_casino
+    >>> rolls, dice = dishonest_casino().sample(12, random_state=0)
+    >>> print(rolls + 1, dice)
+    [6 1 5 2 6 4 2 3 1 1 5 4] [1 1 0 0 0 0 0 0 0 0 0 0]
     """
     from ..hmm import CategoricalHMM
 
