@@ -1,6 +1,7 @@
 import gc
 import time
 
+import lab_templates
 import pytest
 from PySide6 import QtCore
 
@@ -58,7 +59,8 @@ def config_dir(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def make_window(qtbot, config_dir):
+def make_window(qtbot, config_dir, monkeypatch):
+    """Windows for a test, closed after it; ``lab_ids`` may name a template lab (lab_templates.py)."""
     from app import style as theme
     from app.main_window import MainWindow
 
@@ -67,6 +69,7 @@ def make_window(qtbot, config_dir):
     def make(**kwargs):
         kwargs.setdefault("restore", False)
         kwargs.setdefault("autosave", False)
+        lab_templates.register(kwargs.get("lab_ids"), monkeypatch)
         w = MainWindow(**kwargs)
         qtbot.addWidget(w)
         w.resize(1200, 800)

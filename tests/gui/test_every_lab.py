@@ -4,26 +4,15 @@ back, scrub, reset, close; with no thread left behind."""
 import dataclasses
 
 import pytest
+from lab_templates import CHECKED, REGISTERED as LAB_IDS
 
 from app import registry
 
-LAB_IDS = [cls.id for cls in registry.discover()]
-#: the template lab app/labs/_example: skipped by the registry, checked here like every lab
-EXAMPLE = "example"
-CHECKED = [*LAB_IDS, EXAMPLE]
-
 
 @pytest.fixture
-def lab_window(make_window, monkeypatch):
-    """A window holding one lab; the template lab is added to the registry for it."""
-
-    def make(lab_id):
-        if lab_id == EXAMPLE:
-            labs = registry.discover()
-            monkeypatch.setattr(registry, "_cache", [*labs, registry.LabInfo.of("app.labs._example")])
-        return make_window(lab_ids=[lab_id])
-
-    return make
+def lab_window(make_window):
+    """A window holding one lab (a registered one or a template)."""
+    return lambda lab_id: make_window(lab_ids=[lab_id])
 
 
 def test_registry_finds_labs_without_errors():

@@ -8,13 +8,12 @@ import inspect
 from pathlib import Path
 
 import pytest
+from lab_templates import PACKAGES
 
 from app import registry
 from smlengine import Snapshot
 
 LABS = Path(registry.__file__).parent / "labs"
-PACKAGES = sorted([f"app.labs.{info.package.rsplit('.', 1)[1]}" for info in registry.discover()]
-                  + ["app.labs._example"])
 
 
 def lab_prefix(package: str) -> str:
