@@ -31,6 +31,7 @@ class NGramStep(Snapshot):
     Attributes
     ----------
     token : str
+        The generated token.
     token_id : int
         Index in ``vocab_``.
     piece : str
@@ -52,6 +53,17 @@ class NGramStep(Snapshot):
         verbatim in the training stream.
     longest_span : int
         Largest ``span_length`` so far in this generation.
+
+    Examples
+    --------
+    >>> from smlengine.ngram import NGramModel, tokenize
+    >>> lm = NGramModel(n=2).fit(tokenize("the cat sat on the mat\\nthe dog sat on the log\\n"))
+    >>> for s in lm.generate_steps(4, random_state=0):
+    ...     print(repr(s.piece), s.context, round(s.probability, 3), s.top_tokens[:2], s.span_length)
+    'the' ('<s>',) 1.0 ('the', '<UNK>') 1
+    ' dog' ('the',) 0.25 ('cat', 'dog') 2
+    ' sat' ('dog',) 1.0 ('sat', '<UNK>') 3
+    ' on' ('sat',) 1.0 ('on', '<UNK>') 4
     """
 
     token: str

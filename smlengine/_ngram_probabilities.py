@@ -28,6 +28,30 @@ class Evaluation:
     ``cross_entropy`` H = -(1/M) sum_i log2 Pr(w_i | context_i) over the M events, and
     ``perplexity`` = 2^H; both are ``inf`` when ``n_zero`` events got probability 0
     (possible with MLE). ``n_oov`` counts tokens not in the vocabulary.
+
+    Attributes
+    ----------
+    cross_entropy : float
+        H in bits per token.
+    perplexity : float
+        2^H.
+    n_events : int
+        M, the number of predicted tokens.
+    n_zero : int
+        Events that got probability 0.
+    n_oov : int
+        Tokens not in the vocabulary.
+
+    Examples
+    --------
+    >>> from smlengine.ngram import NGramModel, tokenize
+    >>> lm = NGramModel(n=2).fit(tokenize("the cat sat on the mat\\nthe dog sat on the log\\n"))
+    >>> lm.evaluate(tokenize("the cat sat on the dog\\n"))
+    Evaluation(cross_entropy=inf, perplexity=inf, n_events=7, n_zero=1, n_oov=0)
+    >>> laplace = NGramModel(n=2, smoothing="laplace").fit(tokenize("the cat sat on the mat\\n"))
+    >>> ev = laplace.evaluate(tokenize("the cat sat\\n"))
+    >>> round(ev.cross_entropy, 3), round(ev.perplexity, 3), ev.n_zero, ev.n_oov
+    (2.292, 4.899, 0, 0)
     """
 
     cross_entropy: float

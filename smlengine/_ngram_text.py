@@ -34,17 +34,27 @@ def tokenize(text: str, level: str = "word", lowercase: bool = True) -> list[str
     Parameters
     ----------
     text : str
+        The text.
     level : {'word', 'char'}
         ``'word'``: words and single punctuation marks (regular expression
         ``\\w+|[^\\w\\s]``, so "who's" gives ``who ' s``). ``'char'``: single characters,
         runs of spaces and tabs collapsed to one space.
     lowercase : bool, default=True
+        Lower-case the text first.
 
     Returns
     -------
     list of str
         A line end becomes ``'</s>'``; empty lines add nothing, and a last line without a
         final newline gets no marker (handy for a prompt).
+
+    Examples
+    --------
+    >>> from smlengine.ngram import tokenize
+    >>> tokenize("Who's there?\\nNay, answer me.\\n")
+    ['who', "'", 's', 'there', '?', '</s>', 'nay', ',', 'answer', 'me', '.', '</s>']
+    >>> tokenize("Ab  c\\n", level="char")
+    ['a', 'b', ' ', 'c', '</s>']
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
@@ -83,6 +93,12 @@ def detokenize(tokens: Iterable[str], level: str = "word") -> str:
 
     Word level puts spaces between words but not before ``. , ; : ! ? ) ' -`` nor after
     ``( ' -``; the result is approximate ("'tis" after a word loses its space).
+
+    Examples
+    --------
+    >>> from smlengine.ngram import detokenize
+    >>> detokenize(["who", "'", "s", "there", "?", "</s>", "nay", ",", "answer"])
+    "who's there?\\nnay, answer"
     """
     check_choice("level", level, ("word", "char"))
     parts = []
@@ -107,7 +123,14 @@ def _check_tokens(tokens, name="tokens") -> list[str]:
 
 # --------------------------------------------------------------------------- information
 def entropy(tokens: Iterable) -> float:
-    """Entropy of the token frequencies in bits per token, H = -sum_j p_j log2 p_j."""
+    """Entropy of the token frequencies in bits per token, H = -sum_j p_j log2 p_j.
+
+    Examples
+    --------
+    >>> from smlengine.ngram import entropy
+    >>> entropy(["a", "b", "a", "c"])
+    1.5
+    """
     counts = np.fromiter(Counter(_check_tokens(tokens)).values(), dtype=np.float64)
     p = counts / counts.sum()
     return float(-(p * np.log2(p)).sum())
@@ -119,6 +142,13 @@ def zipf(tokens: Iterable) -> tuple[np.ndarray, np.ndarray]:
     ``rank`` is 1, 2, ..., d and ``frequency[r - 1]`` the count of the r-th most frequent
     token (ties broken by first appearance). On a log-log plot Zipf's law is a line of
     slope about -1.
+
+    Examples
+    --------
+    >>> from smlengine.ngram import zipf
+    >>> rank, frequency = zipf(["a", "b", "a", "c", "a", "b"])
+    >>> print(rank, frequency)
+    [1 2 3] [3 2 1]
     """
     counts = np.fromiter(Counter(_check_tokens(tokens)).values(), dtype=np.int64)
     freq = np.sort(counts, kind="stable")[::-1].copy()
@@ -127,7 +157,14 @@ def zipf(tokens: Iterable) -> tuple[np.ndarray, np.ndarray]:
 
 def split_sentences(tokens) -> list[list[str]]:
     """The token stream cut after every ``'</s>'``: one list per sentence (line), each ending
-    in ``'</s>'`` except possibly the last. This is how every model here sees sentences."""
+    in ``'</s>'`` except possibly the last. This is how every model here sees sentences.
+
+    Examples
+    --------
+    >>> from smlengine.ngram import split_sentences
+    >>> split_sentences(["a", "b", "</s>", "c", "</s>", "d"])
+    [['a', 'b', '</s>'], ['c', '</s>'], ['d']]
+    """
     lines, cur = [], []
     for t in tokens:
         cur.append(t)
@@ -140,7 +177,14 @@ def split_sentences(tokens) -> list[list[str]]:
 
 
 def split_lines(tokens, test_fraction: float = 0.1, random_state=None) -> tuple[list[str], list[str]]:
-    """Random train/test split of whole lines (sentences ending in ``'</s>'``)."""
+    """Random train/test split of whole lines (sentences ending in ``'</s>'``).
+
+    Examples
+    --------
+    >>> from smlengine.ngram import split_lines
+    >>> split_lines(["a", "</s>", "b", "</s>", "c", "</s>", "d", "</s>"], test_fraction=0.25, random_state=0)
+    (['a', '</s>', 'b', '</s>', 'c', '</s>'], ['d', '</s>'])
+    """
     tokens = _check_tokens(tokens)
     check_scalar("test_fraction", test_fraction, numbers.Real, min_value=0.0, max_value=1.0,
                  include_min=False, include_max=False)

@@ -222,7 +222,23 @@ def _count_order(key: np.ndarray, prefix: np.ndarray, n_prefix: int, n_real: int
 # --------------------------------------------------------------------------- snapshots
 @dataclass(frozen=True, kw_only=True, eq=False)
 class NGramFitSnapshot(Snapshot):
-    """Progress of :meth:`NGramModel.fit_steps` (``phase`` and ``progress`` say where)."""
+    """Progress of :meth:`NGramModel.fit_steps` (``phase`` and ``progress`` say where).
+
+    Attributes
+    ----------
+    order : int
+        The order being counted (0 while building the vocabulary).
+
+    Examples
+    --------
+    >>> from smlengine.ngram import NGramModel, tokenize
+    >>> tokens = tokenize("the cat sat on the mat\\nthe dog sat on the log\\n")
+    >>> snaps = list(NGramModel(n=2).fit_steps(tokens))
+    >>> list(dict.fromkeys(s.phase for s in snaps))
+    ['vocabulary', 'counting 1-grams', 'counting 2-grams', 'context statistics', 'done']
+    >>> snaps[-1].progress
+    1.0
+    """
 
     order: int  # the order being counted (0 while building the vocabulary)
 
@@ -257,6 +273,7 @@ class NGramModel(_NGramProbabilities, _NGramGeneration, IterativeMixin, BaseEsti
     n : int, default=3
         Order N (1 to 10).
     smoothing : {'mle', 'laplace', 'kneser-ney'}, default='mle'
+        The estimate of Pr(w | h), see above.
     k : float, default=1.0
         Pseudo-count of add-k smoothing (>= 0; k = 1 is Laplace).
     discount : float, default=0.75
@@ -278,6 +295,30 @@ class NGramModel(_NGramProbabilities, _NGramGeneration, IterativeMixin, BaseEsti
     ``next_distribution`` under MLE backs off to the longest suffix of the context seen in
     training when the whole context is unseen (otherwise there is no distribution to draw
     from); ``prob`` stays the strict MLE (0 for an unseen context), as does ``perplexity``.
+
+    Examples
+    --------
+    >>> from smlengine.ngram import NGramModel, tokenize
+    >>> tokens = tokenize("the cat sat on the mat\\nthe dog sat on the log\\n")
+    >>> tokens[:7]
+    ['the', 'cat', 'sat', 'on', 'the', 'mat', '</s>']
+    >>> lm = NGramModel(n=2).fit(tokens)
+    >>> len(lm.vocab_), lm.n_tokens_, lm.n_ngrams_
+    (9, 14, (8, 11))
+    >>> lm.counts(["the"])
+    {'cat': 1, 'dog': 1, 'log': 1, 'mat': 1}
+    >>> lm.prob("cat", ["the"]), lm.prob("sat", ["dog"])
+    (0.25, 1.0)
+    >>> round(lm.perplexity(tokenize("the cat sat on the log\\n")), 3)
+    1.486
+    >>> lm.generate(8, random_state=0)
+    'the dog sat on the mat\\nthe'
+
+    Kneser-Ney gives unseen bigrams some probability:
+
+    >>> kn = NGramModel(n=2, smoothing="kneser-ney").fit(tokens)
+    >>> lm.prob("dog", ["on"]), round(kn.prob("dog", ["on"]), 3)
+    (0.0, 0.031)
     """
 
     _parameter_constraints = {
