@@ -99,10 +99,27 @@ class TransitionMatrix(spla.LinearOperator):
 
     Attributes
     ----------
-    adjacency : scipy.sparse.csr_matrix -- the links A (weights allowed)
-    links : scipy.sparse.csr_matrix -- W = D_o^{-1} A (dangling rows are zero)
-    dangling : ndarray of bool -- δ, pages without out-links
-    teleport : float -- α
+    adjacency : scipy.sparse.csr_matrix
+        the links A (weights allowed)
+    links : scipy.sparse.csr_matrix
+        W = D_o^{-1} A (dangling rows are zero)
+    dangling : ndarray of bool
+        δ, pages without out-links
+    teleport : float
+        α
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import transition_matrix
+    >>> A = np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]])
+    >>> p = transition_matrix(A, teleport=0.15)
+    >>> p.shape, p.dangling
+    ((4, 4), array([False, False, False, False]))
+    >>> print(np.round(p.toarray()[3], 4))
+    [0.0375 0.0375 0.8875 0.0375]
+    >>> print(np.round(p.step(np.full(4, 0.25)), 3))
+    [0.25  0.144 0.569 0.038]
     """
 
     def __init__(self, adjacency, teleport: float = 0.0):
@@ -115,6 +132,7 @@ class TransitionMatrix(spla.LinearOperator):
 
     @property
     def links(self) -> sp.csr_matrix:
+        """W = D_o^{-1} A as a sparse matrix (dangling rows are zero)."""
         return sp.diags(self._inv_out, format="csr") @ self.adjacency
 
     def _matvec(self, x):
@@ -180,6 +198,23 @@ def transition_matrix(adjacency, teleport: float = 0.0) -> TransitionMatrix:
     adjacency : array-like or sparse matrix of shape (d, d)
         ``adjacency[i, j] > 0`` for a link i -> j (non-negative weights allowed).
     teleport : float in [0, 1], default=0.0
+        α, the probability of a uniform jump.
+
+    Returns
+    -------
+    TransitionMatrix
+        The chain as a linear operator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import transition_matrix
+    >>> p = transition_matrix(np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]]))
+    >>> print(p.toarray())
+    [[0.  0.5 0.5 0. ]
+     [0.  0.  1.  0. ]
+     [1.  0.  0.  0. ]
+     [0.  0.  1.  0. ]]
     """
     return TransitionMatrix(adjacency, teleport)
 
@@ -221,6 +256,13 @@ def is_irreducible(p) -> bool:
 
     ``p``: a transition matrix (dense, sparse or :class:`TransitionMatrix`) or any adjacency;
     only its non-zero pattern matters. Cost O(d + #non-zeros).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import is_irreducible
+    >>> is_irreducible(np.array([[0.0, 1.0], [1.0, 0.0]])), is_irreducible(np.array([[1.0, 0.0], [0.5, 0.5]]))
+    (True, False)
     """
     g, full = _pattern(p)
     if full.all():
@@ -237,6 +279,13 @@ def is_aperiodic(p) -> bool:
     For a reducible chain every communicating class with a cycle must be aperiodic. A
     self-loop (p_{s->s} > 0) makes its class aperiodic. Cost O(d + #non-zeros): breadth-first
     levels ℓ in each class, and the period is gcd over its edges u -> v of ℓ(u) + 1 − ℓ(v).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import is_aperiodic
+    >>> is_aperiodic(np.array([[0.0, 1.0], [1.0, 0.0]])), is_aperiodic(np.array([[0.5, 0.5], [1.0, 0.0]]))
+    (False, True)
     """
     g, full = _pattern(p)
     if full.all():
@@ -276,8 +325,22 @@ class ChainSnapshot(Snapshot):
 
     Attributes
     ----------
-    distribution : ndarray of shape (d,) -- P_n
-    change : float or None -- ‖P_n − P_{n−1}‖₁ (None at step 0: there is no previous P)
+    distribution : ndarray of shape (d,)
+        P_n
+    change : float or None
+        ‖P_n − P_{n−1}‖₁ (None at step 0: there is no previous P)
+
+    Examples
+    --------
+    A periodic chain never settles:
+
+    >>> from smlengine.markov import chain_steps
+    >>> for s in chain_steps([[0.0, 1.0], [1.0, 0.0]], start=[1.0, 0.0], n_steps=3):
+    ...     print(s.step, s.distribution, s.change)
+    0 [1. 0.] None
+    1 [0. 1.] 2.0
+    2 [1. 0.] 2.0
+    3 [0. 1.] 2.0
     """
 
     distribution: np.ndarray
@@ -303,9 +366,12 @@ def chain_steps(p, start=None, n_steps: int = 50):
 
     Parameters
     ----------
-    p : array-like of shape (d, d), row-stochastic (e.g. from ``textbook_chain``)
+    p : array-like of shape (d, d)
+        Row-stochastic (e.g. from ``textbook_chain``).
     start : array-like of shape (d,), default uniform
+        P_0.
     n_steps : int, default=50
+        Number of steps.
 
     Yields
     ------
@@ -329,6 +395,13 @@ def stationary_distribution(p) -> np.ndarray:
     Dense ``scipy.linalg.eig`` for d ≤ 2000, else ARPACK (``scipy.sparse.linalg.eigs``) on
     the operator P ↦ pᵀP. For a reducible chain the equilibrium is not unique; one of them
     (whichever eigenvector the solver returns for eigenvalue 1) comes back.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import stationary_distribution
+    >>> print(np.round(stationary_distribution([[0.9, 0.1], [0.5, 0.5]]), 3))
+    [0.833 0.167]
     """
     if isinstance(p, TransitionMatrix) and p.shape[0] > 2000:
         vals, vecs = spla.eigs(p.H, k=1, which="LR", tol=1e-13, v0=np.full(p.shape[0], 1.0 / p.shape[0]))

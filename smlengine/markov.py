@@ -105,6 +105,18 @@ class PageRankSnapshot(Snapshot):
         α.
     converged : bool
         ``change < tol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import pagerank_steps
+    >>> A = np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]])
+    >>> for s in pagerank_steps(A, max_iter=3):
+    ...     print(s.step, np.round(s.distribution, 3), s.change and round(s.change, 3), round(s.bound, 3))
+    0 [0.25 0.25 0.25 0.25] None 1.0
+    1 [0.25  0.144 0.569 0.038] 0.637 0.85
+    2 [0.521 0.144 0.298 0.037] 0.542 0.722
+    3 [0.291 0.259 0.413 0.037] 0.461 0.614
     """
 
     distribution: np.ndarray
@@ -133,7 +145,9 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
     teleport : float in [0, 1], default=0.15
         α. With α = 0 the plain random walk (may not converge: periodic or reducible graphs).
     tol : float > 0, default=1e-10
+        Stop when the L1 change of one iteration is below it.
     max_iter : int >= 0, default=1000
+        Largest number of iterations.
     start : array-like (d,), optional
         Initial distribution P_0.
 
@@ -178,7 +192,18 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
 
 @validate_call(_PAGERANK_CONSTRAINTS)
 def pagerank(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=None) -> np.ndarray:
-    """The PageRank vector (sums to 1): the last distribution of :func:`pagerank_steps`."""
+    """The PageRank vector (sums to 1): the last distribution of :func:`pagerank_steps`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import pagerank
+    >>> A = np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]])
+    >>> print(np.round(pagerank(A), 3))
+    [0.373 0.196 0.394 0.037]
+    >>> print(np.round(pagerank(A, teleport=0.5), 3))
+    [0.308 0.202 0.365 0.125]
+    """
     last = None
     for last in pagerank_steps(adjacency, teleport=teleport, tol=tol, max_iter=max_iter, start=start):
         pass
@@ -197,7 +222,9 @@ class PageRank(IterativeMixin, BaseEstimator):
     teleport : float in [0, 1], default=0.15
         α, the probability of a jump to a uniformly random page.
     tol : float > 0, default=1e-10
+        Stop when the L1 change of one iteration is below it.
     max_iter : int in [0, 1e6], default=1000
+        Largest number of iterations.
     start : array-like (d,) or None
         P_0; None for the uniform distribution.
 
@@ -214,11 +241,23 @@ class PageRank(IterativeMixin, BaseEstimator):
     n_nodes_ : int
         d.
     last_snapshot_ : PageRankSnapshot
+        The final state.
 
     Notes
     -----
     The data of a fit is one graph, not a set of samples: ``clone``, ``get_params`` and
     ``set_params`` work as in scikit-learn, but cross-validation has nothing to split.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import PageRank
+    >>> A = np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]])
+    >>> pr = PageRank(teleport=0.15).fit(A)
+    >>> print(np.round(pr.pagerank_, 3), pr.converged_)
+    [0.373 0.196 0.394 0.037] True
+    >>> pr.ranking()
+    array([2, 0, 1, 3])
     """
 
     _parameter_constraints = {**_PAGERANK_CONSTRAINTS, "start": [ArrayLike(), None]}
@@ -270,13 +309,30 @@ class SurferSnapshot(Snapshot):
 
     Attributes
     ----------
-    positions : ndarray of int, shape (n_walkers,) -- where each walker is now
-    previous : ndarray of int, shape (n_walkers,) -- where it was one move before
-    teleported : ndarray of bool, shape (n_walkers,) -- it jumped (teleport or dangling) rather than followed a link
-    frequencies : ndarray of shape (d,) -- fraction of all visits (moves 1..step) per page
-    n_visits : int -- n_walkers × step
-    l1_error : float or None -- ‖frequencies − pagerank‖₁ (the power-method result); None at step 0, before
+    positions : ndarray of int, shape (n_walkers,)
+        where each walker is now
+    previous : ndarray of int, shape (n_walkers,)
+        where it was one move before
+    teleported : ndarray of bool, shape (n_walkers,)
+        it jumped (teleport or dangling) rather than followed a link
+    frequencies : ndarray of shape (d,)
+        fraction of all visits (moves 1..step) per page
+    n_visits : int
+        n_walkers × step
+    l1_error : float or None
+        ‖frequencies − pagerank‖₁ (the power-method result); None at step 0, before
         any visit is counted
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import random_surfer_steps
+    >>> A = np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]])
+    >>> snaps = list(random_surfer_steps(A, n_walkers=200, n_steps=50, random_state=0, yield_every=25))
+    >>> [(s.step, s.n_visits) for s in snaps]
+    [(0, 0), (25, 5000), (50, 10000)]
+    >>> print(np.round(snaps[-1].frequencies, 2), round(snaps[-1].l1_error, 2))
+    [0.38 0.19 0.39 0.04] 0.01
     """
 
     positions: np.ndarray
@@ -315,11 +371,17 @@ def random_surfer_steps(
     Parameters
     ----------
     adjacency : array-like or sparse (d, d)
+        ``adjacency[i, j] > 0`` for a link i -> j (weights allowed).
     teleport : float in [0, 1], default=0.15
+        α.
     n_walkers : int >= 1, default=1000
-    n_steps : int >= 0, default=1000 -- moves per walker
+        Number of surfers.
+    n_steps : int >= 0, default=1000
+        moves per walker
     random_state : int, Generator or None
-    yield_every : int >= 1, default=1 -- yield after this many moves (and after the last)
+        Seeds the start pages and the moves.
+    yield_every : int >= 1, default=1
+        yield after this many moves (and after the last)
     reference : array-like (d,), optional
         Equilibrium to measure ``l1_error`` against; default ``pagerank(adjacency, teleport, tol=1e-12)``
         (with α = 0 on a periodic or reducible graph that is not an equilibrium: pass one).
@@ -391,8 +453,18 @@ class LayoutSnapshot(Snapshot):
 
     Attributes
     ----------
-    positions : ndarray of shape (d, 2) -- node coordinates, scaled into [-1, 1]²
-    temperature : float -- the largest move allowed in this iteration
+    positions : ndarray of shape (d, 2)
+        node coordinates, scaled into [-1, 1]²
+    temperature : float
+        the largest move allowed in this iteration
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import layout_steps
+    >>> A = np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]])
+    >>> [(s.step, round(s.temperature, 3)) for s in layout_steps(A, random_state=0, n_iter=10, yield_every=5)]
+    [(0, 0.1), (5, 0.06), (10, 0.01)]
     """
 
     positions: np.ndarray
@@ -458,7 +530,16 @@ def layout_steps(adjacency, random_state=None, n_iter=50, yield_every=5):
 
 @validate_call({"random_state": _SEED, "n_iter": [Interval(Integral, 0, MAX_LAYOUT_ITER)]})
 def layout(adjacency, random_state=None, n_iter=50) -> np.ndarray:
-    """Final positions (d, 2) of :func:`layout_steps`."""
+    """Final positions (d, 2) of :func:`layout_steps`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.markov import layout
+    >>> pos = layout(np.array([[0, 1, 1, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 1, 0]]), random_state=0)
+    >>> pos.shape, bool(np.abs(pos).max() <= 1.0)
+    ((4, 2), True)
+    """
     last = None
     for last in layout_steps(adjacency, random_state=random_state, n_iter=n_iter, yield_every=max(1, int(n_iter))):
         pass
