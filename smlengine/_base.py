@@ -147,7 +147,7 @@ def check_random_state(seed) -> np.random.Generator:
     raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(seed).__name__}")
 
 
-def _short_repr(value: Any) -> str:
+def short_repr(value: Any) -> str:
     """``repr`` of a parameter value for a message, cut short (a value may be a huge string or int)."""
     if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 64:
         # str() of an int with thousands of digits is slow or refused by Python itself
@@ -177,21 +177,21 @@ def check_scalar(
         kinds = kind if isinstance(kind, tuple) else (kind,)
         names = " or ".join(getattr(k, "__name__", str(k)).replace("Integral", "integer").replace("Real", "number")
                             for k in kinds)
-        raise TypeError(f"{name} must be a {names}, got {_short_repr(value)}")
+        raise TypeError(f"{name} must be a {names}, got {short_repr(value)}")
     # Integers are always finite (and Python ints beyond 2**64 do not fit a numpy float
     # check), so only real non-integers are tested for NaN/inf.
     if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) and not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {_short_repr(value)}")
+        raise ValueError(f"{name} must be finite, got {short_repr(value)}")
     if min_value is not None:
         if include_min and value < min_value:
-            raise ValueError(f"{name} must be >= {min_value}, got {_short_repr(value)}")
+            raise ValueError(f"{name} must be >= {min_value}, got {short_repr(value)}")
         if not include_min and value <= min_value:
-            raise ValueError(f"{name} must be > {min_value}, got {_short_repr(value)}")
+            raise ValueError(f"{name} must be > {min_value}, got {short_repr(value)}")
     if max_value is not None:
         if include_max and value > max_value:
-            raise ValueError(f"{name} must be <= {max_value}, got {_short_repr(value)}")
+            raise ValueError(f"{name} must be <= {max_value}, got {short_repr(value)}")
         if not include_max and value >= max_value:
-            raise ValueError(f"{name} must be < {max_value}, got {_short_repr(value)}")
+            raise ValueError(f"{name} must be < {max_value}, got {short_repr(value)}")
     return value
 
 
@@ -200,7 +200,7 @@ def check_choice(name: str, value: Any, options: Iterable[Any]):
     options = tuple(options)
     if value not in options:
         listed = ", ".join(repr(o) for o in options)
-        raise ValueError(f"{name} must be one of {listed}, got {_short_repr(value)}")
+        raise ValueError(f"{name} must be one of {listed}, got {short_repr(value)}")
     return value
 
 

@@ -17,7 +17,8 @@ from typing import Callable
 import numpy as np
 
 from ._base import check_random_state, check_scalar
-from ._regression_checks import _check_x, _check_xy
+from ._folds import kfold_indices
+from ._regression_checks import check_x, check_xy
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,8 +69,8 @@ def bias_variance(model_factory: Callable, f: Callable, noise, x_train, x_eval, 
     check_scalar("n_sets", n_sets, numbers.Integral, min_value=2, max_value=100_000)
     if not callable(model_factory) or not callable(f):
         raise TypeError("model_factory and f must be callables")
-    x_train = _check_x(x_train, "x_train")
-    x_eval = _check_x(x_eval, "x_eval")
+    x_train = check_x(x_train, "x_train")
+    x_eval = check_x(x_eval, "x_eval")
     f_train = np.asarray(f(x_train[:, 0]), dtype=np.float64).reshape(-1)
     truth = np.asarray(f(x_eval[:, 0]), dtype=np.float64).reshape(-1)
     if f_train.shape != (len(x_train),) or truth.shape != (len(x_eval),):
@@ -91,10 +92,8 @@ def bias_variance(model_factory: Callable, f: Callable, noise, x_train, x_eval, 
 
 def cross_val_mse(model_factory: Callable, x, y, k=5, random_state=0) -> tuple[float, float]:
     """k-fold cross-validation: (mean, standard error) of the folds' mean squared errors."""
-    from .model_selection import kfold_indices
-
-    x = _check_x(x)
-    _x, y = _check_xy(x, y)
+    x = check_x(x)
+    _x, y = check_xy(x, y)
     errors = []
     for train, val in kfold_indices(len(y), k, shuffle=True, random_state=random_state):
         model = model_factory().fit(x[train], y[train])

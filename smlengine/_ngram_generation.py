@@ -1,6 +1,6 @@
 """Generation from a fitted n-gram model: sampling, temperature and top-k, verbatim spans.
 
-The generating side of :class:`smlengine.ngram.NGramModel`, as the mixin ``_NGramGeneration``
+The generating side of :class:`smlengine.ngram.NGramModel`, as the mixin ``NGramGeneration``
 it inherits: one sampling loop (``_sample``) draws either straight from the mixture
 structure of the estimate (``_draw_fast``, no vector built) or from the full distribution
 reshaped by temperature and top-k (``_transform``); :meth:`generate` returns text and
@@ -12,16 +12,12 @@ generated tokens found verbatim in the training stream (``_SpanTracker``, on the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._base import Snapshot, check_choice, check_random_state, frozen_array
-from ._ngram_text import BOS, EOS, _piece
+from ._ngram_text import BOS, EOS, text_piece
 from ._params import check_param
-
-if TYPE_CHECKING:
-    from .ngram import NGramModel
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -93,7 +89,7 @@ class _Uniforms:
         return self.buf.pop()
 
 
-class _NGramGeneration:
+class NGramGeneration:
     """Sampling and generation of a fitted :class:`smlengine.ngram.NGramModel`."""
 
     # ------------------------------------------------------------------ generation
@@ -213,7 +209,7 @@ class _NGramGeneration:
             prev = list(context)[-1]
         parts = []
         for t in toks:
-            parts.append(_piece(prev, t, level))
+            parts.append(text_piece(prev, t, level))
             prev = t
         return "".join(parts)
 
@@ -255,7 +251,7 @@ class _NGramGeneration:
             else:
                 seen = r >= 0 and self._lookup_count(r, w) > 0
             token = vocab[w]
-            piece = _piece(prev, token, level)
+            piece = text_piece(prev, token, level)
             prev = token
             yield NGramStep(
                 step=step,
@@ -289,7 +285,7 @@ class _SpanTracker:
     of the new token and grows to the left (it can be at most as long as before).
     """
 
-    def __init__(self, model: NGramModel):
+    def __init__(self, model: NGramGeneration):
         if model._occ is None:
             for _ in model.verbatim_index_steps():
                 pass

@@ -1,6 +1,6 @@
 """Probabilities of a fitted n-gram model: context lookups, the smoothed estimates, perplexity.
 
-The query side of :class:`smlengine.ngram.NGramModel`, as the mixin ``_NGramProbabilities``
+The query side of :class:`smlengine.ngram.NGramModel`, as the mixin ``NGramProbabilities``
 it inherits: a context becomes the ranks of its suffixes among the counted m-grams
 (``_chain``, ``_advance``), the estimate of the model's smoothing (MLE, add-k, interpolated
 Kneser-Ney) gives one distribution (``_vector``) or the probabilities of many events at once
@@ -61,7 +61,7 @@ class Evaluation:
     n_oov: int
 
 
-class _NGramProbabilities:
+class NGramProbabilities:
     """Lookups, smoothed probabilities and evaluation of a fitted :class:`smlengine.ngram.NGramModel`."""
 
     # ------------------------------------------------------------------ lookups

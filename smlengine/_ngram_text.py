@@ -77,7 +77,7 @@ def tokenize(text: str, level: str = "word", lowercase: bool = True) -> list[str
     return out
 
 
-def _piece(prev: str | None, tok: str, level: str) -> str:
+def text_piece(prev: str | None, tok: str, level: str) -> str:
     """Text to append for ``tok`` after ``prev`` (approximate inverse of tokenize)."""
     if tok == EOS:
         return "\n"
@@ -104,12 +104,12 @@ def detokenize(tokens: Iterable[str], level: str = "word") -> str:
     parts = []
     prev = None
     for tok in tokens:
-        parts.append(_piece(prev, tok, level))
+        parts.append(text_piece(prev, tok, level))
         prev = tok
     return "".join(parts)
 
 
-def _check_tokens(tokens, name="tokens") -> list[str]:
+def check_tokens(tokens, name="tokens") -> list[str]:
     if isinstance(tokens, str):
         raise TypeError(f"{name} must be a list of tokens, not a string; use tokenize(text) first")
     try:
@@ -131,7 +131,7 @@ def entropy(tokens: Iterable) -> float:
     >>> entropy(["a", "b", "a", "c"])
     1.5
     """
-    counts = np.fromiter(Counter(_check_tokens(tokens)).values(), dtype=np.float64)
+    counts = np.fromiter(Counter(check_tokens(tokens)).values(), dtype=np.float64)
     p = counts / counts.sum()
     return float(-(p * np.log2(p)).sum())
 
@@ -150,7 +150,7 @@ def zipf(tokens: Iterable) -> tuple[np.ndarray, np.ndarray]:
     >>> print(rank, frequency)
     [1 2 3] [3 2 1]
     """
-    counts = np.fromiter(Counter(_check_tokens(tokens)).values(), dtype=np.int64)
+    counts = np.fromiter(Counter(check_tokens(tokens)).values(), dtype=np.int64)
     freq = np.sort(counts, kind="stable")[::-1].copy()
     return np.arange(1, freq.size + 1), freq
 
@@ -185,7 +185,7 @@ def split_lines(tokens, test_fraction: float = 0.1, random_state=None) -> tuple[
     >>> split_lines(["a", "</s>", "b", "</s>", "c", "</s>", "d", "</s>"], test_fraction=0.25, random_state=0)
     (['a', '</s>', 'b', '</s>', 'c', '</s>'], ['d', '</s>'])
     """
-    tokens = _check_tokens(tokens)
+    tokens = check_tokens(tokens)
     check_scalar("test_fraction", test_fraction, numbers.Real, min_value=0.0, max_value=1.0,
                  include_min=False, include_max=False)
     rng = check_random_state(random_state)

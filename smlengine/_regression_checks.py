@@ -1,7 +1,7 @@
 """Input checks shared by the regression modules: a design X with responses y, and one input x.
 
-:func:`_check_xy` accepts a finite 2-D design and a finite 1-D response of the same length
-(each bounded by ``MAX_ABS_VALUE``, so squares and sums cannot overflow); :func:`_check_x`
+:func:`check_xy` accepts a finite 2-D design and a finite 1-D response of the same length
+(each bounded by ``MAX_ABS_VALUE``, so squares and sums cannot overflow); :func:`check_x`
 accepts the single input variable of the basis functions as a column. Used by
 :mod:`smlengine.regression`, :mod:`smlengine.basis` and the bias–variance tools.
 """
@@ -13,7 +13,7 @@ import numpy as np
 from ._base import MAX_ABS_VALUE, check_array
 
 
-def _check_xy(X, y, *, min_samples: int = 1):
+def check_xy(X, y, *, min_samples: int = 1):
     X = check_array(X, name="X", min_samples=min_samples, max_abs=MAX_ABS_VALUE)
     try:
         y = np.asarray(y, dtype=np.float64)
@@ -32,7 +32,7 @@ def _check_xy(X, y, *, min_samples: int = 1):
     return X, y
 
 
-def _check_x(x, name="x", min_samples=1) -> np.ndarray:
+def check_x(x, name="x", min_samples=1) -> np.ndarray:
     """x of shape (n, 1) (or (n,)) as a finite float column."""
     try:
         arr = np.asarray(x, dtype=np.float64)

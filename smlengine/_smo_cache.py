@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .kernels import KernelRows
+from ._kernel_formulas import KernelRows
 
 __all__ = ["KernelCache", "TAU", "WORK_VECTORS"]
 

@@ -2,7 +2,7 @@
 
 :class:`TreeArrays` holds a (possibly partial) tree as flat node arrays in breadth-first
 order, :class:`TreeSnapshot` is what :meth:`smlengine.trees.DecisionTree.fit_steps` yields
-after each split, and ``_Grower`` grows one tree level by level on presorted orders,
+after each split, and ``Grower`` grows one tree level by level on presorted orders,
 evaluating every candidate threshold of every region along every axis of a level in one pass
 (see :mod:`smlengine.trees` for the method). :mod:`smlengine.trees` re-exports the public
 names.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import Snapshot, frozen_array
-from ._tree_splits import _children_cost_channels, _midpoints, _weighted_impurity
+from ._tree_splits import children_cost_channels, midpoints, weighted_impurity
 
 
 # ----------------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ class TreeArrays:
         return node
 
 
-def _snapshot_tree(arrays, n_nodes, undo_parents=()):
+def snapshot_tree(arrays, n_nodes, undo_parents=()):
     """Compact frozen copy of the first n_nodes nodes; ``undo_parents`` are shown as leaves."""
     parts = {k: np.array(v[:n_nodes]) for k, v in arrays.items()}
     undo = np.asarray(undo_parents, dtype=np.intp)
@@ -210,7 +210,7 @@ class TreeSnapshot(Snapshot):
 # ----------------------------------------------------------------------------------------
 
 
-class _Grower:
+class Grower:
     """Grows one tree level by level on presorted orders (see the module docstring)."""
 
     def __init__(self, pre, yk, w, K, max_depth, criterion, msl, k_feat, rng):
@@ -246,7 +246,7 @@ class _Grower:
         root_counts = np.array([c.sum() for c in self.chan[:K]])
         self.arr["value"][0] = root_counts
         self.arr["n_samples"][0] = n_pos
-        self.arr["impurity"][0] = _weighted_impurity(root_counts, criterion) / root_counts.sum()
+        self.arr["impurity"][0] = weighted_impurity(root_counts, criterion) / root_counts.sum()
         self.n_nodes = 1
 
     def _splittable(self, counts, n_samples, depth):
@@ -316,7 +316,7 @@ class _Grower:
                 nL = np.arange(1, B + 1) - starts[block]
                 nR = blen[block] - nL
                 ok &= (nL >= self.msl) & (nR >= self.msl)
-            cost = _children_cost_channels(L, T, self.criterion)
+            cost = children_cost_channels(L, T, self.criterion)
             cost[~ok] = np.inf
             # ---- best per block, then per region (lowest axis, then lowest threshold on ties)
             bmin = np.minimum.reduceat(cost, starts)
@@ -337,7 +337,7 @@ class _Grower:
             best_el, split_seg = best_el[srt], split_seg[srt]
             n_split = split_seg.size
             f_s = bfeat[block[best_el]]
-            t_s = _midpoints(vals[best_el], vnext[best_el])
+            t_s = midpoints(vals[best_el], vnext[best_el])
             cost_s = cost[best_el]
             left_counts = np.stack([L[k][best_el] for k in range(K)], axis=1)
             left_n = best_el - starts[block[best_el]] + 1
@@ -358,8 +358,8 @@ class _Grower:
             arr["n_samples"][rid] = right_n
             arr["depth"][lid] = pdepth + 1
             arr["depth"][rid] = pdepth + 1
-            arr["impurity"][lid] = _weighted_impurity(left_counts, self.criterion) / left_counts.sum(axis=1)
-            arr["impurity"][rid] = _weighted_impurity(right_counts, self.criterion) / right_counts.sum(axis=1)
+            arr["impurity"][lid] = weighted_impurity(left_counts, self.criterion) / left_counts.sum(axis=1)
+            arr["impurity"][rid] = weighted_impurity(right_counts, self.criterion) / right_counts.sum(axis=1)
             arr["lower"][lid] = arr["lower"][parent]
             arr["upper"][lid] = arr["upper"][parent]
             arr["lower"][rid] = arr["lower"][parent]
@@ -382,7 +382,7 @@ class _Grower:
                             continue
                         sl = slice(starts[hit[0]], bend[hit[0]])
                         okb = ok[sl]
-                        curves_t.append(frozen_array(_midpoints(vals[sl], vnext[sl])[okb]))
+                        curves_t.append(frozen_array(midpoints(vals[sl], vnext[sl])[okb]))
                         curves_c.append(frozen_array(cost[sl][okb] / wnode))
                     records.append({
                         "node": int(parent[i]),

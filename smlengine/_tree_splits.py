@@ -34,7 +34,7 @@ def _xlogx(a):
     return out
 
 
-def _weighted_impurity(counts, criterion):
+def weighted_impurity(counts, criterion):
     """N_k * Q_k from class counts of shape (..., K); 0 for empty regions.
 
     Working with N_k Q_k (not Q_k) lets the two children be added and divided by N_m once.
@@ -51,7 +51,7 @@ def _weighted_impurity(counts, criterion):
     return (_xlogx(w) - _xlogx(counts).sum(axis=-1)) / _LN2
 
 
-def _children_cost_channels(L, T, criterion):
+def children_cost_channels(L, T, criterion):
     """N_1 Q_1 + N_2 Q_2 for left counts given as a list of K arrays, node totals T (K,) or (K, ...).
 
     Channels are kept as separate arrays (one per class) so the hot loop never builds an
@@ -110,10 +110,10 @@ def region_impurity(y, sample_weight=None, criterion="misclassification", classe
     total = counts.sum()
     if total <= 0:
         raise ValueError("the region is empty (total weight 0)")
-    return float(_weighted_impurity(counts, criterion) / total)
+    return float(weighted_impurity(counts, criterion) / total)
 
 
-def _check_weights(sample_weight, n):
+def check_weights(sample_weight, n):
     if sample_weight is None:
         return np.ones(n)
     w = np.asarray(sample_weight, dtype=np.float64)
@@ -128,7 +128,7 @@ def _check_weights(sample_weight, n):
     return w
 
 
-def _midpoints(a, b):
+def midpoints(a, b):
     """Threshold halfway between a < b; falls back to a if rounding reaches b (so a <= t < b)."""
     t = a / 2.0 + b / 2.0
     return np.where(t >= b, a, t)
@@ -168,7 +168,7 @@ def cost_curve(X, y, axis, sample_weight=None, criterion="misclassification", re
     check_choice("criterion", criterion, CRITERIA)
     n, d = X.shape
     check_scalar("axis", axis, numbers.Integral, min_value=0, max_value=d - 1)
-    w = _check_weights(sample_weight, n)
+    w = check_weights(sample_weight, n)
     if region is not None:
         region = np.asarray(region)
         idx = np.flatnonzero(region) if region.dtype == bool else region.astype(np.intp)
@@ -183,8 +183,8 @@ def cost_curve(X, y, axis, sample_weight=None, criterion="misclassification", re
     T = np.array([w[yk == k].sum() for k in range(classes.size)])
     pos = np.arange(1, X.shape[0])
     ok = (v[:-1] < v[1:]) & (pos >= min_samples_leaf) & (X.shape[0] - pos >= min_samples_leaf)
-    cost = _children_cost_channels(L, T, criterion) / T.sum()
-    return _midpoints(v[:-1], v[1:])[ok], cost[ok]
+    cost = children_cost_channels(L, T, criterion) / T.sum()
+    return midpoints(v[:-1], v[1:])[ok], cost[ok]
 
 
 def split_cost(X, y, axis, threshold, sample_weight=None, criterion="misclassification"):
@@ -207,13 +207,13 @@ def split_cost(X, y, axis, threshold, sample_weight=None, criterion="misclassifi
     n, d = X.shape
     check_scalar("axis", axis, numbers.Integral, min_value=0, max_value=d - 1)
     check_scalar("threshold", threshold, numbers.Real)
-    w = _check_weights(sample_weight, n)
+    w = check_weights(sample_weight, n)
     classes, yk = np.unique(y, return_inverse=True)
     right = X[:, axis] > threshold
     L = np.bincount(yk[~right], weights=w[~right], minlength=classes.size)
     R = np.bincount(yk[right], weights=w[right], minlength=classes.size)
     total = w.sum()
-    return float((_weighted_impurity(L, criterion) + _weighted_impurity(R, criterion)) / total)
+    return float((weighted_impurity(L, criterion) + weighted_impurity(R, criterion)) / total)
 
 
 def best_split(X, y, sample_weight=None, criterion="misclassification", min_samples_leaf=1):
@@ -275,7 +275,7 @@ class Presorted:
         # Stump helpers: candidate positions (between p and p+1) and their thresholds.
         self.valid = self.values[:, :-1] < self.values[:, 1:]
         self.invalid_flat = np.flatnonzero(~self.valid)
-        self.thresholds = _midpoints(self.values[:, :-1], self.values[:, 1:])
+        self.thresholds = midpoints(self.values[:, :-1], self.values[:, 1:])
 
 
 def presort(X) -> Presorted:
@@ -283,7 +283,7 @@ def presort(X) -> Presorted:
     return Presorted(check_array(X))
 
 
-def _get_presorted(order, X):
+def get_presorted(order, X):
     if order is None:
         return Presorted(X)
     if isinstance(order, Presorted):
@@ -300,11 +300,11 @@ def _get_presorted(order, X):
     p.values = np.take_along_axis(p.XT, p.order, axis=1)
     p.valid = p.values[:, :-1] < p.values[:, 1:]
     p.invalid_flat = np.flatnonzero(~p.valid)
-    p.thresholds = _midpoints(p.values[:, :-1], p.values[:, 1:])
+    p.thresholds = midpoints(p.values[:, :-1], p.values[:, 1:])
     return p
 
 
-def _resolve_max_features(max_features, d):
+def resolve_max_features(max_features, d):
     if max_features is None:
         return d
     if isinstance(max_features, str):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._base import BaseEstimator
 from ._params import ArrayLike, Integral, Interval, Options, Real
-from ._regression_checks import _check_x
+from ._regression_checks import check_x
 
 __all__ = ["PolynomialBasis", "GaussianBasis", "MAX_DEGREE", "MAX_CENTRES"]
 
@@ -50,7 +50,7 @@ class PolynomialBasis(BaseEstimator):
 
     def fit(self, x, y=None):
         self.validate_params()
-        x = _check_x(x)[:, 0]
+        x = check_x(x)[:, 0]
         lo, hi = float(x.min()), float(x.max())
         self.centre_ = 0.5 * (lo + hi)
         self.scale_ = 0.5 * (hi - lo) if hi > lo else 1.0
@@ -58,7 +58,7 @@ class PolynomialBasis(BaseEstimator):
 
     def transform(self, x) -> np.ndarray:
         self._check_fitted("scale_")
-        u = (_check_x(x)[:, 0] - self.centre_) / self.scale_
+        u = (check_x(x)[:, 0] - self.centre_) / self.scale_
         if self.degree == 0:
             return np.zeros((len(u), 1))
         if self.kind == "legendre":
@@ -97,7 +97,7 @@ class GaussianBasis(BaseEstimator):
 
     def fit(self, x, y=None):
         self.validate_params()
-        x = _check_x(x)[:, 0]
+        x = check_x(x)[:, 0]
         if isinstance(self.centres, numbers.Integral):
             k = int(self.centres)
             lo, hi = float(x.min()), float(x.max())
@@ -121,7 +121,7 @@ class GaussianBasis(BaseEstimator):
 
     def transform(self, x) -> np.ndarray:
         self._check_fitted("centres_")
-        d = _check_x(x)[:, 0][:, None] - self.centres_[None, :]
+        d = check_x(x)[:, 0][:, None] - self.centres_[None, :]
         return np.exp(-0.5 * (d / self.width_) ** 2)
 
     def fit_transform(self, x, y=None) -> np.ndarray:

@@ -40,6 +40,7 @@ __all__ = [
     "FEATURE_TYPES",
     "SKIMAGE_TYPES",
     "HaarFeatureSet",
+    "corner_reads",
     "integral_image",
     "squared_integral_image",
     "haar_feature_set",
@@ -163,7 +164,7 @@ class HaarFeatureSet:
         return self.corner_rows.astype(np.int64) * int(stride) + self.corner_cols.astype(np.int64)
 
 
-def _corners_of(rects: np.ndarray, weights: np.ndarray):
+def corner_reads(rects: np.ndarray, weights: np.ndarray):
     """Merge the 16 corner reads of up to four blocks into at most nine distinct ones.
 
     Adjacent blocks share corners; summing their coefficients halves the reads of a
@@ -265,7 +266,7 @@ def haar_feature_set(window, types=FEATURE_TYPES, min_size=1, step=1) -> HaarFea
         raise ValueError(f"no feature fits: window={W}, min_size={min_size}, step={step}")
     rects = np.concatenate(rects)
     weights = np.concatenate(weights)
-    crow, ccol, ccoef = _corners_of(rects, weights)
+    crow, ccol, ccoef = corner_reads(rects, weights)
     area = rects[..., 2].astype(np.float64) * rects[..., 3]
     return HaarFeatureSet(
         window=W,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import check_array, check_choice
+from ._base import check_array
+from ._kernel_formulas import FORMULAS, KernelRows, diagonal
 from ._params import Integral, Interval, Options, Real, check_param, validate_call
 
 #: Allowed kernel parameters, for every estimator that takes them (``_parameter_constraints``).
@@ -57,53 +58,8 @@ def squared_distances(X, Y=None) -> np.ndarray:
     return d2
 
 
-# ---------------------------------------------------------------------- the formulas
-# Every kernel value in the engine goes through these three functions: the Gram matrices
-# below, the kernel rows of the SVM (KernelRows) and the grid evaluation of an expansion.
-# Each kernel is written as (a scale of) a function of inner products G = <P_t, x_o> plus
-# per-point terms computed once, so a row costs one matrix-vector product and O(n) work.
-def _linear_terms(X, gamma, degree, coef0, sq, log_scale):
-    return X, None
-
-
-def _linear_finish(G, aux_rows, aux_col, gamma, degree, coef0, log_scale):
-    """k = <x, y> (G holds the inner products already)."""
-    return G
-
-
-def _poly_finish(G, aux_rows, aux_col, gamma, degree, coef0, log_scale):
-    """k = (<x, y> + coef0)^degree, in place."""
-    G += coef0
-    return np.power(G, degree, out=G)
-
-
-def _rbf_terms(X, gamma, degree, coef0, sq, log_scale):
-    # exp(-gamma |x - y|^2) = exp(<2 gamma x, y> - gamma |x|^2 - gamma |y|^2)
-    return X * (2.0 * gamma), log_scale - gamma * sq
-
-
-def _rbf_finish(G, aux_rows, aux_col, gamma, degree, coef0, log_scale):
-    """k = exp(<2 gamma x, y> - gamma |x|^2 - gamma |y|^2), in place, times e^log_scale.
-
-    The exponent is <= 0 (Cauchy-Schwarz) up to round-off, so it is clipped there: k <= 1.
-    """
-    G += aux_rows
-    G += aux_col
-    np.minimum(G, log_scale, out=G)
-    return np.exp(G, out=G)
-
-
-# name -> (per-point terms, finish); also the parameter names each kernel uses
-_FORMULAS = {
-    "linear": (_linear_terms, _linear_finish),
-    "poly": (_linear_terms, _poly_finish),
-    "rbf": (_rbf_terms, _rbf_finish),
-}
-_FORMULAS["polynomial"] = _FORMULAS["poly"]
-
-
 def _gram(name, X, Y, gamma=1.0, degree=3, coef0=1.0):
-    terms, finish = _FORMULAS[name]
+    terms, finish = FORMULAS[name]
     sqX = np.einsum("ij,ij->i", X, X) if name == "rbf" else None
     sqY = sqX if Y is X else (np.einsum("ij,ij->i", Y, Y) if name == "rbf" else None)
     PX, auxX = terms(X, gamma, degree, coef0, sqX, 0.0)
@@ -134,79 +90,6 @@ def rbf(X, Y=None, gamma=1.0) -> np.ndarray:
     """k(x, y) = exp(-gamma ||x - y||^2), gamma > 0."""
     X, Y = _pair(X, Y)
     return _gram("rbf", X, Y, gamma=float(gamma))
-
-
-def diagonal(name, X, *, gamma=1.0, degree=3, coef0=1.0, sq=None) -> np.ndarray:
-    """k(x_t, x_t) for every row of X (``sq``: the squared norms |x_t|^2 if known)."""
-    if name == "rbf":
-        return np.ones(X.shape[0])
-    sq = np.einsum("ij,ij->i", X, X) if sq is None else sq
-    return sq if name == "linear" else (sq + coef0) ** degree
-
-
-class KernelRows:
-    """Rows k(x_t, x_o), t = 1..n, of one kernel on one data set, one at a time, fast.
-
-    The per-point terms of the formula (|x_t|^2 and the rows scaled by 2 gamma for rbf) are
-    computed once, so a row costs one matrix-vector product and a few O(n) passes. A solver
-    that works on a subset of the points in its own order (SMO while shrinking) keeps the
-    terms ``P``, ``aux`` in that order and passes the prefix it works on.
-
-    Parameters
-    ----------
-    name : {'linear', 'poly', 'rbf'}
-    X : ndarray of shape (n, d), validated by the caller
-    gamma, degree, coef0 : the kernel's parameters (unused ones ignored)
-    scale : float, default=1.0
-        ``row`` returns scale * k (for rbf at no cost: ln(scale) joins the exponent).
-
-    Attributes
-    ----------
-    sq : squared norms |x_t|^2;  diag : k(x_t, x_t);  P, aux : per-point terms of ``row``.
-    """
-
-    def __init__(self, name, X, *, gamma=1.0, degree=3, coef0=1.0, scale=1.0):
-        check_choice("kernel", name, tuple(_FORMULAS))
-        self.name = "poly" if name == "polynomial" else name
-        self.X = X
-        self.gamma, self.degree, self.coef0 = float(gamma), int(degree), float(coef0)
-        self.scale = float(scale)
-        self._log_scale = float(np.log(self.scale)) if self.name == "rbf" else 0.0
-        self._terms, self._finish = _FORMULAS[self.name]
-        self.sq = np.einsum("ij,ij->i", X, X)
-        self.diag = diagonal(self.name, X, degree=self.degree, coef0=self.coef0, sq=self.sq)
-        self.P, self.aux = self._terms(X, self.gamma, self.degree, self.coef0, self.sq, self._log_scale)
-
-    def row(self, o, out, P=None, aux=None):
-        """scale * k(x_t, x_o) into ``out`` for the points whose terms ``P``, ``aux`` are given
-        (default: all, in the order of X)."""
-        if P is None:
-            P, aux = self.P, self.aux
-        np.matmul(P, self.X[o], out=out)
-        aux_o = -self.gamma * self.sq[o] if self.name == "rbf" else None
-        self._finish(out, aux, aux_o, self.gamma, self.degree, self.coef0, self._log_scale)
-        if self.scale != 1.0 and self.name != "rbf":
-            out *= self.scale
-        return out
-
-    def block_dot(self, R, S, coef, max_bytes=16 * 2**20):
-        """k(x_R, x_S) @ coef for index arrays R and S, in row chunks of at most about
-        ``max_bytes`` of temporaries."""
-        XS = self.X[S]
-        if self.name == "linear":  # sum_s c_s <x_r, x_s> = <x_r, sum_s c_s x_s>
-            return self.X[R] @ (coef @ XS)
-        auxS = -self.gamma * self.sq[S][None, :] if self.name == "rbf" else None
-        out = np.empty(R.size)
-        step = max(1, int(max_bytes) // (8 * max(1, S.size)))
-        for a in range(0, R.size, step):
-            r = R[a : a + step]
-            auxr = (-self.gamma * self.sq[r])[:, None] if self.name == "rbf" else None
-            blk = self.X[r] @ XS.T
-            if self.name == "rbf":
-                blk *= 2.0 * self.gamma
-            self._finish(blk, auxr, auxS, self.gamma, self.degree, self.coef0, 0.0)
-            out[a : a + step] = blk @ coef
-        return out
 
 
 def rbf_grid_expansion(xs, ys, centres, coef, gamma, *, flush=200.0) -> np.ndarray:

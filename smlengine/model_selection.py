@@ -14,13 +14,10 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._base import Snapshot, check_random_state, check_X_y, frozen_array
-from ._params import Boolean, Integral, Interval, RandomState, validate_call
+from ._base import Snapshot, check_X_y, frozen_array
+from ._folds import K_FOLDS, MAX_SAMPLES, RANDOM_STATE, kfold_indices  # noqa: F401 - MAX_SAMPLES re-exported
+from ._params import Boolean, validate_call
 
-#: Most samples a k-fold split accepts (its permutation is n integers).
-MAX_SAMPLES = 100_000_000
-_K = [Interval(Integral, 2, None)]
-_SEED = [RandomState(), None]
 
 __all__ = [
     "kfold_indices",
@@ -30,27 +27,6 @@ __all__ = [
     "select_and_test",
     "SelectionResult",
 ]
-
-
-@validate_call({"n": [Interval(Integral, 1, MAX_SAMPLES)], "k": _K, "shuffle": [Boolean()], "random_state": _SEED})
-def kfold_indices(n, k, shuffle=True, random_state=None):
-    """Split range(n) into k folds of sizes differing by at most one.
-
-    Returns
-    -------
-    list of (train_idx, val_idx)
-        k pairs of sorted index arrays; the validation folds partition range(n).
-    """
-    if k > n:
-        raise ValueError(f"k = {k} folds need at least {k} samples, got {n}")
-    order = check_random_state(random_state).permutation(n) if shuffle else np.arange(n)
-    folds = np.array_split(order, k)
-    out = []
-    for f in range(k):
-        val = np.sort(folds[f])
-        train = np.sort(np.concatenate([folds[g] for g in range(k) if g != f]))
-        out.append((train, val))
-    return out
 
 
 def _error(estimator, X, y) -> float:
@@ -67,7 +43,7 @@ def _fold_errors(estimator_factory, X, y, folds, params):
     return errs
 
 
-@validate_call({"k": _K, "random_state": _SEED, "return_folds": [Boolean()]})
+@validate_call({"k": K_FOLDS, "random_state": RANDOM_STATE, "return_folds": [Boolean()]})
 def cross_val_error(estimator_factory, X, y, k=5, random_state=None, return_folds=False):
     """Mean misclassification rate over k folds.
 
@@ -134,7 +110,7 @@ def _grid_axes(grid: Mapping[str, Any]):
     return names, values
 
 
-@validate_call({"k": _K, "random_state": _SEED})
+@validate_call({"k": K_FOLDS, "random_state": RANDOM_STATE})
 def grid_search_steps(estimator_factory: Callable, grid, X, y, k=5, random_state=0):
     """Cross-validate every cell of a parameter grid, yielding after each cell.
 
@@ -180,7 +156,7 @@ class SelectionResult:
     estimator: Any  # retrained on train + validation
 
 
-@validate_call({"k": _K, "random_state": _SEED})
+@validate_call({"k": K_FOLDS, "random_state": RANDOM_STATE})
 def select_and_test(estimator_factory, grid, X_train, y_train, X_test, y_test, X_val=None, y_val=None, k=5,
                     random_state=0):
     """The course protocol: choose by validation error, retrain, report the test error.

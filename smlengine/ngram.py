@@ -44,9 +44,9 @@ import numpy as np
 
 from .cache import LRUCache
 from ._base import BaseEstimator, IterativeMixin, Snapshot
-from ._ngram_generation import NGramStep, _NGramGeneration
-from ._ngram_probabilities import Evaluation, _NGramProbabilities
-from ._ngram_text import BOS, EOS, UNK, _check_tokens, detokenize, entropy, split_lines, split_sentences, tokenize, zipf
+from ._ngram_generation import NGramStep, NGramGeneration
+from ._ngram_probabilities import Evaluation, NGramProbabilities
+from ._ngram_text import BOS, EOS, UNK, check_tokens, detokenize, entropy, split_lines, split_sentences, tokenize, zipf
 from ._params import Integral, Interval, Options, Real
 
 __all__ = [
@@ -251,7 +251,7 @@ class _Order:
                  "rcum", "dcum", "lam")
 
 
-class NGramModel(_NGramProbabilities, _NGramGeneration, IterativeMixin, BaseEstimator):
+class NGramModel(NGramProbabilities, NGramGeneration, IterativeMixin, BaseEstimator):
     """N-gram language model with MLE, add-k (Laplace) or interpolated Kneser-Ney estimates.
 
     With c(h w) the count of context h followed by w and c(h .) = sum_w c(h w):
@@ -362,7 +362,7 @@ class NGramModel(_NGramProbabilities, _NGramGeneration, IterativeMixin, BaseEsti
             about 2 L / CHUNK + 4 + N (L / (2 CHUNK) + 2) + 2 N steps for L tokens.
         """
         self._validate()
-        tokens = _check_tokens(tokens)
+        tokens = check_tokens(tokens)
         n = int(self.n)
         steps = itertools.count()
         total = n + 2
@@ -482,7 +482,7 @@ class NGramModel(_NGramProbabilities, _NGramGeneration, IterativeMixin, BaseEsti
         return seq, real
 
     def _encode(self, tokens) -> tuple[np.ndarray, int]:
-        tokens = _check_tokens(tokens)
+        tokens = check_tokens(tokens)
         if BOS in _distinct_strings(tokens):
             raise ValueError(f"{BOS!r} is reserved for padding and may not appear in the tokens")
         get = self._index.get

@@ -43,7 +43,7 @@ from ._base import (
 )
 from ._bias_variance import BiasVariance, bias_variance, cross_val_mse
 from ._params import Boolean, Integral, Interval, Options, Real
-from ._regression_checks import _check_x, _check_xy
+from ._regression_checks import check_x, check_xy
 from .basis import MAX_CENTRES, MAX_DEGREE, GaussianBasis, PolynomialBasis  # noqa: F401 (MAX_CENTRES re-exported)
 
 __all__ = [
@@ -201,7 +201,7 @@ class LinearRegression(_LinearModel):
             gradient step (``gap`` holds ‖∇L‖).
         """
         self._validate()
-        X, y = _check_xy(X, y)
+        X, y = check_xy(X, y)
         Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
         n, p = Xc.shape
         s = np.linalg.svd(Xc, compute_uv=False)
@@ -286,7 +286,7 @@ class Ridge(_LinearModel):
             ``objective`` is ‖y − Xw − b‖² + α‖w‖².
         """
         self.validate_params()
-        X, y = _check_xy(X, y)
+        X, y = check_xy(X, y)
         Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
         if self.alpha == 0:
             s = np.linalg.svd(Xc, compute_uv=False)
@@ -317,7 +317,7 @@ def ridge_path(X, y, alphas):
     alphas : ndarray of shape (n_alphas,)
     coefs : ndarray of shape (n_features, n_alphas)
     """
-    X, y = _check_xy(X, y)
+    X, y = check_xy(X, y)
     alphas = _check_alphas(alphas)
     U, s, Vt = np.linalg.svd(X, full_matrices=False)
     Uty = U.T @ y
@@ -377,7 +377,7 @@ class Lasso(_LinearModel):
             (1/2n)‖y − Xw − b‖² + α‖w‖₁, ``gap`` the duality gap of the last complete sweep.
         """
         self.validate_params()
-        X, y = _check_xy(X, y)
+        X, y = check_xy(X, y)
         Xc, yc, x_mean, y_mean = _centre(X, y, self.fit_intercept)
         n, p = Xc.shape
         alpha = float(self.alpha)
@@ -430,7 +430,7 @@ def _duality_gap(c, r, y, w, lam):
 
 def lasso_alpha_max(X, y) -> float:
     """The smallest α whose lasso solution (no intercept) is w = 0: ‖Xᵀy‖∞ / n."""
-    X, y = _check_xy(X, y)
+    X, y = check_xy(X, y)
     return float(np.max(np.abs(X.T @ y))) / X.shape[0]
 
 
@@ -459,7 +459,7 @@ def lasso_path(X, y, alphas=None, *, n_alphas=100, eps=1e-3, tol=1e-4, max_iter=
     alphas : ndarray of shape (n_alphas,)
     coefs : ndarray of shape (n_features, n_alphas)
     """
-    X, y = _check_xy(X, y)
+    X, y = check_xy(X, y)
     check_scalar("n_alphas", n_alphas, numbers.Integral, min_value=1, max_value=100_000)
     check_scalar("eps", eps, numbers.Real, min_value=0, max_value=1, include_min=False)
     check_scalar("tol", tol, numbers.Real, min_value=0)
@@ -663,8 +663,8 @@ class BasisRegression(_RegressorMixin, IterativeMixin, BaseEstimator):
         RegressionSnapshot
         """
         basis, regressor = self._parts()
-        x = _check_x(x)
-        _x, y = _check_xy(x, y)
+        x = check_x(x)
+        _x, y = check_xy(x, y)
         phi = basis.fit(x).transform(x)
         self.basis_ = basis
         self.regressor_ = regressor

@@ -47,15 +47,15 @@ from ._base import (
     frozen_array,
 )
 from ._params import Integral, Interval, Options, RandomState, Real
-from ._tree_grower import TreeArrays, TreeSnapshot, _Grower, _snapshot_tree
+from ._tree_grower import TreeArrays, TreeSnapshot, Grower, snapshot_tree
 from ._tree_splits import (
     CRITERIA,
     Presorted,
-    _check_weights,
-    _children_cost_channels,
-    _get_presorted,
-    _resolve_max_features,
-    _weighted_impurity,
+    check_weights,
+    children_cost_channels,
+    get_presorted,
+    resolve_max_features,
+    weighted_impurity,
     best_split,
     cost_curve,
     presort,
@@ -102,7 +102,7 @@ def _check_classification(X, y, sample_weight, need_two=True):
     classes, yk = np.unique(y, return_inverse=True)
     if need_two and classes.size < 2:
         raise ValueError(f"a classifier needs at least two classes in y, got {classes.size} ({classes.tolist()[:3]})")
-    w = _check_weights(sample_weight, X.shape[0])
+    w = check_weights(sample_weight, X.shape[0])
     return X, y, classes, yk, w
 
 
@@ -181,7 +181,7 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
 
     def _validate(self, d):
         self.validate_params()
-        return _resolve_max_features(self.max_features, d)
+        return resolve_max_features(self.max_features, d)
 
     def fit(self, X, y, sample_weight=None, order=None):
         """Grow the tree; equivalent to exhausting ``fit_steps(..., every_split=False)``.
@@ -215,20 +215,20 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
         """
         X, y, classes, yk, w = _check_classification(X, y, sample_weight)
         k_feat = self._validate(X.shape[1])
-        pre = _get_presorted(order, X)
+        pre = get_presorted(order, X)
         for name in ("tree_", "last_snapshot_"):
             self.__dict__.pop(name, None)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state) if k_feat < X.shape[1] else None
-        g = _Grower(pre, yk, w, classes.size, self.max_depth, self.criterion, self.min_samples_leaf, k_feat, rng)
+        g = Grower(pre, yk, w, classes.size, self.max_depth, self.criterion, self.min_samples_leaf, k_feat, rng)
         arr = g.arr
         root_idx = frozen_array(np.flatnonzero(w > 0))
         step = 0
         d = X.shape[1]
         inf_lo = frozen_array(np.full(d, -np.inf))
         inf_hi = frozen_array(np.full(d, np.inf))
-        tree0 = _snapshot_tree(arr, 1)
+        tree0 = snapshot_tree(arr, 1)
         yield TreeSnapshot(
             step=0, phase="root", progress=0.0, node=0, node_depth=0, indices=root_idx, lower=inf_lo, upper=inf_hi,
             axis=None, threshold=None, cost=None, region_cost=float(arr["impurity"][0]), curve_thresholds=None,
@@ -240,7 +240,7 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
             n_before = g.n_nodes - 2 * len(parents)
             for i, rec in enumerate(records):
                 step += 1
-                tree = _snapshot_tree(arr, n_before + 2 * (i + 1), parents[i + 1 :])
+                tree = snapshot_tree(arr, n_before + 2 * (i + 1), parents[i + 1 :])
                 p = rec["node"]
                 yield TreeSnapshot(
                     step=step, phase="split", progress=None, node=p, node_depth=int(arr["depth"][p]),
@@ -250,7 +250,7 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
                     curve_costs=rec["curve_costs"], tree=tree, n_leaves=tree.n_leaves, tree_depth=tree.max_depth,
                     train_error=tree.training_error(),
                 )
-        self.tree_ = _snapshot_tree(arr, g.n_nodes)
+        self.tree_ = snapshot_tree(arr, g.n_nodes)
         self.depth_ = self.tree_.max_depth
         self.n_leaves_ = self.tree_.n_leaves
         yield TreeSnapshot(
@@ -385,7 +385,7 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         """Fit on weighted data; ``order`` is a :class:`Presorted` of X (or its order array)."""
         self.validate_params()
         X, y, classes, yk, w = _check_classification(X, y, sample_weight, need_two=False)
-        pre = _get_presorted(order, X)
+        pre = get_presorted(order, X)
         return self._fit_encoded(X, classes, yk, w, pre)
 
     def _fit_encoded(self, X, classes, yk, w, pre):
@@ -402,7 +402,7 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
                 L = [cs.real, cs.imag]
             else:
                 L = [np.cumsum(c[pre.order], axis=1)[:, :-1] for c in chans]
-            cost = _children_cost_channels(L, T, self.criterion)
+            cost = children_cost_channels(L, T, self.criterion)
             cost.ravel()[pre.invalid_flat] = np.inf
             flat = int(np.argmin(cost))
             best = cost.ravel()[flat]
@@ -418,7 +418,7 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
             left = T.copy()
             self.feature_ = -1
             self.threshold_ = np.inf
-            self.cost_ = float(_weighted_impurity(T, self.criterion) / T.sum())
+            self.cost_ = float(weighted_impurity(T, self.criterion) / T.sum())
         right = T - left
         self.value_ = np.stack([left, right])
         self.left_class_ = int(np.argmax(left))

@@ -16,7 +16,7 @@ import json
 import numpy as np
 
 from .._base import frozen_array
-from ..haar import FEATURE_TYPES, HaarFeatureSet, _corners_of
+from ..haar import FEATURE_TYPES, HaarFeatureSet, corner_reads
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "save_cascade", "load_cascade_file"]
 
@@ -166,7 +166,7 @@ def _from_arrays(cls, d):
     ft = params.get("feature_types")
     if isinstance(ft, list) and ft and all(isinstance(t, str) and t in FEATURE_TYPES for t in ft):
         model.feature_types = tuple(ft)
-    crow, ccol, ccoef = _corners_of(rects.astype(np.int16), np.where(used, weights, 0.0))
+    crow, ccol, ccoef = corner_reads(rects.astype(np.int16), np.where(used, weights, 0.0))
     area = (np.where(used, weights, 0.0) * h * w).sum(axis=1)
     names = tuple(type_names)
     full = HaarFeatureSet(

@@ -15,7 +15,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._base import check_random_state, check_scalar, quote_text
-from ._edge_list_text import _csr
 
 
 # ----------------------------------------------------------------------------- small chains
@@ -103,7 +102,11 @@ def karate_club():
     """
     src = [s for s, ts in _KARATE.items() for _ in ts]
     dst = [t for ts in _KARATE.values() for t in ts]
-    return _csr(src + dst, dst + src, 34), [str(i) for i in range(34)]
+    a = sp.csr_matrix((np.ones(2 * len(src)), (src + dst, dst + src)), shape=(34, 34))
+    a.sum_duplicates()
+    a.data[:] = 1.0  # 0/1: a friendship listed twice is still one link
+    a.sort_indices()
+    return a, [str(i) for i in range(34)]
 
 
 # ----------------------------------------------------------------------------- generator
