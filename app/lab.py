@@ -349,6 +349,33 @@ class Lab(LabLayout, QtWidgets.QWidget):
 
         self.task("open", on_done=on_opened, on_error=failed).start(read, *args)
 
+    # ------------------------------------------------------------------ photos
+    def image_reader(self) -> tuple[Callable, tuple]:
+        """Hook of the labs that open photos: the function that reads and checks a photo file on
+        a worker (``read(path, *args)``, ``ValueError`` when it is unusable) and the arguments
+        after the path, captured now on the GUI thread."""
+        raise NotImplementedError(f"lab {self.id!r} opens no photos")
+
+    def image_opened(self, path: str) -> None:
+        """Hook: the photo file ``path`` was read and becomes the lab's image (restart the run)."""
+
+    def restore_image_label(self) -> None:
+        """Hook: after a photo that could not be opened, ``self.image_label`` names the image again."""
+
+    def open_image_dialog(self) -> None:
+        """"Open image…": the photo chosen in the dialog (:attr:`IMAGE_FILES`), then :meth:`open_image_file`."""
+        path = self.ask_open_path("Open image", IMAGE_FILES)
+        if path:
+            self.open_image_file(path)
+
+    def open_image_file(self, path: str) -> None:
+        """Read the photo ``path`` on a worker (:meth:`image_reader`); on success it becomes the
+        lab's image (:meth:`image_opened`), otherwise the banner says why and nothing changes."""
+        path = str(path)
+        read, args = self.image_reader()
+        self.open_on_worker(os.path.basename(path), self.image_label, read, path, *args,
+                            on_opened=lambda _image: self.image_opened(path), restore=self.restore_image_label)
+
     # ------------------------------------------------------------------ side tasks
     def task(self, name: str, **callbacks) -> BackgroundTask:
         """The lab's side task called ``name`` (created on first use; see app.tasks). What it

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .json_files import read_json_file
 
 #: largest session file (a lab full of points writes about 1.5 MB)
@@ -44,7 +46,7 @@ def config_dir() -> Path:
     if env:
         path = Path(env)
     else:
-        from PySide6.QtCore import QStandardPaths
+        from PySide6.QtCore import QStandardPaths  # deferred: sessions are read and checked without Qt
 
         base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
         path = Path(base) if base else Path.home() / ".config" / "smllab"
@@ -59,15 +61,10 @@ def autosave_path(lab_id: str) -> Path:
 
 
 def _to_jsonable(value):
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a hard dependency
-        np = None
-    if np is not None:
-        if isinstance(value, np.generic):
-            return value.item()
-        if isinstance(value, np.ndarray):
-            return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
     if isinstance(value, dict):
         return {str(k): _to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

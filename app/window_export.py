@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from .runner import History
+
 if TYPE_CHECKING:
     from .lab import Lab
 
@@ -24,18 +26,18 @@ class ExportActions:
         if path.lower().endswith(".svg"):
             if plot is None:
                 raise ValueError("this lab has no plot to export as SVG")
-            from .widgets.svg_export import export_svg
+            from .widgets.svg_export import export_svg  # deferred: pyqtgraph loads with the first lab
 
             export_svg(plot, path)
         else:
-            from .widgets.view_export import export_png
+            from .widgets.view_export import export_png  # deferred: pyqtgraph, as above
 
             # twice the screen's pixels, every text in its on-screen proportion
             export_png(plot if plot is not None else lab, path)
 
     def export_view(self, path: str, lab: Lab | None = None) -> None:
         """PNG or SVG of the whole lab view as on screen: its form, every plot and the maths."""
-        from .widgets.view_export import export_view
+        from .widgets.view_export import export_view  # deferred: pyqtgraph, as above
 
         lab = lab or self.lab()
         if lab is None:
@@ -76,9 +78,7 @@ class ExportActions:
                    progress=None) -> int:
         """Animate the run so far: up to ``max_frames`` snapshots of the timeline, drawn
         one after the other and captured. Returns the number of frames written."""
-        from PIL import Image
-
-        from .runner import History
+        from PIL import Image  # deferred: Pillow loads only to write a GIF
 
         lab = lab or self.lab()
         r = lab.runner

@@ -9,8 +9,10 @@ This module stays Qt-free: the child imports it (and scikit-learn), never PySide
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import weakref
@@ -48,7 +50,7 @@ def reference_check(kind: str, params: dict, X, y, extent, resolution: int = 150
     if np.unique(y).size < 2:
         raise ValueError("the reference check needs training points of both classes")
     if is_svm(kind):
-        from sklearn.svm import SVC
+        from sklearn.svm import SVC  # deferred: the optional reference library, loaded when the check runs
 
         kernel = SVM_KERNEL[kind]
         ours = make_estimator(kind, params).fit(X, y)
@@ -57,7 +59,7 @@ def reference_check(kind: str, params: dict, X, y, extent, resolution: int = 150
         counts = (int(ours.support_.size), int(theirs.support_.size))
         name = f"SVC(kernel='{kernel}')"
     elif kind == "logistic":
-        from sklearn.linear_model import LogisticRegression as SkLR
+        from sklearn.linear_model import LogisticRegression as SkLR  # deferred: the optional reference library
 
         ours = make_estimator(kind, {**params, "max_iter": max(int(params["max_iter"]), 1000)}).fit(X, y)
         theirs = SkLR(C=params["C"], tol=1e-10, max_iter=10000).fit(X, y)
@@ -172,9 +174,6 @@ def _die_with_parent() -> None:
     """
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-            import signal
-
             ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass

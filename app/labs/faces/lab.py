@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
 import time
 from typing import Callable, Iterator
 
@@ -16,7 +15,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
-from ...lab import IMAGE_FILES, Lab
+from ...lab import Lab
 from ...widgets.image_view import ImageView
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend, place_legend
@@ -40,6 +39,12 @@ class FacesLab(Lab):
     order = 30
     description = ("Viola-Jones: Haar features from integral images, boosted stumps in an attentional cascade; "
                    "detect faces in a photo, or train a small cascade live.")
+    chapter = "Trees and ensembles"
+    summary = "Viola–Jones finds faces with Haar features, integral images and a boosted cascade."
+    keywords = ("Viola-Jones", "face detection", "Haar features", "integral image", "AdaBoost", "boosting", "stump",
+                "cascade", "attentional cascade", "detection rate", "false positive rate", "FPR", "sliding window",
+                "image pyramid", "scale factor", "min neighbours", "non-maximum suppression", "training a cascade",
+                "astronaut", "camera", "photo")
     screenshot_steps = 40  # the default detection sweep ends at step 29
     self_test_steps = 3
 
@@ -92,7 +97,7 @@ class FacesLab(Lab):
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
         self.open_button = QtWidgets.QPushButton("Open image…")
         self.open_button.setToolTip("Detect faces in your own PNG or JPEG (large images are downscaled)")
-        self.open_button.clicked.connect(self._open_dialog)
+        self.open_button.clicked.connect(self.open_image_dialog)
         layout.addWidget(self.open_button)
         self.image_label = QtWidgets.QLabel()
         self.image_label.setWordWrap(True)
@@ -493,18 +498,10 @@ class FacesLab(Lab):
         self.window_label.setText(maths.window_html(None))
 
     # ------------------------------------------------------------------ files
-    def _open_dialog(self) -> None:
-        path = self.ask_open_path("Open image", IMAGE_FILES)
-        if path:
-            self.open_image_file(path)
+    def image_reader(self):
+        return run.check_file, ()
 
-    def open_image_file(self, path: str) -> None:
-        """Read ``path`` on a worker; on success it becomes the photo, otherwise a banner (nothing lost)."""
-        path = str(path)
-        self.open_on_worker(os.path.basename(path), self.image_label, run.check_file, path,
-                            on_opened=lambda _photo: self._opened(path), restore=self._restore_image_label)
-
-    def _opened(self, path: str) -> None:
+    def image_opened(self, path: str) -> None:
         self.image_path = path
         self._clear_window()
         if self.form.value("mode") != "detect":
@@ -512,7 +509,7 @@ class FacesLab(Lab):
             self.tabs.setCurrentIndex(0)
         self.reset()
 
-    def _restore_image_label(self) -> None:
+    def restore_image_label(self) -> None:
         snap = self.runner.current
         if snap is not None and snap.mode == "detect":
             self._update_image_label(snap.ctx.photo)

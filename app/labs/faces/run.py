@@ -27,6 +27,11 @@ import numpy as np
 
 from smlengine import Snapshot, frozen_array
 from smlengine.cache import LRUCache, file_key
+from smlengine.cascade import Cascade, resize_patch, to_grey_float
+from smlengine.datasets import (HELD_OUT_PHOTO, load_cascade, load_face_patches, negative_photo, negative_photos,
+                                read_image_file)
+from smlengine.detection import group_rectangles
+from smlengine.haar import integral_image
 
 MODES = [("detect", "Detect faces"), ("train", "Train a cascade")]
 CASCADES = [("shipped", "shipped (19 stages)"), ("trained", "trained here")]
@@ -90,16 +95,12 @@ def source_key(source: tuple) -> tuple:
 
 def load_source(source: tuple) -> Photo:
     """("photo", name) or ("file", path) -> :class:`Photo`; ValueError with a short message."""
-    from smlengine.cascade import to_grey_float
-
     def compute():
         if source[0] == "file":
-            from smlengine.datasets import read_image_file
-
             image, note = read_image_file(source[1], max_pixels=FILE_MAX_PIXELS)
             label = os.path.basename(source[1])[:60]
         else:
-            import skimage.data
+            import skimage.data  # deferred: scikit-image's sample photos load on first use
 
             name = str(source[1])
             if name not in ("astronaut", "camera"):
@@ -130,8 +131,6 @@ def check_file(path: str) -> Photo:
 
 
 def shipped_cascade():
-    from smlengine.datasets import load_cascade
-
     return _CACHE.get_or_compute("shipped", load_cascade)
 
 
@@ -139,8 +138,6 @@ def training_data():
     """(augmented training faces, LFW non-faces, face-free photos) -- cached."""
 
     def compute():
-        from smlengine.datasets import load_face_patches, negative_photos
-
         fp = load_face_patches(**DATA)
         return fp, list(negative_photos("train").values())
 
@@ -246,8 +243,6 @@ def _heat_choice(boxes, maps, scales):
 
 def _grouped(raw, mn, limit):
     """Detections, each raw window's group and every group (empty when there are too many windows)."""
-    from smlengine.detection import group_rectangles
-
     if not 0 < raw.shape[0] <= limit:
         return np.zeros((0, 5)), np.full(raw.shape[0], -1, dtype=np.int64), _NO_GROUPS
     boxes, labels, kept = group_rectangles(raw, min_neighbors=mn, return_labels=True)
@@ -380,8 +375,6 @@ def train_params(params: dict, seed: int) -> dict:
 
 
 def _train_steps(params: dict, seed: int) -> Iterator[FacesTrainSnapshot]:
-    from smlengine.cascade import Cascade
-
     fp, photos = training_data()
     faces = fp.train_faces
     mean_face = _CACHE.get_or_compute("mean-face", lambda: frozen_array(faces.mean(axis=0)))
@@ -482,7 +475,7 @@ def feature_gallery(features, base, columns: int = 10, gap: int = 2) -> np.ndarr
 
 def lbp_reference(grey: np.ndarray, scale_factor: float, min_neighbors: int):
     """scikit-image's LBP frontal-face cascade (OpenCV's model) on the same photo: (k, 4) boxes."""
-    import skimage.data
+    import skimage.data  # deferred: scikit-image's cascade module loads only for this side task
     from skimage.feature import Cascade as LBPCascade
 
     try:
@@ -499,9 +492,6 @@ def lbp_reference(grey: np.ndarray, scale_factor: float, min_neighbors: int):
 def gallery_data(cascade=None, n_hard: int = 60, state=None) -> dict:
     """Faces, non-faces and the hard negatives: windows of the held-out face-free photo (and two
     training photos) that pass the most stages of the cascade, cut out at 24 x 24."""
-    from smlengine.cascade import resize_patch
-    from smlengine.datasets import HELD_OUT_PHOTO, negative_photo
-
     fp, _ = training_data()
     if state is not None:
         state.set_progress(0.3, "faces loaded")
@@ -536,9 +526,6 @@ def window_report(cascade, grey: np.ndarray, top: float, left: float, side_h: fl
     """Everything the maths panel says about one window: its 24 x 24 patch, integral-image corner
     reads of the first stage's stumps, every stump's vote in stage 1, and each stage's sum
     against its threshold (until the first rejecting stage), as :meth:`Cascade.explain` scores it."""
-    from smlengine.cascade import resize_patch
-    from smlengine.haar import integral_image
-
     h, w = grey.shape
     r0, c0 = int(max(0, round(top))), int(max(0, round(left)))
     r1, c1 = int(min(h, round(top + side_h))), int(min(w, round(left + side_w)))

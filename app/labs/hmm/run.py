@@ -20,6 +20,7 @@ the whole-sequence results), so the views can redraw any step without recomputin
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -258,8 +259,6 @@ def run_steps(preset: str, n_steps: int, n_train: int, restarts: int, max_iter: 
 
 def best_permutation(learned: np.ndarray, true: np.ndarray) -> list[int]:
     """The order of the learned states that best matches the true emission rows (label switching)."""
-    import itertools
-
     K = true.shape[0]
     if K > 6:
         return list(range(K))

@@ -49,7 +49,7 @@ MASS_LEVELS = (0.25, 0.5, 0.75, 0.95)
 
 def lone_point(X: np.ndarray) -> int:
     """Index of the most isolated point (the largest distance to its nearest neighbour)."""
-    from scipy.spatial import cKDTree
+    from scipy.spatial import cKDTree  # deferred: scipy.spatial loads only when a point is looked for
 
     dist, _ = cKDTree(X).query(X, k=2)  # the nearest neighbour other than the point itself
     return int(np.argmax(dist[:, 1]))

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.random  # noqa: F401  (imported lazily by numpy otherwise: 50 ms inside the first generation step)
 
 from smlengine.cache import LRUCache, file_key
+from smlengine.datasets import load_corpus, load_play, read_text_file
 from smlengine.phases import StepCounter
 from smlengine import Snapshot
 from smlengine.ngram import NGramModel, entropy, split_lines, tokenize, zipf
@@ -92,8 +93,6 @@ def source_key(corpus: str, path: str) -> tuple:
 
 def _read_file(path: str, progress: Callable[[float], None] | None = None) -> str:
     """The text of a file; ``ValueError`` with a short message when it cannot be used."""
-    from smlengine.datasets import read_text_file
-
     try:
         return read_text_file(path, progress=progress)
     except OSError as exc:
@@ -114,8 +113,6 @@ def _load_text(key: tuple, start_thread: Callable | None = None) -> Iterator:
     if text is not None:
         yield text
         return
-    from smlengine.datasets import load_corpus, load_play
-
     if key[0] == "shakespeare":
         text = load_corpus("shakespeare")
     elif key[0].startswith("play:"):

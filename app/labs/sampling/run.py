@@ -215,7 +215,7 @@ def _bin(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=8)
 def target_picture(name: str, n: int = 160) -> tuple:
     """(xs, ys, density (n, n), contour lines (x, y) with NaN breaks, marginals (xs, px, ys, py)) of a target."""
-    from skimage import measure
+    from skimage import measure  # deferred: scikit-image loads when a target is first drawn
 
     target = get_target(name)
     xs, ys, dens = target.grid(n)
@@ -273,7 +273,7 @@ class Picture:
 @lru_cache(maxsize=8)
 def clean_picture(name: str, size: int) -> np.ndarray:
     """Integer labels 0…K−1 of a shipped scikit-image picture, longest side ``size`` pixels."""
-    from skimage import data, transform
+    from skimage import data, transform  # deferred: scikit-image loads when a picture is first used
 
     if name == "horse":
         img = (~data.horse()).astype(float)  # the horse is label 1

@@ -18,7 +18,7 @@ from PySide6 import QtCore, QtWidgets
 from smlengine.datasets import list_photos
 
 from ... import style as theme
-from ...lab import IMAGE_FILES, Lab
+from ...lab import Lab
 from ...widgets.params import Param
 from ...widgets.pages import page, splitter
 from ...widgets.plots import PlotPanel
@@ -43,6 +43,12 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
     order = 50
     description = ("Segmentation as clustering: k-means and EM for multinomial (local histograms) and Gaussian "
                    "(colour) mixtures, live; choosing K by BIC and stability; restarts and k-means++.")
+    chapter = "Clustering and mixtures"
+    summary = "Pixels grouped into segments by k-means and EM, by their colour or the texture around them."
+    keywords = ("k-means", "Lloyd", "EM", "expectation maximisation", "expectation maximization", "Gaussian mixture",
+                "multinomial mixture", "histograms", "texture", "colour", "color", "CIE-Lab", "RGB", "k-means++",
+                "initialisation", "restarts", "local optimum", "BIC", "stability", "choosing K", "K", "clustering",
+                "image segmentation", "photo", "astronaut", "coffee", "chelsea")
     screenshot_steps = 8
     self_test_steps = 5
 
@@ -105,7 +111,7 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         row = QtWidgets.QVBoxLayout()
         self.open_button = QtWidgets.QPushButton("Open image…")
         self.open_button.setToolTip("Segment your own PNG or JPEG (read on a worker; large images are downscaled)")
-        self.open_button.clicked.connect(self._open_dialog)
+        self.open_button.clicked.connect(self.open_image_dialog)
         row.addWidget(self.open_button)
         self.clear_seeds_button = QtWidgets.QPushButton("Clear seeds")
         self.clear_seeds_button.setToolTip("Forget the clicked seed pixels")
@@ -346,19 +352,13 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         self._sync_photo_box()
 
     # ------------------------------------------------------------------ files and clicks
-    def _open_dialog(self) -> None:
-        path = self.ask_open_path("Open image", IMAGE_FILES)
-        if path:
-            self.open_image_file(path)
+    def image_reader(self):
+        return run.open_image, (int(self.form.value("resolution")),)
 
-    def open_image_file(self, path: str) -> None:
-        """Read ``path`` on a worker; on success it becomes the image, otherwise a banner (nothing lost)."""
-        path = str(path)
-        self.open_on_worker(os.path.basename(path), self.image_label, run.open_image, path,
-                            int(self.form.value("resolution")), on_opened=lambda _image: self._opened(path),
-                            restore=lambda: self._update_image_label(self._ctx))
+    def restore_image_label(self) -> None:
+        self._update_image_label(self._ctx)
 
-    def _opened(self, path: str) -> None:
+    def image_opened(self, path: str) -> None:
         self.image_path = path
         self.seeds = []
         self.selected = None

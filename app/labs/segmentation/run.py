@@ -84,7 +84,7 @@ def downscale(image: np.ndarray, max_side: int) -> np.ndarray:
     h, w = image.shape[:2]
     if max(h, w) <= max_side:
         return np.ascontiguousarray(image)
-    from skimage.transform import resize
+    from skimage.transform import resize  # deferred: scikit-image's transforms, on the first large image
 
     s = max_side / max(h, w)
     shape = (max(1, round(h * s)), max(1, round(w * s))) + image.shape[2:]
@@ -315,7 +315,7 @@ def centre_colours(ctx: RunContext, eng) -> np.ndarray | None:
     grey = ctx.image.ndim == 2
     col = C[:, :1] if grey else C[:, :3]
     if kind.startswith("lab"):
-        from skimage.color import lab2rgb
+        from skimage.color import lab2rgb  # deferred: scikit-image's colour module, on first use
 
         if grey:
             col = np.column_stack([col[:, 0] * 100.0, np.zeros(len(col)), np.zeros(len(col))])

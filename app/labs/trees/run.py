@@ -8,6 +8,7 @@ Everything here runs on worker threads (``make_run``'s generator, ``prepare``, s
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -400,8 +401,7 @@ def reference_check(method: str, params: dict, X, y, extent, resolution: int = 1
         raise ValueError("the reference check needs training points of both classes")
     crit = params["criterion"] if params["criterion"] != "misclassification" else "gini"
     if method == "adaboost":
-        import warnings
-
+        # the reference library is a test-time option, imported only when the check runs
         from sklearn.ensemble import AdaBoostClassifier
         from sklearn.tree import DecisionTreeClassifier
 
@@ -414,7 +414,7 @@ def reference_check(method: str, params: dict, X, y, extent, resolution: int = 1
                                         **kw).fit(X, y)
         name = f"AdaBoostClassifier(SAMME, {crit} stumps)"
     elif method == "tree":
-        from sklearn.tree import DecisionTreeClassifier
+        from sklearn.tree import DecisionTreeClassifier  # deferred: the optional reference library
 
         ours = DecisionTree(max_depth=_depth(params["max_depth"]), criterion=crit).fit(X, y)
         theirs = DecisionTreeClassifier(max_depth=_depth(params["max_depth"]), criterion=crit).fit(X, y)
