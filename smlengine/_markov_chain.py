@@ -25,12 +25,12 @@ from ._params import Integral, Interval, Real, check_param, validate_call
 #: Most moves per surfer, and most steps of a small chain.
 MAX_MOVES = 1_000_000
 
-_TELEPORT = [Interval(Real, 0, 1)]
+TELEPORT = [Interval(Real, 0, 1)]
 
 # ----------------------------------------------------------------------------- validation
 
 
-def _check_adjacency(adjacency, name: str = "adjacency") -> sp.csr_matrix:
+def check_adjacency(adjacency, name: str = "adjacency") -> sp.csr_matrix:
     """Square, finite, non-negative CSR float64 matrix; no copy when it already is one."""
     if isinstance(adjacency, TransitionMatrix):
         raise TypeError(f"{name} must be an adjacency matrix, got a TransitionMatrix (pass its .adjacency)")
@@ -61,10 +61,10 @@ def _check_adjacency(adjacency, name: str = "adjacency") -> sp.csr_matrix:
 
 
 def _check_teleport(teleport) -> float:
-    return float(check_param("teleport", teleport, _TELEPORT))
+    return float(check_param("teleport", teleport, TELEPORT))
 
 
-def _out_weights(a: sp.csr_matrix):
+def out_weights(a: sp.csr_matrix):
     """Out-degree o_i, 1/o_i (0 for dangling pages) and the dangling mask δ."""
     out = np.asarray(a.sum(axis=1)).ravel()
     dangling = out == 0
@@ -73,7 +73,7 @@ def _out_weights(a: sp.csr_matrix):
     return out, inv, dangling
 
 
-def _check_start(start, d: int, name: str = "start") -> np.ndarray:
+def check_start(start, d: int, name: str = "start") -> np.ndarray:
     if start is None:
         return np.full(d, 1.0 / d)
     x = np.asarray(start, dtype=np.float64)
@@ -123,10 +123,10 @@ class TransitionMatrix(spla.LinearOperator):
     """
 
     def __init__(self, adjacency, teleport: float = 0.0):
-        a = _check_adjacency(adjacency)
+        a = check_adjacency(adjacency)
         self.teleport = _check_teleport(teleport)
         self.adjacency = a
-        _, inv, self.dangling = _out_weights(a)
+        _, inv, self.dangling = out_weights(a)
         self._inv_out = inv
         super().__init__(dtype=np.dtype(np.float64), shape=a.shape)
 
@@ -229,7 +229,7 @@ def _pattern(p):
         full = np.ones(d, bool) if p.teleport > 0 else p.dangling.copy()
         g = p.adjacency.copy()
     else:
-        g = _check_adjacency(p, "p").copy()
+        g = check_adjacency(p, "p").copy()
         full = np.zeros(g.shape[0], bool)
     g.data = np.ones_like(g.data)
     g.eliminate_zeros()
@@ -380,7 +380,7 @@ def chain_steps(p, start=None, n_steps: int = 50):
         on a reducible chain the limit depends on ``start``.
     """
     p = _check_stochastic(p)
-    x = _check_start(start, p.shape[0])
+    x = check_start(start, p.shape[0])
     yield ChainSnapshot(step=0, distribution=frozen_array(x), change=None, progress=0.0)
     for n in range(1, n_steps + 1):
         y = x @ p

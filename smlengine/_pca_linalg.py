@@ -10,7 +10,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
-_BLOCK_ELEMENTS = 1 << 21  # numbers per centred block (16 MB): a small temporary, large enough for BLAS
+BLOCK_ELEMENTS = 1 << 21  # numbers per centred block (16 MB): a small temporary, large enough for BLAS
 #: largest tr(XᵀX/n) / tr Σ̂ for which Σ̂ = XᵀX/n − μ̂μ̂ᵀ is formed uncentred (digits lost to cancellation)
 _MAX_CANCELLATION = 1e4
 _FULL_EIGH_MAX = 256  # matrices up to this side are decomposed whole (faster than a subset there)
@@ -19,7 +19,7 @@ _FULL_EIGH_MAX = 256  # matrices up to this side are decomposed whole (faster th
 # ----------------------------------------------------------------------------- linear algebra
 
 
-def _sign_fix(W: np.ndarray) -> np.ndarray:
+def sign_fix(W: np.ndarray) -> np.ndarray:
     """Flip rows so each row's largest-magnitude entry is positive (a canonical sign)."""
     if W.size == 0:
         return W
@@ -29,7 +29,7 @@ def _sign_fix(W: np.ndarray) -> np.ndarray:
     return W * signs[:, None]
 
 
-def _rank_k_update(C: np.ndarray, B: np.ndarray, outer: bool = False) -> np.ndarray:
+def rank_k_update(C: np.ndarray, B: np.ndarray, outer: bool = False) -> np.ndarray:
     """C ← C + Bᵀ B (or C + B Bᵀ with ``outer``) on the upper triangle (BLAS ``dsyrk``), C
     Fortran-ordered and updated in place.
 
@@ -39,13 +39,13 @@ def _rank_k_update(C: np.ndarray, B: np.ndarray, outer: bool = False) -> np.ndar
     return blas.dsyrk(1.0, B.T, beta=1.0, c=C, trans=1 if outer else 0, lower=0, overwrite_c=1)
 
 
-def _symmetrised(C: np.ndarray) -> np.ndarray:
+def symmetrised(C: np.ndarray) -> np.ndarray:
     """The full symmetric matrix from its upper triangle (``syrk`` fills only that one)."""
     upper = np.triu(C)
     return upper + np.triu(C, 1).T
 
 
-def _covariance(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
+def covariance_matrix(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
     """Σ̂ = X_cᵀ X_c / n from symmetric rank-k updates (BLAS ``syrk``), without a centred copy of X.
 
     Data that fits one block (16 MB) is centred once and multiplied as one contiguous
@@ -56,7 +56,7 @@ def _covariance(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
     accumulated over blocks of rows centred one at a time instead, C ← C + B_cᵀ B_c.
     """
     n, D = X.shape
-    rows = max(1, _BLOCK_ELEMENTS // max(D, 1))
+    rows = max(1, BLOCK_ELEMENTS // max(D, 1))
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by the caller
         if n <= rows:
             block = X - mean
@@ -72,24 +72,24 @@ def _covariance(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
         return C
     C = np.zeros((D, D), order="F")
     for start in range(0, n, rows):
-        C = _rank_k_update(C, X[start:start + rows] - mean)
-    C = _symmetrised(C)
+        C = rank_k_update(C, X[start:start + rows] - mean)
+    C = symmetrised(C)
     with np.errstate(over="ignore", invalid="ignore"):
         C /= n
     return C
 
 
-def _gram(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
+def gram_matrix(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
     """G = X_c X_cᵀ by symmetric rank-k updates over blocks of centred columns (no centred copy)."""
     n, D = X.shape
     G = np.zeros((n, n), order="F")
-    cols = max(1, _BLOCK_ELEMENTS // max(n, 1))
+    cols = max(1, BLOCK_ELEMENTS // max(n, 1))
     for start in range(0, D, cols):
-        G = _rank_k_update(G, X[:, start:start + cols] - mean[start:start + cols], outer=True)
-    return _symmetrised(G)
+        G = rank_k_update(G, X[:, start:start + cols] - mean[start:start + cols], outer=True)
+    return symmetrised(G)
 
 
-def _eigh_top(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def eigh_top(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-k eigenpairs of a symmetric matrix, eigenvalues decreasing, vectors as columns.
 
     A subset (LAPACK ``evr``) is asked for only when it saves work; small matrices, or most
@@ -105,7 +105,7 @@ def _eigh_top(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return w[::-1], V[:, ::-1]
 
 
-def _complete_rows(W: np.ndarray, good: np.ndarray) -> np.ndarray:
+def complete_rows(W: np.ndarray, good: np.ndarray) -> np.ndarray:
     """Replace the rows of W flagged ``~good`` (zero-variance directions) by an orthonormal
     completion of the good rows, so ``components_`` stays an orthonormal set.
 
@@ -140,7 +140,7 @@ def _complete_rows(W: np.ndarray, good: np.ndarray) -> np.ndarray:
     return out
 
 
-def _choose_route(n: int, D: int, k: int) -> str:
+def choose_route(n: int, D: int, k: int) -> str:
     """'covariance' (D × D) or 'gram' (n × n), whichever needs fewer multiply-adds.
 
     Forming the matrix of side m from n·D numbers costs about n·D·m / 2, decomposing it
@@ -151,13 +151,13 @@ def _choose_route(n: int, D: int, k: int) -> str:
     return "covariance" if covariance <= gram else "gram"
 
 
-def _covariance_route(X, mean, k, C=None):
+def covariance_route(X, mean, k, C=None):
     """Top-k eigenpairs of Σ̂ from the D × D covariance (the route when n ≥ D)."""
-    lam, V = _eigh_top(_covariance(X, mean) if C is None else C, k)
+    lam, V = eigh_top(covariance_matrix(X, mean) if C is None else C, k)
     return np.maximum(lam, 0.0), V.T.copy()
 
 
-def _gram_route(X, mean, k, G=None):
+def gram_route(X, mean, k, G=None):
     """Top-k eigenpairs of Σ̂ from the n × n Gram matrix G = X_c X_cᵀ (the route when n < D).
 
     G u = σ u implies Σ̂ (X_cᵀ u) = (σ/n) X_cᵀ u and ‖X_cᵀ u‖² = uᵀ G u = σ, so
@@ -165,25 +165,25 @@ def _gram_route(X, mean, k, G=None):
     blocks of centred columns as G.
     """
     n, D = X.shape
-    sigma, U = _eigh_top(_gram(X, mean) if G is None else G, k)
+    sigma, U = eigh_top(gram_matrix(X, mean) if G is None else G, k)
     sigma = np.maximum(sigma, 0.0)
     good = sigma > sigma[0] * 1e-12 * n if sigma[0] > 0 else np.zeros(k, bool)
     W = np.zeros((k, D))
     if good.any():
         Ug = U[:, good] / np.sqrt(sigma[good])
-        cols = max(1, _BLOCK_ELEMENTS // max(n, 1))
+        cols = max(1, BLOCK_ELEMENTS // max(n, 1))
         for start in range(0, D, cols):
             W[good, start:start + cols] = Ug.T @ (X[:, start:start + cols] - mean[start:start + cols])
-    return sigma / n, _complete_rows(W, good)
+    return sigma / n, complete_rows(W, good)
 
 
-def _svd_route(X, mean, k):
+def svd_route(X, mean, k):
     """Thin SVD of X_c: ξ_j = row j of Vᵀ, λ_j = s_j² / n."""
     _, s, Vt = scipy.linalg.svd(X - mean, full_matrices=False, check_finite=False)
     return s[:k] ** 2 / X.shape[0], Vt[:k].copy()
 
 
-def _randomized_route(X, mean, k, n_oversamples, n_iter, rng):
+def randomized_route(X, mean, k, n_oversamples, n_iter, rng):
     """Randomized SVD of X_c without forming X_c (products centre on the fly).
 
     X_c v = X v − 1 (μ̂·v) and X_cᵀ u = Xᵀ u − μ̂ (1ᵀu). Each power iteration is

@@ -40,13 +40,13 @@ import numpy as np
 
 from ._base import BaseEstimator, IterativeMixin, Snapshot, check_random_state, frozen_array
 from ._markov_chain import (
-    _TELEPORT,
+    TELEPORT,
     MAX_MOVES,
     ChainSnapshot,
     TransitionMatrix,
-    _check_adjacency,
-    _check_start,
-    _out_weights,
+    check_adjacency,
+    check_start,
+    out_weights,
     chain_steps,
     is_aperiodic,
     is_irreducible,
@@ -126,7 +126,7 @@ class PageRankSnapshot(Snapshot):
     converged: bool
 
 
-_PAGERANK_CONSTRAINTS = {"teleport": _TELEPORT, "tol": _TOL, "max_iter": [Interval(Integral, 0, MAX_ITER)]}
+_PAGERANK_CONSTRAINTS = {"teleport": TELEPORT, "tol": _TOL, "max_iter": [Interval(Integral, 0, MAX_ITER)]}
 
 
 @validate_call(_PAGERANK_CONSTRAINTS)
@@ -156,11 +156,11 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
     PageRankSnapshot
         Step 0 (P_0), then one per iteration; the last one holds :func:`pagerank`'s result.
     """
-    a = _check_adjacency(adjacency)
+    a = check_adjacency(adjacency)
     alpha = float(teleport)
     d = a.shape[0]
-    x = _check_start(start, d)
-    _, inv_out, dangling = _out_weights(a)
+    x = check_start(start, d)
+    _, inv_out, dangling = out_weights(a)
     at = a.T  # CSC view of the same arrays: Aᵀ products without a transposed copy
     x.setflags(write=False)
     yield PageRankSnapshot(
@@ -344,7 +344,7 @@ class SurferSnapshot(Snapshot):
 
 
 @validate_call({
-    "teleport": _TELEPORT,
+    "teleport": TELEPORT,
     "n_walkers": [Interval(Integral, 1, MAX_WALKERS)],
     "n_steps": [Interval(Integral, 0, MAX_MOVES)],
     "random_state": _SEED,
@@ -392,14 +392,14 @@ def random_surfer_steps(
         Step 0 (start positions, no visits counted, ``l1_error`` None), then every
         ``yield_every`` moves.
     """
-    a = _check_adjacency(adjacency)
+    a = check_adjacency(adjacency)
     alpha = float(teleport)
     rng = check_random_state(random_state)
     d = a.shape[0]
     if reference is None:
         reference = pagerank(a, teleport=alpha, tol=1e-12, max_iter=100_000)
-    reference = _check_start(reference, d, "reference")
-    out, _, dangling = _out_weights(a)
+    reference = check_start(reference, d, "reference")
+    out, _, dangling = out_weights(a)
     # A weighted out-link is picked by inverting the cumulative weights of the walker's row.
     cum = np.cumsum(a.data)
     row_start = np.concatenate([[0.0], cum])[a.indptr[:-1]]
@@ -486,7 +486,7 @@ def layout_steps(adjacency, random_state=None, n_iter=50, yield_every=5):
     LayoutSnapshot
         Step 0 (random start), then every ``yield_every`` iterations and the last one.
     """
-    a = _check_adjacency(adjacency)
+    a = check_adjacency(adjacency)
     d = a.shape[0]
     if d > 5000:
         raise ValueError(f"layout is O(d²) per iteration; {d} nodes is too many (at most 5000)")

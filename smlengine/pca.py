@@ -69,19 +69,16 @@ from ._base import (
     frozen_array,
 )
 from . import _pca_linalg as _linalg
-from ._pca_linalg import (  # noqa: F401 - _choose_route, _covariance, _gram: used by the tests
-    _sign_fix,
-    _rank_k_update,
-    _symmetrised,
-    _covariance,
-    _gram,
-    _eigh_top,
-    _complete_rows,
-    _choose_route,
-    _covariance_route,
-    _gram_route,
-    _svd_route,
-    _randomized_route,
+from ._pca_linalg import (
+    sign_fix,
+    covariance_matrix,
+    gram_matrix,
+    eigh_top,
+    choose_route,
+    covariance_route,
+    gram_route,
+    svd_route,
+    randomized_route,
 )
 from ._params import Integral, Interval, Options, RandomState, Real
 
@@ -475,8 +472,8 @@ class PCA(IterativeMixin, BaseEstimator):
         self.mean_ = mean
         self.n_samples_, self.n_features_, self.n_components_ = n, D, k
         if self.method == "eigh":
-            route = _choose_route(n, D, k)
-            M = _covariance(X, mean) if route == "covariance" else _gram(X, mean)
+            route = choose_route(n, D, k)
+            M = covariance_matrix(X, mean) if route == "covariance" else gram_matrix(X, mean)
             total = float(np.trace(M)) / (1.0 if route == "covariance" else n)
             self._check_scale(X, total, M)
         else:
@@ -489,14 +486,14 @@ class PCA(IterativeMixin, BaseEstimator):
             yield from self._power_steps(X, mean, k, total)
             return
         if route == "svd":
-            lam, W = _svd_route(X, mean, k)
+            lam, W = svd_route(X, mean, k)
         elif route == "randomized":
-            lam, W = _randomized_route(X, mean, k, int(self.n_oversamples), int(self.n_iter),
+            lam, W = randomized_route(X, mean, k, int(self.n_oversamples), int(self.n_iter),
                                        check_random_state(self.random_state))
         elif route == "covariance":
-            lam, W = _covariance_route(X, mean, k, M)
+            lam, W = covariance_route(X, mean, k, M)
         else:
-            lam, W = _gram_route(X, mean, k, M)
+            lam, W = gram_route(X, mean, k, M)
         self._set_result(lam, W, np.zeros(k, int), np.ones(k, bool))
         yield PCASnapshot(
             step=0, phase="done", progress=1.0, component=k - 1, vector=self.components_[-1],
@@ -506,7 +503,7 @@ class PCA(IterativeMixin, BaseEstimator):
 
     def _set_result(self, lam, W, n_iter, converged):
         lam = np.maximum(np.asarray(lam, dtype=float), 0.0)
-        W = _sign_fix(np.asarray(W, dtype=float))
+        W = sign_fix(np.asarray(W, dtype=float))
         self.eigenvalues_ = frozen_array(lam)
         self.components_ = frozen_array(W)
         self.explained_variance_ratio_ = frozen_array(lam / self.total_variance_)
@@ -518,7 +515,7 @@ class PCA(IterativeMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         tol, max_iter = float(self.tol), int(self.max_iter)
         if D <= n:
-            B = _covariance(X, mean)
+            B = covariance_matrix(X, mean)
 
             def apply(v):
                 return B @ v
@@ -529,7 +526,7 @@ class PCA(IterativeMixin, BaseEstimator):
                 return Xc.T @ (Xc @ v) / n
         exact = None
         if D <= _EXACT_ANGLE_MAX_D:
-            exact = _eigh_top(B if D <= n else _covariance(X, mean), k)[1].T
+            exact = eigh_top(B if D <= n else covariance_matrix(X, mean), k)[1].T
 
         W = np.zeros((0, D))
         lam = np.zeros(0)
@@ -587,7 +584,7 @@ class PCA(IterativeMixin, BaseEstimator):
                 step += 1
                 if ok:
                     break
-            W = np.vstack([W, _sign_fix(v[None, :])])
+            W = np.vstack([W, sign_fix(v[None, :])])
             lam = np.append(lam, max(rho, 0.0))
             iters.append(it)
             conv.append(ok)
@@ -668,7 +665,7 @@ class PCA(IterativeMixin, BaseEstimator):
 def _total_variance(X, mean):
     """trace Σ̂ = (1/n) Σ_i ‖x_i − μ̂‖², block-wise (no centred copy of a big X)."""
     total = 0.0
-    rows = max(1, _linalg._BLOCK_ELEMENTS // max(X.shape[1], 1))
+    rows = max(1, _linalg.BLOCK_ELEMENTS // max(X.shape[1], 1))
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by the caller
         for start in range(0, X.shape[0], rows):
             block = X[start:start + rows] - mean

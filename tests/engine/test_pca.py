@@ -8,7 +8,7 @@ import scipy.linalg
 
 from smlengine.datasets import load_digits
 from smlengine.pca import PCA, PCASnapshot, compression_ratio, storage_cost, subspace_angle
-from smlengine.pca import _covariance_route, _gram_route
+from smlengine._pca_linalg import covariance_route, gram_route
 
 DIRECT = ["eigh", "svd"]
 
@@ -117,8 +117,8 @@ def test_gram_path_equals_covariance_path():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((30, 50)) @ rng.standard_normal((50, 50)) + 3.0
     mean = X.mean(axis=0)
-    lam_c, W_c = _covariance_route(X, mean, 10)
-    lam_g, W_g = _gram_route(X, mean, 10)
+    lam_c, W_c = covariance_route(X, mean, 10)
+    lam_g, W_g = gram_route(X, mean, 10)
     np.testing.assert_allclose(lam_g, lam_c, rtol=1e-9)
     _assert_same_up_to_sign(W_g, W_c, atol=1e-8)
 
@@ -291,7 +291,7 @@ def test_absurd_parameters_are_refused_before_any_work(threes, kw, exc, match, m
 
     import smlengine._pca_linalg as linalg_module
 
-    for name in ("_covariance", "_gram", "_total_variance", "_svd_route", "_randomized_route"):
+    for name in ("covariance_matrix", "gram_matrix", "_total_variance", "svd_route", "randomized_route"):
         for module in (pca_module, linalg_module):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, no_work)
@@ -343,9 +343,9 @@ def test_large_and_small_but_representable_scales_are_fitted(threes, scale):
 @pytest.mark.parametrize("n, D, route", [(183, 64, "covariance"), (70_000, 784, "covariance"),
                                          (3, 512 * 512, "gram"), (20, 96 * 96, "gram"), (500, 400, "covariance")])
 def test_route_is_the_cheaper_side(n, D, route):
-    from smlengine.pca import _choose_route
+    from smlengine._pca_linalg import choose_route
 
-    assert _choose_route(n, D, min(n, D)) == route
+    assert choose_route(n, D, min(n, D)) == route
 
 
 def test_few_large_images_use_the_gram_matrix_in_small_memory():
@@ -387,10 +387,10 @@ def test_blocks_give_the_same_covariance_and_gram(monkeypatch):
     X = np.random.default_rng(7).random((53, 37)) + 1e6
     Xc = X - X.mean(axis=0)
     for elements in (1 << 21, 100, 1):
-        monkeypatch.setattr(pca_module, "_BLOCK_ELEMENTS", elements)
+        monkeypatch.setattr(pca_module, "BLOCK_ELEMENTS", elements)
         mean = X.mean(axis=0)
-        np.testing.assert_allclose(pca_module._covariance(X, mean), Xc.T @ Xc / 53, rtol=1e-9, atol=1e-12)
-        np.testing.assert_allclose(pca_module._gram(X, mean), Xc @ Xc.T, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(pca_module.covariance_matrix(X, mean), Xc.T @ Xc / 53, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(pca_module.gram_matrix(X, mean), Xc @ Xc.T, rtol=1e-9, atol=1e-12)
 
 
 def test_uncentred_product_is_used_only_when_little_cancels(monkeypatch):
@@ -398,16 +398,16 @@ def test_uncentred_product_is_used_only_when_little_cancels(monkeypatch):
     (tr(XᵀX/n) / tr Σ̂ > 10⁴) the centred blocks, which keep the digits the subtraction would lose."""
     import smlengine._pca_linalg as pca_module
 
-    monkeypatch.setattr(pca_module, "_BLOCK_ELEMENTS", 64)  # 53 × 37 is then many blocks
+    monkeypatch.setattr(pca_module, "BLOCK_ELEMENTS", 64)  # 53 × 37 is then many blocks
     rng = np.random.default_rng(8)
     calls = []
-    real = pca_module._rank_k_update
-    monkeypatch.setattr(pca_module, "_rank_k_update", lambda C, B, outer=False: calls.append(1) or real(C, B, outer))
+    real = pca_module.rank_k_update
+    monkeypatch.setattr(pca_module, "rank_k_update", lambda C, B, outer=False: calls.append(1) or real(C, B, outer))
     for offset, blocked in ((0.5, False), (1e3, True), (1e8, True)):
         calls.clear()
         X = rng.random((53, 37)) + offset
         Xc = X - X.mean(axis=0)
-        C = pca_module._covariance(X, X.mean(axis=0))
+        C = pca_module.covariance_matrix(X, X.mean(axis=0))
         assert bool(calls) == blocked, offset
         np.testing.assert_allclose(C, Xc.T @ Xc / 53, rtol=1e-11, atol=1e-13 * np.abs(Xc.T @ Xc / 53).max())
 
