@@ -41,6 +41,22 @@ class BiasVariance:
     noise : float
         σ², the error no model avoids: the expected test error at x is
         bias2 + variance + noise.
+
+    Examples
+    --------
+    A straight line cannot follow a sine: large bias, small variance.
+
+    >>> import numpy as np
+    >>> from smlengine.regression import BasisRegression, PolynomialBasis, bias_variance
+    >>> x_train = np.linspace(0.0, 1.0, 10)[:, None]
+    >>> bv = bias_variance(lambda: BasisRegression(PolynomialBasis(degree=1)), lambda x: np.sin(2 * np.pi * x),
+    ...                    0.1, x_train, [[0.25], [0.75]], n_sets=20, random_state=0)
+    >>> bv.predictions.shape
+    (20, 2)
+    >>> print(np.round(bv.bias2, 3), np.round(bv.variance, 4), round(bv.noise, 3))
+    [0.44  0.444] [0.001  0.0028] 0.01
+    >>> print(np.round(bv.expected_test_error, 3))
+    [0.451 0.456]
     """
 
     predictions: np.ndarray
@@ -52,6 +68,7 @@ class BiasVariance:
 
     @property
     def expected_test_error(self) -> np.ndarray:
+        """bias2 + variance + noise at every evaluation point."""
         return self.bias2 + self.variance + self.noise
 
 
@@ -91,7 +108,17 @@ def bias_variance(model_factory: Callable, f: Callable, noise, x_train, x_eval, 
 
 
 def cross_val_mse(model_factory: Callable, x, y, k=5, random_state=0) -> tuple[float, float]:
-    """k-fold cross-validation: (mean, standard error) of the folds' mean squared errors."""
+    """k-fold cross-validation: (mean, standard error) of the folds' mean squared errors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import BasisRegression, PolynomialBasis, cross_val_mse
+    >>> x = np.linspace(0.0, 1.0, 10)[:, None]
+    >>> mean, se = cross_val_mse(lambda: BasisRegression(PolynomialBasis(degree=3)), x, np.sin(2 * np.pi * x[:, 0]))
+    >>> round(mean, 4), round(se, 4)
+    (0.0729, 0.0587)
+    """
     x = check_x(x)
     _x, y = check_xy(x, y)
     errors = []

@@ -37,6 +37,35 @@ class PolynomialBasis(BaseEstimator):
     training inputs, so u lies in [−1, 1] on them. The constant term is the regressor's
     intercept, so degree p gives p features (p + 1 parameters); degree 0 gives a single
     column of zeros (the model is the mean).
+
+    Parameters
+    ----------
+    degree : int, default=3
+        p, the highest degree.
+    kind : {'power', 'legendre'}, default='power'
+        Powers of u or Legendre polynomials of u.
+
+    Attributes
+    ----------
+    centre_ : float
+        m, the midpoint of the training inputs.
+    scale_ : float
+        h, their half-range (1 when they are all equal).
+
+    Examples
+    --------
+    >>> from smlengine.basis import PolynomialBasis
+    >>> b = PolynomialBasis(degree=2).fit([[0.0], [4.0]])
+    >>> b.centre_, b.scale_, b.names()
+    (2.0, 2.0, ['u^1', 'u^2'])
+    >>> print(b.transform([[0.0], [2.0], [4.0]]))
+    [[-1.  1.]
+     [ 0.  0.]
+     [ 1.  1.]]
+    >>> print(PolynomialBasis(degree=2, kind="legendre").fit_transform([[-1.0], [0.0], [1.0]]))
+    [[-1.   1. ]
+     [ 0.  -0.5]
+     [ 1.   1. ]]
     """
 
     _parameter_constraints = {
@@ -49,6 +78,7 @@ class PolynomialBasis(BaseEstimator):
         self.kind = kind
 
     def fit(self, x, y=None):
+        """Take m and h from the training inputs x, shape (n, 1); ``y`` is ignored."""
         self.validate_params()
         x = check_x(x)[:, 0]
         lo, hi = float(x.min()), float(x.max())
@@ -57,6 +87,7 @@ class PolynomialBasis(BaseEstimator):
         return self
 
     def transform(self, x) -> np.ndarray:
+        """Φ(x), shape (n, n_features)."""
         self._check_fitted("scale_")
         u = (check_x(x)[:, 0] - self.centre_) / self.scale_
         if self.degree == 0:
@@ -66,13 +97,16 @@ class PolynomialBasis(BaseEstimator):
         return np.power.outer(u, np.arange(1, self.degree + 1))
 
     def fit_transform(self, x, y=None) -> np.ndarray:
+        """``fit(x)`` then ``transform(x)``."""
         return self.fit(x).transform(x)
 
     @property
     def n_features(self) -> int:
+        """Number of columns of Φ: p (1 for degree 0)."""
         return max(int(self.degree), 1)
 
     def names(self) -> list[str]:
+        """Column names for tables and legends: 'u^k' or 'Pk(u)'."""
         if not self.degree:
             return ["0"]
         return [f"P{k}(u)" if self.kind == "legendre" else f"u^{k}" for k in range(1, self.n_features + 1)]
@@ -84,6 +118,31 @@ class GaussianBasis(BaseEstimator):
     ``centres``: the centres c_k, or an int K for K centres evenly spaced over the training
     inputs' range; ``width``: s > 0, or ``None`` for the spacing of the centres (their range
     when there is one centre).
+
+    Parameters
+    ----------
+    centres : int or array-like, default=10
+        The centres c_k, or how many to spread evenly.
+    width : float or None, default=None
+        s, the bumps' standard deviation.
+
+    Attributes
+    ----------
+    centres_ : ndarray of shape (K,)
+        The centres c_k.
+    width_ : float
+        s.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.basis import GaussianBasis
+    >>> g = GaussianBasis(centres=3).fit([[0.0], [2.0]])
+    >>> print(g.centres_, g.width_, g.names())
+    [0. 1. 2.] 1.0 ['φ1', 'φ2', 'φ3']
+    >>> print(np.round(g.transform([[0.0], [1.0]]), 3))
+    [[1.    0.607 0.135]
+     [0.607 1.    0.607]]
     """
 
     _parameter_constraints = {
@@ -96,6 +155,7 @@ class GaussianBasis(BaseEstimator):
         self.width = width
 
     def fit(self, x, y=None):
+        """Place the centres over the training inputs x, shape (n, 1); ``y`` is ignored."""
         self.validate_params()
         x = check_x(x)[:, 0]
         if isinstance(self.centres, numbers.Integral):
@@ -120,16 +180,20 @@ class GaussianBasis(BaseEstimator):
         return self
 
     def transform(self, x) -> np.ndarray:
+        """Φ(x), shape (n, K)."""
         self._check_fitted("centres_")
         d = check_x(x)[:, 0][:, None] - self.centres_[None, :]
         return np.exp(-0.5 * (d / self.width_) ** 2)
 
     def fit_transform(self, x, y=None) -> np.ndarray:
+        """``fit(x)`` then ``transform(x)``."""
         return self.fit(x).transform(x)
 
     @property
     def n_features(self) -> int:
+        """K, the number of bumps."""
         return int(self.centres) if isinstance(self.centres, numbers.Integral) else int(np.size(self.centres))
 
     def names(self) -> list[str]:
+        """Column names for tables and legends: 'φ1', 'φ2', ..."""
         return [f"φ{k + 1}" for k in range(self.n_features)]

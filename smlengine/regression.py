@@ -71,12 +71,28 @@ MAX_ITER = 1_000_000
 
 # --------------------------------------------------------------------------- helpers
 def soft_threshold(z, t):
-    """S(z, t) = sign(z) max(|z| − t, 0), the proximal step of t|w|."""
+    """S(z, t) = sign(z) max(|z| − t, 0), the proximal step of t|w|.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import soft_threshold
+    >>> print(soft_threshold(np.array([-2.0, 0.5, 3.0]), 1.0))
+    [-1.  0.  2.]
+    """
     return np.sign(z) * np.maximum(np.abs(z) - t, 0.0)
 
 
 def clone(estimator):
-    """A new unfitted estimator with the same hyper-parameters (nested ones cloned too)."""
+    """A new unfitted estimator with the same hyper-parameters (nested ones cloned too).
+
+    Examples
+    --------
+    >>> from smlengine.regression import Ridge, clone
+    >>> r = clone(Ridge(alpha=2.0).fit([[0.0], [1.0]], [0.0, 1.0]))
+    >>> r.alpha, hasattr(r, "coef_")
+    (2.0, False)
+    """
     params = estimator.get_params(deep=False)
     params = {k: clone(v) if _is_estimator(v) else copy.deepcopy(v) for k, v in params.items()}
     return type(estimator)(**params)
@@ -139,6 +155,22 @@ class RegressionSnapshot(Snapshot):
         to the optimal objective); gradient descent: norm of the gradient; else 0.
     converged : bool
         True once the stopping rule holds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import Lasso, LinearRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([1.0, 3.0, 5.0, 7.0])
+    >>> for s in LinearRegression(solver="gd", max_iter=3).fit_steps(X, y):
+    ...     print(s.step, np.round(s.coef, 3), round(s.intercept, 3), round(s.objective, 3))
+    0 [0.] 4.0 2.5
+    1 [2.] 1.0 0.0
+    >>> print(np.round(s.predict([[4.0]]), 3))
+    [9.]
+    >>> X2 = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> [(s.step, s.coordinate, s.sweep) for s in Lasso(alpha=0.1).fit_steps(X2, y)]
+    [(0, -1, 0), (1, 0, 1), (2, 1, 1)]
     """
 
     coef: np.ndarray
@@ -150,6 +182,7 @@ class RegressionSnapshot(Snapshot):
     converged: bool = False
 
     def predict(self, X) -> np.ndarray:
+        """ŷ = Xw + b of the model in this snapshot."""
         return np.asarray(X, dtype=np.float64) @ self.coef + self.intercept
 
 
@@ -171,6 +204,47 @@ class LinearRegression(_LinearModel):
     A design of rank below its number of columns (fewer points than parameters, a constant
     input, repeated x values for a high degree) has infinitely many least-squares solutions:
     ``fit`` raises ``ValueError`` and suggests ridge, whose XᵀX + αI is invertible for any α > 0.
+
+    Parameters
+    ----------
+    solver : {'lstsq', 'gd'}, default='lstsq'
+        Least squares by SVD, or gradient descent.
+    fit_intercept : bool, default=True
+        Fit b (on centred data); False forces b = 0.
+    learning_rate : float or None, default=None
+        η of gradient descent; None for 1/λ_max(X_cᵀX_c/n).
+    max_iter : int, default=5000
+        Largest number of gradient steps.
+    tol : float, default=1e-8
+        Relative tolerance on ‖∇L‖.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ŵ.
+    intercept_ : float
+        b.
+    rank_ : int
+        Rank of the centred design.
+    n_iter_ : int
+        Updates made (1 for 'lstsq').
+    converged_ : bool
+        Whether the stopping rule held.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import LinearRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([1.0, 3.0, 5.0, 7.0])
+    >>> ols = LinearRegression().fit(X, y)
+    >>> print(np.round(ols.coef_, 3), round(ols.intercept_, 3), ols.rank_)
+    [2.] 1.0 1
+    >>> print(np.round(ols.predict([[4.0]]), 3))
+    [9.]
+    >>> gd = LinearRegression(solver="gd", tol=1e-6).fit(X, y)
+    >>> print(np.round(gd.coef_, 3), gd.converged_)
+    [2.] True
     """
 
     _parameter_constraints = {
@@ -265,6 +339,34 @@ class Ridge(_LinearModel):
     from the SVD X_c = U diag(s) Vᵀ as ŵ = V diag(s / (s² + α)) Uᵀy_c, and b = ȳ − x̄ᵀŵ. For
     any α > 0 the matrix X_cᵀX_c + αI is positive definite, so the solution is unique even
     with fewer points than features.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        α >= 0, the penalty's weight.
+    fit_intercept : bool, default=True
+        Fit the unpenalised b; False forces b = 0.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ŵ.
+    intercept_ : float
+        b.
+    n_iter_ : int
+        1 (closed form).
+    converged_ : bool
+        Always True.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import Ridge
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([1.0, 3.0, 5.0, 7.0])
+    >>> r = Ridge(alpha=5.0).fit(X, y)
+    >>> print(np.round(r.coef_, 3), round(r.intercept_, 3))
+    [1.] 2.5
     """
 
     _parameter_constraints = {
@@ -315,7 +417,19 @@ def ridge_path(X, y, alphas):
     Returns
     -------
     alphas : ndarray of shape (n_alphas,)
+        The α, decreasing.
     coefs : ndarray of shape (n_features, n_alphas)
+        w(α), one column per α.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import ridge_path
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> alphas, coefs = ridge_path(X, [2.0, 1.0, -2.0, -1.0], alphas=[0.0, 2.0])
+    >>> print(alphas, np.round(coefs, 3))
+    [2. 0.] [[1.  2. ]
+     [0.5 1. ]]
     """
     X, y = check_xy(X, y)
     alphas = _check_alphas(alphas)
@@ -352,6 +466,38 @@ class Lasso(_LinearModel):
     G ≤ ``tol`` · ‖y_c‖²/n (scikit-learn's rule) or after ``max_iter`` sweeps. A coordinate
     whose soft threshold lands in the dead zone |ρ_j| ≤ α is exactly zero: this is why the
     lasso selects features.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        α >= 0, the weight of the L1 penalty.
+    fit_intercept : bool, default=True
+        Fit the unpenalised b; False forces b = 0.
+    tol : float, default=1e-6
+        Relative tolerance on the duality gap.
+    max_iter : int, default=1000
+        Largest number of sweeps.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ŵ (exact zeros for the dropped features).
+    intercept_ : float
+        b.
+    n_iter_ : int
+        Sweeps made.
+    converged_ : bool
+        Whether the duality gap reached the tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import Lasso
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([1.0, 3.0, 5.0, 7.0])
+    >>> las = Lasso(alpha=0.1).fit(X, y)
+    >>> print(np.round(las.coef_, 3), round(las.intercept_, 3), las.converged_)
+    [1.92 0.  ] 1.12 True
     """
 
     _parameter_constraints = {
@@ -429,7 +575,14 @@ def _duality_gap(c, r, y, w, lam):
 
 
 def lasso_alpha_max(X, y) -> float:
-    """The smallest α whose lasso solution (no intercept) is w = 0: ‖Xᵀy‖∞ / n."""
+    """The smallest α whose lasso solution (no intercept) is w = 0: ‖Xᵀy‖∞ / n.
+
+    Examples
+    --------
+    >>> from smlengine.regression import lasso_alpha_max
+    >>> lasso_alpha_max([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]], [2.0, 1.0, -2.0, -1.0])
+    1.0
+    """
     X, y = check_xy(X, y)
     return float(np.max(np.abs(X.T @ y))) / X.shape[0]
 
@@ -457,7 +610,19 @@ def lasso_path(X, y, alphas=None, *, n_alphas=100, eps=1e-3, tol=1e-4, max_iter=
     Returns
     -------
     alphas : ndarray of shape (n_alphas,)
+        The α, decreasing.
     coefs : ndarray of shape (n_features, n_alphas)
+        w(α), one column per α.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import lasso_path
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> alphas, coefs = lasso_path(X, [2.0, 1.0, -2.0, -1.0], alphas=[1.0, 0.5, 0.0])
+    >>> print(alphas, np.round(coefs, 3))
+    [1.  0.5 0. ] [[0. 1. 2.]
+     [0. 0. 1.]]
     """
     X, y = check_xy(X, y)
     check_scalar("n_alphas", n_alphas, numbers.Integral, min_value=1, max_value=100_000)
@@ -641,6 +806,34 @@ class BasisRegression(_RegressorMixin, IterativeMixin, BaseEstimator):
     ``fit`` fits a copy of ``basis`` on x (shape (n, 1)), transforms x to Φ and fits a copy
     of ``regressor`` on (Φ, y); the fitted copies are ``basis_`` and ``regressor_``.
     ``fit_steps`` yields the regressor's own snapshots (its coefficients are on Φ).
+
+    Parameters
+    ----------
+    basis : estimator with ``transform``, default=None
+        The features φ_k (None: ``PolynomialBasis(3)``).
+    regressor : estimator with ``fit_steps``, default=None
+        The linear model on Φ (None: ``LinearRegression()``).
+
+    Attributes
+    ----------
+    basis_, regressor_ : estimators
+        The fitted copies.
+    coef_ : ndarray of shape (n_basis,)
+        w, the weights of the basis functions.
+    intercept_ : float
+        b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.regression import BasisRegression, PolynomialBasis, Ridge
+    >>> x = np.array([[-1.0], [0.0], [1.0], [2.0]])
+    >>> y = np.array([1.0, 0.0, 1.0, 4.0])
+    >>> model = BasisRegression(PolynomialBasis(degree=2), Ridge(alpha=1e-8)).fit(x, y)
+    >>> print(np.round(model.predict([[3.0]]), 3))
+    [9.]
+    >>> print(np.round(model.coef_, 3), round(model.intercept_, 3), model.basis_.names())
+    [1.5  2.25] 0.25 ['u^1', 'u^2']
     """
 
     def __init__(self, basis=None, regressor=None):
@@ -673,6 +866,7 @@ class BasisRegression(_RegressorMixin, IterativeMixin, BaseEstimator):
         self.intercept_ = regressor.intercept_
 
     def predict(self, x) -> np.ndarray:
+        """ŷ(x) = Σ_k w_k φ_k(x) + b."""
         self._check_fitted("regressor_")
         return self.regressor_.predict(self.basis_.transform(x))
 
