@@ -38,6 +38,14 @@ def autocorrelation(chain, max_lag: int | None = None) -> np.ndarray:
     -------
     ndarray (max_lag + 1,) or (max_lag + 1, d)
         1 at lag 0; a constant chain gives 1 at lag 0 and 0 elsewhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.sampling import autocorrelation
+    >>> x = np.random.default_rng(0).standard_normal(1000)
+    >>> print(np.round(autocorrelation(x, max_lag=3), 2))
+    [ 1.    0.01 -0.01  0.01]
     """
     x = np.asarray(chain, dtype=np.float64)
     if x.ndim not in (1, 2) or x.shape[0] < 2:
@@ -157,6 +165,17 @@ def effective_sample_size(chains) -> np.ndarray | float:
     Returns
     -------
     float, or ndarray (dim,) for 3-D input
+        The effective number of independent draws.
+
+    Examples
+    --------
+    Independent draws: the ESS is about the number of draws (2 × 1000).
+
+    >>> import numpy as np
+    >>> from smlengine.sampling import effective_sample_size
+    >>> chains = np.random.default_rng(0).standard_normal((2, 1000))
+    >>> round(float(effective_sample_size(chains)), -1)
+    1960.0
     """
     x, multi = _check_chains(chains)
     z = _normal_scores(_split(x))
@@ -186,6 +205,14 @@ def rhat(chains) -> np.ndarray | float:
     -------
     float, or ndarray (dim,) for 3-D input
         For one chain, the R̂ of its two halves (ArviZ returns NaN there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.sampling import rhat
+    >>> chains = np.random.default_rng(0).standard_normal((2, 1000))
+    >>> round(float(rhat(chains)), 2), round(float(rhat(chains + [[0.0], [3.0]])), 1)
+    (1.0, 1.7)
     """
     x, multi = _check_chains(chains)
     split = _split(x)

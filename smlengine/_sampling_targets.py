@@ -27,6 +27,7 @@ class Target2D:
     Attributes
     ----------
     name, title : str
+        Short name and title for menus.
     log_density : callable
         log p(x) for points of shape (n, 2).
     mean : ndarray (2,)
@@ -37,8 +38,22 @@ class Target2D:
         (x_min, x_max, y_min, y_max) holding nearly all the mass (for plots and grids).
     good_step : float
         A random-walk step size with a reasonable acceptance rate.
-    kind, params :
+    kind, params
         The density's family and parameters for the compiled sampler loop (kind -1: none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.sampling import get_target
+    >>> t = get_target("gaussian")
+    >>> t.name, t.bounds, t.good_step
+    ('gaussian', (-4.0, 4.0, -4.0, 4.0), 0.6)
+    >>> print(np.round(t.mean, 3), np.round(t.cov, 3))
+    [0. 0.] [[1.  0.9]
+     [0.9 1. ]]
+    >>> xs, ys, dens = t.grid(n=50)
+    >>> dens.shape, round(float(dens.sum() * (xs[1] - xs[0]) * (ys[1] - ys[0])), 2)
+    ((50, 50), 1.0)
     """
 
     name: str
@@ -150,7 +165,14 @@ TARGETS: dict[str, Target2D] = {t.name: t for t in (_correlated_gaussian(), _ban
 
 
 def get_target(name: str) -> Target2D:
-    """The named 2-D target: 'gaussian', 'banana', 'two-modes' or 'donut'."""
+    """The named 2-D target: 'gaussian', 'banana', 'two-modes' or 'donut'.
+
+    Examples
+    --------
+    >>> from smlengine.sampling import get_target
+    >>> get_target("banana").bounds
+    (-5.0, 5.0, -3.0, 9.0)
+    """
     if name not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))}, got {name!r}")
     return TARGETS[name]

@@ -108,6 +108,19 @@ class RejectionSnapshot(Snapshot):
         Totals since the start.
     acceptance_rate : float
         n_accepted / n_proposed (0 before the first proposal).
+
+    Examples
+    --------
+    A standard normal under 2.02 times an N(0, 2²) envelope: about half the proposals pass.
+
+    >>> import numpy as np
+    >>> from smlengine.sampling import GaussianProposal, rejection_steps
+    >>> M = 2.0 * np.sqrt(2 * np.pi) * 1.01
+    >>> steps = rejection_steps(lambda x: -0.5 * x ** 2, GaussianProposal(0.0, 2.0), M, random_state=0,
+    ...                         n_steps=100, batch_size=10)
+    >>> last = list(steps)[-1]
+    >>> last.step, last.n_proposed, last.n_accepted, round(last.acceptance_rate, 3)
+    (100, 1000, 455, 0.455)
     """
 
     points: np.ndarray
@@ -124,6 +137,25 @@ class GaussianProposal:
     One-dimensional when ``mean`` is a scalar (points of shape (n,)), d-dimensional when it has
     d entries (points of shape (n, d)). scipy.stats' frozen distributions offer the same two
     methods and may be used instead.
+
+    Parameters
+    ----------
+    mean : float or array-like (d,), default=0.0
+        The centre.
+    scale : float, default=1.0
+        The standard deviation of every coordinate (> 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.sampling import GaussianProposal
+    >>> q = GaussianProposal(0.0, 2.0)
+    >>> q.dim, GaussianProposal([0.0, 1.0]).dim
+    (1, 2)
+    >>> print(np.round(q.logpdf(np.array([0.0, 2.0])), 3))
+    [-1.612 -2.112]
+    >>> print(np.round(q.rvs(3, random_state=0), 3))
+    [ 0.251 -0.264  1.281]
     """
 
     def __init__(self, mean=0.0, scale=1.0):
@@ -134,14 +166,17 @@ class GaussianProposal:
 
     @property
     def dim(self) -> int:
+        """d, the dimension of the points."""
         return 1 if self.mean.ndim == 0 else self.mean.size
 
     def rvs(self, size=1, random_state=None):
+        """``size`` draws, shape (size,) in 1-D, (size, d) otherwise."""
         rng = check_random_state(random_state)
         shape = (int(size),) if self.mean.ndim == 0 else (int(size), self.mean.size)
         return self.mean + self.scale * rng.standard_normal(shape)
 
     def logpdf(self, x):
+        """log q(x) for every point of x."""
         x = np.asarray(x, dtype=np.float64)
         if self.mean.ndim == 0:
             r2 = ((x - self.mean) / self.scale) ** 2
@@ -177,6 +212,7 @@ def rejection_steps(log_target: Callable, proposal: Any, M: float, random_state=
         The envelope constant, > 0, with p̃ ≤ M q. A proposal found above the envelope
         (p̃(x) > M q(x)) raises ``ValueError``: the samples would not follow p.
     random_state : None, int or numpy Generator
+        Seeds the proposals and the uniforms.
     n_steps : int or None
         Number of batches (None: until the caller stops).
     batch_size : int
@@ -237,6 +273,18 @@ class MHSnapshot(Snapshot):
         log p̃(x_t).
     n_accepted : ndarray of int (n_chains,)
         Accepted proposals since the start, per chain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.sampling import MetropolisHastings
+    >>> mh = MetropolisHastings(lambda x: -0.5 * np.sum(x ** 2, axis=1), step_size=1.0, n_chains=1, random_state=0)
+    >>> for s in mh.sample_steps(np.zeros((1, 1)), 3):
+    ...     print(s.step, np.round(s.proposal.ravel(), 3), s.accepted, np.round(s.state.ravel(), 3), s.n_accepted)
+    0 [0.] [False] [0.] [0]
+    1 [0.126] [ True] [0.126] [1]
+    2 [-0.006] [ True] [-0.006] [2]
+    3 [0.634] [False] [-0.006] [2]
     """
 
     state: np.ndarray
@@ -265,6 +313,7 @@ class MetropolisHastings(BaseEstimator):
     n_chains : int
         Number of independent chains, each with its own start.
     random_state : None, int or numpy Generator
+        Seeds the steps and the acceptance draws.
 
     Attributes
     ----------
@@ -282,6 +331,19 @@ class MetropolisHastings(BaseEstimator):
     speculatively: while the chain stays at x, the next proposals x + s ε_t, x + s ε_{t+1}, …
     are all known, so log p̃ is evaluated for a run of them in one vectorised call and the chain
     moves to the first accepted one; the chain is exactly the step-by-step one.
+
+    Examples
+    --------
+    Two chains on a standard normal:
+
+    >>> import numpy as np
+    >>> from smlengine.sampling import MetropolisHastings
+    >>> mh = MetropolisHastings(lambda x: -0.5 * np.sum(x ** 2, axis=1), step_size=1.0, n_chains=2, random_state=0)
+    >>> chains = mh.sample(np.zeros((2, 1)), 2000)
+    >>> chains.shape, np.round(mh.acceptance_rate_, 2)
+    ((2, 2000, 1), array([0.7, 0.7]))
+    >>> bool(abs(chains.mean()) < 0.1), round(float(chains.std()), 1)
+    (True, 1.0)
     """
 
     def __init__(self, log_target: Callable, step_size: float = 1.0, n_chains: int = 1, random_state=None):
