@@ -60,6 +60,20 @@ class PottsSnapshot(Snapshot):
         Fraction of pixels whose label changed in this sweep (0 at step 0).
     n_kept : int
         Sweeps counted in the marginals so far (those after burn-in).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.mrf import PottsGibbs
+    >>> clean = np.zeros((8, 8))
+    >>> clean[:, 4:] = 1.0
+    >>> image = clean + np.random.default_rng(0).normal(0.0, 0.4, clean.shape)
+    >>> for s in PottsGibbs(n_labels=2, beta=1.5, sigma=0.4, burn_in=1, random_state=0).sweep_steps(image, 3):
+    ...     print(s.step, round(s.energy, 2), round(s.changed_fraction, 3), s.n_kept)
+    0 -111.97 0.0 0
+    1 -119.66 0.062 0
+    2 -128.93 0.047 1
+    3 -123.86 0.047 2
     """
 
     labels: np.ndarray
@@ -69,7 +83,19 @@ class PottsSnapshot(Snapshot):
 
 
 def potts_energy(labels, image, beta: float, means, sigma: float) -> float:
-    """E(z) = −β Σ_{i~j} [z_i = z_j] + Σ_i (x_i − μ_{z_i})² / (2σ²) on the 4-neighbour grid."""
+    """E(z) = −β Σ_{i~j} [z_i = z_j] + Σ_i (x_i − μ_{z_i})² / (2σ²) on the 4-neighbour grid.
+
+    Examples
+    --------
+    A clean two-region picture: 104 equal neighbour pairs, no data term.
+
+    >>> import numpy as np
+    >>> from smlengine.mrf import potts_energy
+    >>> z = np.zeros((8, 8), dtype=int)
+    >>> z[:, 4:] = 1
+    >>> potts_energy(z, z.astype(float), beta=1.0, means=[0.0, 1.0], sigma=0.4)
+    -104.0
+    """
     z = np.asarray(labels)
     x = np.asarray(image, dtype=np.float64)
     mu = np.asarray(means, dtype=np.float64)
@@ -94,6 +120,7 @@ class PottsGibbs(BaseEstimator):
     burn_in : int or None
         Sweeps left out of the marginals (None: a tenth of the sweeps, rounded down).
     random_state : None, int or numpy Generator
+        Seeds the sweeps.
 
     Attributes
     ----------
@@ -104,6 +131,23 @@ class PottsGibbs(BaseEstimator):
         p(z_i = k | x)); over all sweeps when burn-in leaves none.
     energies_ : ndarray (n_sweeps + 1,)
         E(z) at the start and after each sweep.
+
+    Examples
+    --------
+    A noisy two-region picture is cleaned up:
+
+    >>> import numpy as np
+    >>> from smlengine.mrf import PottsGibbs
+    >>> clean = np.zeros((8, 8))
+    >>> clean[:, 4:] = 1.0
+    >>> image = clean + np.random.default_rng(0).normal(0.0, 0.4, clean.shape)
+    >>> model = PottsGibbs(n_labels=2, beta=1.5, sigma=0.4, random_state=0).fit(image, n_sweeps=20)
+    >>> model.labels_.shape, model.marginals_.shape, model.energies_.shape
+    ((8, 8), (8, 8, 2), (21,))
+    >>> print(model.labels_[0], model.labels_[7])
+    [0 0 0 0 1 1 1 1] [0 0 0 0 1 1 1 1]
+    >>> bool(model.energies_[-1] < model.energies_[0])
+    True
     """
 
     def __init__(self, n_labels: int = 2, beta: float = 1.0, means=None, sigma: float = 1.0, burn_in=None,
