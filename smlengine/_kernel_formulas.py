@@ -60,7 +60,15 @@ FORMULAS["polynomial"] = FORMULAS["poly"]
 
 
 def diagonal(name, X, *, gamma=1.0, degree=3, coef0=1.0, sq=None) -> np.ndarray:
-    """k(x_t, x_t) for every row of X (``sq``: the squared norms |x_t|^2 if known)."""
+    """k(x_t, x_t) for every row of X (``sq``: the squared norms |x_t|^2 if known).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import diagonal
+    >>> print(diagonal("poly", np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]), degree=2))
+    [ 1.  4. 25.]
+    """
     if name == "rbf":
         return np.ones(X.shape[0])
     sq = np.einsum("ij,ij->i", X, X) if sq is None else sq
@@ -78,14 +86,33 @@ class KernelRows:
     Parameters
     ----------
     name : {'linear', 'poly', 'rbf'}
-    X : ndarray of shape (n, d), validated by the caller
-    gamma, degree, coef0 : the kernel's parameters (unused ones ignored)
+        The kernel.
+    X : ndarray of shape (n, d)
+        The data, validated by the caller.
+    gamma, degree, coef0
+        The kernel's parameters (unused ones ignored).
     scale : float, default=1.0
         ``row`` returns scale * k (for rbf at no cost: ln(scale) joins the exponent).
 
     Attributes
     ----------
-    sq : squared norms |x_t|^2;  diag : k(x_t, x_t);  P, aux : per-point terms of ``row``.
+    sq : ndarray of shape (n,)
+        The squared norms |x_t|^2.
+    diag : ndarray of shape (n,)
+        k(x_t, x_t).
+    P, aux : ndarray
+        The per-point terms of ``row``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import KernelRows
+    >>> rows = KernelRows("rbf", np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]), gamma=0.5)
+    >>> out = np.empty(3)
+    >>> print(np.round(rows.row(1, out), 3), rows.diag, rows.sq)
+    [0.607 1.    0.082] [1. 1. 1.] [0. 1. 4.]
+    >>> print(np.round(rows.block_dot(np.array([0, 1]), np.array([0, 1, 2]), np.ones(3)), 3))
+    [1.742 1.689]
     """
 
     def __init__(self, name, X, *, gamma=1.0, degree=3, coef0=1.0, scale=1.0):

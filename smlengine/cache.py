@@ -20,7 +20,27 @@ _ALL: weakref.WeakSet = weakref.WeakSet()  # every LRUCache of the process
 
 
 class LRUCache:
-    """At most ``maxsize`` entries; the least recently used one is dropped first."""
+    """At most ``maxsize`` entries; the least recently used one is dropped first.
+
+    Parameters
+    ----------
+    maxsize : int, default=8
+        Largest number of entries (>= 1).
+
+    Examples
+    --------
+    >>> from smlengine.cache import LRUCache
+    >>> cache = LRUCache(maxsize=2)
+    >>> cache.put("a", 1)
+    >>> cache.put("b", 2)
+    >>> cache.get("a")
+    1
+    >>> cache.put("c", 3)
+    >>> sorted(k for k in ("a", "b", "c") if k in cache), len(cache)
+    (['a', 'c'], 2)
+    >>> cache.get_or_compute("d", lambda: 4), cache.get("b", "dropped")
+    (4, 'dropped')
+    """
 
     def __init__(self, maxsize: int = 8):
         if maxsize < 1:
@@ -31,6 +51,7 @@ class LRUCache:
         _ALL.add(self)
 
     def get(self, key: Hashable, default: Any = None) -> Any:
+        """The value stored under ``key`` (now the most recently used), else ``default``."""
         with self._lock:
             value = self._data.get(key, _MISSING)
             if value is _MISSING:
@@ -39,6 +60,7 @@ class LRUCache:
             return value
 
     def put(self, key: Hashable, value: Any) -> None:
+        """Store ``value`` under ``key``, dropping the least recently used entries beyond ``maxsize``."""
         with self._lock:
             self._data[key] = value
             self._data.move_to_end(key)
@@ -54,6 +76,7 @@ class LRUCache:
         return value
 
     def clear(self) -> None:
+        """Drop every entry."""
         with self._lock:
             self._data.clear()
 
@@ -71,6 +94,14 @@ def clear_caches() -> int:
 
     Caches only save time, so this is always safe; the app calls it when its window closes,
     so what the labs computed does not outlive them (a run still holding a value keeps it).
+
+    Examples
+    --------
+    >>> from smlengine.cache import LRUCache, clear_caches
+    >>> cache = LRUCache()
+    >>> cache.put("x", 1)
+    >>> clear_caches() >= 1, len(cache)
+    (True, 0)
     """
     dropped = 0
     for cache in list(_ALL):
@@ -85,6 +116,13 @@ def file_key(path, *, missing_ok: bool = True) -> tuple:
 
     A path that cannot be read gives time and size 0 (``missing_ok``) or raises the
     ``OSError`` (``FileNotFoundError`` for a missing file).
+
+    Examples
+    --------
+    >>> from smlengine.cache import file_key
+    >>> key = file_key("no-such-file.txt")
+    >>> key[0], key[2:]
+    ('file', (0, 0))
     """
     p = os.path.abspath(os.fspath(path))
     try:

@@ -20,7 +20,28 @@ __all__ = ["DecisionFrame", "grid_points", "decision_frame"]
 
 @dataclass(frozen=True, eq=False)
 class DecisionFrame:
-    """f evaluated on a regular grid over ``extent`` = (xmin, xmax, ymin, ymax)."""
+    """f evaluated on a regular grid over ``extent`` = (xmin, xmax, ymin, ymax).
+
+    Attributes
+    ----------
+    extent : tuple of 4 floats
+        (xmin, xmax, ymin, ymax).
+    values : ndarray of shape (ny, nx)
+        f on the grid, row i at y_i.
+    contours : dict
+        level -> (xs, ys) of its level set, pieces separated by NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.grid import decision_frame
+    >>> frame = decision_frame(lambda p: p[:, 0] - 0.5, (0.0, 1.0, 0.0, 1.0), resolution=5)
+    >>> frame.values.shape, list(frame.contours)
+    ((5, 5), [0.0])
+    >>> cx, cy = frame.contours[0.0]
+    >>> print(np.unique(cx[np.isfinite(cx)]), np.round(cy[np.isfinite(cy)], 2))
+    [0.5] [1.   0.75 0.5  0.25 0.  ]
+    """
 
     extent: tuple[float, float, float, float]
     values: np.ndarray  # shape (ny, nx), row i at y_i
@@ -46,7 +67,20 @@ def _check_extent(extent) -> tuple[float, float, float, float]:
 
 @validate_call(_RESOLUTION)
 def grid_points(extent, resolution: int = 140) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(xs, ys, points) of a resolution × resolution grid; points has shape (ny*nx, 2)."""
+    """(xs, ys, points) of a resolution × resolution grid; points has shape (ny*nx, 2).
+
+    Examples
+    --------
+    >>> from smlengine.grid import grid_points
+    >>> xs, ys, pts = grid_points((0.0, 1.0, 0.0, 2.0), resolution=3)
+    >>> print(xs, ys, pts.shape)
+    [0.  0.5 1. ] [0. 1. 2.] (9, 2)
+    >>> print(pts[:4])
+    [[0.  0. ]
+     [0.5 0. ]
+     [1.  0. ]
+     [0.  1. ]]
+    """
     xmin, xmax, ymin, ymax = _check_extent(extent)
     resolution = int(resolution)
     xs = np.linspace(xmin, xmax, resolution)
@@ -58,7 +92,19 @@ def grid_points(extent, resolution: int = 140) -> tuple[np.ndarray, np.ndarray, 
 @validate_call(_RESOLUTION)
 def decision_frame(func: Callable[[np.ndarray], np.ndarray], extent, resolution: int = 140,
                    levels=(0.0,)) -> DecisionFrame:
-    """Evaluate ``func`` on a grid and trace the requested level sets (NaN-separated)."""
+    """Evaluate ``func`` on a grid and trace the requested level sets (NaN-separated).
+
+    Examples
+    --------
+    >>> from smlengine.grid import decision_frame
+    >>> frame = decision_frame(lambda p: p[:, 0] + p[:, 1] - 1.0, (0.0, 1.0, 0.0, 1.0), resolution=3, levels=(0.0, 5.0))
+    >>> print(frame.values)
+    [[-1.  -0.5  0. ]
+     [-0.5  0.   0.5]
+     [ 0.   0.5  1. ]]
+    >>> list(frame.contours)
+    [0.0]
+    """
     from skimage.measure import find_contours  # lazy: keeps application start-up light
 
     xs, ys, pts = grid_points(extent, resolution)

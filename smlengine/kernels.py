@@ -47,7 +47,17 @@ def _pair(X, Y):
 
 
 def squared_distances(X, Y=None) -> np.ndarray:
-    """||x_i - y_j||^2 via ||x||^2 + ||y||^2 - 2<x, y>, clipped at 0 against round-off."""
+    """||x_i - y_j||^2 via ||x||^2 + ||y||^2 - 2<x, y>, clipped at 0 against round-off.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import squared_distances
+    >>> print(squared_distances(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])))
+    [[0. 1. 4.]
+     [1. 0. 5.]
+     [4. 5. 0.]]
+    """
     X, Y = _pair(X, Y)
     xx = np.einsum("ij,ij->i", X, X)
     yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
@@ -73,21 +83,51 @@ def _gram(name, X, Y, gamma=1.0, degree=3, coef0=1.0):
 
 
 def linear(X, Y=None) -> np.ndarray:
-    """k(x, y) = <x, y>."""
+    """k(x, y) = <x, y>.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import linear
+    >>> print(linear(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])))
+    [[0. 0. 0.]
+     [0. 1. 0.]
+     [0. 0. 4.]]
+    """
     X, Y = _pair(X, Y)
     return _gram("linear", X, Y)
 
 
 @validate_call({"degree": KERNEL_PARAM_CONSTRAINTS["degree"], "coef0": KERNEL_PARAM_CONSTRAINTS["coef0"]})
 def polynomial(X, Y=None, degree=3, coef0=1.0) -> np.ndarray:
-    """k(x, y) = (<x, y> + coef0)^degree."""
+    """k(x, y) = (<x, y> + coef0)^degree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import polynomial
+    >>> print(polynomial(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]), degree=2))
+    [[ 1.  1.  1.]
+     [ 1.  4.  1.]
+     [ 1.  1. 25.]]
+    """
     X, Y = _pair(X, Y)
     return _gram("poly", X, Y, degree=int(degree), coef0=float(coef0))
 
 
 @validate_call({"gamma": KERNEL_PARAM_CONSTRAINTS["gamma"]})
 def rbf(X, Y=None, gamma=1.0) -> np.ndarray:
-    """k(x, y) = exp(-gamma ||x - y||^2), gamma > 0."""
+    """k(x, y) = exp(-gamma ||x - y||^2), gamma > 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import rbf
+    >>> print(np.round(rbf(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]), gamma=0.5), 3))
+    [[1.    0.607 0.135]
+     [0.607 1.    0.082]
+     [0.135 0.082 1.   ]]
+    """
     X, Y = _pair(X, Y)
     return _gram("rbf", X, Y, gamma=float(gamma))
 
@@ -100,6 +140,18 @@ def rbf_grid_expansion(xs, ys, centres, coef, gamma, *, flush=200.0) -> np.ndarr
     matrices: 2 R n_centres exponentials instead of R^2 n_centres kernel evaluations. Factors
     below e^-flush are set to 0: products of two of them would be subnormal numbers, which
     make the product many times slower, and terms that small do not change f.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import rbf_grid_expansion
+    >>> centres = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> f = rbf_grid_expansion(np.array([0.0, 1.0]), np.array([0.0, 1.0, 2.0]), centres, np.array([1.0, -1.0, 0.5]),
+    ...                        gamma=0.5)
+    >>> print(np.round(f, 3))
+    [[ 0.461 -0.352]
+     [ 0.542 -0.055]
+     [ 0.553  0.25 ]]
     """
     centres = np.asarray(centres, dtype=float)
 
@@ -125,6 +177,14 @@ def make_kernel(name, **params):
 
     Parameters not used by the kernel (e.g. ``gamma`` for ``'linear'``) are ignored so a
     GUI can pass all of its sliders at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.kernels import make_kernel
+    >>> k = make_kernel("rbf", gamma=0.5, degree=7)
+    >>> print(np.round(k(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 2.0]])), 3))
+    [[0.607 0.135]]
     """
     check_param("kernel", name, [Options(tuple(KERNELS))])
     func = KERNELS[name]

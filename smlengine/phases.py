@@ -45,12 +45,27 @@ def renumber(snapshot: Snapshot, step: int, phase: str | None = None) -> Snapsho
 
 
 class StepCounter:
-    """Hands out consecutive step numbers for one run (``next()``), starting at 0."""
+    """Hands out consecutive step numbers for one run (``next()``), starting at 0.
+
+    Parameters
+    ----------
+    start : int, default=0
+        The first number handed out.
+
+    Examples
+    --------
+    >>> from smlengine import Snapshot
+    >>> from smlengine.phases import StepCounter
+    >>> counter = StepCounter(start=5)
+    >>> counter.next(), [s.step for s in counter.renumber([Snapshot(step=0), Snapshot(step=1)])]
+    (5, [6, 7])
+    """
 
     def __init__(self, start: int = 0):
         self.value = int(start)
 
     def next(self) -> int:
+        """The next step number."""
         step = self.value
         self.value += 1
         return step
@@ -73,6 +88,15 @@ def chain_phases(*phases: tuple[str | None, PhaseSource], counter: StepCounter |
     ------
     Snapshot
         The phases' snapshots, ``step`` = 0, 1, 2, ... across all phases.
+
+    Examples
+    --------
+    >>> from smlengine import Snapshot
+    >>> from smlengine.phases import chain_phases
+    >>> first = [Snapshot(step=0), Snapshot(step=1)]
+    >>> steps = chain_phases(("fit", first), ("score", lambda: [Snapshot(step=0)]))
+    >>> [(s.step, s.phase) for s in steps]
+    [(0, 'fit'), (1, 'fit'), (2, 'score')]
     """
     counter = counter or StepCounter()
     for label, source in phases:
