@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from smlengine import Snapshot, frozen_array
 from smlengine.grid import decision_frame
@@ -24,9 +23,11 @@ class ExamplePointsLabSnapshot(Snapshot):
     test_error: float | None  # None without test points
 
 
-def running_votes(tree: cKDTree, y_train, points, k: int, p: int) -> np.ndarray:
+def running_votes(X_train, y_train, points, k: int, p: int) -> np.ndarray:
     """(n, k) array: column j is Σ yᵢ over the j + 1 training points nearest to each point."""
-    out = np.empty((len(points), k), dtype=np.float32)
+    from scipy.spatial import cKDTree  # deferred: a second to import, paid by the worker, not the window
+
+    tree, out = cKDTree(X_train), np.empty((len(points), k), dtype=np.float32)
     for i in range(0, len(points), CHUNK):
         _, idx = tree.query(points[i:i + CHUNK], k=k, p=p)  # nearest first
         out[i:i + CHUNK] = np.cumsum(y_train[idx.reshape(-1, k)], axis=1)
@@ -36,10 +37,9 @@ def running_votes(tree: cKDTree, y_train, points, k: int, p: int) -> np.ndarray:
 def run_steps(ctx):
     """Yield ŷ(x) = sign Σ_{i ∈ Nₖ(x)} yᵢ for odd k (two classes never tie) and its errors."""
     p, k_max = P[ctx.method], min(int(ctx.params["k_max"]), len(ctx.y_train))
-    tree = cKDTree(ctx.X_train)
     X, y = frozen_array(ctx.X_train), frozen_array(ctx.y_train)
-    on_train = running_votes(tree, y, ctx.X_train, k_max, p)  # each point is its own nearest neighbour
-    on_test = running_votes(tree, y, ctx.X_test, k_max, p)
+    on_train = running_votes(X, y, X, k_max, p)  # each training point is its own nearest neighbour
+    on_test = running_votes(X, y, ctx.X_test, k_max, p)
     for step, k in enumerate(range(1, k_max + 1, 2)):
         test = float(np.mean(np.sign(on_test[:, k - 1]) != ctx.y_test)) if ctx.n_test else None
         yield ExamplePointsLabSnapshot(step=step, k=k, metric=ctx.method, X_train=X, y_train=y,
@@ -48,5 +48,5 @@ def run_steps(ctx):
 
 def decision_map(s: ExamplePointsLabSnapshot, extent):
     """f(x) = (1/k) Σ_{i ∈ Nₖ(x)} yᵢ on the map's grid (worker thread); f = 0 is the boundary."""
-    tree = cKDTree(s.X_train)
-    return decision_frame(lambda grid: running_votes(tree, s.y_train, grid, s.k, P[s.metric])[:, -1] / s.k, extent)
+    return decision_frame(lambda grid: running_votes(s.X_train, s.y_train, grid, s.k, P[s.metric])[:, -1] / s.k,
+                          extent)
