@@ -1,5 +1,5 @@
-"""Every lab fits classroom screens: generated for every registered lab, every tab of it, at
-1024×768, 1280×800, 1366×768 and 1920×1080, in normal and projector mode.
+"""Every lab fits classroom screens: generated for every registered lab and template (lab_templates.py),
+every tab of it, at 1024×768, 1280×800, 1366×768 and 1920×1080, in normal and projector mode.
 
 Rules checked on the live widget tree: the window is never wider than the screen; the
 parameter panel has no horizontal overflow; no button, box or field in it is narrower
