@@ -150,6 +150,13 @@ class Lab(LabLayout, QtWidgets.QWidget):
     #: the choice parameter that changes what the lab draws (a method, a mode); the picture
     #: tests walk every one of its values
     method_param: ClassVar[str] = ""
+    #: the most memory (MB) a run may allocate at the largest legal input (:meth:`largest_input`)
+    #: while it starts and draws its first two steps, ``prepare`` included; every lab is held
+    #: to its own bound by ``tests/gui/test_budget.py``
+    budget_mb: ClassVar[float] = 300.0
+    #: the most time (seconds, on a 2-core machine) for the same; a timing is never a pass/fail
+    #: test of the suite, so ``tests/benchmarks/test_bench_budget.py`` holds it
+    budget_seconds: ClassVar[float] = 5.0
 
     #: emitted when run state, step or progress changes (the main window's status bar)
     statusChanged = QtCore.Signal()
@@ -314,6 +321,14 @@ class Lab(LabLayout, QtWidgets.QWidget):
     def lesson_values(self, snapshot) -> dict[str, float]:
         """Numbers of ``snapshot`` a lesson's reveal condition may name (see the module docstring)."""
         return numeric_values(snapshot)
+
+    def largest_input(self) -> None:
+        """Hook: set the lab to its largest legal input, where a run costs most (the budget
+        checks then start a run). The default puts every whole-number parameter at the top of
+        its range; a lab whose cost grows with something else (a file, a choice) overrides it."""
+        self.form.set_values({name: p.maximum for name, p in self.form.params.items()
+                              if p.kind == "int" and p.maximum is not None})
+        self.after_params_restored()
 
     def prepare_needed(self) -> bool:
         return type(self).prepare is not Lab.prepare

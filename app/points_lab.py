@@ -125,12 +125,14 @@ class PointsLab(Lab):
         if not self.runner.playing:
             self.runner.reprepare()
 
-    def _view_extent(self) -> tuple[float, float, float, float]:
-        """The data box grown to the visible range, so shading fills the plot."""
+    def view_extent(self) -> tuple[float, float, float, float]:
+        """Hook: the box a run's decision map covers: the data box grown to the visible range,
+        so shading fills the plot."""
         self.map_extent.refresh()
         return self.map_extent.extent
 
-    def _fit_view(self) -> None:
+    def fit_view(self) -> None:
+        """Hook: fit the view to the points (after a new sample, a file, a session)."""
         xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=self.VIEW_MARGIN)
         self.canvas.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
 
@@ -157,7 +159,7 @@ class PointsLab(Lab):
             self.canvas.set_points(X, y, test_mask=mask, undoable=undoable)
         finally:
             self._suppress_points_signal = False
-        self._fit_view()
+        self.fit_view()
 
     def _points_changed(self) -> None:
         if self._suppress_points_signal:
@@ -217,6 +219,12 @@ class PointsLab(Lab):
         self.data_changed()
         if restart:
             self.reset()
+
+    def largest_input(self) -> None:
+        """Every whole-number parameter at its maximum (the number of points among them), then
+        a fresh sample of that many points."""
+        super().largest_input()
+        self.regenerate(undoable=False, restart=False)
 
     # ------------------------------------------------------------------ hooks
     def data_changed(self) -> None:
@@ -281,7 +289,7 @@ class PointsLab(Lab):
         run: the learner named by the lab's ``method_param``, the parameters, the points and
         their split, the map's extent and the seed."""
         X, y, mask = self.canvas_arrays()
-        return context_type(params[self.method_param], dict(params), X, y, mask, self._view_extent(), seed)
+        return context_type(params[self.method_param], dict(params), X, y, mask, self.view_extent(), seed)
 
     def train_test(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(X_train, y_train ±1, X_test, y_test ±1) of the drawn labelled points (views)."""

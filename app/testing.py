@@ -8,6 +8,7 @@ computed has been collected and drawn, its ``prepare`` result included where it 
     lab = open_lab(window, "trees")    # shown, its first snapshot drawn
     snap = run_to(lab, 12)             # the snapshot numbered 12 (the last one if the run ends first)
     last = finish(lab)                 # played as fast as possible to its end
+    largest_run(lab)                   # a new run at the largest legal input, to its step 1
 
 A condition that does not come true within ``timeout`` seconds (a guard for a busy machine,
 not a measurement) raises :class:`TimeoutError`; a run that fails raises :class:`RuntimeError`
@@ -91,3 +92,16 @@ def finish(lab, restart: bool = False, timeout: float = TIMEOUT):
     _no_error(lab)
     return drawn(lab, timeout)
 
+
+
+def largest_run(lab, timeout: float = TIMEOUT):
+    """Set the lab to its largest legal input (:meth:`app.lab.Lab.largest_input`), start a new
+    run and draw its first two steps, ``prepare`` included; returns the snapshot on screen.
+    What this costs is the lab's budget (``budget_mb``, ``budget_seconds``)."""
+    drawn(lab, timeout)  # nothing of the previous run is still being computed
+    lab.largest_input()
+    lab.reset()
+    r = lab.runner
+    wait_until(lambda: r.current is not None or r.error is not None, timeout, f"the first snapshot of {lab.id}")
+    _no_error(lab)
+    return run_to(lab, 1, timeout)

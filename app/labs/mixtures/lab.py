@@ -72,6 +72,13 @@ class MixturesLab(MouseModes, TruthHandles, KMeansLimitTab, RestartsTab, ModelOr
     order = 55
     description = ("EM for Gaussian mixtures in the plane: responsibilities and ellipses step by step, k-means from "
                    "the same start, a collapsing component, restarts, and BIC/AIC/stability for K.")
+    chapter = "Clustering and mixtures"
+    summary = "EM fits Gaussian mixtures in the plane: responsibilities, ellipses, and how many clusters."
+    keywords = ("EM", "expectation maximisation", "expectation maximization", "E-step", "M-step", "GMM",
+                "Gaussian mixture", "mixture model", "responsibilities", "log-likelihood", "covariance", "full",
+                "diagonal", "spherical", "tied", "k-means", "k-means++", "soft clustering", "collapse", "singularity",
+                "reg_covar", "restarts", "local optimum", "BIC", "AIC", "model selection", "number of clusters", "K",
+                "clustering", "density")
     points_kind = "unlabelled"
     MAX_POINTS = run.MAX_POINTS
     MAX_ABS = 1e6
@@ -356,7 +363,7 @@ class MixturesLab(MouseModes, TruthHandles, KMeansLimitTab, RestartsTab, ModelOr
             self.runner.flush()
 
     # ------------------------------------------------------------------ running
-    def _view_extent(self) -> tuple[float, float, float, float]:
+    def view_extent(self) -> tuple[float, float, float, float]:
         xmin, xmax, ymin, ymax = self.canvas.data_bounds(margin=0.5)
         (vx0, vx1), (vy0, vy1) = self.canvas.plot_item.viewRange()
         return (min(xmin, vx0), max(xmax, vx1), min(ymin, vy0), max(ymax, vy1))
@@ -370,7 +377,7 @@ class MixturesLab(MouseModes, TruthHandles, KMeansLimitTab, RestartsTab, ModelOr
         truth = None if t is None else replace(t, weights=t.weights.copy(), means=t.means.copy(),
                                                 covariances=t.covariances.copy())
         ctx = run.RunContext(X=X, params=dict(params), seed=int(seed), truth=truth, clicked=clicked,
-                             collapse=self.collapse, lone=lone, extent=self._view_extent())
+                             collapse=self.collapse, lone=lone, extent=self.view_extent())
         run.check_context(ctx)
         self._ctx = ctx
         note = ""

@@ -56,6 +56,13 @@ class RegressionLab(PointsLab):
     order = 25
     description = ("Fit curves with basis functions by least squares, gradient descent, ridge and lasso (coordinate "
                    "by coordinate); paths against λ, the ℓ1/ℓ2 constraint picture, and bias against variance.")
+    chapter = "Regression"
+    summary = "Curves fitted by least squares, ridge and lasso; penalty paths and bias against variance."
+    keywords = ("least squares", "linear regression", "normal equations", "gradient descent", "ridge", "lasso",
+                "coordinate descent", "regularisation", "regularization", "penalty", "lambda", "λ", "L1", "L2",
+                "sparsity", "basis functions", "polynomial", "Legendre", "Gaussian bumps", "degree", "overfitting",
+                "underfitting", "bias-variance", "bias", "variance", "cross-validation", "k-fold",
+                "regularisation path", "constraint", "sine")
     points_kind = "xy"
     MAX_POINTS = MAX_POINTS
     SPLIT_MIN_POINTS = 4
@@ -306,7 +313,7 @@ class RegressionLab(PointsLab):
         self.set_canvas_points(np.column_stack([x, y]), undoable=undoable)
         self._update_data_label()
 
-    def _fit_view(self) -> None:
+    def fit_view(self) -> None:
         if not len(self.canvas.y):
             self.canvas.plot_item.setRange(xRange=(0, 1), yRange=(-1.5, 1.5), padding=0)
             return
