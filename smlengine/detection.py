@@ -60,6 +60,14 @@ def partition_rectangles(rects, eps: float = 0.2) -> np.ndarray:
     Returns
     -------
     ndarray (n,) of int
+        The group of every box, numbered in order of first appearance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.detection import partition_rectangles
+    >>> partition_rectangles(np.array([[10, 10, 24, 24], [11, 10, 24, 24], [10, 12, 24, 24], [80, 80, 24, 24]]))
+    array([0, 0, 0, 1])
     """
     check_scalar("eps", eps, numbers.Real, min_value=0.0, max_value=2.0)
     boxes = _as_boxes(rects)
@@ -119,6 +127,16 @@ def group_rectangles(rects, min_neighbors: int = 3, eps: float = 0.2, return_lab
     kept : ndarray (n_groups,) of bool
         Only with ``return_labels``: which groups became detections (``detections`` are
         ``groups[kept]`` in that order).
+
+    Examples
+    --------
+    Three overlapping windows vote for one face; a lone window is dropped:
+
+    >>> import numpy as np
+    >>> from smlengine.detection import group_rectangles
+    >>> boxes = np.array([[10, 10, 24, 24], [11, 10, 24, 24], [10, 12, 24, 24], [80, 80, 24, 24]])
+    >>> print(np.round(group_rectangles(boxes, min_neighbors=2), 3))
+    [[10.333 10.667 24.    24.     3.   ]]
     """
     check_scalar("min_neighbors", min_neighbors, numbers.Integral, min_value=0)
     boxes = _as_boxes(rects)
@@ -157,6 +175,13 @@ def box_iou(a, b) -> np.ndarray:
 
     IoU(A, B) = area(A ∩ B) / (area(A) + area(B) - area(A ∩ B)); boxes are row, col, height,
     width (more columns are ignored).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.detection import box_iou
+    >>> print(np.round(box_iou([[0, 0, 10, 10]], [[0, 5, 10, 10], [50, 50, 5, 5]]), 3))
+    [[0.333 0.   ]]
     """
     A, B = _as_boxes(a, "a"), _as_boxes(b, "b")
     r0 = np.maximum(A[:, None, 0], B[None, :, 0])

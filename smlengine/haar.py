@@ -68,6 +68,19 @@ def integral_image(image) -> np.ndarray:
     (or ``(n, h + 1, w + 1)`` for a stack of ``n`` images) and a rectangle sum needs four reads
     with no special case at the border. Computed in float64 (exact for 8-bit images up to
     2**53 / 255 pixels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.haar import integral_image
+    >>> I = integral_image(np.arange(12.0).reshape(3, 4))
+    >>> print(I)
+    [[ 0.  0.  0.  0.  0.]
+     [ 0.  0.  1.  3.  6.]
+     [ 0.  4. 10. 18. 28.]
+     [ 0. 12. 27. 45. 66.]]
+    >>> float(I[3, 4] - I[1, 4] - I[3, 2] + I[1, 2])  # rows 1-2, columns 2-3: 6 + 7 + 10 + 11
+    34.0
     """
     a = np.asarray(image)
     if a.ndim not in (2, 3):
@@ -84,7 +97,15 @@ def integral_image(image) -> np.ndarray:
 
 
 def squared_integral_image(image) -> np.ndarray:
-    """Integral image of the squared pixels (for window variances, Var = E[x^2] - E[x]^2)."""
+    """Integral image of the squared pixels (for window variances, Var = E[x^2] - E[x]^2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.haar import squared_integral_image
+    >>> float(squared_integral_image(np.full((2, 2), 3.0))[-1, -1])
+    36.0
+    """
     a = np.asarray(image, dtype=np.float64)
     return integral_image(a * a)
 
@@ -117,6 +138,21 @@ class HaarFeatureSet:
         ``start .. start + n_rows * n_cols`` are one pattern and block size at every grid
         position, row-major. Lets :func:`haar_features` use array slices instead of gathers.
         None for an arbitrary subset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.haar import haar_feature_set
+    >>> fs = haar_feature_set(4, types=("2h",))
+    >>> len(fs), fs.window, fs.types()[0]
+    (40, 4, '2h')
+    >>> print(fs.rects[0], fs.weights[0])
+    [[0 0 1 1]
+     [0 1 1 1]
+     [0 0 0 0]
+     [0 0 0 0]] [-1.  1.  0.  0.]
+    >>> len(fs.subset([0, 2]))
+    2
     """
 
     window: int
@@ -135,6 +171,7 @@ class HaarFeatureSet:
 
     @property
     def n_features(self) -> int:
+        """Number of features in the set."""
         return len(self)
 
     def types(self) -> np.ndarray:
@@ -169,6 +206,15 @@ def corner_reads(rects: np.ndarray, weights: np.ndarray):
 
     Adjacent blocks share corners; summing their coefficients halves the reads of a
     two-block feature (8 -> 6) and almost halves a four-block one (16 -> 9).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.haar import corner_reads
+    >>> rows, cols, coef = corner_reads(np.array([[[0, 0, 2, 1], [0, 1, 2, 1], [0, 0, 0, 0], [0, 0, 0, 0]]]),
+    ...                               np.array([[-1.0, 1.0, 0.0, 0.0]]))
+    >>> int(np.count_nonzero(coef))
+    6
     """
     n = rects.shape[0]
     r, c, h, w = (rects[..., i].astype(np.int64) for i in range(4))
@@ -221,6 +267,12 @@ def haar_feature_set(window, types=FEATURE_TYPES, min_size=1, step=1) -> HaarFea
     -------
     HaarFeatureSet
         Ordered by pattern, then block height, block width, then position (row-major).
+
+    Examples
+    --------
+    >>> from smlengine.haar import haar_feature_set
+    >>> len(haar_feature_set(8)), len(haar_feature_set(8, step=2)), len(haar_feature_set(8, types=("2v",)))
+    (2056, 216, 576)
     """
     check_scalar("window", window, numbers.Integral, min_value=2, max_value=1024)
     check_scalar("min_size", min_size, numbers.Integral, min_value=1)
@@ -323,6 +375,19 @@ def haar_features(images_or_integrals, feature_set: HaarFeatureSet, dtype=np.flo
     times a *shifted slice* of the integral images, a handful of contiguous array
     operations. An arbitrary subset gathers its corner reads with fancy indexing instead,
     ``x[:, f] = sum_k coef[f, k] * I_flat[:, offset[f, k]]``.
+
+    Examples
+    --------
+    A patch bright on its left half:
+
+    >>> import numpy as np
+    >>> from smlengine.haar import haar_feature_set, haar_features
+    >>> fs = haar_feature_set(4, types=("2h",))
+    >>> patch = np.zeros((4, 4))
+    >>> patch[:, :2] = 1.0
+    >>> x = haar_features(patch, fs)
+    >>> x.shape, x[0, :3]
+    ((1, 40), array([ 0., -1.,  0.]))
     """
     if not isinstance(feature_set, HaarFeatureSet):
         raise TypeError("feature_set must be a HaarFeatureSet (see haar_feature_set)")

@@ -17,7 +17,17 @@ __all__ = ["NegativeMiner", "patch_stats", "cut_patches"]
 
 
 def patch_stats(patches):
-    """Mean and standard deviation of each patch (the same floor as for image windows)."""
+    """Mean and standard deviation of each patch (the same floor as for image windows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cascade.miner import patch_stats
+    >>> ramp = np.arange(9.0).reshape(3, 3)
+    >>> mean, std = patch_stats(np.stack([ramp, 2 * ramp]))
+    >>> print(np.round(mean, 3), np.round(std, 3))
+    [4. 8.] [2.582 5.164]
+    """
     n = patches[0].size
     flat = patches.reshape(patches.shape[0], -1)
     mean = flat.sum(axis=1) / n
@@ -26,7 +36,20 @@ def patch_stats(patches):
 
 
 def cut_patches(image, rows, cols, W):
-    """The W x W patches of ``image`` whose top-left corners are (rows, cols)."""
+    """The W x W patches of ``image`` whose top-left corners are (rows, cols).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cascade.miner import cut_patches
+    >>> p = cut_patches(np.arange(100.0).reshape(10, 10), np.array([0, 2]), np.array([0, 5]), 3)
+    >>> p.shape
+    (2, 3, 3)
+    >>> print(p[1])
+    [[25. 26. 27.]
+     [35. 36. 37.]
+     [45. 46. 47.]]
+    """
     r = rows[:, None, None] + np.arange(W)[None, :, None]
     c = cols[:, None, None] + np.arange(W)[None, None, :]
     return image[r, c]
@@ -40,6 +63,20 @@ class NegativeMiner:
     each stage visits the chunks in a fresh random order and keeps at most a few accepted
     windows per chunk, so the negatives of a stage come from many photos and scales.
     Stacks of ready-made patches are chunks whose every accepted patch is kept.
+
+    Parameters
+    ----------
+    source : array or sequence of arrays
+        Face-free photos (2-D grey or colour) and/or stacks (m, W, W) of non-face patches.
+    window : int
+        W, the side of the detection window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cascade.miner import NegativeMiner
+    >>> NegativeMiner([np.zeros((40, 40)), np.ones((10, 8, 8))], 8).describe()
+    '1 face-free photo(s) and 10 non-face patches (9,494 windows)'
     """
 
     _CHUNK_WINDOWS = 2048
@@ -107,6 +144,7 @@ class NegativeMiner:
         return lv[:, ::-1] if variant % 2 else lv
 
     def describe(self):
+        """One sentence naming the material and how many windows it holds."""
         parts = []
         if self.n_photos:
             parts.append(f"{self.n_photos} face-free photo(s)")

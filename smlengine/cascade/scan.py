@@ -76,7 +76,17 @@ _USE_COMPILED = True
 
 
 def to_grey_float(image, name: str = "image") -> np.ndarray:
-    """Grey float64 image: colour (h, w, 3|4) through luminance, 8/16-bit scaled to [0, 1]."""
+    """Grey float64 image: colour (h, w, 3|4) through luminance, 8/16-bit scaled to [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cascade.scan import to_grey_float
+    >>> print(to_grey_float(np.array([[0, 255]], dtype=np.uint8)))
+    [[0. 1.]]
+    >>> print(to_grey_float(np.full((1, 2, 3), 255, dtype=np.uint8)))
+    [[1. 1.]]
+    """
     a = np.asarray(image)
     if a.dtype == bool:
         a = a.astype(np.float64)
@@ -119,7 +129,16 @@ def area_resize(ii: np.ndarray, out_h: int, out_w: int) -> np.ndarray:
 
 
 def resize_patch(image, size: int) -> np.ndarray:
-    """Area-average a grey image (or a stack (n, h, w)) to ``size`` x ``size`` pixels."""
+    """Area-average a grey image (or a stack (n, h, w)) to ``size`` x ``size`` pixels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cascade.scan import resize_patch
+    >>> print(resize_patch(np.arange(16.0).reshape(4, 4), 2))
+    [[ 2.5  4.5]
+     [10.5 12.5]]
+    """
     a = np.asarray(image, dtype=np.float64)
     if a.ndim == 2:
         return area_resize(integral_image(a), size, size)
@@ -128,7 +147,14 @@ def resize_patch(image, size: int) -> np.ndarray:
 
 def level_scales(shape, window: int, scale_factor: float, min_size: float | None = None,
                  max_size: float = np.inf) -> list:
-    """Scales s (window side / W) of the pyramid levels: min_size / W times powers of the factor."""
+    """Scales s (window side / W) of the pyramid levels: min_size / W times powers of the factor.
+
+    Examples
+    --------
+    >>> from smlengine.cascade.scan import level_scales
+    >>> [round(s, 4) for s in level_scales((100, 60), 24, 1.25)]
+    [1.0, 1.25, 1.5625, 1.9531, 2.4414]
+    """
     h, w = shape
     out = []
     s = (window if min_size is None else min_size) / window
@@ -150,6 +176,26 @@ class StageEvaluator:
     ``dense_plan[t]`` lists the reads (row, col, coefficient) of stump t for the slice path;
     ``rows``, ``cols``, ``coef`` are all the stage's reads in a row (stump after stump, ``starts``
     where each stump begins) for the gather path.
+
+    Parameters
+    ----------
+    fs : HaarFeatureSet
+        The features of the stage's stumps.
+    theta, polarity, alpha : array-like
+        The stumps' thresholds, polarities and weights.
+    threshold : float
+        Theta_j of the stage score.
+
+    Examples
+    --------
+    >>> from smlengine.haar import haar_feature_set
+    >>> from smlengine.cascade.scan import StageEvaluator
+    >>> fs = haar_feature_set(4, types=("2h",)).subset([0])
+    >>> ev = StageEvaluator(fs, theta=[0.0], polarity=[1], alpha=[1.5], threshold=0.5)
+    >>> print(ev.rows, ev.cols, ev.coef)
+    [0 0 0 1 1 1] [0 1 2 0 1 2] [-1.  2. -1.  1. -2.  1.]
+    >>> ev.alpha_sum, ev.dense_plan[0][:2]
+    (1.5, [(0, 0, -1.0), (0, 1, 2.0)])
     """
 
     def __init__(self, fs: HaarFeatureSet, theta, polarity, alpha, threshold):

@@ -89,6 +89,26 @@ class CascadeSnapshot(Snapshot):
         Training patches of the current stage.
     done : bool
         True for the last snapshot.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.cascade import Cascade
+    >>> rng = np.random.default_rng(0)
+    >>> faces = rng.uniform(0.0, 1.0, (60, 8, 8))
+    >>> faces[:, :4] += 0.12
+    >>> faces[:, :, :2] += 0.1
+    >>> background = rng.uniform(0.0, 1.0, (300, 8, 8))
+    >>> model = Cascade(window=8, feature_types=("2v", "2h"), n_candidate_features=40, negatives_per_stage=100,
+    ...                 max_stages=2, random_state=0)
+    >>> snaps = list(model.fit_steps(faces, background))
+    >>> sorted(set(s.event for s in snaps))
+    ['done', 'feature', 'progress', 'stage', 'start']
+    >>> [(s.stage, s.feature_type, round(s.weighted_error, 3)) for s in snaps if s.event == "feature"][:3]
+    [(0, '2v', 0.247), (0, '2h', 0.27), (0, '2v', 0.333)]
+    >>> last = snaps[-1]
+    >>> last.done, last.n_stages, round(last.false_positive_rate, 3)
+    (True, 2, 0.207)
     """
 
     event: str
