@@ -30,6 +30,12 @@ def kfold_indices(n, k, shuffle=True, random_state=None):
     -------
     list of (train_idx, val_idx)
         k pairs of sorted index arrays; the validation folds partition range(n).
+
+    Examples
+    --------
+    >>> from smlengine.model_selection import kfold_indices
+    >>> [(tr.tolist(), va.tolist()) for tr, va in kfold_indices(5, 2, shuffle=False)]
+    [([3, 4], [0, 1, 2]), ([0, 1, 2], [3, 4])]
     """
     if k > n:
         raise ValueError(f"k = {k} folds need at least {k} samples, got {n}")

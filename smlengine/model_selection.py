@@ -51,15 +51,30 @@ def cross_val_error(estimator_factory, X, y, k=5, random_state=None, return_fold
     ----------
     estimator_factory : callable
         ``estimator_factory()`` returns a fresh unfitted estimator (a class works).
-    X, y : training data
+    X, y : array-like
+        The training data.
     k : int, default=5
-    random_state : seed of the shuffle before splitting
+        Number of folds.
+    random_state : None, int or Generator
+        Seed of the shuffle before splitting.
     return_folds : bool
         Also return the array of per-fold errors.
 
     Returns
     -------
     float, or (float, ndarray of shape (k,))
+        The mean error (and the error of every fold).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.model_selection import cross_val_error
+    >>> from smlengine.trees import DecisionTree
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0]])
+    >>> y = np.array([0, 0, 1, 0, 1, 1, 1, 1])
+    >>> err, folds = cross_val_error(lambda: DecisionTree(max_depth=1), X, y, k=4, random_state=0, return_folds=True)
+    >>> print(err, folds)
+    0.375 [1.  0.5 0.  0. ]
     """
     X, y = check_X_y(X, y)
     folds = kfold_indices(X.shape[0], k, shuffle=True, random_state=random_state)
@@ -84,8 +99,24 @@ class GridSearchSnapshot(Snapshot):
     errors : ndarray
         Mean CV error of every cell so far (NaN where not yet evaluated), shape = grid shape.
     best_params : dict
+        The parameters of the best cell so far.
     best_index : tuple of int
+        Its position in the grid.
     best_error : float
+        Its mean CV error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.model_selection import grid_search_steps
+    >>> from smlengine.trees import DecisionTree
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0]])
+    >>> y = np.array([0, 0, 1, 0, 1, 1, 1, 1])
+    >>> for s in grid_search_steps(DecisionTree, {"max_depth": [1, 2, 3]}, X, y, k=4):
+    ...     print(s.step, s.params, s.errors, s.best_params)
+    1 {'max_depth': 1} [0.375   nan   nan] {'max_depth': 1}
+    2 {'max_depth': 2} [0.375 0.375   nan] {'max_depth': 1}
+    3 {'max_depth': 3} [0.375 0.375 0.375] {'max_depth': 1}
     """
 
     params: dict
@@ -146,7 +177,34 @@ def grid_search_steps(estimator_factory: Callable, grid, X, y, k=5, random_state
 
 @dataclass(frozen=True)
 class SelectionResult:
-    """Outcome of :func:`select_and_test`."""
+    """Outcome of :func:`select_and_test`.
+
+    Attributes
+    ----------
+    best_params : dict
+        The chosen cell.
+    validation_errors : ndarray
+        Validation error of every cell, grid-shaped.
+    names : tuple of str
+        The parameter names, i.e. the axes of ``validation_errors``.
+    best_validation_error : float
+        The chosen cell's validation error.
+    test_error : float
+        Its error on the test set, measured once.
+    estimator : estimator
+        The chosen model retrained on train (+ validation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.model_selection import select_and_test
+    >>> from smlengine.trees import DecisionTree
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0]])
+    >>> y = np.array([0, 0, 1, 0, 1, 1, 1, 1])
+    >>> res = select_and_test(DecisionTree, {"max_depth": [1, 3]}, X, y, X[:4], y[:4], k=4)
+    >>> res.best_params, res.validation_errors, res.test_error
+    ({'max_depth': 1}, array([0.375, 0.375]), 0.25)
+    """
 
     best_params: dict
     validation_errors: np.ndarray  # grid-shaped
