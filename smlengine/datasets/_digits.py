@@ -54,7 +54,19 @@ def load_digits(digit=None) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     images : ndarray of float64, shape (n, 8, 8)
+        The pixel counts.
     labels : ndarray of int64, shape (n,)
+        The digits.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import load_digits
+    >>> images, labels = load_digits()
+    >>> images.shape, labels[:10]
+    ((1797, 8, 8), array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
+    >>> threes, _ = load_digits(3)
+    >>> threes.shape, float(threes.max())
+    ((183, 8, 8), 16.0)
     """
     check_scalar("digit", digit, numbers.Integral, min_value=0, max_value=9, allow_none=True)
     with np.load(resource_path("data", "digits.npz"), allow_pickle=False) as data:

@@ -20,7 +20,15 @@ __all__ = ["make_gaussian_mixture", "MixtureTruth", "MIXTURE_PRESETS", "mixture_
 
 @dataclass(frozen=True)
 class MixtureTruth:
-    """A stated mixture: weights (K,), means (K, f), full covariances (K, f, f), a title."""
+    """A stated mixture: weights (K,), means (K, f), full covariances (K, f, f), a title.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import mixture_preset
+    >>> truth = mixture_preset("anisotropic")
+    >>> truth.title, truth.weights.shape, truth.means.shape, truth.covariances.shape
+    ('three stretched parallel clusters', (3,), (3, 2), (3, 2, 2))
+    """
 
     weights: np.ndarray
     means: np.ndarray
@@ -55,7 +63,15 @@ def _check_truth(means, covariances, weights):
 
 
 def mixture_truth(means, covariances, weights=None, title: str = "") -> MixtureTruth:
-    """A validated :class:`MixtureTruth` (ValueError as :func:`make_gaussian_mixture`); weights normalised."""
+    """A validated :class:`MixtureTruth` (ValueError as :func:`make_gaussian_mixture`); weights normalised.
+
+    Examples
+    --------
+    >>> from smlengine.datasets._mixture import mixture_truth
+    >>> t = mixture_truth([[0.0], [3.0]], [1.0, 2.0], weights=[1, 3], title="two")
+    >>> t.weights, t.covariances.shape, t.title
+    (array([0.25, 0.75]), (2, 1, 1), 'two')
+    """
     w, mu, cov = _check_truth(means, covariances, weights)
     return MixtureTruth(w, mu, cov, str(title))
 
@@ -68,13 +84,23 @@ def make_gaussian_mixture(n, means, covariances, weights=None, random_state=None
     n : int >= 1
     means : array (K, f)
     covariances : array (K, f, f) of symmetric positive semi-definite matrices, or (K,) variances
-    weights : array (K,), optional -- c_k (normalised to sum 1; equal weights by default)
+    weights : array (K,), optional
+        c_k (normalised to sum 1; equal weights by default)
     random_state : None, int or Generator
 
     Returns
     -------
     X : ndarray (n, f) in random order
-    labels : ndarray (n,) of int64 -- the component m_i each point was drawn from
+        The points.
+    labels : ndarray (n,) of int64
+        the component m_i each point was drawn from
+
+    Examples
+    --------
+    >>> from smlengine.datasets import make_gaussian_mixture
+    >>> X, labels = make_gaussian_mixture(6, means=[[0.0, 0.0], [5.0, 5.0]], covariances=[1.0, 1.0], random_state=0)
+    >>> X.shape, labels
+    ((6, 2), array([1, 0, 0, 0, 1, 1]))
     """
     check_scalar("n", n, numbers.Integral, min_value=1, max_value=10_000_000)
     w, mu, cov = _check_truth(means, covariances, weights)
@@ -119,6 +145,16 @@ def mixture_preset(name: str) -> MixtureTruth:
 
 
 def make_mixture_preset(name: str, n=400, random_state=None):
-    """Sample ``n`` points from the preset ``name``; returns ``(X, labels)`` as :func:`make_gaussian_mixture`."""
+    """Sample ``n`` points from the preset ``name``; returns ``(X, labels)`` as :func:`make_gaussian_mixture`.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import MIXTURE_PRESETS, make_mixture_preset
+    >>> sorted(MIXTURE_PRESETS)
+    ['anisotropic', 'overlapping', 'tight inside wide', 'well separated']
+    >>> X, labels = make_mixture_preset("anisotropic", n=10, random_state=0)
+    >>> X.shape, labels.shape
+    ((10, 2), (10,))
+    """
     t = mixture_preset(name)
     return make_gaussian_mixture(n, t.means, t.covariances, t.weights, random_state)

@@ -38,14 +38,31 @@ MAX_POINTS_FILE_BYTES = 20 * 2**20
 
 
 def truth_function(name: str):
-    """The truth ``name`` ('sine', 'step', 'polynomial') as a vectorised function of x."""
+    """The truth ``name`` ('sine', 'step', 'polynomial') as a vectorised function of x.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.datasets._regression import truth_function
+    >>> print(np.round(truth_function("sine")(np.array([0.0, 0.25])), 3))
+    [0. 1.]
+    """
     if name not in TRUTHS:
         raise ValueError(f"truth must be one of {', '.join(map(repr, TRUTHS))}, got {quote_text(name)}")
     return TRUTHS[name][0]
 
 
 def make_regression_1d(truth="sine", n_samples=30, noise=0.2, random_state=None):
-    """x ~ U(0, 1) sorted, y = f(x) + σ ε with ε ~ N(0, 1); returns (x of shape (n, 1), y)."""
+    """x ~ U(0, 1) sorted, y = f(x) + σ ε with ε ~ N(0, 1); returns (x of shape (n, 1), y).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.datasets._regression import make_regression_1d
+    >>> x, y = make_regression_1d(n_samples=5, random_state=0)
+    >>> x.shape, y.shape, bool(np.all(np.diff(x[:, 0]) >= 0))
+    ((5, 1), (5,), True)
+    """
     f = truth_function(truth)
     check_scalar("n_samples", n_samples, numbers.Integral, min_value=1, max_value=1_000_000)
     check_scalar("noise", noise, numbers.Real, min_value=0, max_value=1e6)

@@ -40,7 +40,17 @@ def textbook_chain(name: str = "two-state"):
     Returns
     -------
     p : ndarray of shape (d, d)
+        The transition matrix.
     names : list of str
+        The states' names.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import textbook_chain
+    >>> p, names = textbook_chain()
+    >>> print(p, names)
+    [[0.7 0.3]
+     [0.1 0.9]] ['1', '2']
     """
     chains = {
         "two-state": ([[0.7, 0.3], [0.1, 0.9]], ["1", "2"]),
@@ -99,6 +109,13 @@ def karate_club():
         equilibrium pi_i = deg(i) / (2 * 78).
     names : list of str
         ``'0'`` ... ``'33'``.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import karate_club
+    >>> A, names = karate_club()
+    >>> A.shape, int(A.nnz), names[:3]
+    ((34, 34), 156, ['0', '1', '2'])
     """
     src = [s for s, ts in _KARATE.items() for _ in ts]
     dst = [t for ts in _KARATE.values() for t in ts]
@@ -134,8 +151,16 @@ def scale_free_digraph(
     Returns
     -------
     adjacency : scipy.sparse.csr_matrix of shape (n, n)
+        ``adjacency[i, j] = 1`` for a link i -> j.
     names : list of str
         ``'0'`` ... ``str(n - 1)``.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import scale_free_digraph
+    >>> G, names = scale_free_digraph(200, random_state=0)
+    >>> G.shape, int(G.nnz)
+    ((200, 200), 1551)
     """
     check_scalar("n", n, numbers.Integral, min_value=2, max_value=50_000_000)
     check_scalar("mean_degree", mean_degree, numbers.Real, min_value=0.0, include_min=False)

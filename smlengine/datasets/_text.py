@@ -37,7 +37,15 @@ def _index() -> tuple[tuple[str, str], ...]:
 
 
 def list_plays() -> list[str]:
-    """Titles of the 38 shipped plays, e.g. ``'Hamlet'``, ``'Henry IV, Part 1'``."""
+    """Titles of the 38 shipped plays, e.g. ``'Hamlet'``, ``'Henry IV, Part 1'``.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import list_plays
+    >>> plays = list_plays()
+    >>> len(plays), "Hamlet" in plays
+    (38, True)
+    """
     return [title for _, title in _index()]
 
 
@@ -50,7 +58,14 @@ def _slug(title: str) -> str:
 
 
 def load_play(title: str) -> str:
-    """The spoken lines of one play (title as in :func:`list_plays` or its file slug)."""
+    """The spoken lines of one play (title as in :func:`list_plays` or its file slug).
+
+    Examples
+    --------
+    >>> from smlengine.datasets import load_play
+    >>> load_play("Hamlet").splitlines()[:3]
+    ["Who's there?", '', 'Nay, answer me: stand, and unfold yourself.']
+    """
     if not isinstance(title, str):
         raise TypeError(f"title must be a string, got {type(title).__name__}")
     slug = _slug(title)

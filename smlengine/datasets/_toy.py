@@ -60,6 +60,13 @@ def make_blobs(n_samples=200, noise=1.0, random_state=None, *, balance=0.5, dist
 
     ``noise`` is the standard deviation of each blob. The default centre is off the
     origin on purpose: a separating hyperplane then needs its offset c.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import make_blobs
+    >>> X, y = make_blobs(n_samples=6, random_state=0)
+    >>> X.shape, y
+    ((6, 2), array([ 1.,  1., -1., -1.,  1., -1.]))
     """
     noise = _check_noise(noise)
     check_scalar("distance", distance, numbers.Real, min_value=0.0)
@@ -75,7 +82,17 @@ def make_blobs(n_samples=200, noise=1.0, random_state=None, *, balance=0.5, dist
 
 
 def make_moons(n_samples=200, noise=0.1, random_state=None, *, balance=0.5):
-    """Two interleaving half circles (class -1 on top, class +1 below), plus Gaussian noise."""
+    """Two interleaving half circles (class -1 on top, class +1 below), plus Gaussian noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.datasets import make_moons
+    >>> X, y = make_moons(n_samples=8, noise=0.0, random_state=0)
+    >>> print(np.round(X[:2], 3), y)
+    [[-1.   0. ]
+     [ 2.   0.5]] [-1.  1.  1.  1. -1. -1. -1.  1.]
+    """
     noise = _check_noise(noise)
     rng = check_random_state(random_state)
     n_neg, n_pos = _class_sizes(n_samples, balance)
@@ -89,7 +106,15 @@ def make_moons(n_samples=200, noise=0.1, random_state=None, *, balance=0.5):
 
 
 def make_circles(n_samples=200, noise=0.05, random_state=None, *, balance=0.5, factor=0.5):
-    """A small circle (class +1) inside a large one (class -1); ``factor`` is the radius ratio."""
+    """A small circle (class +1) inside a large one (class -1); ``factor`` is the radius ratio.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import make_circles
+    >>> X, y = make_circles(n_samples=8, random_state=0)
+    >>> X.shape, y
+    ((8, 2), array([ 1.,  1.,  1., -1., -1.,  1., -1., -1.]))
+    """
     noise = _check_noise(noise)
     check_scalar("factor", factor, numbers.Real, min_value=0.0, max_value=1.0, include_min=False, include_max=False)
     rng = check_random_state(random_state)
@@ -104,7 +129,15 @@ def make_circles(n_samples=200, noise=0.05, random_state=None, *, balance=0.5, f
 
 
 def make_xor(n_samples=200, noise=0.2, random_state=None, *, balance=0.5):
-    """Four Gaussian clusters at (±1, ±1): class +1 where the signs of x1 and x2 agree."""
+    """Four Gaussian clusters at (±1, ±1): class +1 where the signs of x1 and x2 agree.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import make_xor
+    >>> X, y = make_xor(n_samples=8, random_state=0)
+    >>> X.shape, y
+    ((8, 2), array([-1., -1., -1.,  1.,  1., -1.,  1.,  1.]))
+    """
     noise = _check_noise(noise)
     rng = check_random_state(random_state)
     n_neg, n_pos = _class_sizes(n_samples, balance)
@@ -116,7 +149,15 @@ def make_xor(n_samples=200, noise=0.2, random_state=None, *, balance=0.5):
 
 
 def make_spirals(n_samples=200, noise=0.05, random_state=None, *, balance=0.5, turns=1.5):
-    """Two interleaved Archimedean spirals, one per class, radius growing to 1."""
+    """Two interleaved Archimedean spirals, one per class, radius growing to 1.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import make_spirals
+    >>> X, y = make_spirals(n_samples=8, random_state=0)
+    >>> X.shape, y
+    ((8, 2), array([ 1.,  1.,  1., -1., -1.,  1., -1., -1.]))
+    """
     noise = _check_noise(noise)
     check_scalar("turns", turns, numbers.Real, min_value=0.1, max_value=10.0)
     rng = check_random_state(random_state)
@@ -141,7 +182,17 @@ GENERATORS: dict[str, Callable] = {
 
 
 def make_dataset(name: str, n_samples=200, noise=None, random_state=None, *, balance=0.5):
-    """Generate a toy problem by name (one of :data:`GENERATORS`); ``noise=None`` uses its default."""
+    """Generate a toy problem by name (one of :data:`GENERATORS`); ``noise=None`` uses its default.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import GENERATORS, make_dataset
+    >>> sorted(GENERATORS)
+    ['blobs', 'circles', 'moons', 'spirals', 'xor']
+    >>> X, y = make_dataset("moons", n_samples=10, random_state=0)
+    >>> X.shape, y.shape
+    ((10, 2), (10,))
+    """
     try:
         gen = GENERATORS[name]
     except KeyError:
@@ -153,7 +204,28 @@ def make_dataset(name: str, n_samples=200, noise=None, random_state=None, *, bal
 
 
 def save_points(path, X, y) -> None:
-    """Write points as CSV with the header ``x1,x2,...,label``."""
+    """Write points as CSV with the header ``x1,x2,...,label``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from smlengine.datasets import load_points, load_two_class_points, save_points
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "points.csv")
+    >>> save_points(path, np.array([[0.0, 1.0], [2.5, -1.0]]), np.array([0, 1]))
+    >>> print(open(path).read(), end="")
+    x1,x2,label
+    0.0,1.0,0
+    2.5,-1.0,1
+    >>> X, y = load_points(path)
+    >>> print(X, y)
+    [[ 0.   1. ]
+     [ 2.5 -1. ]] [0. 1.]
+    >>> print(load_two_class_points(path)[1])
+    [-1.  1.]
+    >>> folder.cleanup()
+    """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
@@ -313,7 +385,16 @@ def load_two_class_points(path, max_points: int = 20_000) -> tuple[np.ndarray, n
 def holdout_mask(n: int, fraction: float, seed: int) -> np.ndarray:
     """Test-point mask: point i is held out when u_i < fraction, u ~ U(0, 1) from the seed.
 
-    The first n draws do not depend on n, so appending points keeps the others' roles."""
+    The first n draws do not depend on n, so appending points keeps the others' roles.
+
+    Examples
+    --------
+    >>> from smlengine.datasets import holdout_mask
+    >>> print(holdout_mask(10, 0.3, 0))
+    [False False  True False  True  True False False False False]
+    >>> print(holdout_mask(12, 0.3, 0)[:10])
+    [False False  True False  True  True False False False False]
+    """
     if fraction <= 0 or n == 0:
         return np.zeros(n, dtype=bool)
     u = np.random.default_rng([int(seed), 7919]).random(n)
