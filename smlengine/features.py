@@ -83,7 +83,15 @@ def _check_image(image, name: str = "image") -> np.ndarray:
 
 
 def grey_levels(image) -> np.ndarray:
-    """Grey value in [0, 1] of every pixel: the image itself, or the BT.709 luma of colour."""
+    """Grey value in [0, 1] of every pixel: the image itself, or the BT.709 luma of colour.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.features import grey_levels
+    >>> print(grey_levels(np.ones((1, 2, 3))))
+    [[1. 1.]]
+    """
     arr = _check_image(image)
     if arr.ndim == 3:
         arr = arr @ _LUMA
@@ -114,6 +122,22 @@ def local_histograms(image, window: int = 15, bins: int = 16) -> np.ndarray:
     -------
     H : ndarray of int32, shape (h, w, bins)
         Counts; ``H.reshape(-1, bins)`` are the count vectors of the multinomial mixture.
+
+    Examples
+    --------
+    A dark left half and a bright right half, 3 × 3 windows, two bins:
+
+    >>> import numpy as np
+    >>> from smlengine.features import local_histograms
+    >>> img = np.array([[0.0, 0.0, 1.0, 1.0]] * 3)
+    >>> H = local_histograms(img, window=3, bins=2)
+    >>> H.shape
+    (3, 4, 2)
+    >>> print(H[1])
+    [[9 0]
+     [6 3]
+     [3 6]
+     [0 9]]
     """
     grey = grey_levels(image)
     check_scalar("bins", bins, numbers.Integral, min_value=2, max_value=256)
@@ -143,7 +167,16 @@ def _check_window(window, shape) -> int:
 def window_counts(codes: np.ndarray, window: int, n_codes: int) -> np.ndarray:
     """(h, w, n_codes) int32: how often each code 0..n_codes-1 occurs in the l × l window
     around every pixel of the integer image ``codes`` (mirrored at the border, as in
-    :func:`local_histograms`), by integral histograms."""
+    :func:`local_histograms`), by integral histograms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.features import window_counts
+    >>> print(window_counts(np.array([[0, 1], [1, 1]]), 1, 2)[:, :, 1])
+    [[0 1]
+     [1 1]]
+    """
     h, w = codes.shape
     window, bins = int(window), int(n_codes)
     r = window // 2
@@ -177,6 +210,16 @@ def local_binary_patterns(image) -> np.ndarray:
     Returns
     -------
     codes : ndarray of intp, shape (h, w), values 0 .. LBP_CODES - 1
+        The pattern code of every pixel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.features import local_binary_patterns
+    >>> print(local_binary_patterns(np.array([[0.0, 0.0, 1.0, 1.0]] * 3)))
+    [[8 8 3 3]
+     [8 8 5 5]
+     [8 8 3 3]]
     """
     from skimage.feature import local_binary_pattern
 
@@ -200,6 +243,15 @@ def texture_histograms(image, window: int = 15, bins: int = 8, kind: str = "grey
     Returns
     -------
     H : ndarray of int32, shape (h, w, bins) or (h, w, bins + LBP_CODES)
+        The counts of every pixel's window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.features import histogram_parts, texture_histograms
+    >>> H = texture_histograms(np.array([[0.0, 0.0, 1.0, 1.0]] * 3), window=3, bins=2)
+    >>> H.shape, histogram_parts("grey+lbp", 2)
+    ((3, 4, 12), (2, 10))
     """
     check_choice("kind", kind, HISTOGRAM_KINDS)
     if kind == "grey+lbp" and isinstance(bins, numbers.Integral):
@@ -214,7 +266,14 @@ def texture_histograms(image, window: int = 15, bins: int = 8, kind: str = "grey
 
 
 def histogram_parts(kind: str, bins: int) -> tuple:
-    """Number of bins of each histogram in a row of :func:`texture_histograms`."""
+    """Number of bins of each histogram in a row of :func:`texture_histograms`.
+
+    Examples
+    --------
+    >>> from smlengine.features import histogram_parts
+    >>> histogram_parts("grey", 8), histogram_parts("grey+lbp", 8)
+    ((8,), (8, 10))
+    """
     check_choice("kind", kind, HISTOGRAM_KINDS)
     return (int(bins),) if kind == "grey" else (int(bins), LBP_CODES)
 
@@ -239,6 +298,19 @@ def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np
     Returns
     -------
     X : ndarray of float64, shape (h * w, f) with f = 1 or 3 (+ 2 with position)
+        One row per pixel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.features import pixel_features
+    >>> img = np.dstack([np.array([[0.0, 0.0, 1.0, 1.0]] * 3)] * 3)
+    >>> F = pixel_features(img, "rgb+xy")
+    >>> F.shape
+    (12, 5)
+    >>> print(np.round(F[:2], 3))
+    [[0.    0.    0.    0.    0.   ]
+     [0.    0.    0.    0.333 0.   ]]
     """
     arr = _check_image(image)
     check_choice("kind", kind, FEATURE_KINDS)
@@ -261,7 +333,14 @@ def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np
 
 def tiling_windows(shape: tuple, window: int) -> np.ndarray:
     """Pixel indices (row-major) of the centres of the non-overlapping l × l windows that tile
-    an (h, w) image on a grid centred in it: ⌊h/l⌋ × ⌊w/l⌋ windows, no two sharing a pixel."""
+    an (h, w) image on a grid centred in it: ⌊h/l⌋ × ⌊w/l⌋ windows, no two sharing a pixel.
+
+    Examples
+    --------
+    >>> from smlengine.features import tiling_windows
+    >>> tiling_windows((6, 6), 3)
+    array([ 7, 10, 25, 28])
+    """
     h, w = int(shape[0]), int(shape[1])
     l = int(window)
     nr, nc = h // l, w // l
@@ -288,8 +367,29 @@ def half_window_dispersion(codes: np.ndarray, window: int, n_codes: int) -> floa
     Parameters
     ----------
     codes : integer array (h, w), values 0 .. n_codes - 1 (grey-level bins or patterns)
+        The code of every pixel.
     window : int, odd, at least 3 and at most min(h, w)
+        Side l of the windows.
     n_codes : int >= 2
+        Number of codes.
+
+    Returns
+    -------
+    float
+        ĉ.
+
+    Examples
+    --------
+    Independent pixels give about 1; blocks of 3 × 3 equal pixels much more:
+
+    >>> import numpy as np
+    >>> from smlengine.features import half_window_dispersion
+    >>> rng = np.random.default_rng(0)
+    >>> round(half_window_dispersion(rng.integers(0, 4, (30, 30)), 5, 4), 2)
+    1.18
+    >>> blocks = np.repeat(np.repeat(rng.integers(0, 4, (10, 10)), 3, axis=0), 3, axis=1)
+    >>> round(half_window_dispersion(blocks, 5, 4), 2)
+    4.75
     """
     codes = np.asarray(codes)
     if codes.ndim != 2 or codes.dtype.kind not in "iu":
@@ -319,7 +419,15 @@ def half_window_dispersion(codes: np.ndarray, window: int, n_codes: int) -> floa
 
 def part_codes(image, bins: int, kind: str) -> list:
     """The integer code images behind each part of :func:`texture_histograms`:
-    [grey-level bin] or [grey-level bin, local binary pattern]."""
+    [grey-level bin] or [grey-level bin, local binary pattern].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.features import part_codes
+    >>> [c.shape for c in part_codes(np.array([[0.0, 0.0, 1.0, 1.0]] * 3), 2, "grey+lbp")]
+    [(3, 4), (3, 4)]
+    """
     check_choice("kind", kind, HISTOGRAM_KINDS)
     grey = grey_levels(image)
     out = [np.minimum((grey * int(bins)).astype(np.intp), int(bins) - 1)]
