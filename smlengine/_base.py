@@ -49,7 +49,18 @@ MAX_QUOTED_ERRORS = 3
 
 
 class NotFittedError(ValueError, AttributeError):
-    """Raised when a method needs learned state that ``fit`` has not produced yet."""
+    """Raised when a method needs learned state that ``fit`` has not produced yet.
+
+    Examples
+    --------
+    >>> from smlengine import NotFittedError
+    >>> from smlengine.svm import SVM
+    >>> try:
+    ...     SVM().predict([[0.0, 0.0]])
+    ... except NotFittedError as err:
+    ...     print(err)
+    this SVM is not fitted yet; call fit first
+    """
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,6 +75,12 @@ class Snapshot:
         Short human-readable name of what the algorithm is doing (long runs).
     progress : float or None
         Fraction of the work done in ``[0, 1]`` when it is known.
+
+    Examples
+    --------
+    >>> from smlengine import Snapshot
+    >>> Snapshot(step=3, phase="fit", progress=0.5)
+    Snapshot(step=3, phase='fit', progress=0.5)
     """
 
     step: int
@@ -72,7 +89,15 @@ class Snapshot:
 
 
 def frozen_array(a: Any, dtype=None) -> np.ndarray:
-    """Return a read-only copy of ``a`` so a snapshot can be kept safely."""
+    """Return a read-only copy of ``a`` so a snapshot can be kept safely.
+
+    Examples
+    --------
+    >>> from smlengine import frozen_array
+    >>> a = frozen_array([1, 2, 3], dtype=float)
+    >>> a.flags.writeable, a
+    (False, array([1., 2., 3.]))
+    """
     out = np.array(a, dtype=dtype, copy=True)
     out.setflags(write=False)
     return out
@@ -137,7 +162,14 @@ class LineErrors:
 
 
 def check_random_state(seed) -> np.random.Generator:
-    """Turn ``None``, an int or a Generator into a :class:`numpy.random.Generator`."""
+    """Turn ``None``, an int or a Generator into a :class:`numpy.random.Generator`.
+
+    Examples
+    --------
+    >>> from smlengine._base import check_random_state
+    >>> int(check_random_state(0).integers(10)), int(check_random_state(0).integers(10))
+    (8, 8)
+    """
     if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
         if seed is not None and int(seed) < 0:
             raise ValueError(f"random_state must be a non-negative integer, got {seed}")
@@ -170,7 +202,19 @@ def check_scalar(
     include_max: bool = True,
     allow_none: bool = False,
 ):
-    """Validate one hyper-parameter and return it; raise a message a student understands."""
+    """Validate one hyper-parameter and return it; raise a message a student understands.
+
+    Examples
+    --------
+    >>> from smlengine._base import check_scalar
+    >>> check_scalar("C", 2.0, min_value=0.0, include_min=False)
+    2.0
+    >>> try:
+    ...     check_scalar("C", -1.0, min_value=0.0, include_min=False)
+    ... except ValueError as err:
+    ...     print(err)
+    C must be > 0.0, got -1.0
+    """
     if value is None and allow_none:
         return value
     if isinstance(value, bool) or not isinstance(value, kind):
@@ -263,6 +307,14 @@ def check_binary_labels(y) -> tuple[np.ndarray, np.ndarray]:
     """Map two distinct labels to -1/+1.
 
     Returns ``(classes, y_pm)`` where ``classes[0]`` maps to -1 and ``classes[1]`` to +1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine._base import check_binary_labels
+    >>> classes, y_pm = check_binary_labels(np.array(["spam", "ham", "spam"]))
+    >>> print(classes, y_pm)
+    ['ham' 'spam'] [ 1. -1.  1.]
     """
     classes = np.unique(y)
     if classes.size != 2:
@@ -289,6 +341,18 @@ class BaseEstimator:
     ``get_params(deep=True)``, ``set_params`` with ``name__sub`` keys and ``__sklearn_tags__``
     make the estimators acceptable to ``sklearn.base.clone``, ``GridSearchCV``,
     ``cross_val_score`` and ``Pipeline``.
+
+    Examples
+    --------
+    >>> from smlengine.svm import SVM
+    >>> svm = SVM(C=2.0)
+    >>> svm.get_params()["C"], svm.set_params(kernel="linear").kernel
+    (2.0, 'linear')
+    >>> try:
+    ...     SVM(C=-1).validate_params()
+    ... except ValueError as err:
+    ...     print(err)
+    C must be a float in (0, 1e100]; got -1
     """
 
     #: parameter name -> list of accepted constraints (an entry missing is not checked)
