@@ -117,6 +117,7 @@ class Constraint(abc.ABC):
         """True if ``value`` is acceptable."""
 
     def accepts_type(self, value: Any) -> bool:
+        """True if ``value`` is of the right kind (by default: if it is acceptable)."""
         return self.is_satisfied_by(value)
 
     def __repr__(self) -> str:
@@ -164,11 +165,22 @@ class Interval(Constraint):
         self.kind, self.left, self.right, self.closed = kind, left, right, closed
 
     def accepts_type(self, value) -> bool:
+        """True for a number of the interval's kind (never a bool), whatever its value."""
         if isinstance(value, (bool, np.bool_)):
             return False
         return isinstance(value, numbers.Integral) if self.kind is Integral else isinstance(value, numbers.Real)
 
     def is_satisfied_by(self, value) -> bool:
+        """True for a finite number of the right kind within the bounds.
+
+        Examples
+        --------
+        >>> from numbers import Real
+        >>> from smlengine._params import Interval
+        >>> c = Interval(Real, 0, 1, closed="right")
+        >>> c.is_satisfied_by(0.5), c.is_satisfied_by(0), c.is_satisfied_by(float("nan")), str(c)
+        (True, False, False, 'a float in (0, 1]')
+        """
         if not self.accepts_type(value):
             return False
         if not isinstance(value, numbers.Integral):
@@ -226,9 +238,11 @@ class Options(Constraint):
             return False
 
     def is_satisfied_by(self, value) -> bool:
+        """True if ``value`` is one of the options, of the same kind."""
         return any(self._same(value, o) for o in self.options)
 
     def accepts_type(self, value) -> bool:
+        """True if ``value`` is of the kind of one of the options."""
         return any(isinstance(value, str) if isinstance(o, str) else type(value) is type(o) for o in self.options)
 
     def __str__(self) -> str:
@@ -241,6 +255,7 @@ class Boolean(Constraint):
     """``True`` or ``False`` (numpy's bool too); 0 and 1 are refused."""
 
     def is_satisfied_by(self, value) -> bool:
+        """True for ``True`` and ``False``."""
         return isinstance(value, (bool, np.bool_))
 
     def __str__(self) -> str:
@@ -257,6 +272,7 @@ class InstanceOf(Constraint):
         self.name = name
 
     def is_satisfied_by(self, value) -> bool:
+        """True for an instance of one of the types."""
         return isinstance(value, self.types)
 
     def __str__(self) -> str:
@@ -269,6 +285,7 @@ class Callable(Constraint):
     """Any callable object."""
 
     def is_satisfied_by(self, value) -> bool:
+        """True for a callable."""
         return callable(value)
 
     def __str__(self) -> str:
@@ -279,6 +296,7 @@ class ArrayLike(Constraint):
     """A list, tuple or numpy array; its shape and values are checked by the estimator itself."""
 
     def is_satisfied_by(self, value) -> bool:
+        """True for a list, tuple or numpy array."""
         return isinstance(value, (list, tuple, np.ndarray))
 
     def __str__(self) -> str:
@@ -289,12 +307,14 @@ class RandomState(Constraint):
     """A seed as :func:`smlengine._base.check_random_state` takes it: a non-negative int or a Generator."""
 
     def is_satisfied_by(self, value) -> bool:
+        """True for a non-negative int or a Generator."""
         if isinstance(value, np.random.Generator):
             return True
         return (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
                 and int(value) >= 0)
 
     def accepts_type(self, value) -> bool:
+        """True for any int (a negative one is then a ValueError) or a Generator."""
         return isinstance(value, np.random.Generator) or (
             isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)))
 

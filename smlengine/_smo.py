@@ -170,6 +170,7 @@ class SMOSolver:
         return np.where(up > -np.inf, up, self.FF[1, lo:hi])
 
     def alpha_original(self):
+        """The multipliers alpha in the points' original order (the solver keeps them permuted)."""
         out = np.empty(self.n)
         out[self.perm] = self.alpha
         return out
