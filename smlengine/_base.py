@@ -429,7 +429,7 @@ class ClassifierMixin:
     _multi_class = True
 
     def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags
+        from sklearn.utils import ClassifierTags  # only reached from scikit-learn, a test dependency
 
         tags = super().__sklearn_tags__()
         tags.estimator_type = "classifier"
@@ -452,7 +452,7 @@ class RegressorMixin:
     _estimator_type = "regressor"
 
     def __sklearn_tags__(self):
-        from sklearn.utils import RegressorTags
+        from sklearn.utils import RegressorTags  # only reached from scikit-learn, a test dependency
 
         tags = super().__sklearn_tags__()
         tags.estimator_type = "regressor"

@@ -74,6 +74,7 @@ def partition_rectangles(rects, eps: float = 0.2) -> np.ndarray:
     n = boxes.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    # deferred: scipy.sparse.csgraph and scipy.spatial are slow to import, and only grouping needs them
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
     from scipy.spatial import cKDTree

@@ -70,7 +70,7 @@ def condorcet_probability(m, p):
     float or ndarray
         P(majority right), broadcast over m and p.
     """
-    from scipy.stats import binom
+    from scipy.stats import binom  # deferred: scipy.stats is slow to import
 
     m_arr = np.asarray(m)
     p_arr = np.asarray(p, dtype=np.float64)

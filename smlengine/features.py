@@ -221,7 +221,7 @@ def local_binary_patterns(image) -> np.ndarray:
      [8 8 5 5]
      [8 8 3 3]]
     """
-    from skimage.feature import local_binary_pattern
+    from skimage.feature import local_binary_pattern  # deferred: scikit-image submodules are slow to import
 
     grey = grey_levels(image)
     # 8-bit grey levels: comparisons of nearly equal float values would turn sensor noise
@@ -318,7 +318,7 @@ def pixel_features(image, kind: str = "rgb", position_weight: float = 1.0) -> np
     h, w = arr.shape[:2]
     colour = np.clip(arr, 0.0, 1.0)
     if kind.startswith("lab"):
-        from skimage.color import rgb2lab
+        from skimage.color import rgb2lab  # deferred: scikit-image submodules are slow to import
 
         rgb = colour if colour.ndim == 3 else np.repeat(colour[:, :, None], 3, axis=2)
         lab = rgb2lab(rgb) / 100.0

@@ -11,7 +11,7 @@ then costs 256 kB per step in the GUI's timeline.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 import numpy as np
@@ -25,11 +25,22 @@ from ._base import (
     check_scalar,
     frozen_array,
 )
+from ._kmeans_core import (
+    DEFAULT_MAX_ITER,
+    DEFAULT_TOL,
+    MAX_ITER,
+    MAX_RESTARTS,
+    Lloyd,
+    check_k,
+    label_dtype,
+    lloyd_steps,
+    n_distinct_upto,
+    pick_distinct,
+    plusplus_centres,
+    plusplus_indices,
+)
 from ._params import ArrayLike, Integral, Interval, Options, RandomState, Real
 
-#: most centre updates per run, and most restarts, an estimator accepts
-MAX_ITER = 100_000
-MAX_RESTARTS = 1000
 
 __all__ = [
     "KMeans",
@@ -39,57 +50,6 @@ __all__ = [
     "kmeans_plusplus_probabilities",
     "kmeans_restarts",
 ]
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def _label_dtype(k: int):
-    """Smallest unsigned dtype holding 0..k-1 (labels are the bulk of a snapshot)."""
-    return np.uint8 if k <= 256 else (np.uint16 if k <= 65536 else np.int64)
-
-
-def _check_k(name: str, k, n: int) -> int:
-    check_scalar(name, k, numbers.Integral, min_value=1)
-    if k > n:
-        raise ValueError(f"{name}={k} is larger than the number of samples ({n})")
-    return int(k)
-
-
-def _distinct_rows(X: np.ndarray) -> np.ndarray:
-    return np.unique(X, axis=0)
-
-
-def _pick_distinct(X: np.ndarray, k: int, rng: np.random.Generator, what: str) -> np.ndarray:
-    """k distinct rows of X chosen uniformly; a clear error when X has fewer distinct rows."""
-    idx = rng.choice(X.shape[0], size=k, replace=False)
-    rows = X[idx]
-    if k > 1 and _distinct_rows(rows).shape[0] < k:
-        # Duplicates drawn: fall back to drawing among the distinct rows (the slow path).
-        uniq = _distinct_rows(X)
-        if uniq.shape[0] < k:
-            raise ValueError(
-                f"{what}={k} is larger than the number of distinct points ({uniq.shape[0]}); "
-                f"choose {what} <= {uniq.shape[0]}"
-            )
-        rows = uniq[rng.choice(uniq.shape[0], size=k, replace=False)]
-    return np.array(rows, dtype=np.float64)
-
-
-def _argmax_rows(R: np.ndarray, dtype=np.intp) -> tuple[np.ndarray, np.ndarray]:
-    """(argmax_k R[k, i], max_k R[k, i]) of a (K, n) array, ties to the lowest k.
-
-    A running comparison over the K rows: numpy's argmax along axis 0 walks the array with a
-    stride of n and is several times slower for the few rows we have.
-    """
-    best = R[0].copy()
-    labels = np.zeros(R.shape[1], dtype=dtype)
-    mask = np.empty(R.shape[1], dtype=bool)
-    for j in range(1, R.shape[0]):
-        np.greater(R[j], best, out=mask)
-        np.maximum(best, R[j], out=best)
-        np.copyto(labels, j, where=mask)
-    return labels, best
 
 
 # ----------------------------------------------------------------------------- k-means
@@ -282,115 +242,10 @@ def kmeans_plusplus(X, n_clusters, random_state=None, *, return_probabilities: b
     array([2, 0])
     """
     X = check_array(X)
-    k = _check_k("n_clusters", n_clusters, X.shape[0])
+    k = check_k("n_clusters", n_clusters, X.shape[0])
     maps: list | None = [] if return_probabilities else None
-    idx = _kmeans_plusplus_indices(X, k, check_random_state(random_state), maps)
+    idx = plusplus_indices(X, k, check_random_state(random_state), maps)
     return (idx, maps) if return_probabilities else idx
-
-
-def _kmeans_plusplus_indices(X: np.ndarray, k: int, rng: np.random.Generator, maps: list | None = None) -> np.ndarray:
-    """The D² draws of :func:`kmeans_plusplus` on validated data; D² kept up to date in one (n,) array."""
-    n = X.shape[0]
-    idx = np.empty(k, dtype=np.int64)
-    idx[0] = rng.integers(n)
-    d = X - X[idx[0]]
-    d2 = np.einsum("ij,ij->i", d, d)
-    for j in range(1, k):
-        total = d2.sum()
-        if not total > 0:
-            raise ValueError(
-                f"n_clusters={k} is larger than the number of distinct points ({j}); choose n_clusters <= {j}"
-            )
-        if maps is not None:
-            maps.append(d2 / total)
-        i = int(np.searchsorted(np.cumsum(d2), rng.random() * total, side="right"))
-        i = min(i, n - 1)
-        while d2[i] == 0 and i > 0:  # never pick a point that is already a centre
-            i -= 1
-        idx[j] = i
-        d = X - X[i]
-        np.minimum(d2, np.einsum("ij,ij->i", d, d), out=d2)
-    return idx
-
-
-def _kmeans_plusplus(X: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """The k-means++ initial centres (K, f) of validated data."""
-    return np.array(X[_kmeans_plusplus_indices(X, k, rng)], dtype=np.float64)
-
-
-def _n_distinct_upto(X: np.ndarray, k: int) -> int:
-    """min(k, number of distinct rows of X), in O(n k f) without sorting the data."""
-    differs = np.ones(X.shape[0], dtype=bool)
-    found = 0
-    while found < k:
-        rest = np.flatnonzero(differs)
-        if rest.size == 0:
-            break
-        found += 1
-        differs &= np.any(X != X[rest[0]], axis=1)
-    return found
-
-
-class _Lloyd:
-    """The two Lloyd half-steps on fixed data, with the buffers reused across iterations.
-
-    Distances use ‖x − μ‖² = ‖x‖² − 2 x·μ + ‖μ‖²; the ‖x‖² term does not change which centre
-    is nearest, so the assignment needs only one BLAS product [−2μ, ‖μ‖²] · [x; 1] and a
-    running minimum over the K rows. The work goes in blocks of ``_BLOCK`` points so the
-    (K, block) distance matrix stays in the CPU cache, and each block also adds its points
-    to the cluster sums S_k and counts n_k (a one-hot (K, block) matrix times [x; 1]) while it
-    is still in cache. The objective then follows from quantities the mean update needs anyway:
-    Σ_i ‖x_i − μ_{m_i}‖² = Σ_i ‖x_i‖² − 2 Σ_k μ_k·S_k + Σ_k n_k ‖μ_k‖².
-    """
-
-    _BLOCK = 32768
-
-    def __init__(self, X: np.ndarray, k: int):
-        n, f = X.shape
-        self.k = k
-        self.n = n
-        self.f = f
-        self.Xa = np.empty((f + 1, n))  # [x; 1], feature-major
-        self.Xa[:f] = X.T
-        self.Xa[f] = 1.0
-        self.X = X
-        self.xx_sum = float(np.einsum("ij,ij->", X, X))
-        self.best = np.empty(n)
-        b = min(self._BLOCK, n)
-        self.mask = np.empty(b, dtype=bool)
-        self.D = np.empty((k, b))
-        self.onehot = np.empty((k, b))
-        self.rows = np.arange(k)[:, None]
-
-    def assign(self, C: np.ndarray, labels: np.ndarray):
-        """Nearest centre of every point into ``labels``; returns (partial distances, S, counts).
-
-        The partial distance is ‖x − μ_{m}‖² − ‖x‖²; S (K, f) the cluster sums, counts (K,).
-        """
-        Ca = np.hstack([-2.0 * C, np.einsum("ij,ij->i", C, C)[:, None]])
-        G = np.zeros((self.k, self.f + 1))
-        block = self.D.shape[1]
-        for s in range(0, self.n, block):
-            e = min(s + block, self.n)
-            m = e - s
-            D = self.D[:, :m]
-            np.matmul(Ca, self.Xa[:, s:e], out=D)
-            best, lab, mask = self.best[s:e], labels[s:e], self.mask[:m]
-            best[:] = D[0]
-            lab[:] = 0
-            for j in range(1, self.k):
-                row = D[j]
-                np.less(row, best, out=mask)
-                np.minimum(best, row, out=best)
-                np.copyto(lab, j, where=mask)
-            oh = self.onehot[:, :m]
-            np.equal(lab, self.rows, out=oh, casting="unsafe")
-            G += oh @ self.Xa[:, s:e].T
-        return self.best, G[:, : self.f], np.rint(G[:, self.f]).astype(np.int64)
-
-    def inertia(self, C: np.ndarray, S: np.ndarray, counts: np.ndarray) -> float:
-        val = self.xx_sum - 2.0 * float(np.sum(C * S)) + float(counts @ np.einsum("ij,ij->i", C, C))
-        return max(val, 0.0)
 
 
 class KMeans(IterativeMixin, BaseEstimator):
@@ -471,7 +326,8 @@ class KMeans(IterativeMixin, BaseEstimator):
         "random_state": [RandomState(), None],
     }
 
-    def __init__(self, n_clusters=3, *, init="k-means++", n_init=1, tol=1e-4, max_iter=300, random_state=None):
+    def __init__(self, n_clusters=3, *, init="k-means++", n_init=1, tol=DEFAULT_TOL, max_iter=DEFAULT_MAX_ITER,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -483,7 +339,7 @@ class KMeans(IterativeMixin, BaseEstimator):
     def _validate(self, X):
         self.validate_params()
         X = check_array(X)
-        k = _check_k("n_clusters", self.n_clusters, X.shape[0])
+        k = check_k("n_clusters", self.n_clusters, X.shape[0])
         if isinstance(self.init, str):
             init = self.init
         else:
@@ -496,7 +352,7 @@ class KMeans(IterativeMixin, BaseEstimator):
                 raise ValueError("init centres contain NaN or infinite values")
             if self.n_init != 1:
                 raise ValueError(f"with explicit init centres n_init must be 1, got {self.n_init}")
-            distinct = _n_distinct_upto(X, k)
+            distinct = n_distinct_upto(X, k)
             if distinct < k:
                 # a centre would stay without points (or be moved onto a point another centre already holds)
                 raise ValueError(f"n_clusters={k} is larger than the number of distinct points ({distinct}); "
@@ -507,8 +363,8 @@ class KMeans(IterativeMixin, BaseEstimator):
         if isinstance(init, np.ndarray):
             return init.copy()
         if init == "random":
-            return _pick_distinct(X, k, rng, "n_clusters")
-        return _kmeans_plusplus(X, k, rng)
+            return pick_distinct(X, k, rng, "n_clusters")
+        return plusplus_centres(X, k, rng)
 
     # -- the run -------------------------------------------------------------------------
     def fit_steps(self, X) -> Iterator[KMeansSnapshot]:
@@ -524,7 +380,7 @@ class KMeans(IterativeMixin, BaseEstimator):
         """
         X, k, init = self._validate(X)
         rng = check_random_state(self.random_state)
-        lloyd = _Lloyd(X, k)
+        lloyd = Lloyd(X, k)
         best = None
         step = 0
         for r in range(self.n_init):
@@ -554,7 +410,7 @@ class KMeans(IterativeMixin, BaseEstimator):
         """Index of the nearest centre for each row of X."""
         self._check_fitted("cluster_centers_")
         X = check_array(X, n_features=self.n_features_in_)
-        lloyd = _Lloyd(X, self.cluster_centers_.shape[0])
+        lloyd = Lloyd(X, self.cluster_centers_.shape[0])
         labels = np.empty(X.shape[0], dtype=np.intp)
         lloyd.assign(self.cluster_centers_, labels)
         return labels.astype(np.int64)
@@ -579,52 +435,23 @@ class KMeans(IterativeMixin, BaseEstimator):
 
 
 def _restep(snap: KMeansSnapshot, step: int, phase: str | None = None) -> KMeansSnapshot:
-    from dataclasses import replace
-
     return replace(snap, step=step, phase=snap.phase if phase is None else phase)
 
 
-def _kmeans_run(lloyd: _Lloyd, C: np.ndarray, tol: float, max_iter: int, restart: int, phase: str):
+def _kmeans_run(lloyd: Lloyd, C: np.ndarray, tol: float, max_iter: int, restart: int, phase: str):
     """One Lloyd run from centres C; yields snapshots with step numbers local to the run."""
-    k, n = lloyd.k, lloyd.n
-    ldt = _label_dtype(k)
-    labels = np.empty(n, dtype=np.intp)
-    dist, S, counts = lloyd.assign(C, labels)
-    J = lloyd.inertia(C, S, counts)
-    yield KMeansSnapshot(
-        step=0, phase=phase, centers=frozen_array(C), labels=frozen_array(labels, dtype=ldt), inertia=J,
-        counts=frozen_array(counts), center_shift=None, n_changed=n, n_iter=0, converged=False,
-        restart=restart,
-    )
-    for it in range(1, max_iter + 1):
-        empty = np.flatnonzero(counts == 0)
-        newC = np.empty_like(C)
-        full = counts > 0
-        newC[full] = S[full] / counts[full, None]
-        if empty.size:
-            # Move each empty centre onto the currently worst-served points (largest distance).
-            sq = dist + np.einsum("ij,ij->i", lloyd.X, lloyd.X)
-            far = np.argsort(sq, kind="stable")[::-1][: empty.size]
-            newC[empty] = lloyd.X[far]
-        shift = float(np.sqrt(((newC - C) ** 2).sum(axis=1)).sum())
-        old = labels.copy()
-        C = newC
-        dist, S, counts = lloyd.assign(C, labels)
-        J = lloyd.inertia(C, S, counts)
-        changed = int(np.count_nonzero(old != labels))
-        converged = shift < tol or changed == 0
+    ldt = label_dtype(lloyd.k)
+    for it in lloyd_steps(lloyd, C, tol, max_iter):
         yield KMeansSnapshot(
-            step=it, phase=phase, centers=frozen_array(C), labels=frozen_array(labels, dtype=ldt), inertia=J,
-            counts=frozen_array(counts), center_shift=shift, n_changed=changed,
-            relocated=tuple(int(e) for e in empty), n_iter=it, converged=converged, restart=restart,
+            step=it.n_iter, phase=phase, centers=frozen_array(it.centers), labels=frozen_array(it.labels, dtype=ldt),
+            inertia=it.inertia, counts=frozen_array(it.counts), center_shift=it.center_shift, n_changed=it.n_changed,
+            relocated=it.relocated, n_iter=it.n_iter, converged=it.converged, restart=restart,
         )
-        if converged:
-            return
 
 
 def _same_solution(A: np.ndarray, B: np.ndarray, scale: float) -> bool:
     """Centres equal up to a relabelling (matched by linear_sum_assignment)."""
-    from scipy.optimize import linear_sum_assignment
+    from scipy.optimize import linear_sum_assignment  # deferred: scipy.optimize is slow to import
 
     cost = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
     r, c = linear_sum_assignment(cost)
@@ -686,7 +513,7 @@ def _restarts_steps(X, n_clusters, n_restarts, init, tol, max_iter, random_state
     X, k, init = model._validate(X)
     rng = check_random_state(random_state)
     seeds = rng.integers(0, 2**31 - 1, size=n_restarts)
-    lloyd = _Lloyd(X, k)
+    lloyd = Lloyd(X, k)
     scale = float(np.abs(X).max()) or 1.0
     inertias: list[float] = []
     iters: list[int] = []

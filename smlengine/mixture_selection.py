@@ -21,8 +21,8 @@ import numpy as np
 
 from ._base import MAX_ABS_VALUE, Snapshot, check_array, check_random_state, check_scalar, frozen_array
 from ._params import Integral, Interval, Real, validate_call
-from .kmeans import MAX_ITER
-from .mixture import _LOG_2PI, GaussianMixture, _check_data, _log_normalise
+from ._kmeans_core import MAX_ITER
+from ._mixture_core import LOG_2PI, GaussianMixture, check_data, log_normalise
 from .stability import stability_steps
 
 __all__ = [
@@ -113,8 +113,8 @@ def soft_kmeans_steps(X, means_init, sigma, *, max_iter=100, tol=1e-8) -> Iterat
     def estep(mu):
         d2 = xx[:, None] - 2.0 * X @ mu.T + np.einsum("ij,ij->i", mu, mu)[None]
         np.maximum(d2, 0.0, out=d2)
-        L = (-0.5 / s2) * d2.T - math.log(k) - 0.5 * f * (_LOG_2PI + math.log(s2))
-        ll = float(_log_normalise(L).sum())
+        L = (-0.5 / s2) * d2.T - math.log(k) - 0.5 * f * (LOG_2PI + math.log(s2))
+        ll = float(log_normalise(L).sum())
         L.setflags(write=False)
         return L, ll
 
@@ -184,7 +184,7 @@ class MixtureRestartsSnapshot(Snapshot):
 
 
 def _same_optimum(A: np.ndarray, B: np.ndarray, scale: float) -> bool:
-    from scipy.optimize import linear_sum_assignment
+    from scipy.optimize import linear_sum_assignment  # deferred: scipy.optimize is slow to import
 
     cost = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
     r, c = linear_sum_assignment(cost)
@@ -202,7 +202,7 @@ def mixture_restarts(X, n_components=3, *, n_restarts=20, covariance_type="full"
     check_scalar("n_restarts", n_restarts, numbers.Integral, min_value=1, max_value=10_000)
     if not isinstance(init, str):
         raise ValueError("restarts need a random init ('kmeans', 'k-means++' or 'random'), not fixed means")
-    X = _check_data(X, n_components)
+    X = check_data(X, n_components)
     rng = check_random_state(random_state)
     seeds = rng.integers(0, 2**31 - 1, size=int(n_restarts))
     scale = float(np.sqrt(X.var(axis=0).sum())) or 1.0
@@ -283,7 +283,7 @@ def model_order_steps(X, ks=range(1, 9), *, covariance_type="full", n_init=3, re
     one half minimised over relabellings; ``n_splits`` splits; 0 skips it). One snapshot per
     finished piece of work, so a live view fills in progressively.
     """
-    X = _check_data(X, 1)
+    X = check_data(X, 1)
     ks = np.asarray(list(ks), dtype=np.int64)
     if ks.size == 0 or ks.min() < 1:
         raise ValueError("ks must be a non-empty list of K >= 1")

@@ -26,7 +26,7 @@ from ._base import (
     frozen_array,
 )
 from ._params import ArrayLike, Integral, Interval, Options, RandomState, Real
-from .kmeans import MAX_ITER, _argmax_rows, _check_k, _label_dtype, _pick_distinct
+from ._kmeans_core import MAX_ITER, argmax_rows, check_k, label_dtype, pick_distinct
 
 __all__ = ["MultinomialMixture", "MultinomialMixtureSnapshot"]
 
@@ -59,7 +59,7 @@ class _MixtureBase(IterativeMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """Hard segmentation m_i = argmax_k a_ik."""
         L = self._log_joint(self._check_X(X, fitted=True))
-        return _argmax_rows(L, np.int64)[0]
+        return argmax_rows(L, np.int64)[0]
 
     def predict_proba(self, X) -> np.ndarray:
         """Responsibilities a_ik = c_k P(x_i | θ_k) / Σ_l c_l P(x_i | θ_l), shape (n, K)."""
@@ -363,12 +363,12 @@ class MultinomialMixture(_MixtureBase):
         self.validate_params()
         Xt = self._check_X(X)
         d, n = Xt.shape
-        k = _check_k("n_components", self.n_components, n)
+        k = check_k("n_components", self.n_components, n)
         alpha = float(self.pseudocount)
         rng = check_random_state(self.random_state)
         c, T = self._initial(Xt, k, rng)
         const = float(self._log_const(Xt).sum())
-        ldt = _label_dtype(k)
+        ldt = label_dtype(k)
         history: list[float] = []
         converged = False
 
@@ -404,7 +404,7 @@ class MultinomialMixture(_MixtureBase):
         self.weights_ = c
         self.probabilities_ = T
         self.responsibilities_ = R.T
-        self.labels_ = _argmax_rows(R, np.int64)[0]
+        self.labels_ = argmax_rows(R, np.int64)[0]
         self.log_likelihood_ = history
         self.n_iter_ = it
         self.converged_ = converged
@@ -420,7 +420,7 @@ class MultinomialMixture(_MixtureBase):
                 raise ValueError("probabilities_init rows must be finite, non-negative and not all zero")
             T = T / T.sum(axis=1, keepdims=True)
         else:
-            rows = _pick_distinct(Xt.T, k, rng, "n_components")
+            rows = pick_distinct(Xt.T, k, rng, "n_components")
             T = (rows + 1.0) / (rows.sum(axis=1, keepdims=True) + d)
         if self.weights_init is not None:
             c = np.asarray(self.weights_init, dtype=np.float64)
@@ -433,7 +433,7 @@ class MultinomialMixture(_MixtureBase):
 
     @staticmethod
     def _snapshot(step, c, T, R, ll, prior, change, it, converged, ldt):
-        labels, conf = _argmax_rows(R, ldt)
+        labels, conf = argmax_rows(R, ldt)
         labels.setflags(write=False)
         return MultinomialMixtureSnapshot(
             step=step, phase="EM", weights=frozen_array(c), probabilities=frozen_array(T),

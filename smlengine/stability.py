@@ -154,7 +154,7 @@ def matched_agreement(a, b, n_clusters: int | None = None) -> tuple[float, np.nd
     >>> matched_agreement([0, 0, 1, 1, 2], [1, 1, 0, 0, 0])
     (0.8, array([1, 0, 2]))
     """
-    from scipy.optimize import linear_sum_assignment
+    from scipy.optimize import linear_sum_assignment  # deferred: scipy.optimize is slow to import
 
     a = np.asarray(a, dtype=np.int64).ravel()
     b = np.asarray(b, dtype=np.int64).ravel()

@@ -284,7 +284,7 @@ class DecisionTree(ClassifierMixin, IterativeMixin, BaseEstimator):
 
     def decision_path(self, X):
         """Sparse indicator (n_samples, n_nodes): entry (i, k) is 1 if point i passes node k."""
-        from scipy import sparse
+        from scipy import sparse  # deferred: scipy.sparse is slow to import, and only decision_path needs it
 
         X = self._X(X)
         t = self.tree_

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..hmm import CategoricalHMM
+
 __all__ = ["dishonest_casino", "CASINO_STATES", "CASINO_FACES"]
 
 CASINO_STATES = ("fair", "loaded")
@@ -41,8 +43,6 @@ def dishonest_casino(random_state=None):
     >>> print(rolls + 1, dice)
     [6 1 5 2 6 4 2 3 1 1 5 4] [1 1 0 0 0 0 0 0 0 0 0 0]
     """
-    from ..hmm import CategoricalHMM
-
     fair = np.full(6, 1.0 / 6.0)
     loaded = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.5])
     return CategoricalHMM(

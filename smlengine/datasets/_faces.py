@@ -21,6 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._base import check_choice, check_random_state, check_scalar, frozen_array
+from .._resources import resource_path
+from ..cascade import Cascade, area_resize, to_grey_float
+from ..haar import integral_image
 
 __all__ = [
     "FacePatches",
@@ -79,7 +82,7 @@ def _warp(images, window, mirror, angle, scale, dy, dx):
     identity maps the whole source onto the patch, are rotated, scaled, mirrored and
     shifted, then read with bilinear interpolation (edge pixels repeat at the border).
     """
-    from scipy.ndimage import map_coordinates
+    from scipy.ndimage import map_coordinates  # deferred: scipy.ndimage is slow to import
 
     n, h, w = images.shape
     u = (np.arange(window) + 0.5 - window / 2) * (w / window)
@@ -116,7 +119,7 @@ def load_face_patches(window=24, test_fraction=0.2, n_augment=10, random_state=0
     check_scalar("test_fraction", test_fraction, numbers.Real, min_value=0.0, max_value=1.0, include_max=False)
     check_scalar("n_augment", n_augment, numbers.Integral, min_value=0, max_value=1000)
     rng = check_random_state(random_state)
-    from skimage.data import lfw_subset
+    from skimage.data import lfw_subset  # deferred: scikit-image's data module is slow to import
 
     data = np.asarray(lfw_subset(), dtype=np.float64)
     faces, others = data[:100], data[100:]
@@ -161,10 +164,7 @@ def negative_photo(name: str) -> np.ndarray:
     :data:`UNSEEN_PHOTO_NAMES`) as a grey float image in [0, 1], area-averaged down to 800 pixels
     on its long side when larger."""
     check_choice("name", name, NEGATIVE_PHOTO_NAMES + UNSEEN_PHOTO_NAMES)
-    import skimage.data
-
-    from ..cascade import area_resize, to_grey_float
-    from ..haar import integral_image
+    import skimage.data  # deferred: scikit-image's data module is slow to import
 
     img = getattr(skimage.data, name)()
     if isinstance(img, tuple):  # stereo_motorcycle: (left, right, disparity)
@@ -193,7 +193,4 @@ def negative_photos(split="train") -> dict:
 def load_cascade(name="face"):
     """The shipped face cascade (``resources/data/face-cascade.npz``) as a fitted Cascade."""
     check_choice("name", name, ("face",))
-    from .._resources import resource_path
-    from ..cascade import Cascade
-
     return Cascade.load(resource_path("data", "face-cascade.npz"))

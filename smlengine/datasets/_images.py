@@ -75,7 +75,7 @@ def load_photo(name: str) -> np.ndarray:
     key = name.strip().lower()
     if key not in _PHOTOS:
         raise ValueError(f"unknown photo {name[:80]!r}; choose one of list_photos(), e.g. 'astronaut'")
-    import skimage.data
+    import skimage.data  # deferred: scikit-image's data module is slow to import
 
     if key == "textures":
         return _textures()
@@ -95,7 +95,7 @@ TEXTURE_PATCHES = {"brick": (0, 368), "grass": (208, 336), "gravel": (288, 336),
 
 def _textures() -> np.ndarray:
     """256 × 256 grey mosaic: brick | grass over gravel | moon (each 128 × 128, see TEXTURE_PATCHES)."""
-    import skimage.data
+    import skimage.data  # deferred: scikit-image's data module is slow to import
 
     tiles = []
     for name, (r, c) in TEXTURE_PATCHES.items():
@@ -141,7 +141,7 @@ def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageF
         more than :data:`MAX_FILE_PIXELS` pixels (40 million, checked from the header before
         decoding). Messages are short.
     """
-    from PIL import Image, ImageOps
+    from PIL import Image, ImageOps  # deferred: Pillow is only needed to read image files
 
     if max_pixels is not None:
         if isinstance(max_pixels, bool) or not isinstance(max_pixels, (int, np.integer)):
