@@ -214,7 +214,8 @@ def save_points(path, X, y) -> None:
     >>> folder = tempfile.TemporaryDirectory()
     >>> path = os.path.join(folder.name, "points.csv")
     >>> save_points(path, np.array([[0.0, 1.0], [2.5, -1.0]]), np.array([0, 1]))
-    >>> print(open(path).read(), end="")
+    >>> with open(path) as f:
+    ...     print(f.read(), end="")
     x1,x2,label
     0.0,1.0,0
     2.5,-1.0,1
