@@ -238,6 +238,21 @@ def load_image_stack(path) -> np.ndarray:
         * a ``.npy`` file or an ``.npz`` file with a single array (or one named ``images``,
           ``X`` or ``arr_0``) of shape (n, h, w) and a numeric dtype.
 
+    Returns
+    -------
+    ndarray of float64, shape (n, h, w)
+        The images.
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        Empty folder, unreadable or non-image file, colour or transparent image, mixed
+        sizes, wrong number of dimensions, non-numeric values, NaN/inf, or over the limits.
+
+    Notes
+    -----
     Pixel values are kept as stored (0..255 for 8-bit images, no rescaling). Colour images
     are accepted only when all channels are equal (saved grey); an alpha channel only when
     the image is fully opaque.
@@ -248,13 +263,18 @@ def load_image_stack(path) -> np.ndarray:
     bytes (no complex, object, string or structured items), and the declared bytes against
     those the file holds.
 
-    Raises
-    ------
-    FileNotFoundError
-        The path does not exist.
-    ValueError
-        Empty folder, unreadable or non-image file, colour or transparent image, mixed
-        sizes, wrong number of dimensions, non-numeric values, NaN/inf, or over the limits.
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from smlengine.datasets import load_image_stack
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "stack.npy")
+    >>> np.save(path, np.arange(8, dtype=np.uint8).reshape(2, 2, 2))
+    >>> stack = load_image_stack(path)
+    >>> stack.shape, stack.dtype, float(stack.max())
+    ((2, 2, 2), dtype('float64'), 7.0)
+    >>> folder.cleanup()
     """
     try:
         p = Path(os.fspath(path))
