@@ -51,6 +51,15 @@ _LAZY = {
     "mixture_preset": "_mixture",
     "MIXTURE_PRESETS": "_mixture",
     "dishonest_casino": "_casino",
+    "mixture_truth": "_mixture",
+    "MixtureTruth": "_mixture",
+    "TRUTHS": "_regression",
+    "truth_function": "_regression",
+    "make_regression_1d": "_regression",
+    "save_xy_points": "_regression",
+    "load_xy_points": "_regression",
+    "iter_text_lines": "_lines",
+    "line_budget": "_lines",
 }
 
 __all__ = [
