@@ -4,16 +4,17 @@ The parsing half of :func:`smlengine.datasets.read_edge_list`, which does the bo
 (sizes, chunks, long lines) itself: :func:`_split_fields` cuts one link line at TABs, commas
 or whitespace (quoted ids allowed), :func:`_plain_batch` recognises a chunk of plain
 ``id id`` lines that can be split all at once, :func:`_is_header` and :func:`_drop_header_line`
-find a header line, :func:`_integer_nodes` numbers integer ids, and :class:`EdgeListInfo`
-reports what was found. :func:`_csr` turns the links of every reader and generator of
-:mod:`smlengine.datasets._graph` into its CSR adjacency.
+find a header line, :func:`_integer_nodes` numbers integer ids, :class:`Findings` gathers
+what the reading finds (comments, SNAP's and KONECT's marks, separators, header) and
+:class:`EdgeListInfo` reports it. :func:`_csr` turns the links of every reader and generator
+of :mod:`smlengine.datasets._graph` into its CSR adjacency.
 """
 
 from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -105,6 +106,44 @@ class EdgeListInfo:
             parts.append(f"extra columns (weight, time) ignored on {self.extra_columns:,} line(s)")
         parts.append(f"{self.lines:,} link line(s)")
         return ", ".join(parts)
+
+
+@dataclass
+class Findings:
+    """What the reading of an edge list has found so far; :meth:`info` makes it an :class:`EdgeListInfo`.
+
+    One object is shared by the fast reader of integer links and the line-by-line parser, so
+    whichever of them reads a line, the file is described the same way.
+    """
+
+    separators: list = field(default_factory=list)
+    style: str = "plain"
+    undirected: bool = False
+    header: tuple | None = None
+    extra_columns: int = 0
+    comments: int = 0
+    seen_content: bool = False  # a comment or link line was read (KONECT's mark must come first)
+
+    def add_separator(self, sep: str) -> None:
+        if sep not in self.separators:
+            self.separators.append(sep)
+
+    def comment(self, line: str) -> None:
+        """A stripped line starting with ``#`` or ``%``: SNAP's and KONECT's marks are looked for."""
+        self.comments += 1
+        if not self.seen_content and _KONECT.match(line):
+            self.style, self.undirected = "KONECT", line[1:].split()[0].lower() == "sym"
+        elif line[0] == "#" and self.style == "plain":
+            low = line.lower()
+            if "directed graph" in low or "nodeid" in low or ("nodes:" in low and "edges:" in low):
+                self.style = "SNAP"
+        if line[0] == "#" and "undirected graph" in line.lower():
+            self.undirected = True
+        self.seen_content = True
+
+    def info(self, lines: int) -> EdgeListInfo:
+        return EdgeListInfo(tuple(self.separators), self.style, self.header, self.undirected, self.extra_columns,
+                            self.comments, lines)
 
 
 class _LongLine(str):

@@ -12,8 +12,9 @@ Every graph comes as a ``scipy.sparse`` CSR adjacency matrix ``A`` with ``A[i, j
 for a link i -> j, plus the node names in the same order.
 
 This module does the reading, within its limits of size and time (the shipped file, edge
-lists read in bounded chunks, the HTML crawl); the text of edge lists is parsed in
-:mod:`smlengine.datasets._edge_list_text`, the links of HTML pages are found in
+lists read in bounded chunks, the HTML crawl); plain integer edge lists are parsed with numpy
+in :mod:`smlengine.datasets._edge_list_numbers`, any other edge-list text line by line with
+the helpers of :mod:`smlengine.datasets._edge_list_text`, the links of HTML pages are found in
 :mod:`smlengine.datasets._html_links`, and the graphs built in code live in
 :mod:`smlengine.datasets._small_graphs`. Their public names are re-exported here.
 """
@@ -26,6 +27,7 @@ import io
 import os
 from array import array
 from collections import deque
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -33,13 +35,14 @@ import scipy.sparse as sp
 
 from .._base import QUOTE_LIMIT, LineErrors, display_path, quote_text
 from .._resources import resource_path
+from ._edge_list_numbers import first_seen_codes, integer_nodes, read_integer_links
 from ._edge_list_text import (
     _BREAK,
     _INT,
-    _KONECT,
     _LINE_ENDS,
     _NUMBER,
     EdgeListInfo,
+    Findings,
     _csr,
     _drop_header_line,
     _integer_nodes,
@@ -223,15 +226,15 @@ def _object_chunks(source, label: str):
         yield text
 
 
-def _line_batches(chunks):
+def _line_batches(chunks, lineno: int = 0):
     """``(number of the first line, lines, has_long)`` for the complete lines of each chunk
-    of text, split at any of Python's line breaks (which are removed).
+    of text, split at any of Python's line breaks (which are removed); ``lineno`` lines were
+    read before the first chunk.
 
     Memory stays bounded whatever the input: at most one chunk and one partial line of at
     most MAX_LINE_CHARS are held; a longer line is skipped to its end and given as a
     :class:`_LongLine` holding its first characters and its length (``has_long`` is then true).
     """
-    lineno = 0
     carry = ""
     long_head, long_length = None, 0
     head = min(QUOTE_LIMIT, MAX_LINE_CHARS)  # characters of a long line kept for the message
@@ -322,7 +325,9 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
     The file is read in chunks, so memory stays bounded by the limits whatever the input:
     a file over ``MAX_EDGE_LIST_BYTES`` (64 MB) is refused from its size before it is read,
     and reading stops at the first link beyond ``MAX_EDGE_LIST_LINKS`` (1,000,000); both
-    messages name the limit.
+    messages name the limit. Lines of two plain integers (comment lines before them
+    allowed) are parsed a chunk at a time with numpy, about as fast as ``numpy.loadtxt``;
+    from the first other line on, the file is read line by line, with the same result.
 
     Parameters
     ----------
@@ -348,6 +353,17 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
         If the path is a folder, the file is binary or not UTF-8, is over a limit, has
         malformed lines, unknown names (with ``nodes``) or no link at all.
     """
+    return _read_edges(source, nodes, return_info)
+
+
+def _too_many_links(label: str, limit: int, lineno: int) -> str:
+    return (f"{label}: more than {limit:,} links (line {lineno}); edge lists are limited to "
+            f"{limit:,} links: keep the graph's largest part")
+
+
+def _read_edges(source, nodes=None, return_info: bool = False, integers_first: bool = True):
+    """:func:`read_edge_list`; with ``integers_first=False`` every line is read by the
+    line-by-line parser (the fast reader of integer links is not tried)."""
     if hasattr(source, "read"):
         label = display_path(getattr(source, "name", "edge list"))
         chunks = _object_chunks(source, label)
@@ -363,21 +379,34 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
         index = {n: i for i, n in enumerate(allowed)}
         if len(index) != len(allowed):
             raise ValueError("nodes contains duplicate names")
-    codes = array("q")
-    errors = LineErrors()
-    separators: list[str] = []
-    style, undirected, header = "plain", False, None
-    extra = comments = 0
-    seen_content = False
+    found = Findings()
     limit = MAX_EDGE_LIST_LINKS
-    for start, batch, has_long in _line_batches(chunks):
+    codes = array("q")
+    first_line = 0
+    if integers_first and allowed is None:
+        # the common case, plain integer links, read a chunk at a time with numpy; the
+        # line-by-line parser below goes on from the first line it does not take
+        links = read_integer_links(chunks, found, limit=limit, max_line=MAX_LINE_CHARS)
+        if links.beyond_limit:
+            raise ValueError(_too_many_links(label, limit, links.beyond_limit))
+        if links.rest is None:
+            if not links.ids.size:
+                raise ValueError(f"{label}: no links found")
+            names, nodes_of = integer_nodes(links.ids, first=1 if found.style == "KONECT" else 0)
+            return _graph_of(nodes_of, names, found, return_info)
+        index, first_codes = first_seen_codes(links.ids)
+        codes.frombytes(first_codes.astype(np.int64).tobytes())
+        first_line = links.lines
+        chunks = chain([links.rest], chunks)
+    errors = LineErrors()
+    for start, batch, has_long in _line_batches(chunks, first_line):
         if codes and allowed is None and not has_long and len(codes) + 2 * len(batch) <= 2 * limit:
             # the common case of plain numbered or named links: a whole chunk at once
             sep = _plain_batch(batch)
             if sep:
                 ids = "\n".join(batch).split()
-                if ids and sep not in separators:  # a batch of blank lines names no separator
-                    separators.append(sep)
+                if ids:  # a batch of blank lines names no separator
+                    found.add_separator(sep)
                 for v in dict.fromkeys(ids):  # the chunk's distinct ids, in order of appearance
                     if v not in index:
                         index[v] = len(index)
@@ -388,18 +417,9 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
             if not line:
                 continue
             if line[0] in "#%":
-                comments += 1
-                if not seen_content and _KONECT.match(line):
-                    style, undirected = "KONECT", line[1:].split()[0].lower() == "sym"
-                elif line[0] == "#" and style == "plain":
-                    low = line.lower()
-                    if "directed graph" in low or "nodeid" in low or ("nodes:" in low and "edges:" in low):
-                        style = "SNAP"
-                if line[0] == "#" and "undirected graph" in line.lower():
-                    undirected = True
-                seen_content = True
+                found.comment(line)
                 continue
-            seen_content = True
+            found.seen_content = True
             fields, sep = (None, "") if isinstance(raw, _LongLine) else _split_fields(line)
             if fields is None or len(fields) < 2 or not fields[0] or not fields[1] or not all(
                 _NUMBER.match(f) for f in fields[2:]
@@ -407,20 +427,17 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
                 errors.add(f"line {lineno}: expected 'source target' (separated by spaces, a TAB or a comma), "
                            f"got {_quote_line(raw)}")
                 continue
-            if not codes and header is None and not errors and _is_header(fields) and not (
+            if not codes and found.header is None and not errors and _is_header(fields) and not (
                 allowed is not None and fields[0] in index and fields[1] in index
             ):
-                header = (fields[0], fields[1])
-                if sep not in separators:
-                    separators.append(sep)
+                found.header = (fields[0], fields[1])
+                found.add_separator(sep)
                 continue
-            if sep not in separators:
-                separators.append(sep)
+            found.add_separator(sep)
             if len(fields) > 2:
-                extra += 1
+                found.extra_columns += 1
             if len(codes) >= 2 * limit:
-                raise ValueError(f"{label}: more than {limit:,} links (line {lineno}); edge lists are limited to "
-                                 f"{limit:,} links: keep the graph's largest part")
+                raise ValueError(_too_many_links(label, limit, lineno))
             for v in fields[:2]:
                 code = index.get(v)
                 if code is None:
@@ -436,19 +453,23 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
         raise ValueError(f"{label}: no links found")
     links = np.frombuffer(codes, dtype=np.int64).copy()
     names = list(index)
-    if allowed is None and header is None and links.size > 2:
-        links, names, header = _drop_header_line(links, names)
+    if allowed is None and found.header is None and links.size > 2:
+        links, names, found.header = _drop_header_line(links, names)
     if allowed is None and all(_INT.match(v) for v in names):
-        names, remap = _integer_nodes(names, first=1 if style == "KONECT" else 0)
+        names, remap = _integer_nodes(names, first=1 if found.style == "KONECT" else 0)
         links = remap[links]
+    return _graph_of(links, names, found, return_info)
+
+
+def _graph_of(links, names, found: Findings, return_info: bool):
+    """The adjacency of ``links`` (node numbers, source then target), its names and info."""
     src, dst = links[0::2], links[1::2]
-    if undirected:
+    if found.undirected:
         src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
     adjacency = _csr(src, dst, len(names))
     if not return_info:
         return adjacency, names
-    info = EdgeListInfo(tuple(separators), style, header, undirected, extra, comments, links.size // 2)
-    return adjacency, names, info
+    return adjacency, names, found.info(links.size // 2)
 
 
 # ----------------------------------------------------------------------------- HTML crawl

@@ -507,11 +507,13 @@ def test_plain_chunks_read_at_once_equal_line_by_line(tmp_path, monkeypatch, ids
     used = []
     plain = _graph._plain_batch
     monkeypatch.setattr(_graph, "_plain_batch", lambda batch: used.append(plain(batch)) or used[-1])
-    fast = read_edge_list(path, return_info=True)
+    fast = _graph._read_edges(path, return_info=True, integers_first=False)  # the chunks' path, not numpy's
     assert {"whitespace", "TAB"} <= set(used) and "" in used  # both kinds of plain chunks, and others
     monkeypatch.setattr(_graph, "_plain_batch", lambda batch: "")
-    slow = read_edge_list(path, return_info=True)
+    slow = _graph._read_edges(path, return_info=True, integers_first=False)
     assert fast[1] == slow[1] and (fast[0] != slow[0]).nnz == 0 and fast[2] == slow[2]
+    first = read_edge_list(path, return_info=True)  # integer links first, then the rest line by line
+    assert first[1] == slow[1] and (first[0] != slow[0]).nnz == 0 and first[2] == slow[2]
     assert fast[2].separators == ("TAB", "whitespace", "comma")
     assert {(int(fast[1][i].strip("p#")), int(fast[1][j].strip("p#"))) for i, j in zip(*fast[0].nonzero())} == {
         tuple(p) for p in pairs.tolist()}
@@ -531,3 +533,171 @@ def test_line_numbers_after_plain_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(_graph, "MAX_LINE_CHARS", 100)  # the long line is now malformed too
     with pytest.raises(ValueError, match=r"(?s)2 malformed.*line 101: .*line 103: .*\(302 characters\)"):
         read_edge_list(path)
+
+
+# ----------------------------------------------------------------------------- integer links read with numpy
+# read_edge_list reads plain integer links a chunk at a time with numpy and gives anything
+# else to the line-by-line parser (_read_edges(..., integers_first=False) reads every line
+# that way): both must give the same graph, names, info, error and message.
+
+
+def _outcome(read, source):
+    try:
+        return read(source)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+def _assert_same(got, expected):
+    if isinstance(got[0], str) or isinstance(expected[0], str):
+        assert got == expected
+        return
+    (a, names, info), (b, names_b, info_b) = got, expected
+    assert names == names_b and info == info_b
+    assert a.shape == b.shape and a.dtype == b.dtype and a.format == b.format == "csr"
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(a, part), getattr(b, part), err_msg=part)
+
+
+def _read_both(tmp_path, monkeypatch, data, chunk=None):
+    """``(outcome, what the integer reader took)`` for a file of ``data``: read_edge_list's
+    outcome, checked equal to the line-by-line parser's; None when the reading failed first."""
+    from smlengine.datasets import _graph
+
+    path = tmp_path / "g.txt"
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    if chunk is not None:
+        monkeypatch.setattr(_graph, "_CHUNK", chunk)
+    taken = []
+    reader = _graph.read_integer_links
+    monkeypatch.setattr(_graph, "read_integer_links", lambda *a, **k: taken.append(reader(*a, **k)) or taken[-1])
+    got = _outcome(lambda p: read_edge_list(p, return_info=True), path)
+    expected = _outcome(lambda p: _graph._read_edges(p, return_info=True, integers_first=False), path)
+    _assert_same(got, expected)
+    return got, (taken[0] if taken else None)
+
+
+_HEADERS = ["", "# Directed graph (each unordered pair of nodes is saved once): web.txt\n# Nodes: 9 Edges: 9\n"
+            "# FromNodeId\tToNodeId\n", "% sym unweighted\n% 3 4 4\n", "% asym\n\n", "# Undirected graph\n",
+            "\n  # a note\n\n\t\n", "\ufeff# after a byte-order mark\n"]
+
+
+def _plain_text(rng, n_links, kind=0):
+    """A random plain integer edge list: the ways of writing one that the numpy reader takes
+    (``kind`` picks the line ends, separators and ids; the rest is drawn)."""
+    span = [n_links // 2 + 1, 3 * n_links, 10**18 - 1][kind % 3]  # dense, sparse, huge ids
+    ends = [["\n"], ["\r\n"], ["\r"], ["\n", "\r\n", "\r"]][kind % 4]
+    seps = [[" "], ["\t"], [" ", "  ", "\t", " \t ", "\t\t", "\t "]][kind % 3 if kind % 5 else 2]
+    lines = []
+    for s, t in rng.integers(0, span, size=(n_links, 2), dtype=np.int64).tolist():
+        pad = [("", ""), (" ", ""), ("", " "), ("\t ", " \t")][rng.integers(4) if rng.random() < 0.2 else 0]
+        lines.append(f"{pad[0]}{s}{seps[rng.integers(len(seps))]}{t}{pad[1]}")
+        if rng.random() < 0.05:
+            lines.append(["", " ", "\t", "   \t"][rng.integers(4)])
+    text = "".join(line + ends[rng.integers(len(ends))] for line in lines)
+    if rng.random() < 0.3:
+        text = text.rstrip("\r\n")  # no break after the last line
+    return _HEADERS[rng.integers(len(_HEADERS))] + text
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_plain_integer_files_are_read_with_numpy_as_line_by_line(tmp_path, monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    text = _plain_text(rng, int(rng.integers(1, 400)), kind=seed)
+    (a, names, info), taken = _read_both(tmp_path, monkeypatch, text, chunk=[None, 5, 64, 999][seed // 4 % 4])
+    assert taken.rest is None and taken.ids.size == 2 * info.lines  # every link read by numpy
+    assert a.nnz >= 1 and info.extra_columns == 0
+
+
+def test_a_large_plain_file_in_many_chunks(tmp_path, monkeypatch):
+    from smlengine.datasets import _graph
+
+    text = _plain_text(np.random.default_rng(99), 20_000, kind=15)
+    monkeypatch.setattr(_graph, "MAX_LINE_CHARS", 60)  # ids and blanks: lines' lengths checked one by one
+    (a, names, info), taken = _read_both(tmp_path, monkeypatch, text, chunk=4096)
+    assert taken.rest is None and info.lines == 20_000
+
+
+# one irregular line each; every one is read line by line
+_IRREGULAR = {
+    "name": "home 1", "quoted id": '"1" 2', "comment after a link": "# more", "KONECT comment": "% more",
+    "one id": "5", "three ids": "1 2 3", "four ids": "1 2 3 4", "weight": "1 2 0.5",
+    "timestamp": "1\t2\t1200000000", "comma": "1,2", "comma and spaces": "1 , 2", "negative id": "-1 2",
+    "plus sign": "+1 2", "decimal point": "1.0 2", "exponent": "1e3 2", "leading zeros": "007 1",
+    "19 digits": "1234567890123456789 1",
+    "30 digits": "9" * 30 + " 0", "Arabic digits": "\u0661 \u0662", "accent": "caf\u00e9 1",
+    "no-break space": "1\u00a02", "unit separator": "1\x1f2", "vertical tab": "1\x0b2", "form feed": "1 2\x0c3 4",
+    "line separator": "1 2\u20283 4", "next line": "1 2\x853 4", "long line": "1" + " " * 10_001 + "2",
+}
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("kind", sorted(_IRREGULAR))
+def test_each_irregular_line_is_read_line_by_line(tmp_path, monkeypatch, kind, where):
+    links = [f"{k} {(7 * k) % 50}" for k in range(60)]
+    line = _IRREGULAR[kind]
+    at = {"first": 0, "middle": 30, "last": 60}[where]
+    if line[0] in "#%":
+        at = max(at, 1)  # before the first link a comment is the numpy reader's
+    text = "# header\n" + "\n".join(links[:at] + [line] + links[at:]) + ("\n" if where != "last" else "")
+    got, taken = _read_both(tmp_path, monkeypatch, text, chunk=None if where == "middle" else 200)
+    assert taken.rest is not None and line.split()[0] in taken.rest  # the numpy reader stopped before it
+    assert taken.lines <= 1 + at
+
+
+@pytest.mark.parametrize("header", ["source target", "FromNodeId\tToNodeId", "from,to", "citing paper\tcited paper",
+                                    "Source Target 1"])
+def test_header_lines_above_integer_links(tmp_path, monkeypatch, header):
+    text = "# SNAP style\n" + header + "\n" + "".join(f"{k}\t{k + 1}\n" for k in range(50))
+    got, taken = _read_both(tmp_path, monkeypatch, text)
+    assert taken.rest.startswith(header) and taken.lines == 1
+
+
+@pytest.mark.parametrize("text, names", [
+    ("0 3\n", ["0", "1", "2", "3"]),  # largest + 1 = twice the ids: dense
+    ("0 4\n", ["0", "4"]),
+    ("7 0\n1 5\n", ["0", "1", "2", "3", "4", "5", "6", "7"]),
+    ("7 0\n1 8\n", ["0", "1", "7", "8"]),
+    ("% asym\n1 4\n", ["1", "2", "3", "4"]),  # KONECT: from 1
+    ("% asym\n1 5\n", ["1", "5"]),
+    ("% asym\n0 3\n", ["0", "1", "2", "3"]),  # an id below 1: from 0
+])
+def test_dense_or_sparse_ids_at_the_boundary(tmp_path, monkeypatch, text, names):
+    (a, got, info), taken = _read_both(tmp_path, monkeypatch, text)
+    assert got == names and taken.rest is None
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n  \n", b"# only a comment\n% and another", b"\r\n\r\n# c\r\n",
+                                  b"1 2\n\x003 4\n", b"1 2\n3 \xff4\n", b"\xef\xbb\xbf1 2\n"])
+def test_empty_binary_and_bad_utf8_files_the_same_on_both_paths(tmp_path, monkeypatch, data):
+    got, _ = _read_both(tmp_path, monkeypatch, data, chunk=3)
+    assert data != b"\xef\xbb\xbf1 2\n" or got[1] == ["0", "1", "2"]
+
+
+@pytest.mark.parametrize("ends", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("chunk", [None, 5, 100])
+def test_the_link_limit_names_the_same_line_on_both_paths(tmp_path, monkeypatch, ends, chunk):
+    from smlengine.datasets import _graph
+
+    monkeypatch.setattr(_graph, "MAX_EDGE_LIST_LINKS", 50)
+    lines = ["# numbered links", ""]
+    for k in range(80):
+        lines += [f"{k} {k + 1}"] + ([""] if k % 7 == 0 else [])
+    text = ends.join(lines) + "oops\n"  # a malformed line after the limit is never reached
+    (kind, message), _ = _read_both(tmp_path, monkeypatch, text, chunk=chunk)
+    line = 1 + next(i for i, v in enumerate(lines) if v == "50 51")
+    assert kind == "ValueError" and f"more than 50 links (line {line})" in message
+    text = ends.join(lines[: line - 1]) + ends  # exactly 50 links: read
+    (a, names, info), taken = _read_both(tmp_path, monkeypatch, text, chunk=chunk)
+    assert info.lines == 50 and taken.rest is None
+
+
+def test_file_objects_take_the_same_paths():
+    from smlengine.datasets import _graph
+
+    for text in ["1 2\n2 3\n", "\ufeff1 2\n", "1 2\nx y\n", "% sym\n1 2\r\n2 3", "\t\n"]:
+        got = _outcome(lambda t: read_edge_list(io.StringIO(t), return_info=True), text)
+        expected = _outcome(lambda t: _graph._read_edges(io.StringIO(t), return_info=True, integers_first=False), text)
+        _assert_same(got, expected)
+    with pytest.raises(TypeError, match="text file object"):
+        read_edge_list(io.BytesIO(b"1 2\n"))

@@ -190,6 +190,50 @@ def test_read_edge_list_fuzz(data):
     assert info.separators and set(info.separators) <= {"whitespace", "TAB", "comma"}
 
 
+# Mostly plain integer links (what read_edge_list reads with numpy), with now and then a
+# piece that must send the rest of the file to the line-by-line parser.
+_ID = st.one_of(st.integers(0, 60), st.integers(0, 10**18 - 1), st.integers(10**18, 10**20)).map(str)
+_PLAIN_LINE = st.tuples(st.sampled_from(["", " ", "\t"]), _ID, st.sampled_from([" ", "\t", "  ", " \t"]), _ID,
+                        st.sampled_from(["", " ", "\t"]), st.sampled_from(["\n", "\r\n", "\r"])).map("".join)
+_ODD_PIECES = ["\n", "\r", " ", "\t", "007", "-1", "+2", "1.5", "a", ",", '"', "# c\n", "% sym\n", "% asym 1\n",
+               "\x0c", "\x0b", "\x1f", "\x85", "\u2028", "\u00a0", "\u00e9", "\u0661", "\ufeff", "source target\n"]
+
+
+@pytest.mark.timeout(60)
+@given(st.lists(st.one_of(_PLAIN_LINE, _PLAIN_LINE, _PLAIN_LINE, st.sampled_from(_ODD_PIECES)), min_size=1,
+                max_size=40).map("".join),
+       st.sampled_from([None, 1, 3, 16]))
+@example("1 2\r\n3 4\r", 3)
+@example("# c\n1 2\n3 4 5\n", None)
+@example("1 2 3 4\n", None)  # a line of two links' ids
+@example("007 1\n7 x\n", 1)  # '007' and '7' are two names once a name is not a number
+@FUZZ
+def test_integer_links_read_with_numpy_as_line_by_line(text, chunk):
+    from smlengine.datasets import _graph
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(folder, "edges.txt", text.encode("utf-8"))
+        saved = _graph._CHUNK
+        _graph._CHUNK = chunk or saved
+        try:
+            results = []
+            for integers_first in (True, False):
+                try:
+                    results.append(_graph._read_edges(path, return_info=True, integers_first=integers_first))
+                except ValueError as exc:
+                    _check_message(exc)
+                    results.append(("ValueError", str(exc)))
+        finally:
+            _graph._CHUNK = saved
+    got, expected = results
+    if isinstance(got[0], str) or isinstance(expected[0], str):
+        assert got == expected
+        return
+    assert got[1] == expected[1] and got[2] == expected[2]
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(got[0], part), getattr(expected[0], part))
+
+
 def _edge_file(edges, kind):
     """``edges`` (pairs of names) as the text of one kind of edge-list file."""
     def quoted(v):
