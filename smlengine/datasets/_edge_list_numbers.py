@@ -1,7 +1,7 @@
 """Edge lists of plain integer ids, read a chunk at a time with numpy.
 
 Most edge lists are lines of two non-negative integers (SNAP files, a graph library's
-export, a script's output). Read line by line in Python they cost about twenty times
+export, a script's output). Read line by line in Python they cost many times
 ``numpy.loadtxt``; here a chunk of complete lines is checked and parsed as one byte array.
 
 :func:`read_integer_links` is the first reader :func:`smlengine.datasets.read_edge_list`
@@ -60,7 +60,7 @@ def _count_lines(data: bytes) -> int:
 
 
 def _plain_region(data: bytes, max_line: int):
-    """``(ids, first id of each link's position, separators)`` of complete lines that are all
+    """``(ids, position of each link's first id, separators)`` of complete lines that are all
     blank or ``id id``, or None if any line is anything else (or longer than ``max_line``).
 
     ``data`` starts at a line start and ends with a line break. The separators are
@@ -69,8 +69,7 @@ def _plain_region(data: bytes, max_line: int):
     if data.translate(None, _PLAIN_BYTES):
         return None
     a = np.frombuffer(data, dtype=np.uint8)
-    value = a - np.uint8(_ZERO)  # a digit's value; uint8 arithmetic wraps below '0'
-    digit = value < 10
+    digit = (a - np.uint8(_ZERO)) < 10  # uint8 arithmetic wraps below '0'
     bounds = np.flatnonzero(digit[1:] != digit[:-1]) + 1
     if digit[0]:
         bounds = np.concatenate(([0], bounds))
@@ -124,23 +123,28 @@ def _plain_region(data: bytes, max_line: int):
     return ids, firsts, ("TAB", "whitespace") if tab_first else ("whitespace", "TAB")
 
 
-_U8 = np.uint64(8)
 _ASCII_ZEROS = np.uint64(0x3030303030303030)
 _PAIRS, _QUADS, _LOW_HALF = np.uint64(0x00FF00FF00FF00FF), np.uint64(0x0000FFFF0000FFFF), np.uint64(0xFFFFFFFF)
+#: for n digits, the mask of a word's last n bytes
+_LAST_BYTES = np.array([0] + [2**64 - 2 ** (8 * (8 - n)) for n in range(1, 9)], dtype=np.uint64)
 
 
 def _eight_digits(words: np.ndarray, digits: np.ndarray) -> np.ndarray:
-    """The numbers written in the last ``digits`` (1 to 8) bytes of each 8-byte word.
+    """The numbers written in the last ``digits`` (1 to 8) bytes of each 8-byte word (in place).
 
     A word read little-endian holds its first byte lowest. The bytes before the number are
     cleared, then neighbouring digits are joined in three rounds on all eight bytes at once:
     into two-digit numbers (byte pairs), four-digit numbers (16-bit halves), eight digits.
     """
-    cleared = _U8 * (_U8 - digits)
-    x = ((words ^ _ASCII_ZEROS) >> cleared) << cleared  # '0'..'9' ^ 0x30 is 0..9, no borrow between bytes
-    x = (x * np.uint64(10) + (x >> np.uint64(8))) & _PAIRS
-    x = (x * np.uint64(100) + (x >> np.uint64(16))) & _QUADS
-    return (x * np.uint64(10_000) + (x >> np.uint64(32))) & _LOW_HALF
+    x = words
+    x ^= _ASCII_ZEROS  # '0'..'9' become 0..9 (no borrow between bytes, as a subtraction would)
+    x &= _LAST_BYTES[digits]
+    for shift, scale, mask in ((8, 10, _PAIRS), (16, 100, _QUADS), (32, 10_000, _LOW_HALF)):
+        low = x >> np.uint64(shift)
+        x *= np.uint64(scale)
+        x += low
+        x &= mask
+    return x
 
 
 def _decimal_values(data: bytes, ends: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -151,14 +155,13 @@ def _decimal_values(data: bytes, ends: np.ndarray, lengths: np.ndarray) -> np.nd
     """
     padded = bytes(8) + data
     words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    lengths = lengths.astype(np.uint64)
-    values = _eight_digits(words[ends], np.minimum(lengths, _U8))
-    todo = np.flatnonzero(lengths > _U8)  # numbers with digits before their last eight
-    ends, lengths, scale = ends[todo] - 8, lengths[todo] - _U8, 10**8
+    values = _eight_digits(words.take(ends), np.minimum(lengths, 8))
+    todo = np.flatnonzero(lengths > 8)  # numbers with digits before their last eight
+    ends, lengths, scale = ends[todo] - 8, lengths[todo] - 8, 10**8
     while todo.size:
-        values[todo] += _eight_digits(words[ends], np.minimum(lengths, _U8)) * np.uint64(scale)
-        more = lengths > _U8
-        todo, ends, lengths, scale = todo[more], ends[more] - 8, lengths[more] - _U8, scale * 10**8
+        values[todo] += _eight_digits(words.take(ends), np.minimum(lengths, 8)) * np.uint64(scale)
+        more = lengths > 8
+        todo, ends, lengths, scale = todo[more], ends[more] - 8, lengths[more] - 8, scale * 10**8
     return values.astype(np.int64)
 
 
