@@ -582,7 +582,7 @@ _HEADERS = ["", "# Directed graph (each unordered pair of nodes is saved once): 
             "\n  # a note\n\n\t\n", "\ufeff# after a byte-order mark\n"]
 
 
-def _plain_text(rng, n_links, kind=0):
+def _plain_text(rng, n_links, kind=0, header=None):
     """A random plain integer edge list: the ways of writing one that the numpy reader takes
     (``kind`` picks the line ends, separators and ids; the rest is drawn)."""
     span = [n_links // 2 + 1, 3 * n_links, 10**18 - 1][kind % 3]  # dense, sparse, huge ids
@@ -597,7 +597,7 @@ def _plain_text(rng, n_links, kind=0):
     text = "".join(line + ends[rng.integers(len(ends))] for line in lines)
     if rng.random() < 0.3:
         text = text.rstrip("\r\n")  # no break after the last line
-    return _HEADERS[rng.integers(len(_HEADERS))] + text
+    return (_HEADERS[rng.integers(len(_HEADERS))] if header is None else header) + text
 
 
 @pytest.mark.parametrize("seed", range(24))
@@ -612,10 +612,23 @@ def test_plain_integer_files_are_read_with_numpy_as_line_by_line(tmp_path, monke
 def test_a_large_plain_file_in_many_chunks(tmp_path, monkeypatch):
     from smlengine.datasets import _graph
 
-    text = _plain_text(np.random.default_rng(99), 12_000, kind=15)
-    monkeypatch.setattr(_graph, "MAX_LINE_CHARS", 60)  # ids and blanks: lines' lengths checked one by one
+    text = _plain_text(np.random.default_rng(99), 12_000, kind=15, header="% asym\n")
+    monkeypatch.setattr(_graph, "MAX_LINE_CHARS", 50)  # ids and blanks: lines' lengths checked one by one
     (a, names, info), taken = _read_both(tmp_path, monkeypatch, text, chunk=4096)
     assert taken.rest is None and info.lines == 12_000
+
+
+@pytest.mark.parametrize("length", [20, 21])
+@pytest.mark.parametrize("kind", ["link", "blank"])
+def test_lines_at_the_length_limit(tmp_path, monkeypatch, kind, length):
+    from smlengine.datasets import _graph
+
+    monkeypatch.setattr(_graph, "MAX_LINE_CHARS", 20)
+    line = "1" + " " * (length - 2) + "2" if kind == "link" else " " * length
+    text = "".join(f"{k} {k + 1}\n" for k in range(30)) + line + "\n5 6\n"
+    got, taken = _read_both(tmp_path, monkeypatch, text)
+    assert (taken.rest is None) == (length == 20)  # a longer line is the line-by-line parser's
+    assert isinstance(got[0], str) == (kind == "link" and length == 21)
 
 
 # one irregular line each; every one is read line by line
