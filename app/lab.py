@@ -253,7 +253,7 @@ class Lab(LabLayout, QtWidgets.QWidget):
         self.form.changed.connect(self.on_param_changed)
         theme.manager().changed.connect(self._restyle)
         self._restyled_once = False
-        self._enlarged: tuple | None = None  # (plot, widgets hidden, splitter sizes before)
+        self._enlarged: tuple | None = None  # (plot, widgets hidden, splitter sizes, pages shown before)
         for view in self.plots.findChildren(pg.PlotWidget):
             view.scene().sigMouseClicked.connect(lambda ev, v=view: self._plot_clicked(v, ev))
         self.after_build()

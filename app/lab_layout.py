@@ -161,27 +161,31 @@ class LabLayout:
 
     def toggle_enlarged(self, plot: pg.PlotWidget | None = None) -> None:
         """Give ``plot`` (default: the main plot) the lab's whole plot area, the run still
-        live; called again (or with another plot), put everything back first."""
+        live; called again (or with another plot), put everything back first: the pages shown
+        before, the widgets hidden and the splitters' sizes."""
         if self._enlarged is not None:
-            shown, hidden, splitters = self._enlarged
+            shown, hidden, splitters, pages = self._enlarged
             self._enlarged = None
             for w in hidden:
                 w.setVisible(True)
             for splitter, sizes in splitters:
                 splitter.setSizes(sizes)
+            for stack, page in reversed(pages):
+                stack.setCurrentWidget(page)
             if plot is None or plot is shown:
                 return
         plot = plot or self.main_plot()
         if plot is None or not self.plots.isAncestorOf(plot):
             return
+        pages = []
         child, parent = plot, plot.parentWidget()
         while parent is not None and child is not self.plots:  # the plot's page to the front
             if isinstance(parent, QtWidgets.QStackedWidget):
                 tabs = parent.parentWidget()
-                if isinstance(tabs, QtWidgets.QTabWidget):
-                    tabs.setCurrentWidget(child)
-                else:
-                    parent.setCurrentWidget(child)
+                stack = tabs if isinstance(tabs, QtWidgets.QTabWidget) else parent
+                if stack.currentWidget() is not child:
+                    pages.append((stack, stack.currentWidget()))
+                    stack.setCurrentWidget(child)
             child, parent = parent, parent.parentWidget()
         hidden, splitters = [], []
         child, parent = plot, plot.parentWidget()
@@ -198,7 +202,7 @@ class LabLayout:
                         other.setVisible(False)
                         hidden.append(other)
             child, parent = parent, parent.parentWidget()
-        self._enlarged = (plot, hidden, splitters)
+        self._enlarged = (plot, hidden, splitters, pages)
 
     def maths_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
         """A projector on a small screen: the plots come first and the maths panel is folded

@@ -286,10 +286,11 @@ class PointsLab(Lab):
 
     def labelled_run(self, context_type, params: dict, seed: int):
         """``context_type`` (a :class:`~app.points_data.LabelledRun`) of the drawn points for a
-        run: the learner named by the lab's ``method_param``, the parameters, the points and
-        their split, the map's extent and the seed."""
+        run: the learner named by the lab's ``method_param`` ("" for a lab without one), the
+        parameters, the points and their split, the map's extent and the seed."""
         X, y, mask = self.canvas_arrays()
-        return context_type(params[self.method_param], dict(params), X, y, mask, self.view_extent(), seed)
+        method = str(params[self.method_param]) if self.method_param else ""
+        return context_type(method, dict(params), X, y, mask, self.view_extent(), seed)
 
     def train_test(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(X_train, y_train ±1, X_test, y_test ±1) of the drawn labelled points (views)."""

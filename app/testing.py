@@ -3,11 +3,12 @@
 Every function waits on a condition, never on a fixed time, and returns once what the lab
 computed has been collected and drawn, its ``prepare`` result included where it has one::
 
-    from app.testing import finish, open_lab, run_to
+    from app.testing import finish, open_lab, press, run_to
 
     lab = open_lab(window, "trees")    # shown, its first snapshot drawn
     snap = run_to(lab, 12)             # the snapshot numbered 12 (the last one if the run ends first)
     last = finish(lab)                 # played as fast as possible to its end
+    press(lab, "Right")                # a key as the window system delivers it (here: one step)
     largest_run(lab)                   # a new run at the largest legal input, to its step 1
 
 A condition that does not come true within ``timeout`` seconds (a guard for a busy machine,
@@ -20,7 +21,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui, QtTest, QtWidgets
 
 #: seconds: how long a condition may take on a busy machine before the wait gives up
 TIMEOUT = 120.0
@@ -105,3 +106,23 @@ def largest_run(lab, timeout: float = TIMEOUT):
     wait_until(lambda: r.current is not None or r.error is not None, timeout, f"the first snapshot of {lab.id}")
     _no_error(lab)
     return run_to(lab, 1, timeout)
+
+
+def press(lab, key: str | QtCore.Qt.Key, timeout: float = TIMEOUT) -> None:
+    """One key press and release as a window system delivers it: the lab's window is made the
+    active one and the key goes to its focus widget. ``key`` is a Qt key or a key sequence's
+    text ("Space", "Right", "R", "F1", "Ctrl+S"). What the key does is not awaited: wait for
+    its effect with :func:`wait_until`, :func:`drawn` or :func:`run_to`."""
+    window = lab.window()
+    if QtWidgets.QApplication.activeWindow() is not window:
+        window.activateWindow()
+        wait_until(lambda: QtWidgets.QApplication.activeWindow() is window, timeout, "the lab's window to be active")
+    modifiers = QtCore.Qt.KeyboardModifier.NoModifier
+    if isinstance(key, str):
+        sequence = QtGui.QKeySequence(key)
+        if sequence.count() != 1:
+            raise ValueError(f"{key!r} is not one key")
+        combination = sequence[0]
+        key, modifiers = combination.key(), combination.keyboardModifiers()
+    target = QtWidgets.QApplication.focusWidget() or window
+    QtTest.QTest.keyClick(target, key, modifiers)

@@ -8,8 +8,13 @@ keyboard back) a key goes nowhere, and the test fails.
 
 from pathlib import Path
 
+import lab_templates
+import pyqtgraph as pg
 import pytest
-from PySide6 import QtCore, QtTest, QtWidgets
+from PySide6 import QtCore, QtGui, QtTest, QtWidgets
+
+from app.testing import drawn, open_lab, wait_until
+from app.testing import press as press_key
 
 Key = QtCore.Qt.Key
 Mod = QtCore.Qt.KeyboardModifier
@@ -192,3 +197,62 @@ def test_run_bar_keys_work_after_the_grid_search_button(window, qtbot):
     assert cv.folds.value() == 5 and cv.folds.cleanText() == "5"
     lab.pause()
     cv.cancel_button.click()
+
+
+# ----------------------------------------------------------------------------- every lab
+def _shown(widget) -> bool:
+    """On screen with room: a panel folded away by its splitter has no width."""
+    return widget.isVisible() and widget.width() > 0
+
+
+def _maths_text(lab) -> str:
+    doc = QtGui.QTextDocument()
+    doc.setHtml(lab.maths_html(lab.runner.current))
+    return doc.toPlainText()
+
+
+@pytest.mark.parametrize("lab_id", lab_templates.CHECKED)
+def test_every_lab_answers_its_keys(make_window, lab_id):
+    """R, →, ←, Space, F1, F2 and F11 in every lab, sent where the window system sends them;
+    after each step the maths panel says what the step on screen is."""
+    window = make_window(lab_ids=[lab_id])
+    lab = open_lab(window, lab_id)
+    r = lab.runner
+    lab.pause()
+    lab.runner.set_rate(2.0)  # a slow pace: a run started by Space still plays when the test looks
+
+    def at(step):
+        drawn(lab)
+        return r.current is not None and r.current.step == step and not r.playing
+
+    press_key(lab, "R")
+    wait_until(lambda: at(0), what="R: the run back at step 0")
+    press_key(lab, "Right")
+    press_key(lab, "Right")
+    wait_until(lambda: at(2), what="→ →: step 2")
+    assert lab.maths.toPlainText() == _maths_text(lab)
+    press_key(lab, "Left")
+    wait_until(lambda: at(1), what="←: step 1")
+    assert lab.maths.toPlainText() == _maths_text(lab)
+
+    press_key(lab, "Space")
+    wait_until(lambda: r.playing, what="Space: playing")
+    press_key(lab, "Space")
+    wait_until(lambda: not r.playing, what="Space again: paused")
+
+    for key, panel in (("F1", lab.maths), ("F2", lab.controls_scroll)):
+        before = _shown(panel)
+        press_key(lab, key)
+        wait_until(lambda: _shown(panel) != before, what=f"{key}: the panel shown or folded")
+        press_key(lab, key)
+        wait_until(lambda: _shown(panel) == before, what=f"{key} again: the panel as it was")
+
+    main = lab.main_plot()
+    if main is not None:
+        others = [p for p in lab.plots.findChildren(pg.PlotWidget) if p is not main and p.isVisible()]
+        press_key(lab, "F11")
+        wait_until(lambda: lab.enlarged_plot is main, what="F11: the main plot enlarged")
+        assert main.isVisible() and not any(p.isVisible() for p in others)
+        press_key(lab, "F11")
+        wait_until(lambda: lab.enlarged_plot is None, what="F11 again: every plot back")
+        assert all(p.isVisible() for p in others)

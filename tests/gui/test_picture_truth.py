@@ -256,12 +256,13 @@ def test_any_plot_can_be_enlarged_and_put_back(qtbot, make_window, lab_id):
     qtbot.keyClick(window, QtCore.Qt.Key.Key_F11)  # Run ▸ Enlarge the main plot
     qtbot.waitUntil(lambda: plot.isVisible() and plot.height() >= 0.8 * area, timeout=5_000)
     assert lab.enlarged_plot is plot
-    hidden, saved = list(lab._enlarged[1]), list(lab._enlarged[2])
+    hidden, saved, pages = list(lab._enlarged[1]), list(lab._enlarged[2]), list(lab._enlarged[3])
     lab.play()  # the run stays live
     qtbot.waitUntil(lambda: len(r.timeline) >= 3 or r.finished or r.error is not None, timeout=30_000)
     lab.pause()
-    lab.toggle_enlarged()  # again: everything back
-    qtbot.waitUntil(lambda: all(w.isVisible() for w in hidden), timeout=5_000)
+    lab.toggle_enlarged()  # again: everything back, the pages shown before in front again
+    qtbot.waitUntil(lambda: not any(w.isHidden() for w in hidden), timeout=5_000)
+    assert all(stack.currentWidget() is page for stack, page in pages)
     for splitter, sizes in saved:  # every pane back at its size
         qtbot.waitUntil(lambda: all(abs(a - b) <= 2 for a, b in zip(splitter.sizes(), sizes)), timeout=5_000)
     assert lab.enlarged_plot is None
