@@ -2,6 +2,9 @@
 
     python -m app                                  start the application
     python -m app SESSION.smllab                   start the application and open a saved session
+    python -m app --home                           start the application on the course map
+    python -m app --home --screenshot out.png [--size WxH] [--projector]
+                                                   render the course map headless (with the labs' pictures)
     python -m app --list-labs                      one lab per line, starting with its id
     python -m app --lab ID --steps N --screenshot out.png [--size WxH] [--projector] [--seed S] [--theme dark]
     python -m app --screenshots DIR [--steps N]    one picture per lab (the README pictures)
@@ -44,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a saved session (.smllab) to open at start, at its saved state")
     p.add_argument("--list-labs", action="store_true", help="print the labs (id, title, description) and exit")
     p.add_argument("--lab", metavar="ID", help="open this lab")
+    p.add_argument("--home", action="store_true",
+                   help="show the course map (with --screenshot: render it headless)")
     p.add_argument("--steps", type=int, default=None, metavar="N", help="run N steps (with --screenshot)")
     p.add_argument("--screenshot", metavar="PNG", help="render the lab headless after --steps and save a PNG")
     p.add_argument("--screenshots", metavar="DIR", help="render every lab headless into DIR/<id>.png")
@@ -58,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run every lab (or those of --lab a,b) headless for a few steps; exit 0 if all succeed")
     p.add_argument("--fresh", action="store_true", help="ignore autosaved sessions and window settings")
     p.add_argument("--timeout", type=float, default=120.0, help=argparse.SUPPRESS)
+    # with --lab --screenshot: the course map's picture of a lab (its plots alone, at the lab's screenshot_steps)
+    p.add_argument("--thumbnail", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--startup-time", action="store_true", help=argparse.SUPPRESS)  # show, print seconds, exit
     p.add_argument("-v", "--verbose", action="store_true", help="log more")
     return p
@@ -143,7 +150,8 @@ def _new_window(args, lab_ids=None, interactive=False):
     headless = bool(args.screenshot or args.screenshots or args.self_test)
     restore = not (headless or args.fresh)
     window = MainWindow(restore=restore, autosave=not headless, lab_ids=lab_ids,
-                        build_after_first_paint=interactive and not headless)
+                        build_after_first_paint=interactive and not headless,
+                        thumbnails=None if (args.home or not headless) else False)
     if args.projector:
         window.set_projector(True)
     if args.theme:
@@ -175,16 +183,48 @@ def cmd_screenshot(args) -> int:
         print(exc.args[0], file=sys.stderr)
         return 2
     window = _new_window(args, lab_ids=[args.lab])
+    steps = args.steps if args.steps is not None else 30
+    if args.thumbnail:  # drawn in the background for the course map: the lab's plots, at its picture's step
+        try:
+            os.nice(10)
+        except (AttributeError, OSError):
+            pass
+        window.set_maths_visible(False)
+        window.set_controls_visible(False)
+        if args.steps is None:
+            steps = int(registry.get(args.lab).screenshot_steps)
     window.show()
     try:
-        lab = run_lab_headless(window, args.lab, args.steps if args.steps is not None else 30, args.seed, args.timeout)
-        image = window.grab().toImage()
+        lab = run_lab_headless(window, args.lab, steps, args.seed, args.timeout)
+        image = (lab.plots if args.thumbnail else window).grab().toImage()
         Path(args.screenshot).parent.mkdir(parents=True, exist_ok=True)
         if not image.save(args.screenshot):
             print(f"could not write {args.screenshot}", file=sys.stderr)
             return 1
         if lab.runner.error:
             print(f"warning: the lab reported an error: {lab.runner.error}", file=sys.stderr)
+    finally:
+        window.shutdown()
+        window.close()
+    print(args.screenshot)
+    return 0
+
+
+def cmd_home_screenshot(args) -> int:
+    """Render the course map headless, once the labs' pictures are drawn (or found drawn)."""
+    _make_app(True)
+    window = _new_window(args)
+    window.show_home()
+    window.show()
+    try:
+        pictures = window.thumbnails
+        wait_for(lambda: not pictures.busy, max(args.timeout, 60.0) * max(1, len(window.hosts)))
+        wait_for(lambda: False, 0.2)  # lay out the cards with their pictures before the capture
+        image = window.grab().toImage()
+        Path(args.screenshot).parent.mkdir(parents=True, exist_ok=True)
+        if not image.save(args.screenshot):
+            print(f"could not write {args.screenshot}", file=sys.stderr)
+            return 1
     finally:
         window.shutdown()
         window.close()
@@ -344,6 +384,8 @@ def cmd_run(args) -> int:
     window = _new_window(args, interactive=True)
     if not window.restored_geometry:
         window.fit_to_screen()
+    if args.home:
+        window.show_home()
     if args.lab:
         try:
             window.show_lab(args.lab)
@@ -414,12 +456,12 @@ def cmd_startup_time(args) -> int:
 
     app = _make_app(False)
     window = _new_window(args, interactive=True)
-    host = window.tabs.currentWidget()
-    if host is not None:  # printed from the paint itself (the lab is built right after it)
-        host.firstPainted.connect(
-            lambda: print(f"startup-time {time.perf_counter() - _T0:.3f} s since app.__main__ loaded", flush=True))
+    page = window.tabs.currentWidget()  # the course map, or the lab restored in front
+    # printed from the paint itself (a lab in front is built right after it)
+    page.firstPainted.connect(
+        lambda: print(f"startup-time {time.perf_counter() - _T0:.3f} s since app.__main__ loaded", flush=True))
     window.show()
-    while host is not None and host.lab is None:
+    while window.current_lab_id() and window.hosts[window.current_lab_id()].lab is None:
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
     app.processEvents()
     print(f"lab-ready {time.perf_counter() - _T0:.3f} s", flush=True)
@@ -445,9 +487,11 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_screenshots(args)
     if args.lesson and args.screenshot:
         return cmd_lesson_screenshot(args)
+    if args.home and args.screenshot:
+        return cmd_home_screenshot(args)
     if args.screenshot:
         if not args.lab:
-            print("--screenshot needs --lab ID (see --list-labs)", file=sys.stderr)
+            print("--screenshot needs --lab ID or --home (see --list-labs)", file=sys.stderr)
             return 2
         return cmd_screenshot(args)
     return cmd_run(args)

@@ -1,4 +1,11 @@
-"""The main window: one tab per registered lab, menus, shortcuts, status bar, autosave."""
+"""The main window: the course map (the Home tab), the labs opened from it as tabs, menus,
+shortcuts, status bar, autosave.
+
+A lab is opened as a tab from the map (:meth:`MainWindow.open_lab`); closing its tab keeps the
+lab and its state (a paused run, drawn points, parameters) for when it is opened again, and
+autosaves it. The open tabs and the one in front are restored at the next start; the first
+start shows the map.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +17,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import APP_NAME, __version__, registry
 from . import style as theme
+from .course_map import CourseMap, home_icon, shipped_lessons_by_lab
 from .heap import keep_large_arrays_returnable
+from .lessons.player import shipped_lessons
 from .session import apply_session, autosave_path, clean_temporaries, config_dir, read_session, save_session, set_aside
 from .tasks import BackgroundTask
+from .thumbnails import ThumbnailRenderer
 from .window_export import ExportActions
 
 if TYPE_CHECKING:  # the labs (and pyqtgraph) are imported when the first lab is built
@@ -21,6 +31,14 @@ if TYPE_CHECKING:  # the labs (and pyqtgraph) are imported when the first lab is
 log = logging.getLogger(__name__)
 
 AUTOSAVE_INTERVAL_MS = 20_000
+#: the value of the "tab" setting when the course map was in front
+HOME = "home"
+
+
+def tab_title(lab) -> str:
+    """A lab's tab: its title up to a colon ("Regression: least squares, ridge, lasso" is
+    "Regression"), so that several open labs fit a projector's width."""
+    return lab.title.split(":")[0].strip() or lab.title
 
 
 class _LabHost(QtWidgets.QWidget):
@@ -55,14 +73,45 @@ class _LabHost(QtWidgets.QWidget):
             self.firstPainted.emit()
 
 
+class _TabBar(QtWidgets.QTabBar):
+    """The map's tab keeps its size; the labs' tabs share the rest of the width equally, their
+    titles elided when they do not fit, so the bar never scrolls however many labs are open."""
+
+    _measuring = False  # Qt's minimumTabSizeHint asks tabSizeHint for the tab's natural size
+
+    def tabSizeHint(self, index: int) -> QtCore.QSize:  # Qt's name
+        hint = super().tabSizeHint(index)
+        if self._measuring or index == 0 or self.count() < 2:
+            return hint
+        owner = self.parentWidget()
+        width = owner.width() if owner is not None else self.width()
+        share = (width - super().tabSizeHint(0).width() - 2) // (self.count() - 1)
+        hint.setWidth(max(min(hint.width(), share), self.minimumTabSizeHint(index).width()))
+        return hint
+
+    def minimumTabSizeHint(self, index: int) -> QtCore.QSize:  # Qt's name
+        self._measuring = True
+        try:
+            return super().tabSizeHint(0) if index == 0 else super().minimumTabSizeHint(index)
+        finally:
+            self._measuring = False
+
+
 class MainWindow(ExportActions, QtWidgets.QMainWindow):
     labBuilt = QtCore.Signal(object)
 
     def __init__(self, *, restore: bool = True, autosave: bool = True, lab_ids: list[str] | None = None,
-                 build_after_first_paint: bool = False):
-        """``build_after_first_paint``: show the window (menus, tabs, a "Loading" line) before
-        building the first lab, which then follows at once; the interactive start uses it so
-        the window appears without waiting for the lab's plots."""
+                 build_after_first_paint: bool = False, thumbnails: bool | None = None):
+        """``lab_ids``: a window holding only these labs, all open from the start with the
+        first in front (scripts, headless pictures, tests); otherwise every registered lab,
+        the map in front unless tabs are restored.
+
+        ``build_after_first_paint``: show the window (menus, tabs, a "Loading" line) before
+        building the lab in front, which then follows at once; the interactive start uses it
+        so the window appears without waiting for the lab's plots.
+
+        ``thumbnails``: draw the labs' pictures for the map in a background process (default:
+        on unless ``SMLLAB_THUMBNAILS=0``)."""
         keep_large_arrays_returnable()  # closing a lab gives its large arrays' memory back
         super().__init__()
         self._first_build_pending = build_after_first_paint
@@ -70,16 +119,31 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         self.restore = restore
         self.autosave = autosave
         self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setTabBar(_TabBar())
         self.tabs.setDocumentMode(True)
+        self.tabs.setTabsClosable(True)
+        bar = self.tabs.tabBar()
+        bar.setElideMode(QtCore.Qt.TextElideMode.ElideRight)  # many open labs share the width, never scroll
+        bar.setUsesScrollButtons(False)
+        bar.setExpanding(False)
+        self.tabs.tabCloseRequested.connect(self._close_tab_at)
         self.setCentralWidget(self.tabs)
+        labs = [cls for cls in registry.discover() if lab_ids is None or cls.id in lab_ids]
+        #: every lab of this window, open as a tab or not (a closed lab keeps its host and state)
         self.hosts: dict[str, _LabHost] = {}
-        for cls in registry.discover():
-            if lab_ids is not None and cls.id not in lab_ids:
-                continue
-            host = _LabHost(cls)
+        for cls in labs:
+            host = _LabHost(cls, self)
+            host.hide()
             self.hosts[cls.id] = host
-            index = self.tabs.addTab(host, cls.title)
-            self.tabs.setTabToolTip(index, cls.description)
+        self._waiting_paint: set[int] = set()
+        self.thumbnails = ThumbnailRenderer(labs, self, enabled=thumbnails)
+        self.home = CourseMap(labs, shipped_lessons_by_lab(shipped_lessons()), self.thumbnails)
+        self.home.openLab.connect(self.open_lab)
+        self.home.openLesson.connect(self._open_lesson)
+        self.tabs.addTab(self.home, home_icon(), "Home")
+        self.tabs.setTabToolTip(0, "The course map: every lab by chapter, and a search (Ctrl+Home, Esc)")
+        for side in (QtWidgets.QTabBar.ButtonPosition.LeftSide, QtWidgets.QTabBar.ButtonPosition.RightSide):
+            bar.setTabButton(0, side, None)  # the map is never closed
         self._session_paths: dict[str, str] = {}
         self._restoring: dict[str, BackgroundTask] = {}  # lab id -> the task reading its autosave
         self._open_task = BackgroundTask(self, name="open-session")
@@ -98,21 +162,115 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         if autosave:
             self._autosave_timer.start()
         self.restored_geometry = self._restore_window_settings() if restore else False
+        if lab_ids is not None:
+            for cls in labs:
+                self._add_tab(cls.id)
+            if labs and self.tabs.currentWidget() is self.home:
+                self.tabs.setCurrentWidget(self.hosts[labs[0].id])
         try:
             clean_temporaries(autosave_path("any").parent)
         except OSError:
             pass
-        if self.tabs.count():
-            if build_after_first_paint:
-                for host in self.hosts.values():
-                    host.firstPainted.connect(self._first_paint, QtCore.Qt.ConnectionType.QueuedConnection)
-            else:
-                self._tab_changed(self.tabs.currentIndex())
+        if build_after_first_paint:
+            self.home.firstPainted.connect(self._first_paint, QtCore.Qt.ConnectionType.QueuedConnection)
+        else:
+            self._tab_changed(self.tabs.currentIndex())
+        if self.tabs.currentWidget() is self.home:
+            self.home.focus_search()
 
     def _first_paint(self) -> None:
+        """The window was painted: build the lab in front now."""
         if self._first_build_pending:
             self._first_build_pending = False
             self._tab_changed(self.tabs.currentIndex())
+
+    # ------------------------------------------------------------------ tabs
+    def _add_tab(self, lab_id: str) -> int:
+        """Put the lab's tab at the end of the bar (where it is, if open); its index."""
+        host = self.hosts[lab_id]
+        index = self.tabs.indexOf(host)
+        if index >= 0:
+            return index
+        index = self.tabs.addTab(host, tab_title(host.lab_cls))
+        self.tabs.setTabToolTip(index, f"<b>{host.lab_cls.title}</b><br>{host.lab_cls.description}")
+        if self._first_build_pending and id(host) not in self._waiting_paint:
+            self._waiting_paint.add(id(host))
+            host.firstPainted.connect(self._first_paint, QtCore.Qt.ConnectionType.QueuedConnection)
+        return index
+
+    def open_lab(self, lab_id: str) -> Lab:
+        """Open the lab as a tab (or bring its tab to the front), built and shown; returns it.
+        A lab opened before keeps its state: parameters, data, the run where it was."""
+        if lab_id not in self.hosts:
+            raise KeyError(f"unknown lab {lab_id!r}; known labs: {', '.join(self.hosts)}")
+        self._add_tab(lab_id)
+        lab = self.lab(lab_id)
+        self.tabs.setCurrentWidget(self.hosts[lab_id])
+        return lab
+
+    def show_lab(self, lab_id: str) -> Lab:
+        """The same as :meth:`open_lab`."""
+        return self.open_lab(lab_id)
+
+    def close_lab(self, lab_id: str) -> None:
+        """Close the lab's tab. The lab is paused and kept with its state (autosaved too), so
+        it comes back as it was when it is opened again."""
+        host = self.hosts[lab_id]
+        index = self.tabs.indexOf(host)
+        if index < 0:
+            return
+        lab = host.lab
+        if lab is not None:
+            if lab.runner.playing:
+                lab.pause()
+            self._autosave_lab(lab)
+        self.tabs.removeTab(index)
+        host.hide()
+
+    def _close_tab_at(self, index: int) -> None:
+        host = self.tabs.widget(index)
+        if isinstance(host, _LabHost):
+            self.close_lab(host.lab_cls.id)
+
+    def close_current_lab(self) -> None:
+        host = self.tabs.currentWidget()
+        if isinstance(host, _LabHost):
+            self.close_lab(host.lab_cls.id)
+
+    def open_labs(self) -> list[str]:
+        """The ids of the labs open as tabs, in the tabs' order."""
+        pages = (self.tabs.widget(i) for i in range(self.tabs.count()))
+        return [page.lab_cls.id for page in pages if isinstance(page, _LabHost)]
+
+    def current_lab_id(self) -> str:
+        """The id of the lab in front ("" when the map is)."""
+        host = self.tabs.currentWidget()
+        return host.lab_cls.id if isinstance(host, _LabHost) else ""
+
+    def show_home(self) -> None:
+        """Bring the course map to the front; the keyboard goes to the card of the lab left
+        (or to the search field)."""
+        left = self.current_lab_id()
+        self.tabs.setCurrentWidget(self.home)
+        if not (left and self.home.focus_card(left)):
+            self.home.focus_search()
+
+    def _open_lesson(self, path: str) -> None:
+        self.lessons.open_file(path)
+
+    def _escape(self) -> None:
+        """Esc: a field being edited in a lab is left first; then the map comes to the front
+        (not during a lesson: the class follows the lesson's lab)."""
+        focus = QtWidgets.QApplication.focusWidget()
+        if self.tabs.currentWidget() is self.home:
+            return
+        if isinstance(focus, (QtWidgets.QLineEdit, QtWidgets.QAbstractSpinBox, QtWidgets.QTextEdit,
+                              QtWidgets.QPlainTextEdit)) and focus.window() is self:
+            self._release_focus()
+            return
+        if self.lessons.active:
+            return
+        self.show_home()
 
     # ------------------------------------------------------------------ labs
     def lab(self, lab_id: str | None = None) -> Lab | None:
@@ -126,11 +284,6 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         if host.lab is None:
             self._build_lab(host)
         return host.lab
-
-    def show_lab(self, lab_id: str) -> Lab:
-        lab = self.lab(lab_id)
-        self.tabs.setCurrentWidget(self.hosts[lab_id])
-        return lab
 
     def built_labs(self) -> list[Lab]:
         return [h.lab for h in self.hosts.values() if h.lab is not None]
@@ -207,12 +360,13 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         if self._first_build_pending:
             return  # built once the window has been painted (see __init__)
         host = self.tabs.widget(index)
-        if isinstance(host, _LabHost):
-            if host.lab is None:
-                self._build_lab(host)
-            for other in self.built_labs():
-                if other is not host.lab and other.runner.playing:
-                    other.pause()
+        if isinstance(host, _LabHost) and host.lab is None:
+            self._build_lab(host)
+        front = host.lab if isinstance(host, _LabHost) else None
+        for other in self.built_labs():
+            if other is not front and other.runner.playing:
+                other.pause()
+        self.home.set_active(host is self.home)  # the map's missing pictures are drawn while it is shown
         self._update_status()
 
     # ------------------------------------------------------------------ menus
@@ -232,6 +386,11 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         f = bar.addMenu("&File")
+        self._action(f, "&Home: the course map", self.show_home, "Ctrl+Home",
+                     tip="Every lab by chapter, with their lessons and a search")
+        self._action(f, "&Close the lab's tab", self.close_current_lab, "Ctrl+W",
+                     tip="The lab keeps its state and comes back as it was when opened again")
+        f.addSeparator()
         self._action(f, "&Open session…", self.open_session_dialog, QtGui.QKeySequence.StandardKey.Open)
         self._action(f, "&Save session", self.save_session_current, QtGui.QKeySequence.StandardKey.Save)
         self._action(f, "Save session &as…", self.save_session_dialog, "Ctrl+Shift+S")
@@ -266,6 +425,12 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
 
         install_lesson_menu(self, bar)  # self.lessons: the lesson shown over the labs
 
+        escape = QtGui.QAction("Back to the course map", self)
+        escape.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Escape))
+        escape.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
+        escape.triggered.connect(self._escape)
+        self.addAction(escape)
+
         h = bar.addMenu("&Help")
         h.addAction(self.maths_action)
         self._action(h, "&Keyboard shortcuts", self.show_shortcuts)
@@ -293,7 +458,12 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
     def _update_status(self) -> None:
         host = self.tabs.currentWidget()
         lab = host.lab if isinstance(host, _LabHost) else None  # never builds a lab
+        self.status_progress.setVisible(lab is not None)
         if lab is None:
+            if host is self.home and self.status_lab.text() != "Course map":
+                self.status_lab.setText("Course map")
+                for label in (self.status_state, self.status_step, self.status_time):
+                    label.setText("")
             return
         r = lab.runner
         snap = r.current
@@ -385,7 +555,7 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         kind = event.type()
         if kind == QtCore.QEvent.Type.KeyPress and event.key() in (QtCore.Qt.Key.Key_Return,
                                                                    QtCore.Qt.Key.Key_Enter):
-            if isinstance(obj, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)):
+            if isinstance(obj, (QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit)) and obj is not self.home.search:
                 QtCore.QTimer.singleShot(0, self, self._release_focus)
         elif (kind == QtCore.QEvent.Type.MouseButtonRelease and isinstance(obj, QtWidgets.QAbstractButton)
               and obj.window() is self):
@@ -437,7 +607,9 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         QtWidgets.QMessageBox.information(
             self, "Keyboard shortcuts",
             "Space  play / pause\n→  step\n←  step back\nR  reset\nCtrl+S  save session\nCtrl+O  open session\n"
-            "Ctrl+E  export plot\nF1  show the maths\nF5  projector mode\nCtrl+Z  undo a point edit",
+            "Ctrl+E  export plot\nF1  show the maths\nF5  projector mode\nCtrl+Z  undo a point edit\n"
+            "Ctrl+Home or Esc  the course map (arrows move between its cards, Enter opens one)\n"
+            "Ctrl+W  close the lab's tab (the lab keeps its state)",
         )
 
     # ------------------------------------------------------------------ sessions
@@ -523,15 +695,16 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
             self.save_session(path, lab)
 
     def autosave_all(self) -> None:
-        if not self.autosave:
-            return
         for lab in self.built_labs():
-            if lab.id in self._restoring:
-                continue  # its autosave is still being read: never overwrite it
-            try:
-                save_session(autosave_path(lab.id), lab.session_state())
-            except (OSError, ValueError, TypeError) as exc:
-                log.warning("autosave of %s failed: %s", lab.id, exc)
+            self._autosave_lab(lab)
+
+    def _autosave_lab(self, lab: Lab) -> None:
+        if not self.autosave or lab.id in self._restoring:
+            return  # a lab whose autosave is still being read never overwrites it
+        try:
+            save_session(autosave_path(lab.id), lab.session_state())
+        except (OSError, ValueError, TypeError) as exc:
+            log.warning("autosave of %s failed: %s", lab.id, exc)
 
     def _settings(self) -> QtCore.QSettings:
         return QtCore.QSettings(str(config_dir() / "window.ini"), QtCore.QSettings.Format.IniFormat)
@@ -566,7 +739,15 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         self.set_maths_visible(str(s.value("maths", "true")).lower() == "true")
         self.set_controls_visible(str(s.value("controls", "true")).lower() == "true")
         tab = str(s.value("tab", ""))
-        if tab in self.hosts:
+        saved = s.value("open_tabs")
+        if saved is None:  # written by a version whose window held every lab: the one in front
+            opened = [tab] if tab in self.hosts else []
+        else:
+            names = saved if isinstance(saved, list) else str(saved).split(",")
+            opened = [name for name in dict.fromkeys(str(n).strip() for n in names) if name in self.hosts]
+        for lab_id in opened:
+            self._add_tab(lab_id)
+        if tab in opened:
             self.tabs.setCurrentWidget(self.hosts[tab])
         return geometry is not None
 
@@ -588,9 +769,8 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         s.setValue("projector", "true" if theme.current().projector else "false")
         s.setValue("theme", theme.current().theme)
         s.setValue("maths", "true" if self.maths_action.isChecked() else "false")
-        lab = self.lab()
-        if lab is not None:
-            s.setValue("tab", lab.id)
+        s.setValue("open_tabs", ",".join(self.open_labs()))
+        s.setValue("tab", self.current_lab_id() or HOME)
         s.sync()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
@@ -603,6 +783,7 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
     def shutdown(self) -> None:
         self._status_timer.stop()
         self._autosave_timer.stop()
+        self.thumbnails.shutdown()
         for task in [self._open_task, *self._restoring.values()]:
             task.shutdown()
         for lab in self.built_labs():

@@ -2,12 +2,13 @@
 subclass with an ``id``.
 
 Adding a lab means adding its folder; nothing else changes. The lab's metadata is written once,
-as class attributes of its ``Lab`` subclass (``id``, ``title``, ``order``, ``description``,
-plain literals). The registry reads them from ``lab.py``'s source without importing it, so
-start-up does not pay for every lab's imports; the class is imported when the lab is first
-built (:attr:`LabInfo.cls`). Where the source is not shipped (a frozen build without ``.py``
-files) the module is imported instead. Packages whose name starts with ``_`` are skipped
-(labs under development, the template ``app/labs/_example``).
+as class attributes of its ``Lab`` subclass (``id``, ``title``, ``order``, ``description``, and
+for the course map ``chapter``, ``summary``, ``keywords``: plain literals). The registry reads
+them from ``lab.py``'s source without importing it, so start-up does not pay for every lab's
+imports; the class is imported when the lab is first built (:attr:`LabInfo.cls`). Where the
+source is not shipped (a frozen build without ``.py`` files) the module is imported instead.
+Packages whose name starts with ``_`` are skipped (labs under development, the template
+``app/labs/_example``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,25 @@ _cache: list["LabInfo"] | None = None
 #: import errors of lab packages, shown by --self-test and the log
 import_errors: dict[str, str] = {}
 #: the class attributes that describe a lab (the registry reads them without importing it)
-META_FIELDS = ("id", "title", "order", "description")
+META_FIELDS = ("id", "title", "order", "description", "chapter", "summary", "keywords")
+#: the course's chapters in teaching order: the course map shows its cards under these headings
+#: (a lab's ``chapter`` names one of them; a chapter not listed here follows them, by name)
+CHAPTERS = (
+    "Classification",
+    "Trees and ensembles",
+    "Regression",
+    "Dimensionality reduction",
+    "Clustering and mixtures",
+    "Sequences and text",
+    "Graphs",
+    "Sampling",
+    "Bayesian inference",
+    "Gaussian processes",
+    "Neural networks",
+    "Learning theory",
+)
+#: the heading of labs that name no chapter
+OTHER_CHAPTER = "Other labs"
 
 
 class LabInfo:
@@ -43,6 +62,10 @@ class LabInfo:
         self.title = str(meta["title"])
         self.order = int(meta.get("order", 100))
         self.description = str(meta.get("description", ""))
+        self.chapter = str(meta.get("chapter") or "") or OTHER_CHAPTER
+        #: one line for the course map's card (the description when the lab gives none)
+        self.summary = " ".join(str(meta.get("summary") or self.description).split())
+        self.keywords = _keywords(meta.get("keywords", ()))
         self.class_name = class_name or str(meta.get("class", ""))
         self._cls = None
 
@@ -77,11 +100,19 @@ class LabInfo:
         return f"LabInfo({self.id!r})"
 
 
+def _keywords(value) -> tuple[str, ...]:
+    """A lab's ``keywords``: a tuple (or list) of words and phrases; TypeError otherwise."""
+    if isinstance(value, str) or not isinstance(value, (tuple, list)) or not all(isinstance(w, str) for w in value):
+        raise TypeError("keywords must be a tuple of strings, e.g. ('SVM', 'kernel', 'casino')")
+    return tuple(w.strip() for w in value if w.strip())
+
+
 def read_meta(package: str) -> tuple[str, dict]:
-    """(class name, {id, title, order, description}) of the Lab subclass in ``<package>.lab``.
+    """(class name, {id, title, order, description, chapter, summary, keywords}) of the Lab
+    subclass in ``<package>.lab``.
 
     The class is the one in ``lab.py`` that assigns a string literal to ``id`` in its body;
-    the four fields must be literals there (``order`` and ``description`` may be left out).
+    the fields must be literals there (all but ``id`` and ``title`` may be left out).
     """
     spec = importlib.util.find_spec(f"{package}.lab")
     if spec is None:
@@ -115,6 +146,22 @@ def _meta_from_module(module) -> tuple[str, dict]:
         if isinstance(value, type) and issubclass(value, Lab) and value.__module__ == module.__name__ and value.id:
             return name, {field: getattr(value, field) for field in META_FIELDS}
     raise TypeError("lab.py defines no Lab subclass with an id")
+
+
+def chapters(labs: list[LabInfo] | None = None) -> list[tuple[str, list[LabInfo]]]:
+    """The labs grouped by chapter, chapters in :data:`CHAPTERS` order (then the others by
+    name, :data:`OTHER_CHAPTER` last), labs in their stated order within a chapter."""
+    labs = discover() if labs is None else labs
+    known = {name.casefold(): i for i, name in enumerate(CHAPTERS)}
+    groups: dict[str, list[LabInfo]] = {}
+    for lab in labs:
+        name = next((c for c in CHAPTERS if c.casefold() == lab.chapter.casefold()), lab.chapter)
+        groups.setdefault(name, []).append(lab)
+
+    def rank(name: str) -> tuple[int, int, str]:
+        return (name == OTHER_CHAPTER, known.get(name.casefold(), len(known)), name.casefold())
+
+    return [(name, sorted(groups[name], key=lambda c: (c.order, c.id))) for name in sorted(groups, key=rank)]
 
 
 def discover() -> list[LabInfo]:

@@ -6,6 +6,9 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the application does (app/__main__.py)
+# The course map's pictures are drawn by a background process of the app: off in tests, except in
+# the one test that checks them (tests/gui/test_course_map.py).
+os.environ.setdefault("SMLLAB_THUMBNAILS", "0")
 # Keep user settings and autosaves of the test run away from the real ones, and those of
 # parallel workers (pytest-xdist names them gw0, gw1, ...) away from each other.
 os.environ.setdefault("SMLLAB_CONFIG_DIR", str(Path(__file__).resolve().parent / ".smllab-test-config"

@@ -47,7 +47,7 @@ import sys
 from PySide6 import QtCore, QtWidgets
 app = QtWidgets.QApplication([])
 from app.main_window import MainWindow
-w = MainWindow(restore=False, autosave=False, build_after_first_paint=True)
+w = MainWindow(restore=False, autosave=False, lab_ids=["classifiers"], build_after_first_paint=True)
 host = w.tabs.currentWidget()
 seen = {}
 def painted():

@@ -16,6 +16,9 @@ class ExampleLab(PointsLab):
     title = "Template: mean and covariance"
     order = 999
     description = "The sample mean and covariance of the points, one point at a time."
+    chapter = ""  # one of app.registry.CHAPTERS (the template has none: its card comes last)
+    summary = "The sample mean and covariance of points, one point at a time."
+    keywords = ("mean", "covariance", "template")
     points_kind = "unlabelled"
 
     def parameter_specs(self):

@@ -13,6 +13,8 @@ class ExamplePointsLab(PointsLab):
     title = "Template: k nearest neighbours"
     order = 998
     description = "The vote of the k nearest training points, k = 1, 3, 5, ... one per step."
+    chapter = "Classification"
+    keywords = ("k nearest neighbours", "kNN", "distance", "vote", "template")
     points_kind = "labelled"
     method_param = "metric"  # the choice labelled_run hands to the run as ctx.method
 

@@ -39,6 +39,13 @@ class ClassifiersLab(PointsLab):
     order = 10
     description = ("Perceptron, logistic regression and the soft-margin SVM (SMO, linear/polynomial/RBF kernels) "
                    "learning a decision boundary live; cross-validation of C and γ.")
+    chapter = "Classification"
+    summary = "A perceptron, logistic regression and SVMs learn a decision boundary, point by point."
+    keywords = ("perceptron", "logistic regression", "Newton", "IRLS", "gradient descent", "learning rate", "epoch",
+                "SVM", "support vector machine", "soft margin", "margin", "hinge loss", "SMO", "kernel",
+                "kernel trick", "linear SVM", "polynomial kernel", "RBF", "Gaussian kernel", "C", "gamma", "γ",
+                "degree", "cross-validation", "grid search", "decision boundary", "linearly separable", "moons",
+                "circles", "xor", "spirals", "blobs", "overfitting")
     method_param = "classifier"
     PROJECTOR_SIDE_BY_SIDE = True  # the scatter keeps the projector's height, the curves beside it
     PROJECTOR_SIDE_SHARE = 0.72  # the SVM's legend holds eight entries in two columns

@@ -136,6 +136,12 @@ class HMMLab(Lab):
     order = 75
     description = ("The dishonest casino: filtering roll by roll, smoothing and the Viterbi path, "
                    "the trellis, and learning the dice by Baum–Welch.")
+    chapter = "Sequences and text"
+    summary = "The dishonest casino: filtering, smoothing, the Viterbi path, and Baum–Welch learning the dice."
+    keywords = ("HMM", "hidden Markov model", "dishonest casino", "casino", "dice", "loaded die", "forward algorithm",
+                "forward-backward", "filtering", "smoothing", "posterior", "Viterbi", "decoding", "trellis",
+                "Baum-Welch", "EM", "transition matrix", "emission probabilities", "log-likelihood", "restarts",
+                "vowels and consonants", "Hamlet")
     screenshot_steps = 300
     screenshot_tab = 0
 

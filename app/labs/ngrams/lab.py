@@ -54,6 +54,12 @@ class NGramsLab(Lab):
     title = "n-gram text generation"
     order = 60
     description = "Count n-grams in Shakespeare, then write new text one token at a time."
+    chapter = "Sequences and text"
+    summary = "n-gram models count Shakespeare and write new text; smoothing, perplexity and Zipf's law."
+    keywords = ("n-gram", "bigram", "trigram", "language model", "Markov chain", "Shakespeare", "Hamlet",
+                "text generation", "smoothing", "Laplace", "add-k", "Kneser-Ney", "maximum likelihood", "temperature",
+                "top-k", "sampling", "perplexity", "entropy", "Zipf", "Zipf's law", "tokens", "characters",
+                "overfitting", "plagiarism")
     screenshot_steps = 98
     self_test_steps = 8
 

@@ -48,6 +48,12 @@ class PageRankLab(GraphDrawing, RankingPanels, Lab):
     order = 70
     description = ("Markov chains on a web graph: the power method Pₙ₊₁ = pᵀPₙ converges to the PageRank, random "
                    "surfers estimate it, and textbook chains show when it fails.")
+    chapter = "Graphs"
+    summary = "PageRank by the power method and by random surfers; the chains where it fails."
+    keywords = ("PageRank", "Google", "power method", "Markov chain", "stationary distribution", "random walk",
+                "random surfer", "teleport", "damping factor", "alpha", "α", "web graph", "link analysis",
+                "karate club", "scale-free", "periodic chain", "reducible chain", "irreducible", "aperiodic",
+                "ergodic", "convergence", "Monte Carlo", "eigenvector", "graph")
     screenshot_steps = 5000
     self_test_steps = 5
 

@@ -42,6 +42,12 @@ class PCALab(DrawTab, RaceTab, Lab):
     order = 40
     description = ("Eigen-digits by the power method with deflation; compression with d components, scree plot, "
                    "scores, novelty of a drawn digit and a race of PCA solvers.")
+    chapter = "Dimensionality reduction"
+    summary = "Eigen-digits by the power method; handwritten digits compressed to d components."
+    keywords = ("PCA", "principal component analysis", "principal components", "eigenvector", "eigenvalue",
+                "eigen-digits", "power method", "deflation", "covariance matrix", "SVD", "compression",
+                "reconstruction", "scree plot", "explained variance", "scores", "novelty", "handwritten digits",
+                "digits", "draw a digit", "tolerance", "dimensionality reduction")
     screenshot_steps = 20
     self_test_steps = 5
     screenshot_tab = TAB_COMPRESSION

@@ -139,6 +139,12 @@ class SamplingLab(Lab):
     order = 90
     description = ("Rejection sampling under M q; Metropolis–Hastings chains on 2-D targets with burn-in, "
                    "autocorrelation, ESS and R̂; Gibbs sweeps of a Potts field denoising a picture.")
+    chapter = "Sampling"
+    summary = "Rejection sampling, Metropolis–Hastings chains and their diagnostics, Gibbs sweeps denoising a picture."
+    keywords = ("Monte Carlo", "MCMC", "rejection sampling", "envelope", "M", "proposal", "Metropolis-Hastings",
+                "Metropolis", "random walk", "acceptance rate", "step size", "burn-in", "autocorrelation", "ESS",
+                "effective sample size", "R-hat", "Gelman-Rubin", "chains", "banana", "donut", "two modes",
+                "Gibbs sampling", "Potts", "Ising", "Markov random field", "MRF", "denoising", "β", "beta")
     screenshot_steps = 2000
     self_test_steps = 5
     screenshot_tab = TAB_MH

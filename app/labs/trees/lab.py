@@ -93,6 +93,12 @@ class TreesLab(TreeMethod, PointsLab):
     order = 20
     description = ("AdaBoost with stumps round by round, a decision tree growing split by split, bagging and random "
                    "forests with out-of-bag error and votes.")
+    chapter = "Trees and ensembles"
+    summary = "AdaBoost's stumps round by round, a decision tree split by split, bagging and random forests."
+    keywords = ("AdaBoost", "boosting", "stump", "decision stump", "weak learner", "exponential loss",
+                "training error bound", "decision tree", "CART", "split", "impurity", "Gini", "entropy",
+                "misclassification", "max depth", "pruning", "bagging", "bootstrap", "random forest", "out-of-bag",
+                "OOB", "ensemble", "majority vote", "Condorcet", "margin", "overfitting")
     method_param = "method"
     PROJECTOR_SIDE_BY_SIDE = True  # the scatter keeps the projector's height, the curves beside it
     PROJECTOR_SIDE_SHARE = 0.56  # the curves' legends (Condorcet: three long keys) need a wider column
