@@ -1,97 +1,21 @@
-"""The lab contract: how to write a lab. This page is all a newcomer needs.
+"""The base class of every lab: :class:`Lab`.
 
-A lab is one folder ``app/labs/<name>/`` with three modules, named the same in every lab:
+Start with ``docs/writing-a-lab.md``, the one page on writing a lab: the two template labs
+(``app/labs/_example/``, ``app/labs/_example_points/``) shown whole, and the table of every
+hook declared here and on :class:`app.points_lab.PointsLab`, with its default. The tests keep
+that page true (``tests/gui/test_example_lab.py``, ``tests/gui/test_lab_contract.py``).
 
-``lab.py`` (Qt)
-    The :class:`Lab` subclass: metadata, parameters, widgets, drawing. The metadata is
-    written once, as literal class attributes ``id``, ``title``, ``order`` and
-    ``description``; the registry reads them from the source without importing the lab.
-    ``__init__.py`` holds only the package docstring.
-``run.py`` (Qt-free, checked by import-linter)
-    Turns plain parameters + data into the run: a generator of frozen snapshots. Engine
-    calls, phases one after the other (:func:`smlengine.phases.chain_phases` renumbers
-    engine generators into one run; :class:`smlengine.phases.StepCounter` numbers
-    snapshots the lab builds itself), the lab's snapshot type and its caches
-    (:class:`smlengine.cache.LRUCache`: bounded, safe across worker threads) live here.
-``maths.py`` (Qt-free, pure functions)
-    ``snapshot -> HTML`` for the maths panel, testable without Qt. (n-grams and PageRank
-    keep theirs in ``lab.py``.)
+What this class does for a lab: it builds the run bar, the parameter form, the banner and the
+maths panel around the lab's plots (:meth:`build_plots`), starts a run from :meth:`make_run`
+on the lab's :class:`~app.runner.Runner` (a worker thread per run), draws what the runner
+hands over with :meth:`render`, saves and restores sessions (checked first by
+:func:`app.session.check_session_state`, the previous state put back if applying fails), runs
+side tasks (:meth:`task`) and opens files off the GUI thread (:meth:`open_on_worker`).
 
-``docs/writing-a-lab.md`` walks through the template lab ``app/labs/_example/`` and names
-the kit (the points base :class:`app.points_lab.PointsLab`, the palette, ellipses, data
-helpers). A minimal lab (``tests/gui/test_lab_contract.py`` has a complete one)::
-
-    class CoinLab(Lab):
-        id = "coin"
-        title = "Coin flips"
-        order = 99
-        description = "The law of large numbers."
-
-        def parameter_specs(self):
-            return [Param("p", "P(heads)", "float", 0.5, minimum=0, maximum=1)]
-
-        def build_plots(self):
-            self.plot = PlotPanel("Running mean", "flips", "mean")
-            self.curve = self.plot.curve("mean")
-            return self.plot
-
-        def make_run(self, params, seed):
-            p = params["p"]                       # plain values only: this runs on a worker
-            return lambda: run.flips(p, seed)     # a zero-argument callable -> generator
-
-        def render(self, snapshot, prepared, history):
-            if history.rewound:
-                self.curve.clear()
-            self.curve.extend([h.step for h in history.added], [h.mean for h in history.added])
-
-What the base class does for you, and the hooks you may override
-----------------------------------------------------------------
-Order of construction: :meth:`init_state` (the lab's own state: drawn points, edits,
-opened files; nothing Qt-specific needed yet) → :meth:`parameter_specs` → the form →
-:meth:`build_controls` → :meth:`build_plots` → :meth:`after_build` (every widget exists:
-e.g. generate the initial data). Then the main window calls :meth:`start`.
-
-* :meth:`start` clears the banner, calls :meth:`show_idle`, keeps the parameters and seed
-  of the run in :attr:`run_params` / :attr:`run_seed`, calls :meth:`make_run` on the GUI
-  thread (capture values, raise ``ValueError`` for bad input: shown in the banner) and
-  hands the callable to the :class:`~app.runner.Runner`, which calls it on the run's own
-  worker thread. Changing a parameter calls :meth:`on_param_changed` (default: restart);
-  changing the seed calls :meth:`on_seed_changed` (default: restart).
-* :meth:`prepare` (optional, worker thread): per-frame data (a decision map on a grid)
-  for the snapshot about to be drawn.
-* :meth:`render` (GUI thread, drawing only) gets the snapshot, the prepared data and a
-  :class:`~app.runner.History`: append ``history.added`` to curves, clear them first when
-  ``history.rewound``. Never rebuild a curve from the whole run each frame.
-* :meth:`maths_html` (usually delegating to ``maths.py``): the base throttles it while
-  playing.
-* Parameter rows that apply only sometimes: ``Param(..., visible_when=lambda v: ...)``.
-* Side tasks (a grid search, a reference check, a sweep): ``self.task("name", on_done=...)``
-  returns a :class:`~app.tasks.BackgroundTask`: one cancellable task per purpose, stale
-  results dropped, joined when the lab closes; its thread is never taken from a pool.
-* Sessions: :meth:`user_data` returns the state of :meth:`init_state` as JSON-able data;
-  :meth:`set_user_data` restores it and raises ``ValueError`` when it is malformed. The
-  base validates a whole session before applying it and puts the previous state back if
-  anything fails, so a bad file never loses the user's work.
-* :meth:`export_rows` (CSV), :meth:`main_plot` (PNG/SVG export), :meth:`apply_style`
-  (projector mode and theme; :class:`~app.widgets.plots.PlotPanel` restyles itself).
-* Lessons (:mod:`app.lessons`): :meth:`lesson_values` names the numbers of a snapshot a
-  lesson's reveal may test (``{"metric": "train_error", "op": "<=", "value": 0}``); the
-  default takes the snapshot's public numeric fields and those of the snapshots it holds
-  (``engine.n_mistakes``). Override it to add a derived number a lesson needs.
-
-Rules the runner relies on
---------------------------
-* Every yield is one step; snapshots are numbered ``step = 0, 1, 2, ...`` in yield order
-  (step 0 is the initial state); :func:`smlengine.phases.chain_phases` keeps the count
-  consecutive over phases.
-* Each step takes well under 50 ms; long phases yield progress snapshots
-  (``phase``, ``progress``). The same seed yields identical snapshots.
-* Snapshots own their arrays (``frozen_array``) and share constant ones: the timeline keeps
-  them under one byte budget for all labs.
-* Bad input raises ``ValueError`` with a readable message; it is shown in the lab's
-  banner, never as a crash.
-* Never emit a bare Python ``None`` through a Qt signal: PySide6 mis-counts references
-  to it and the interpreter later aborts. Use sentinels (0.0, "", a tuple).
+Rules the runner relies on: every yield is one step, numbered ``step = 0, 1, 2, ...``; each
+step takes well under 50 ms; snapshots own their arrays; bad input raises ``ValueError``
+(shown in the banner). Never emit a bare Python ``None`` through a Qt signal: PySide6
+mis-counts references to it and the interpreter later aborts; use sentinels (0.0, "", a tuple).
 """
 
 from __future__ import annotations
@@ -157,6 +81,9 @@ class Lab(LabLayout, QtWidgets.QWidget):
     #: the most time (seconds, on a 2-core machine) for the same; a timing is never a pass/fail
     #: test of the suite, so ``tests/benchmarks/test_bench_budget.py`` holds it
     budget_seconds: ClassVar[float] = 5.0
+
+    #: labs that open photos: the label naming the image ("Opening …" while a file is read)
+    image_label: QtWidgets.QLabel | None = None
 
     #: emitted when run state, step or progress changes (the main window's status bar)
     statusChanged = QtCore.Signal()

@@ -40,8 +40,10 @@ def page(top: Sequence[Part], *body: Part, margin: int = 0) -> QtWidgets.QWidget
 
 def splitter(vertical: bool, *widgets: QtWidgets.QWidget, sizes: Sequence[int] = (),
              stretch: Sequence[int] = (), collapsible: bool = True) -> QtWidgets.QSplitter:
-    """``widgets`` side by side (or one above the other when ``vertical``), with the initial
-    ``sizes`` and ``stretch`` factors given; ``collapsible=False`` keeps every pane visible."""
+    """``widgets`` side by side (or one above the other when ``vertical``). ``sizes`` are the
+    panes' first sizes in pixels (a splitter of another size shares it in the same proportions),
+    ``stretch`` the factors by which they share growth; ``collapsible=False`` keeps every pane
+    visible."""
     split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical if vertical else QtCore.Qt.Orientation.Horizontal)
     for i, w in enumerate(widgets):
         split.addWidget(w)

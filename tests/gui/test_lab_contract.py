@@ -2,12 +2,22 @@
 state, parameters with visible_when, a chained run, incremental curves, a side task,
 sessions that never lose work, and a clean shutdown."""
 
+import ast
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
+import lab_templates
 import numpy as np
 import pytest
+from PySide6 import QtWidgets
 
+import app.lab
+import app.lab_layout
+import app.points_lab
+from app import registry
 from app.lab import Lab
+from app.points_lab import PointsLab
 from app.widgets.params import Param
 from app.widgets.plots import PlotPanel
 from smlengine import Snapshot
@@ -98,3 +108,76 @@ def test_the_contract_end_to_end(qtbot):
     assert lab.seed == 5
     lab.shutdown()
     lab.close()
+
+
+# ----------------------------------------------------------------------------- the contract is written down
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "writing-a-lab.md"
+BASE_MODULES = [Path(app.lab.__file__), Path(app.lab_layout.__file__), Path(app.points_lab.__file__)]
+
+
+def _contract_section() -> str:
+    text = GUIDE.read_text(encoding="utf-8")
+    start = text.index("## The contract: every hook")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def _named(section: str) -> set[str]:
+    """Every name the section's tables give in their first column (``name`` or ``name(args)``)."""
+    names = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            for cell in re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)", line.split("|")[1]):
+                names.add(cell)
+    return names
+
+
+def _overridden(cls) -> set[str]:
+    """Names a lab class (and its own helper bases) defines that its base lab class declares."""
+    base = PointsLab if issubclass(cls, PointsLab) else Lab
+    declared = set(dir(base))
+    own = set()
+    for klass in cls.__mro__:
+        if klass in (Lab, PointsLab) or not issubclass(klass, Lab):
+            continue
+        own |= set(vars(klass))
+    qt = set(dir(QtWidgets.QWidget))
+    return {n for n in own & declared if not n.startswith("__") and n not in qt}
+
+
+@pytest.mark.parametrize("package", lab_templates.PACKAGES)
+def test_every_hook_a_lab_overrides_is_declared_and_written_down(package):
+    cls = registry.LabInfo.of(package).cls
+    section = _contract_section()
+    undocumented = sorted(n for n in _overridden(cls) if n not in _named(section))
+    assert not undocumented, f"{package} overrides {undocumented}, which docs/writing-a-lab.md does not name"
+    private = sorted(n for n in _overridden(cls) if n.startswith("_"))
+    assert not private, f"{package} overrides private names of its base: {private}"
+
+
+def test_the_written_contract_names_only_what_the_bases_declare():
+    missing = sorted(n for n in _named(_contract_section()) if not hasattr(PointsLab, n))
+    assert not missing, f"docs/writing-a-lab.md names hooks no base declares: {missing}"
+
+
+def test_the_bases_read_only_attributes_they_declare():
+    """Every ``self.<name>`` the base classes read is defined by them (a method, a class
+    attribute, or assigned on ``self``) or by Qt: a lab never has to guess a name to provide."""
+    defined, read = set(dir(QtWidgets.QWidget)), {}
+    for path in BASE_MODULES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        defined.add(stmt.name)
+                    elif isinstance(stmt, ast.Assign):
+                        defined.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+                    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                        defined.add(stmt.target.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                if isinstance(node.ctx, ast.Store):
+                    defined.add(node.attr)
+                else:
+                    read.setdefault(node.attr, f"{path.name}:{node.lineno}")
+    undeclared = {name: where for name, where in read.items() if name not in defined}
+    assert not undeclared, f"the bases read attributes they never declare: {undeclared}"
