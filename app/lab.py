@@ -77,7 +77,7 @@ class Lab(LabLayout, QtWidgets.QWidget):
     #: the most memory (MB) a run may allocate at the largest legal input (:meth:`largest_input`)
     #: while it starts and draws its first two steps, ``prepare`` included; every lab is held
     #: to its own bound by ``tests/gui/test_budget.py``
-    budget_mb: ClassVar[float] = 300.0
+    budget_mb: ClassVar[float] = 64.0
     #: the most time (seconds, on a 2-core machine) for the same; a timing is never a pass/fail
     #: test of the suite, so ``tests/benchmarks/test_bench_budget.py`` holds it
     budget_seconds: ClassVar[float] = 5.0

@@ -39,6 +39,8 @@ class FacesLab(Lab):
     order = 30
     description = ("Viola-Jones: Haar features from integral images, boosted stumps in an attentional cascade; "
                    "detect faces in a photo, or train a small cascade live.")
+    budget_mb = 256  # at the largest legal input: the shipped cascade and the photo's pyramid
+    budget_seconds = 8.0
     chapter = "Trees and ensembles"
     summary = "Viola–Jones finds faces with Haar features, integral images and a boosted cascade."
     keywords = ("Viola-Jones", "face detection", "Haar features", "integral image", "AdaBoost", "boosting", "stump",

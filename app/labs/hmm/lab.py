@@ -136,6 +136,7 @@ class HMMLab(Lab):
     order = 75
     description = ("The dishonest casino: filtering roll by roll, smoothing and the Viterbi path, "
                    "the trellis, and learning the dice by Baum–Welch.")
+    budget_mb = 256  # at the largest legal input: 20,000 symbols, the tables of 8 restarts
     chapter = "Sequences and text"
     summary = "The dishonest casino: filtering, smoothing, the Viterbi path, and Baum–Welch learning the dice."
     keywords = ("HMM", "hidden Markov model", "dishonest casino", "casino", "dice", "loaded die", "forward algorithm",

@@ -139,6 +139,7 @@ class SamplingLab(Lab):
     order = 90
     description = ("Rejection sampling under M q; Metropolis–Hastings chains on 2-D targets with burn-in, "
                    "autocorrelation, ESS and R̂; Gibbs sweeps of a Potts field denoising a picture.")
+    budget_mb = 128  # at the largest legal input: a 256 x 256 Potts image and 8 chains of 200,000 steps
     chapter = "Sampling"
     summary = "Rejection sampling, Metropolis–Hastings chains and their diagnostics, Gibbs sweeps denoising a picture."
     keywords = ("Monte Carlo", "MCMC", "rejection sampling", "envelope", "M", "proposal", "Metropolis-Hastings",

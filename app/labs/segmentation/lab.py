@@ -43,6 +43,7 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
     order = 50
     description = ("Segmentation as clustering: k-means and EM for multinomial (local histograms) and Gaussian "
                    "(colour) mixtures, live; choosing K by BIC and stability; restarts and k-means++.")
+    budget_mb = 384  # at the largest legal input: a 512-pixel image with 64-bin histograms in 63-pixel windows
     chapter = "Clustering and mixtures"
     summary = "Pixels grouped into segments by k-means and EM, by their colour or the texture around them."
     keywords = ("k-means", "Lloyd", "EM", "expectation maximisation", "expectation maximization", "Gaussian mixture",
