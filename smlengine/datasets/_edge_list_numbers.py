@@ -15,8 +15,8 @@ the line-by-line parser goes on from there with the same :class:`Findings`, and
 :func:`first_seen_codes` gives it the nodes in the order it would have met them. So which
 reader read a line never changes the result.
 
-:func:`integer_nodes` numbers the ids of a file read to its end here with the rule of
-:func:`smlengine.datasets._edge_list_text._integer_nodes`, from the ids themselves.
+:func:`nodes_of_integer_ids` numbers the ids of a file read to its end here with the rule of
+:func:`smlengine.datasets._edge_list_text.nodes_of_integer_names`, from the ids themselves.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._edge_list_text import _BREAK, Findings
+from ._edge_list_text import LINE_BREAK, Findings
 
 #: the bytes of a chunk of plain integer links: digits, spaces, TABs and line breaks
 _PLAIN_BYTES = b"0123456789 \t\r\n"
@@ -173,7 +173,7 @@ def _leading_comments(text: str, findings: Findings, final: bool, max_line: int)
     """
     pos = lines = 0
     while pos < len(text):
-        m = _BREAK.search(text, pos)
+        m = LINE_BREAK.search(text, pos)
         if m is None or (m.end() == len(text) and m.group() == "\r" and not final):
             # an unfinished line (its '\r' may be the first half of a '\r\n')
             if not final:
@@ -253,14 +253,14 @@ def read_integer_links(chunks, findings: Findings, *, limit: int, max_line: int)
     return stop(None)
 
 
-def integer_nodes(ids: np.ndarray, first: int = 0):
+def nodes_of_integer_ids(ids: np.ndarray, first: int = 0):
     """``(names, node of every id)`` for the ids of a file of integer links.
 
-    The rule of :func:`~smlengine.datasets._edge_list_text._integer_nodes` computed from the
-    ids: nodes ``first .. largest`` while the ids are dense (largest + 1 - first at most
-    twice the number of distinct ids; ``first`` becomes 0 if an id is below it), else the
-    ids that occur in increasing order. Distinct ids are counted on a table of flags when
-    the ids are small enough to be dense, else by sorting.
+    The rule of :func:`~smlengine.datasets._edge_list_text.nodes_of_integer_names`, computed
+    from the ids: nodes ``first .. largest`` while the ids are dense (largest + 1 - first at
+    most twice the number of distinct ids; ``first`` becomes 0 if an id is below it), else
+    the ids that occur in increasing order. Distinct ids are counted on a table of flags
+    when the ids are small enough to be dense, else by sorting.
     """
     high = int(ids.max())
     if first and int(ids.min()) < first:

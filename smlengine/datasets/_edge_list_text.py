@@ -1,13 +1,14 @@
 """The text of an edge list: fields, separators, headers, node ids, and links as a sparse matrix.
 
-The parsing half of :func:`smlengine.datasets.read_edge_list`, which does the bounded reading
-(sizes, chunks, long lines) itself: :func:`_split_fields` cuts one link line at TABs, commas
-or whitespace (quoted ids allowed), :func:`_plain_batch` recognises a chunk of plain
-``id id`` lines that can be split all at once, :func:`_is_header` and :func:`_drop_header_line`
-find a header line, :func:`_integer_nodes` numbers integer ids, :class:`Findings` gathers
-what the reading finds (comments, SNAP's and KONECT's marks, separators, header) and
-:class:`EdgeListInfo` reports it. :func:`_csr` turns the links of every reader and generator
-of :mod:`smlengine.datasets._graph` into its CSR adjacency.
+The line-by-line half of :func:`smlengine.datasets.read_edge_list`, which does the bounded
+reading (sizes, chunks, long lines) itself and reads plain integer links with
+:mod:`smlengine.datasets._edge_list_numbers`: :func:`split_fields` cuts one link line at
+TABs, commas or whitespace (quoted ids allowed), :func:`plain_batch` recognises a chunk of
+plain ``id id`` lines that can be split all at once, :func:`is_header` and
+:func:`drop_header_line` find a header line, :func:`nodes_of_integer_names` numbers integer
+ids, :class:`Findings` gathers what the reading finds (comments, SNAP's and KONECT's marks,
+separators, header) and :class:`EdgeListInfo` reports it. :func:`csr_adjacency` turns the
+links of every reader and generator of :mod:`smlengine.datasets._graph` into its CSR adjacency.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .._base import quote_text
 # ----------------------------------------------------------------------------- links to adjacency
 
 
-def _csr(sources, targets, n: int) -> sp.csr_matrix:
+def csr_adjacency(sources, targets, n: int) -> sp.csr_matrix:
     """0/1 CSR adjacency; duplicate links collapse to one (a page linking twice is one link)."""
     sources = np.asarray(sources, dtype=np.int64)
     targets = np.asarray(targets, dtype=np.int64)
@@ -38,14 +39,14 @@ def _csr(sources, targets, n: int) -> sp.csr_matrix:
 
 # ----------------------------------------------------------------------------- edge-list text
 
-_INT = re.compile(r"^[0-9]+$")
-_NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+INTEGER = re.compile(r"^[0-9]+$")
+NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
 # one field of a whitespace-separated line: a "quoted id" ("" is a quote inside it) or a run
 # of non-blank characters; the two alternatives start differently, so the scan is linear
 _WS_FIELD = re.compile(r'\s*(?:"((?:[^"]|"")*)"|([^\s"]+))')
 _QUOTED = re.compile(r'"(?:[^"]|"")*"')  # a quoted id, for finding the separator outside quotes
-_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_LINE_ENDS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+LINE_ENDS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # the words of a header line ("source,target", SNAP's "FromNodeId ToNodeId"), compared
 # in lower case without anything but letters and digits
 _HEADER_WORDS = frozenset(
@@ -146,26 +147,26 @@ class Findings:
                             self.comments, lines)
 
 
-class _LongLine(str):
+class LongLine(str):
     """A line cut at MAX_LINE_CHARS: its beginning, and ``length`` the whole line's length."""
 
     length = 0
 
 
-def _long_line(head: str, length: int) -> _LongLine:
-    line = _LongLine(head)
+def long_line(head: str, length: int) -> LongLine:
+    line = LongLine(head)
     line.length = length
     return line
 
 
-def _quote_line(raw: str) -> str:
-    if isinstance(raw, _LongLine):
+def quote_line(raw: str) -> str:
+    if isinstance(raw, LongLine):
         shown = quote_text(str(raw))
         return f"{shown.split('... (')[0]}... ({raw.length:,} characters)"
     return quote_text(raw)
 
 
-def _split_fields(line: str):
+def split_fields(line: str):
     """``(fields, separator)`` of a stripped link line, or ``(None, separator)`` if its quotes are broken.
 
     A TAB outside quotes makes TAB the separator (so ids may contain spaces; runs of TABs
@@ -216,7 +217,7 @@ _PLAIN_SPACES = _plain_lines("[ ]")
 _PLAIN_TABS = _plain_lines(r"\t")
 
 
-def _plain_batch(lines) -> str:
+def plain_batch(lines) -> str:
     """``'whitespace'`` or ``'TAB'`` when every line (none cut for length) is blank or two
     plain ids separated by spaces (TABs), else ``''``. Such lines read the same as one by one: the caller then
     takes all their ids with one ``str.split``."""
@@ -228,11 +229,11 @@ def _plain_batch(lines) -> str:
     return ""
 
 
-def _is_header(fields) -> bool:
+def is_header(fields) -> bool:
     return all(re.sub(r"[^0-9a-z]", "", f.lower()) in _HEADER_WORDS for f in fields[:2])
 
 
-def _integer_nodes(flat, first: int = 0):
+def nodes_of_integer_names(flat, first: int = 0):
     """Node numbers for integer names: ``(names, index of every name in flat)``.
 
     Only the ids that occur are looked at (``np.unique`` with ``return_inverse``), so the
@@ -257,17 +258,17 @@ def _integer_nodes(flat, first: int = 0):
     return uniq, np.fromiter((index[v] for v in canon), dtype=np.int64, count=len(canon))
 
 
-def _drop_header_line(links, names):
+def drop_header_line(links, names):
     """The first link as a header when its two names differ, are not integers, occur nowhere
     else, and every other name is an integer (``source target`` above numbered links)."""
     first = {int(links[0]), int(links[1])}
-    if len(first) == 1 or any(_INT.match(names[c]) for c in first):
+    if len(first) == 1 or any(INTEGER.match(names[c]) for c in first):
         return links, names, None
     rest = links[2:]
     if np.isin(rest, list(first)).any():
         return links, names, None
     others = [v for k, v in enumerate(names) if k not in first]
-    if not others or not all(_INT.match(v) for v in others):
+    if not others or not all(INTEGER.match(v) for v in others):
         return links, names, None
     header = (names[int(links[0])], names[int(links[1])])
     # the header's two names have the first two codes

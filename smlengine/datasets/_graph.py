@@ -35,25 +35,25 @@ import scipy.sparse as sp
 
 from .._base import QUOTE_LIMIT, LineErrors, display_path, quote_text
 from .._resources import resource_path
-from ._edge_list_numbers import first_seen_codes, integer_nodes, read_integer_links
+from ._edge_list_numbers import first_seen_codes, nodes_of_integer_ids, read_integer_links
 from ._edge_list_text import (
-    _BREAK,
-    _INT,
-    _LINE_ENDS,
-    _NUMBER,
+    INTEGER,
+    LINE_BREAK,
+    LINE_ENDS,
+    NUMBER,
     EdgeListInfo,
     Findings,
-    _csr,
-    _drop_header_line,
-    _integer_nodes,
-    _is_header,
-    _long_line,
-    _LongLine,
-    _plain_batch,
-    _quote_line,
-    _split_fields,
+    LongLine,
+    csr_adjacency,
+    drop_header_line,
+    is_header,
+    long_line,
+    nodes_of_integer_names,
+    plain_batch,
+    quote_line,
+    split_fields,
 )
-from ._html_links import _common_suffix, _html_files, _page_links, _resolve
+from ._html_links import common_suffix, html_files, page_links, resolve_href
 from ._small_graphs import TEXTBOOK_CHAINS, karate_club, scale_free_digraph, textbook_chain
 
 __all__ = [
@@ -117,7 +117,7 @@ def _read_graph_file(path):
             else:
                 raise ValueError(f"{display_path(path)}: line {lineno}: not a 'page' or 'link' record: "
                                  f"{quote_text(line)}")
-    return _csr(src, dst, len(names)), names, titles
+    return csr_adjacency(src, dst, len(names)), names, titles
 
 
 def load_graph(name: str = "python-docs", *, return_titles: bool = False):
@@ -233,7 +233,7 @@ def _line_batches(chunks, lineno: int = 0):
 
     Memory stays bounded whatever the input: at most one chunk and one partial line of at
     most MAX_LINE_CHARS are held; a longer line is skipped to its end and given as a
-    :class:`_LongLine` holding its first characters and its length (``has_long`` is then true).
+    :class:`LongLine` holding its first characters and its length (``has_long`` is then true).
     """
     carry = ""
     long_head, long_length = None, 0
@@ -243,7 +243,7 @@ def _line_batches(chunks, lineno: int = 0):
         """Long lines replaced by their beginnings; whether there was one."""
         if not lines or max(map(len, lines)) <= MAX_LINE_CHARS:
             return lines, False
-        return [_long_line(v[:head], len(v)) if len(v) > MAX_LINE_CHARS else v for v in lines], True
+        return [long_line(v[:head], len(v)) if len(v) > MAX_LINE_CHARS else v for v in lines], True
 
     for chunk in chunks:
         buf = carry + chunk
@@ -251,32 +251,32 @@ def _line_batches(chunks, lineno: int = 0):
         pos = 0
         first: list[str] = []
         if long_head is not None:
-            m = _BREAK.search(buf)
+            m = LINE_BREAK.search(buf)
             if m is None:
                 long_length += len(buf)
                 continue
-            first = [_long_line(long_head, long_length + m.start())]
+            first = [long_line(long_head, long_length + m.start())]
             long_head = None
             pos = m.end()
         parts = (buf[pos:] if pos else buf).splitlines(keepends=True)
         last = ""
         # an unfinished last line (no break yet, or a '\r' whose '\n' is in the next chunk)
-        if parts and (parts[-1][-1] not in _LINE_ENDS or parts[-1][-1] == "\r"):
+        if parts and (parts[-1][-1] not in LINE_ENDS or parts[-1][-1] == "\r"):
             last = parts.pop()
-        lines, has_long = cut([part.rstrip(_LINE_ENDS) for part in parts])
+        lines, has_long = cut([part.rstrip(LINE_ENDS) for part in parts])
         if first:
             lines, has_long = first + lines, True
         if lines:
             yield lineno + 1, lines, has_long
             lineno += len(lines)
         if len(last) > MAX_LINE_CHARS:
-            long_head, long_length = last[:head], len(last.rstrip(_LINE_ENDS))
+            long_head, long_length = last[:head], len(last.rstrip(LINE_ENDS))
         else:
             carry = last
     if long_head is not None:
-        yield lineno + 1, [_long_line(long_head, long_length)], True
+        yield lineno + 1, [long_line(long_head, long_length)], True
     elif carry:
-        lines, has_long = cut([carry.rstrip(_LINE_ENDS)])
+        lines, has_long = cut([carry.rstrip(LINE_ENDS)])
         yield lineno + 1, lines, has_long
 
 
@@ -392,7 +392,7 @@ def _read_edges(source, nodes=None, return_info: bool = False, integers_first: b
         if links.rest is None:
             if not links.ids.size:
                 raise ValueError(f"{label}: no links found")
-            names, nodes_of = integer_nodes(links.ids, first=1 if found.style == "KONECT" else 0)
+            names, nodes_of = nodes_of_integer_ids(links.ids, first=1 if found.style == "KONECT" else 0)
             return _graph_of(nodes_of, names, found, return_info)
         index, first_codes = first_seen_codes(links.ids)
         codes.frombytes(first_codes.astype(np.int64).tobytes())
@@ -402,7 +402,7 @@ def _read_edges(source, nodes=None, return_info: bool = False, integers_first: b
     for start, batch, has_long in _line_batches(chunks, first_line):
         if codes and allowed is None and not has_long and len(codes) + 2 * len(batch) <= 2 * limit:
             # the common case of plain numbered or named links: a whole chunk at once
-            sep = _plain_batch(batch)
+            sep = plain_batch(batch)
             if sep:
                 ids = "\n".join(batch).split()
                 if ids:  # a batch of blank lines names no separator
@@ -420,14 +420,14 @@ def _read_edges(source, nodes=None, return_info: bool = False, integers_first: b
                 found.comment(line)
                 continue
             found.seen_content = True
-            fields, sep = (None, "") if isinstance(raw, _LongLine) else _split_fields(line)
+            fields, sep = (None, "") if isinstance(raw, LongLine) else split_fields(line)
             if fields is None or len(fields) < 2 or not fields[0] or not fields[1] or not all(
-                _NUMBER.match(f) for f in fields[2:]
+                NUMBER.match(f) for f in fields[2:]
             ):
                 errors.add(f"line {lineno}: expected 'source target' (separated by spaces, a TAB or a comma), "
-                           f"got {_quote_line(raw)}")
+                           f"got {quote_line(raw)}")
                 continue
-            if not codes and found.header is None and not errors and _is_header(fields) and not (
+            if not codes and found.header is None and not errors and is_header(fields) and not (
                 allowed is not None and fields[0] in index and fields[1] in index
             ):
                 found.header = (fields[0], fields[1])
@@ -454,9 +454,9 @@ def _read_edges(source, nodes=None, return_info: bool = False, integers_first: b
     links = np.frombuffer(codes, dtype=np.int64).copy()
     names = list(index)
     if allowed is None and found.header is None and links.size > 2:
-        links, names, found.header = _drop_header_line(links, names)
-    if allowed is None and all(_INT.match(v) for v in names):
-        names, remap = _integer_nodes(names, first=1 if found.style == "KONECT" else 0)
+        links, names, found.header = drop_header_line(links, names)
+    if allowed is None and all(INTEGER.match(v) for v in names):
+        names, remap = nodes_of_integer_names(names, first=1 if found.style == "KONECT" else 0)
         links = remap[links]
     return _graph_of(links, names, found, return_info)
 
@@ -466,7 +466,7 @@ def _graph_of(links, names, found: Findings, return_info: bool):
     src, dst = links[0::2], links[1::2]
     if found.undirected:
         src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
-    adjacency = _csr(src, dst, len(names))
+    adjacency = csr_adjacency(src, dst, len(names))
     if not return_info:
         return adjacency, names
     return adjacency, names, found.info(links.size // 2)
@@ -509,7 +509,7 @@ def _crawl(folder, start: str | None = None, notes: list[str] | None = None):
         raise FileNotFoundError(f"folder not found: {display_path(root)}")
     if not root.is_dir():
         raise ValueError(f"{display_path(root)} is a file, not a folder of HTML pages")
-    files, cut = _html_files(root, MAX_PAGES)
+    files, cut = html_files(root, MAX_PAGES)
     if not files:
         raise ValueError(f"no .html files in {display_path(root)}")
     if cut:
@@ -544,11 +544,11 @@ def _crawl(folder, start: str | None = None, notes: list[str] | None = None):
             enqueue(nxt)
         page = queue.popleft()
         order[page] = len(order)
-        hrefs, title = _page_links(_read_page(root / page, notes, page))
+        hrefs, title = page_links(_read_page(root / page, notes, page))
         titles.append(title or page)
         targets_here: set[str] = set()
         for href in hrefs:
-            target, reason = _resolve(page, href, pages)
+            target, reason = resolve_href(page, href, pages)
             if reason is not None:
                 dropped[reason] = dropped.get(reason, 0) + 1
                 continue
@@ -563,7 +563,7 @@ def _crawl(folder, start: str | None = None, notes: list[str] | None = None):
     dst = [order[t] for t in dst_names]
     # Sphinx-style titles end in the same " — Project documentation": keep the part that
     # tells the pages apart (only where a majority of pages share that suffix).
-    suffix = _common_suffix(titles)
+    suffix = common_suffix(titles)
     if suffix:
         titles = [t[: -len(suffix)] if t.endswith(suffix) and len(t) > len(suffix) else t for t in titles]
     return names, titles, src, dst, dropped
@@ -610,5 +610,5 @@ def crawl_html_folder(folder, *, start: str | None = None, return_notes: bool = 
     """
     notes: list[str] = []
     names, titles, src, dst, _ = _crawl(folder, start, notes)
-    result = (_csr(src, dst, len(names)), names, titles)
+    result = (csr_adjacency(src, dst, len(names)), names, titles)
     return (*result, notes) if return_notes else result

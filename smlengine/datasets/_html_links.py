@@ -2,9 +2,9 @@
 
 The parsing half of :func:`smlengine.datasets.crawl_html_folder`, which keeps the crawl itself
 (its limits, the page reads, the breadth-first order): :func:`_visible_markup` drops
-comments, scripts and styles, :func:`_page_links` gives a page's ``<a href>`` targets and its
-title, :func:`_resolve` maps an href to a page of the folder, :func:`_html_files` lists the
-folder's pages without recursion, and :func:`_common_suffix` finds the site name that ends
+comments, scripts and styles, :func:`page_links` gives a page's ``<a href>`` targets and its
+title, :func:`resolve_href` maps an href to a page of the folder, :func:`html_files` lists the
+folder's pages without recursion, and :func:`common_suffix` finds the site name that ends
 every title.
 """
 
@@ -61,7 +61,7 @@ def _visible_markup(text: str) -> str:
     return "".join(parts)
 
 
-def _page_links(text: str) -> tuple[list[str], str]:
+def page_links(text: str) -> tuple[list[str], str]:
     """``<a href>`` targets in document order and the ``<title>`` text of one page.
 
     Time linear in the page's length on any input (see the patterns above).
@@ -83,7 +83,7 @@ def _page_links(text: str) -> tuple[list[str], str]:
     return hrefs, title
 
 
-def _resolve(page: str, href: str, pages: set[str]):
+def resolve_href(page: str, href: str, pages: set[str]):
     """Folder-relative path of the HTML page ``href`` points to, or a reason to drop it."""
     try:
         parts = urlsplit(html.unescape(href))
@@ -108,7 +108,7 @@ def _resolve(page: str, href: str, pages: set[str]):
     return target, None
 
 
-def _html_files(root: Path, limit: int) -> tuple[list[str], bool]:
+def html_files(root: Path, limit: int) -> tuple[list[str], bool]:
     """Folder-relative paths of the .html/.htm files under ``root``, at most ``limit``.
 
     An explicit stack instead of recursion (``Path.rglob`` and ``os.walk`` recurse once per
@@ -142,7 +142,7 @@ def _html_files(root: Path, limit: int) -> tuple[list[str], bool]:
     return sorted(found), False
 
 
-def _common_suffix(titles):
+def common_suffix(titles):
     tails = [t[t.rfind(" \u2014 "):] for t in titles if " \u2014 " in t]
     if not tails:
         return ""

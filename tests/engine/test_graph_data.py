@@ -505,11 +505,11 @@ def test_plain_chunks_read_at_once_equal_line_by_line(tmp_path, monkeypatch, ids
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.setattr(_graph, "_CHUNK", 1024)  # many chunks
     used = []
-    plain = _graph._plain_batch
-    monkeypatch.setattr(_graph, "_plain_batch", lambda batch: used.append(plain(batch)) or used[-1])
+    plain = _graph.plain_batch
+    monkeypatch.setattr(_graph, "plain_batch", lambda batch: used.append(plain(batch)) or used[-1])
     fast = _graph._read_edges(path, return_info=True, integers_first=False)  # the chunks' path, not numpy's
     assert {"whitespace", "TAB"} <= set(used) and "" in used  # both kinds of plain chunks, and others
-    monkeypatch.setattr(_graph, "_plain_batch", lambda batch: "")
+    monkeypatch.setattr(_graph, "plain_batch", lambda batch: "")
     slow = _graph._read_edges(path, return_info=True, integers_first=False)
     assert fast[1] == slow[1] and (fast[0] != slow[0]).nnz == 0 and fast[2] == slow[2]
     first = read_edge_list(path, return_info=True)  # integer links first, then the rest line by line

@@ -27,7 +27,7 @@ OUT = ROOT / "resources" / "data" / "python-docs-graph.tsv.gz"
 def main(argv: list[str]) -> int:
     source = Path(argv[1]) if len(argv) > 1 else DEFAULT_SOURCE
     names, titles, src, dst, dropped = _graph._crawl(source)
-    adjacency = _graph._csr(src, dst, len(names))
+    adjacency = _graph.csr_adjacency(src, dst, len(names))
     header = "\n".join(
         [
             "Hyperlink graph of the Python 3.11 HTML documentation (Debian package python3.11-doc).",
