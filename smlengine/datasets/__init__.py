@@ -59,6 +59,8 @@ _LAZY = {
     "save_xy_points": "_regression",
     "load_xy_points": "_regression",
     "iter_text_lines": "_lines",
+    "read_points": "_points_file",
+    "PointsTable": "_points_file",
     "line_budget": "_lines",
 }
 
