@@ -392,3 +392,40 @@ def test_the_largest_file_a_reader_accepts_stays_in_bounds(reader):
         report = bounded_child.run_bounded(call, path)
     bounded_child.assert_bounded(report, reader)
     assert report["outcome"] == "ValueError" and "points" in report["message"], report
+
+
+def _six_digit_links(n: int, seed: int, high: int = 1_000_000) -> bytes:
+    """``n`` lines ``source<TAB>target`` of random six-digit ids below ``high``."""
+    ids = np.random.default_rng(seed).integers(100_000, high, size=(n, 2))
+    lines = np.empty((n, 14), dtype=np.uint8)
+    lines[:, 6], lines[:, 13] = ord("\t"), ord("\n")
+    for k in range(6):  # digits from the last
+        lines[:, 5 - k] = ids[:, 0] // 10**k % 10 + ord("0")
+        lines[:, 12 - k] = ids[:, 1] // 10**k % 10 + ord("0")
+    return lines.tobytes()
+
+
+def _largest_edge_list(kind: str) -> bytes:
+    """An edge list at the limits: the most links allowed, or a file just under the byte limit."""
+    from smlengine.datasets import _graph
+
+    if kind == "refused at the link limit":  # about 64 MB of links, refused at the link limit
+        return b"10\t11\n" * ((_graph.MAX_EDGE_LIST_BYTES - 2**20) // 6)
+    if kind == "a name on the last line":  # (fewer ids: the line-by-line parser numbers them as names)
+        return b"# SNAP\n" + _six_digit_links(_graph.MAX_EDGE_LIST_LINKS - 1, 5, 200_000) + b"home\tabout\n"
+    return b"# a SNAP-style comment\n" + _six_digit_links(_graph.MAX_EDGE_LIST_LINKS, 5)  # a million ids
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("kind", ["the most links", "a name on the last line", "refused at the link limit"])
+def test_the_largest_edge_lists_stay_in_bounds(kind):
+    """Integer links up to the link limit (read with numpy, and handed to the line-by-line
+    parser at the last line), and a file of links just under the byte limit."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = _write(folder, "edges.tsv", _largest_edge_list(kind))
+        report = bounded_child.run_bounded("smlengine.datasets.read_edge_list", path)
+    bounded_child.assert_bounded(report, f"read_edge_list, {kind}")
+    if kind == "refused at the link limit":
+        assert report["outcome"] == "ValueError" and "more than 1,000,000 links" in report["message"], report
+    else:
+        assert report["outcome"] == "ok", report
