@@ -6,7 +6,7 @@
                                  core), the import contracts and ruff
     python3 dev.py test --quick  the same for the engine and one smoke test per lab: the inner loop
     python3 dev.py bench         speed comparisons against the reference libraries, one table at the end
-    python3 dev.py screenshots   one picture per lab into docs/screenshots/
+    python3 dev.py screenshots   one picture per lab and the course map into docs/screenshots/
     python3 dev.py self-test     every lab headless for a few steps
     python3 dev.py frozen        build the double-click application with PyInstaller
 
@@ -115,6 +115,8 @@ def main(argv: list[str]) -> int:
         sh(PY, "-m", "app", "--screenshots", "docs/screenshots", "--size", "1280x800", *rest, env=offscreen_env())
         sh(PY, "-m", "app", "--lab", "trees", "--screenshot", "docs/screenshots/trees-projector.png", "--size",
            "1280x800", "--projector", "--steps", "20", env=offscreen_env())
+        sh(PY, "-m", "app", "--home", "--screenshot", "docs/screenshots/course-map.png", "--size", "1280x800",
+           env=offscreen_env())
     elif command == "self-test":
         ensure_venv("test")
         sh(PY, "-m", "app", "--self-test", *rest, env=offscreen_env())

@@ -78,7 +78,7 @@ class LabInfo:
     @property
     def cls(self):
         if self._cls is None:
-            from .lab import Lab
+            from .lab import Lab  # deferred: app.lab loads pyqtgraph, which start-up and the course map do without
 
             lab = getattr(importlib.import_module(f"{self.package}.lab"), self.class_name, None)
             if not (isinstance(lab, type) and issubclass(lab, Lab)):
@@ -140,7 +140,7 @@ def read_meta(package: str) -> tuple[str, dict]:
 
 
 def _meta_from_module(module) -> tuple[str, dict]:
-    from .lab import Lab
+    from .lab import Lab  # deferred, as in LabInfo.cls
 
     for name, value in vars(module).items():
         if isinstance(value, type) and issubclass(value, Lab) and value.__module__ == module.__name__ and value.id:
