@@ -109,7 +109,7 @@ def wait_for(predicate, timeout: float) -> bool:
 
 def run_lab_headless(window, lab_id: str, steps: int, seed: int | None = None, timeout: float = 120.0):
     """Show a lab, compute ``steps`` steps, draw the result; returns the lab."""
-    lab = window.show_lab(lab_id)
+    lab = window.open_lab(lab_id)
     from PySide6 import QtWidgets
 
     if isinstance(lab.plots, QtWidgets.QTabWidget):
@@ -388,7 +388,7 @@ def cmd_run(args) -> int:
         window.show_home()
     if args.lab:
         try:
-            window.show_lab(args.lab)
+            window.open_lab(args.lab)
         except KeyError as exc:
             print(exc.args[0], file=sys.stderr)
     if args.seed is not None:

@@ -175,8 +175,6 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
             self.home.firstPainted.connect(self._first_paint, QtCore.Qt.ConnectionType.QueuedConnection)
         else:
             self._tab_changed(self.tabs.currentIndex())
-        if self.tabs.currentWidget() is self.home:
-            self.home.focus_search()
 
     def _first_paint(self) -> None:
         """The window was painted: build the lab in front now."""
@@ -367,6 +365,9 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
             if other is not front and other.runner.playing:
                 other.pause()
         self.home.set_active(host is self.home)  # the map's missing pictures are drawn while it is shown
+        focus = QtWidgets.QApplication.focusWidget()
+        if host is self.home and (focus is None or not self.home.isAncestorOf(focus)):
+            self.home.focus_search()  # typing searches at once; Down reaches the cards
         self._update_status()
 
     # ------------------------------------------------------------------ menus
@@ -641,7 +642,7 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
     def _apply_opened(self, path: str, state: dict) -> Lab | None:
         pending = None
         try:
-            lab = self.show_lab(str(state["lab"])[:40])
+            lab = self.open_lab(str(state["lab"])[:40])
             pending = self._restoring.pop(lab.id, None)
             if pending is not None:  # the opened file replaces the autosave still being read
                 pending.cancel()

@@ -58,8 +58,9 @@ def drawn(lab, timeout: float = TIMEOUT):
 
 
 def open_lab(window, lab_id: str, timeout: float = TIMEOUT):
-    """Show ``lab_id`` in ``window`` and wait for its first snapshot; returns the lab."""
-    lab = window.show_lab(lab_id)
+    """Open ``lab_id`` in ``window`` (as its tab, in front) and wait for its first snapshot;
+    returns the lab."""
+    lab = window.open_lab(lab_id)
     r = lab.runner
     wait_until(lambda: r.current is not None or r.error is not None, timeout, f"the first snapshot of {lab_id}")
     _no_error(lab)

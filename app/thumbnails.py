@@ -54,8 +54,18 @@ def cache_dir() -> Path:
     return base / "thumbnails"
 
 
+_hashes: dict[str, str] = {}
+
+
 def source_hash(package: str) -> str:
-    """A hash of the lab package's source files (empty when no source is shipped)."""
+    """A hash of the lab package's source files (of nothing when no source is shipped); read
+    once per process."""
+    if package not in _hashes:
+        _hashes[package] = _hash_sources(package)
+    return _hashes[package]
+
+
+def _hash_sources(package: str) -> str:
     digest = hashlib.sha1()
     try:
         spec = importlib.util.find_spec(package)
