@@ -11,15 +11,14 @@ import time
 from typing import Callable, Iterator
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
 from ... import style as theme
 from ...lab import Lab
-from ...widgets.image_view import ImageView
 from ...widgets.params import Param
-from ...widgets.plots import PlotPanel, outside_legend, place_legend
-from . import maths, run
+from ...widgets.plots import place_legend
+from . import maths, run, side_tasks
+from .tabs import TAB_DETECT, TAB_TRAIN, DetectionTab, GalleryTab, TrainingTab
 
 MAX_STAGES = 19
 
@@ -33,7 +32,7 @@ def _mode(m: str):
     return lambda v: v["mode"] == m
 
 
-class FacesLab(Lab):
+class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
     id = "faces"
     title = "Face detection"
     order = 30
@@ -120,106 +119,10 @@ class FacesLab(Lab):
         layout.addWidget(self.status)
 
     def build_plots(self) -> QtWidgets.QWidget:
-        s = theme.current()
-        # --- detection tab
-        self.photo_view = ImageView("Detections")
-        pv = self.photo_view
-        pv.layer("band", theme.OKABE_ITO["reddish_purple"], 2.0, QtCore.Qt.PenStyle.DotLine, z=7)
-        pv.layer("raw", theme.OKABE_ITO["yellow"], 1.0, z=8)
-        pv.layer("lbp", theme.OKABE_ITO["sky_blue"], 3.0, QtCore.Qt.PenStyle.DashLine, z=10.5)
-        pv.layer("faces", theme.OKABE_ITO["vermillion"], 4.0, z=10)
-        pv.layer("clicked", theme.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
-        # the key: what each kind of box is, in a row between the title and the photo
-        self.key = outside_legend(pv.plot_item, "top", columns=4)
-        for name in ("raw", "faces", "lbp", "band"):
-            self.key.addItem(pv.layers[name], run.key_text(name, self.form.value("min_neighbors")))
-        self._counts: list[pg.TextItem] = []  # neighbour count written by each detection
-        self.photo_view.clicked.connect(self.inspect_window)
-        self.heat_view = ImageView("Stages passed", colormap="viridis")
-        self.heat_view.layer("faces", theme.OKABE_ITO["vermillion"], 2.5, z=10)
-        self.heat_view.clicked.connect(self.inspect_window)
-        self.funnel_panel = PlotPanel("Funnel", "stages ≥ j", "windows", log_y=True, legend=False)
-        self.funnel = self.funnel_panel.curve("windows")
-        self.window_label = QtWidgets.QLabel(maths.window_html(None))
-        self.window_label.setWordWrap(True)
-        self.window_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.window_label.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
-        wscroll = QtWidgets.QScrollArea()
-        wscroll.setWidgetResizable(True)
-        wscroll.setWidget(self.window_label)
-        wscroll.setMinimumSize(120, 60)
-        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        top.addWidget(self.photo_view)
-        top.addWidget(self.heat_view)
-        top.setSizes([500, 500])
-        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        bottom.addWidget(self.funnel_panel)
-        bottom.addWidget(wscroll)
-        bottom.setSizes([350, 650])
-        detect_tab = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        detect_tab.addWidget(top)
-        detect_tab.addWidget(bottom)
-        detect_tab.setStretchFactor(0, 3)
-        detect_tab.setStretchFactor(1, 1)
-        detect_tab.setSizes([520, 170])
-
-        # --- training tab
-        self.progress_label = QtWidgets.QLabel("Choose Mode → “Train a cascade” to train a 5-stage cascade live.")
-        self.progress_label.setWordWrap(True)
-        self.progress_bar = QtWidgets.QProgressBar()
-        self.progress_bar.setRange(0, 1000)
-        self.progress_bar.setTextVisible(False)
-        self.progress_bar.setMaximumHeight(int(10 * s.scale))
-        self.feature_view = ImageView("Stump on mean face")
-        self.features_view = ImageView("Stumps chosen")
-        self.dr_panel = PlotPanel("DR", "stumps", "DR")
-        self.dr_stage = self.dr_panel.curve("stage")
-        self.dr_total = self.dr_panel.curve("cascade")
-        self.fpr_panel = PlotPanel("FPR", "stumps", "FPR", log_y=True)
-        self.fpr_stage = self.fpr_panel.curve("stage")
-        self.fpr_total = self.fpr_panel.curve("cascade")
-        self.mining_panel = PlotPanel("Mining", "stage", "accepted", log_y=True, legend=False)
-        self.mining = self.mining_panel.curve("accepted")
-        # the rate curves get a row of their own: their keys sit above the curves and need the width
-        row1 = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        row1.addWidget(self.dr_panel)
-        row1.addWidget(self.fpr_panel)
-        row1.setSizes([500, 500])
-        row2 = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        row2.addWidget(self.feature_view)
-        row2.addWidget(self.features_view)
-        row2.addWidget(self.mining_panel)
-        row2.setSizes([200, 400, 400])
-        body = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        body.addWidget(row1)
-        body.addWidget(row2)
-        train_tab = QtWidgets.QWidget()
-        tl = QtWidgets.QVBoxLayout(train_tab)
-        tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(self.progress_label)
-        tl.addWidget(self.progress_bar)
-        tl.addWidget(body, 1)
-
-        # --- gallery tab
-        self.gallery_label = QtWidgets.QLabel("Faces and non-faces of the training data, and the hard negatives: "
-                                              "windows of face-free photos that pass the most stages.")
-        self.gallery_label.setWordWrap(True)
-        self.faces_view = ImageView("Faces (LFW)")
-        self.nonfaces_view = ImageView("Non-faces")
-        self.hard_view = ImageView("Hard negatives")
-        grid = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        for v in (self.faces_view, self.nonfaces_view, self.hard_view):
-            grid.addWidget(v)
-        gallery_tab = QtWidgets.QWidget()
-        gl = QtWidgets.QVBoxLayout(gallery_tab)
-        gl.setContentsMargins(0, 0, 0, 0)
-        gl.addWidget(self.gallery_label)
-        gl.addWidget(grid, 1)
-
         self.tabs = QtWidgets.QTabWidget()
-        self.tabs.addTab(detect_tab, "Detection")
-        self.tabs.addTab(train_tab, "Training")
-        self.tabs.addTab(gallery_tab, "Gallery")
+        self.tabs.addTab(self._build_detect_tab(), "Detection")
+        self.tabs.addTab(self._build_train_tab(), "Training")
+        self.tabs.addTab(self._build_gallery_tab(), "Gallery")
         self.tabs.currentChanged.connect(self._tab_changed)
         return self.tabs
 
@@ -227,16 +130,12 @@ class FacesLab(Lab):
     def source(self) -> tuple:
         return ("file", self.image_path) if self.image_path else ("photo", self.form.value("image"))
 
-    def _tab_changed(self, index: int) -> None:
-        if index == 2:
-            self.load_gallery()
-
     # ------------------------------------------------------------------ parameters
     def on_param_changed(self, name: str) -> None:
         if name == "image":
             self.image_path = ""
         if name == "mode":
-            self.tabs.setCurrentIndex(1 if self.form.value("mode") == "train" else 0)
+            self.tabs.setCurrentIndex(TAB_TRAIN if self.form.value("mode") == "train" else TAB_DETECT)
         if name in ("image", "mode"):
             self._clear_window()
         self.reset()
@@ -305,27 +204,6 @@ class FacesLab(Lab):
         self.funnel.set(j[ok], f[ok])
         self.status.setText(html.escape(snap.message))
 
-    def _draw_counts(self, boxes) -> None:
-        """Write each detection's neighbour count above its top-left corner (pooled text items)."""
-        s = theme.current()
-        shown = boxes[: run.MAX_COUNTS]
-        while len(self._counts) < shown.shape[0]:
-            item = pg.TextItem(anchor=(0, 1))
-            item.setZValue(12)
-            self.photo_view.plot_item.addItem(item)
-            self._counts.append(item)
-        for k, item in enumerate(self._counts):
-            if k < shown.shape[0]:
-                r, c, _h, _w, count = shown[k]
-                text = (f"<span style='color:{theme.OKABE_ITO['vermillion']}; background-color:{s.background};"
-                        f" font-size:{s.font_pt:.0f}pt'>&nbsp;{int(count)}&nbsp;</span>")
-                if getattr(item, "_sml_html", None) != text:
-                    item.setHtml(text)
-                    item._sml_html = text
-                item.setPos(float(c), float(r))
-                item.setVisible(True)
-            else:
-                item.setVisible(False)
 
     def _update_image_label(self, photo) -> None:
         h, w = photo.grey.shape
@@ -412,7 +290,7 @@ class FacesLab(Lab):
         self._lbp_boxes = np.zeros((0, 4))
         self._draw_lbp()
         task = self.task("lbp", on_done=self._lbp_done, on_error=self._lbp_failed)
-        task.start(_lbp_job, source, float(params["scale_factor"]), int(params["min_neighbors"]))
+        task.start(side_tasks.lbp_boxes, source, float(params["scale_factor"]), int(params["min_neighbors"]))
 
     def _lbp_done(self, boxes) -> None:
         self._lbp_boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
@@ -437,68 +315,6 @@ class FacesLab(Lab):
         if snap is not None and snap.mode == "detect":
             self._render_detect(snap)
 
-    # ------------------------------------------------------------------ gallery (side task)
-    def load_gallery(self) -> None:
-        key = id(self.trained) if (self.trained is not None and self.form.value("cascade") == "trained") else "shipped"
-        if key == self._gallery_key:
-            return
-        self._gallery_key = key
-        cascade = self.trained if key != "shipped" else None
-        self.gallery_label.setText("Mining the hard negatives …")
-        task = self.task("gallery", on_done=self._gallery_done, on_error=self._gallery_failed,
-                         on_progress=lambda f, t: self.gallery_label.setText(f"{html.escape(t)} ({100 * f:.0f}%)"))
-        task.start(run.gallery_data, cascade)
-
-    def _gallery_done(self, data) -> None:
-        self.gallery = data
-        self.faces_view.set_image(run.mosaic(data["faces"], 10), key=("faces", id(data)))
-        self.nonfaces_view.set_image(run.mosaic(data["non_faces"], 10), key=("non", id(data)))
-        self.hard_view.set_image(run.mosaic(data["hard"], 8), key=("hard", id(data)))
-        self.faces_view.set_title("Faces")
-        self.nonfaces_view.set_title("Non-faces")
-        stages = data["hard_stages"]
-        rng = f"{stages.min()}–{stages.max()}" if stages.size else "–"
-        self.hard_view.set_title(f"Hard neg. ({len(data['hard'])})")
-        self.gallery_label.setText(f"Hard negatives: windows of face-free photos (coffee, chelsea, rocket) that pass "
-                                   f"{rng} of the cascade's {data['n_stages']} stages — what mining collects.")
-
-    def _gallery_failed(self, message: str) -> None:
-        self._gallery_key = None
-        self.gallery_label.setText(f"⚠ {html.escape(message)}")
-
-    # ------------------------------------------------------------------ a clicked window
-    def inspect_window(self, x: float, y: float) -> None:
-        """Report the window centred nearest (x, y) (image pixels) at the heat map's scale."""
-        snap = self.runner.current
-        if snap is None or snap.mode != "detect":
-            return
-        geom = snap.heat_geometry
-        ctx = snap.ctx
-        if geom:
-            _, _, ch, cw, wh, ww = geom
-            i = max(0, round((y - wh / 2) / ch))
-            j = max(0, round((x - ww / 2) / cw))
-            top, left = i * ch, j * cw
-        else:
-            wh = ww = float(run.WINDOW)
-            top, left = max(0.0, y - wh / 2), max(0.0, x - ww / 2)
-        try:
-            rep = run.window_report(ctx.cascade, ctx.photo.grey, top, left, wh, ww)
-        except ValueError as exc:
-            self.window_label.setText(html.escape(str(exc)))
-            return
-        self._clicked = (x, y)
-        self.window_info = rep
-        r0, c0, h, w = rep["box"]
-        self.photo_view.set_boxes("clicked", *run.box_polyline([[r0, c0, h, w]]))
-        self.window_label.setText(maths.window_html(rep))
-
-    def _clear_window(self) -> None:
-        self.window_info = None
-        self._clicked = None
-        self.photo_view.set_boxes("clicked", [], [])
-        self.window_label.setText(maths.window_html(None))
-
     # ------------------------------------------------------------------ files
     def image_reader(self):
         return run.check_file, ()
@@ -508,7 +324,7 @@ class FacesLab(Lab):
         self._clear_window()
         if self.form.value("mode") != "detect":
             self.form.set_value("mode", "detect")
-            self.tabs.setCurrentIndex(0)
+            self.tabs.setCurrentIndex(TAB_DETECT)
         self.reset()
 
     def restore_image_label(self) -> None:
@@ -535,7 +351,7 @@ class FacesLab(Lab):
         place_legend(self.photo_view.plot_item, "top")
 
     def main_plot(self):
-        return self.photo_view if self.tabs.currentIndex() != 1 else self.fpr_panel
+        return self.photo_view if self.tabs.currentIndex() != TAB_TRAIN else self.fpr_panel
 
     def user_data(self) -> dict:
         return {"path": self.image_path}
@@ -550,7 +366,8 @@ class FacesLab(Lab):
 
     def shutdown(self) -> None:
         super().shutdown()
-        run.clear_caches()  # what the runs kept for the next one does not outlive the lab
+        run.clear_caches()  # what the runs and side tasks kept for the next one does not outlive the lab
+        side_tasks.clear_caches()
 
     def export_rows(self):
         snap = self.runner.current
@@ -558,8 +375,3 @@ class FacesLab(Lab):
             return [], []
         header = ["row", "column", "height", "width", "merged windows"]
         return header, [[float(v) for v in b] for b in snap.boxes]
-
-
-def _lbp_job(source, scale_factor, min_neighbors):
-    photo = run.load_source(source)
-    return run.lbp_reference(photo.grey, scale_factor, min_neighbors)
