@@ -714,3 +714,19 @@ def test_file_objects_take_the_same_paths():
         _assert_same(got, expected)
     with pytest.raises(TypeError, match="text file object"):
         read_edge_list(io.BytesIO(b"1 2\n"))
+
+
+def test_csr_adjacency_from_sorted_links_equals_scipy_conversion(monkeypatch):
+    from smlengine.datasets import _edge_list_text
+
+    rng = np.random.default_rng(3)
+    cases = [([], [], 3), ([0], [0], 1), ([2, 2, 0], [1, 1, 2], 3)]
+    cases += [(rng.integers(0, n, e), rng.integers(0, n, e), n) for n, e in rng.integers(1, 80, size=(40, 2))]
+    sorted_links = [_edge_list_text.csr_adjacency(s, t, int(n)) for s, t, n in cases]
+    monkeypatch.setattr(_edge_list_text, "_MAX_SORTED_NODES", 0)  # scipy's conversion, summing duplicates
+    for (s, t, n), a in zip(cases, sorted_links):
+        b = _edge_list_text.csr_adjacency(s, t, int(n))
+        assert a.shape == b.shape == (n, n) and a.indptr.dtype == b.indptr.dtype and a.indices.dtype == b.indices.dtype
+        for part in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(a, part), getattr(b, part))
+        assert a.has_canonical_format and set(a.data) <= {1.0}
