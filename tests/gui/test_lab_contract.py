@@ -132,12 +132,13 @@ def _named(section: str) -> set[str]:
 
 
 def _overridden(cls) -> set[str]:
-    """Names a lab class (and its own helper bases) defines that its base lab class declares."""
+    """Names a lab class (and its own helper bases: the mixins of its folder that build a tab or
+    hold handlers) defines that its base lab class declares."""
     base = PointsLab if issubclass(cls, PointsLab) else Lab
     declared = set(dir(base))
     own = set()
     for klass in cls.__mro__:
-        if klass in (Lab, PointsLab) or not issubclass(klass, Lab):
+        if klass in (Lab, PointsLab) or not (issubclass(klass, Lab) or klass.__module__.startswith("app.labs.")):
             continue
         own |= set(vars(klass))
     qt = set(dir(QtWidgets.QWidget))

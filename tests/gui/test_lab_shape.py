@@ -1,6 +1,8 @@
 """Every lab package has one shape (docs/writing-a-lab.md, "Names"): ``lab.py``, ``run.py`` and
 ``maths.py``; ``lab.py`` imports its run and maths modules under their own names and starts its
-run through ``run.run_steps``; the snapshot types of ``run.py`` are named after the lab."""
+run through ``run.run_steps``; the snapshot types of ``run.py`` are named after the lab. The
+other modules of a lab folder are parts the lab class stands on (tabs, views, side tasks): each
+is used, none imports ``lab.py``, and the Qt-free modules import no Qt part."""
 
 import ast
 import importlib
@@ -52,9 +54,69 @@ def shape_problems(package: str, folder: Path | None = None, prefix: str = "") -
     return problems
 
 
+#: the Qt-free modules of a lab folder (pyproject.toml's import contract keeps Qt out of them)
+QT_FREE = ("run", "maths", "side_tasks")
+QT_MODULES = ("PySide6", "pyqtgraph", "superqt")
+#: modules of the application that bring Qt with them
+QT_KIT = ("lab", "points_lab", "lab_layout", "runner", "tasks", "style", "widgets")
+
+
+def _imports(path: Path) -> tuple[set[str], bool]:
+    """The sibling modules ``path`` imports (``from . import x``, ``from .x import y``) and whether
+    it imports Qt itself (PySide6, pyqtgraph, superqt or a Qt module of the application)."""
+    siblings, qt = set(), False
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            qt |= any(a.name.split(".")[0] in QT_MODULES for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            top = (node.module or "").split(".")[0]
+            if node.level == 0:
+                qt |= top in QT_MODULES
+            elif node.level == 1:
+                siblings |= {top} if top else {a.name for a in node.names}
+            elif node.level == 3:
+                qt |= top in QT_KIT or (not top and any(a.name in QT_KIT for a in node.names))
+    return siblings, qt
+
+
+def part_problems(folder: Path) -> list[str]:
+    """What in the lab folder's parts (its modules besides the four files) departs from the rules:
+    every part is imported by ``lab.py`` or by another part, no module imports ``lab.py`` (the lab
+    class stands on its parts), and ``run.py``, ``maths.py`` and ``side_tasks.py`` import no part
+    that brings Qt (the import contract lets Qt in through a sibling)."""
+    modules = {f.stem: _imports(f) for f in folder.glob("*.py") if f.stem != "__init__"}
+    problems = [f"{name}.py imports lab.py" for name, (siblings, _) in modules.items() if "lab" in siblings]
+    used = set().union(*(siblings - {name} for name, (siblings, _) in modules.items()))
+    problems += [f"{name}.py is imported by no other module of the lab" for name in modules
+                 if name not in ("lab", "run", "maths") and name not in used]
+    qt = {name for name, (_, own) in modules.items() if own}
+    grew = True
+    while grew:  # a part that imports a Qt part brings Qt too
+        more = {name for name, (siblings, _) in modules.items() if siblings & qt} - qt
+        qt |= more
+        grew = bool(more)
+    problems += [f"{name}.py imports the Qt part {part}.py" for name in QT_FREE if name in modules
+                 for part in sorted(modules[name][0] & qt)]
+    return problems
+
+
 @pytest.mark.parametrize("package", PACKAGES)
 def test_every_lab_has_the_shared_shape(package):
     assert shape_problems(package) == []
+    assert part_problems(LABS / package.rsplit(".", 1)[1]) == []
+
+
+def test_parts_off_the_rules_are_found(tmp_path):
+    """The parts check itself: a view that imports the lab class, an unused module, and a
+    side task that brings Qt in through a view."""
+    for name, text in {"lab.py": "from . import maths, run, tabs\n", "run.py": "", "maths.py": "",
+                       "tabs.py": "from PySide6 import QtWidgets\nfrom .lab import ExampleLab\n",
+                       "views.py": "from ...widgets.plots import PlotPanel\n",
+                       "side_tasks.py": "from .views import PlotPanel\n"}.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert sorted(part_problems(tmp_path)) == ["side_tasks.py imports the Qt part views.py",
+                                               "side_tasks.py is imported by no other module of the lab",
+                                               "tabs.py imports lab.py"]
 
 
 def test_a_lab_off_the_shape_is_found(tmp_path, monkeypatch):
