@@ -31,6 +31,14 @@ from nonfinite import EXPLAINED, non_finite
 
 from smlengine import grid, kernels, markov, model_selection, sampling
 from smlengine._params import Interval
+from smlengine import bayes
+from smlengine.bayes import (
+    BetaBernoulli,
+    DirichletMultinomial,
+    GaussianBayesClassifier,
+    MultinomialNaiveBayes,
+    NormalKnownVariance,
+)
 from smlengine.ensemble import AdaBoost, Bagging, RandomForest
 from smlengine.hmm import CategoricalHMM
 from smlengine.linear import Perceptron
@@ -179,6 +187,17 @@ REGISTRY = [
                                                      **{"M": 3.0, "random_state": 0, "n_steps": 3, **over}))),
     _fn(grid.grid_points, lambda over: grid.grid_points((0, 1, 0, 1), **over)),
     _fn(grid.decision_frame, lambda over: grid.decision_frame(lambda p: p[:, 0] - p[:, 1], (0, 1, 0, 1), **over)),
+    _est(BetaBernoulli, (Y2,)),
+    Entry("BetaBernoulli.credible_interval", BetaBernoulli, lambda over: BetaBernoulli().fit(Y2).credible_interval(
+        **over), only=("level",)),
+    _est(DirichletMultinomial, (Y3,), base={"alpha": [1.0, 2.0, 0.5]}),
+    _est(NormalKnownVariance, (X1[:, 0],)),
+    _est(GaussianBayesClassifier, (X3, Y3)),
+    _est(GaussianBayesClassifier, (X3, Y3), base={"covariance": "diagonal"}),
+    _est(GaussianBayesClassifier, (X3, Y3), base={"covariance": "shared"}),
+    _est(MultinomialNaiveBayes, (np.abs(X3), Y3)),
+    _fn(bayes.bayes_risk_2gauss, lambda over: bayes.bayes_risk_2gauss(
+        **{"mu0": [0.0, 0.0], "cov0": np.eye(2), "mu1": [1.0, 0.0], "cov1": 2 * np.eye(2), "prior1": 0.5, **over})),
     _fn(model_selection.kfold_indices, lambda over: model_selection.kfold_indices(**{"n": 10, "k": 3, **over})),
     _fn(model_selection.cross_val_error,
         lambda over: model_selection.cross_val_error(DecisionStump, X2, Y2, **{"random_state": 0, **over})),
