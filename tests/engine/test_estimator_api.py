@@ -38,6 +38,7 @@ from smlengine.bayes import (  # noqa: E402
     NormalKnownVariance,
 )
 from smlengine.ensemble import AdaBoost, Bagging, RandomForest  # noqa: E402
+from smlengine.gp import RBF, GaussianProcessRegressor, Linear, Periodic  # noqa: E402
 from smlengine.hmm import CategoricalHMM  # noqa: E402
 from smlengine.kmeans import KMeans  # noqa: E402
 from smlengine.linear import Perceptron  # noqa: E402
@@ -111,6 +112,8 @@ SUPERVISED = {
                         {"basis__degree": [1, 5], "regressor__alpha": [1e-3, 1.0]}),
     "GaussianBayesClassifier": (GaussianBayesClassifier(), MULTI, {"covariance": ["full", "shared", "diagonal"]}),
     "MultinomialNaiveBayes": (MultinomialNaiveBayes(), WORDS, {"alpha": [0.1, 1.0]}),
+    "GaussianProcessRegressor": (GaussianProcessRegressor(RBF(0.5), noise=0.01), CURVE,
+                                 {"kernel__length_scale": [0.05, 0.5], "noise": [1e-3, 1.0]}),
 }
 #: estimators of counts: a scaler in front would make them negative
 COUNT_DATA = {"MultinomialNaiveBayes"}
@@ -131,6 +134,8 @@ CLONE_ONLY = {
     "PottsGibbs": PottsGibbs(n_labels=3, means=[0.0, 0.5, 1.0], burn_in=2, random_state=0),
     "PolynomialBasis": PolynomialBasis(4, kind="legendre"),
     "GaussianBasis": GaussianBasis([0.1, 0.5], width=0.2),
+    "RBF": RBF(0.5, 2.0),
+    "Periodic * RBF + Linear": Periodic(1.0, 3.0) * RBF(4.0) + Linear(0.5, 0.1),
 }
 
 #: estimators that have no ``score`` yet: cross_val_score and GridSearchCV need one (e.g. the mean

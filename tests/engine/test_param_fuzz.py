@@ -40,6 +40,8 @@ from smlengine.bayes import (
     NormalKnownVariance,
 )
 from smlengine.ensemble import AdaBoost, Bagging, RandomForest
+from smlengine.gp import RBF as GPRBF
+from smlengine.gp import GaussianProcessRegressor, Linear, Matern, Periodic
 from smlengine.hmm import CategoricalHMM
 from smlengine.linear import Perceptron
 from smlengine.logistic import LogisticRegression
@@ -170,6 +172,13 @@ REGISTRY = [
     _est(PottsGibbs, None, base={"random_state": 0},
          fit=lambda est, extra: est.fit(IMAGE, **{"n_sweeps": 3, **extra}), method_params=("n_sweeps",)),
     _est(PageRank, (GRAPH,)),
+    _est(GaussianProcessRegressor, (X1, Y1), base={"kernel": GPRBF(0.2)}),
+    _est(GaussianProcessRegressor, (X1, Y1), base={"kernel": GPRBF(0.2), "optimize": True, "n_restarts": 1,
+                                                   "random_state": 0}),
+    Entry("GaussianProcessRegressor.sample_prior", GaussianProcessRegressor,
+          lambda over: GaussianProcessRegressor(GPRBF()).sample_prior(X1, **{"n_samples": 3, "random_state": 0,
+                                                                             **over}), only=("n_samples",)),
+    *(Entry(k.__name__, k, lambda over, k=k: k(**over)(X1)) for k in (GPRBF, Matern, Periodic, Linear)),
     _fn(kernels.rbf, lambda over: kernels.rbf(X2[:5], **over)),
     _fn(kernels.polynomial, lambda over: kernels.polynomial(X2[:5], **over)),
     Entry("make_kernel(rbf)", kernels.rbf, lambda over: kernels.make_kernel("rbf", **over)(X2[:5])),
