@@ -18,8 +18,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from .json_files import read_json_file
 
 #: largest session file (a lab full of points writes about 1.5 MB)
@@ -61,6 +59,8 @@ def autosave_path(lab_id: str) -> Path:
 
 
 def _to_jsonable(value):
+    import numpy as np  # deferred: the window paints before numpy is loaded (the labs load it)
+
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):

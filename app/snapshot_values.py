@@ -7,8 +7,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import numpy as np
-
 
 def numeric_values(snapshot, depth: int = 2) -> dict[str, float]:
     """The numbers a snapshot exposes: its public numeric fields (bools as 0/1), and those of
@@ -37,6 +35,8 @@ def _collect(obj, prefix: str, depth: int, out: dict[str, float]) -> None:
 
 
 def _number(value) -> float | None:
+    import numpy as np  # deferred: the window paints before numpy is loaded (the labs load it)
+
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
