@@ -1,16 +1,16 @@
 """The PageRank lab's graph picture: pages as discs sized and coloured by rank, links (a fixed
 sample while the layout moves), the surfers and their last moves, the highest-ranked pages
 labelled and links ending in arrowheads placed in pixels. ``GraphDrawing`` is mixed into the
-lab; its items are built in the lab's ``build_plots``."""
+lab: it builds the graph's panel (the lab's ``build_plots`` calls it) and draws on it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as theme
-from ...widgets.plots import PlotPanel
+from ...widgets.plots import PlotPanel, outside_legend
 
 LOG_MIN, LOG_MAX = -1.0, 2.0  # colour scale of log10(d · P_i)
 # While the force layout moves, the links are re-stroked every frame (Qt needs
@@ -69,6 +69,51 @@ class GraphPanel(PlotPanel):
 
 class GraphDrawing:
     """The graph picture's drawing, part of :class:`~app.labs.pagerank.lab.PageRankLab`."""
+
+    def _build_graph_panel(self) -> None:
+        """The graph: links, pages, the selected page, surfers and their last moves, the overlays
+        placed in pixels (labels, arrowheads, links between labelled pages), the key and the colour bar."""
+        self._brushes = viridis_brushes()
+        self.graph_plot = GraphPanel("Pages by rank", legend=False)
+        gp = self.graph_plot.plot_item
+        gp.setAspectLocked(True)
+        self.edge_item = pg.PlotCurveItem(connect="pairs", antialias=False)
+        self.edge_item.setZValue(0)
+        # 15,000 links take ~10 ms to stroke: cache the picture, it only changes with the layout.
+        self.edge_item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        gp.addItem(self.edge_item)
+        self.move_item = pg.PlotCurveItem(connect="pairs")
+        self.move_item.setZValue(5)
+        gp.addItem(self.move_item)
+        self.node_item = pg.ScatterPlotItem(hoverable=True, tip=self._tip, pxMode=True)
+        self.node_item.setZValue(10)
+        self.node_item.sigClicked.connect(self._node_clicked)
+        gp.addItem(self.node_item)
+        self.selected_item = pg.ScatterPlotItem(pxMode=True)
+        self.selected_item.setZValue(12)
+        gp.addItem(self.selected_item)
+        # its key is right before the first surfer moves: the stars' symbol and first colour
+        self.walker_item = pg.ScatterPlotItem(pxMode=True, symbol="star", brush=theme.CATEGORICAL[1])
+        self.walker_item.setZValue(20)
+        self.walker_item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        gp.addItem(self.walker_item)
+        # links between labelled pages (large graphs), arrowheads and page labels: placed in
+        # pixels, so they are recomputed whenever the view's transform changes
+        self.top_edge_item = pg.PlotCurveItem(connect="pairs")
+        self.top_edge_item.setZValue(1)
+        gp.addItem(self.top_edge_item, ignoreBounds=True)
+        self.arrow_item = QtWidgets.QGraphicsPathItem()
+        self.arrow_item.setZValue(8)
+        gp.addItem(self.arrow_item, ignoreBounds=True)
+        self.label_items: list[pg.TextItem] = []
+        gp.vb.sigTransformChanged.connect(self._place_overlays)
+        self.legend = outside_legend(gp, "top", columns=3)
+        self.legend.addItem(self.node_item, "page (size ∝ rank)")
+        self.legend.addItem(self.walker_item, "surfers")
+        self.legend.addItem(self.move_item, "last move")
+        self.colorbar = pg.ColorBarItem(values=(LOG_MIN, LOG_MAX), colorMap=pg.colormap.get("viridis"),
+                                        interactive=False, width=14)
+        gp.layout.addItem(self.colorbar, 2, 5)
 
     def _tip(self, x=0.0, y=0.0, data=0, **_kw) -> str:
         g = self._graph
