@@ -558,11 +558,14 @@ def _check_sample_size(X):
 
 
 def _draw(mean, cov, n_samples, random_state):
-    """mean + Q √Λ z with cov = QΛQᵀ (negative round-off eigenvalues as 0): exact even when cov is singular."""
+    """mean + S z with S = Q √Λ Qᵀ the symmetric square root of cov = QΛQᵀ (negative round-off
+    eigenvalues as 0): exact even when cov is singular, and S, unlike a Cholesky factor with jitter
+    or Q √Λ alone (whose columns may flip sign), changes continuously with cov, so the same seed
+    draws functions that change smoothly with the hyper-parameters."""
     rng = check_random_state(random_state)
     lam, Q = np.linalg.eigh(cov)
     z = rng.standard_normal((n_samples, len(mean))).T  # sample j is the same whatever the number drawn
-    return mean[:, None] + Q @ (np.sqrt(np.maximum(lam, 0.0))[:, None] * z)
+    return mean[:, None] + Q @ (np.sqrt(np.maximum(lam, 0.0))[:, None] * (Q.T @ z))
 
 
 # ----------------------------------------------------------------------------- the evidence map
@@ -613,8 +616,8 @@ class EvidenceSurface:
         self.param = param
         self._key, self._eigen = None, None
 
-    def __call__(self, kernel: Kernel) -> np.ndarray:
-        """(len(noises), len(values)): log p(y | X, θ) with ``param`` and σ² from the grid, the rest from ``kernel``."""
+    def _decomposed(self, kernel: Kernel):
+        """The scale v and, per value of the hyper-parameter, (λ, (Qᵀy)²) of the kernel at v = 1."""
         kernel.check()
         if self.param not in kernel.get_params(deep=True):
             raise ValueError(f"the kernel has no hyper-parameter {self.param!r}")
@@ -626,15 +629,38 @@ class EvidenceSurface:
             self._eigen = []
             for v in self.values:
                 lam, Q = np.linalg.eigh(unit.clone().set_params(**{self.param: float(v)}).gram(self.X, self.X))
-                self._eigen.append((lam, (Q.T @ self.y) ** 2))
+                self._eigen.append((np.maximum(lam, 0.0), (Q.T @ self.y) ** 2))
             self._key = key
-        n = len(self.y)
+        return scale, self._eigen
+
+    def __call__(self, kernel: Kernel) -> np.ndarray:
+        """(len(noises), len(values)): log p(y | X, θ) with ``param`` and σ² from the grid, the rest from ``kernel``."""
+        scale, eigen = self._decomposed(kernel)
         out = np.empty((len(self.noises), len(self.values)))
-        for j, (lam, u2) in enumerate(self._eigen):
-            total = scale * np.maximum(lam, 0.0)[None, :] + self.noises[:, None]
+        for j, (lam, u2) in enumerate(eigen):
+            total = scale * lam[None, :] + self.noises[:, None]
             with np.errstate(divide="ignore", invalid="ignore"):
                 out[:, j] = -0.5 * np.sum(u2 / total, axis=1) - 0.5 * np.sum(np.log(total), axis=1)
-        out -= 0.5 * n * _LOG_2PI
+        out -= 0.5 * len(self.y) * _LOG_2PI
         out[~np.isfinite(out)] = -np.inf
         return out
 
+    def terms(self, kernel: Kernel, noise: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """The evidence's data-fit and complexity terms along ``values`` at one σ², and its constant.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from smlengine.gp import EvidenceSurface, RBF
+        >>> X = np.linspace(0, 6, 15)[:, None]
+        >>> surface = EvidenceSurface(X, np.sin(X[:, 0]), values=[0.1, 1.0, 10.0], noises=[1e-2])
+        >>> fit, complexity, constant = surface.terms(RBF(), 1e-2)
+        >>> bool(fit[0] > fit[2]), bool(complexity[0] < complexity[2])  # short ℓ: fits better, costs more
+        (True, True)
+        """
+        scale, eigen = self._decomposed(kernel)
+        noise = float(check_param("noise", noise, [Interval(Real, 0, 1e10)]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fit = np.array([-0.5 * np.sum(u2 / (scale * lam + noise)) for lam, u2 in eigen])
+            complexity = np.array([-0.5 * np.sum(np.log(scale * lam + noise)) for lam, _ in eigen])
+        return fit, complexity, -0.5 * len(self.y) * _LOG_2PI

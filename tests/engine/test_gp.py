@@ -384,3 +384,24 @@ def test_params_clone_and_score(data1):
     assert twin.kernel is not gp.kernel and repr(twin) == repr(gp)
     assert gp.fit(X, y).score(X, y) > 0.9
     np.testing.assert_allclose(twin.fit(X, y).predict(Xt), gp.predict(Xt))
+
+
+def test_evidence_terms_along_the_map_equal_log_evidences_terms(data1):
+    X, y, _ = data1
+    values = np.geomspace(0.05, 5, 6)
+    surface = EvidenceSurface(X, y, values=values, noises=[0.01, 0.1])
+    fit, complexity, constant = surface.terms(RBF(1.0, 0.7), 0.1)
+    for j, v in enumerate(values):
+        e = log_evidence(X, y, RBF(v, 0.7), 0.1)
+        assert (fit[j], complexity[j], constant) == pytest.approx((e.data_fit, e.complexity, e.constant), rel=1e-9)
+    np.testing.assert_allclose(fit + complexity + constant, surface(RBF(1.0, 0.7))[1], rtol=1e-12)
+
+
+def test_the_same_seed_draws_functions_that_change_smoothly_with_the_kernel():
+    """ℓ from 0.05 to 0.5 in steps of 2 %: the functions of one seed move a little at each step
+    (the symmetric square root of K; its eigenvectors alone flip sign from one ℓ to the next)."""
+    Xs = np.linspace(0, 1, 80)[:, None]
+    f = [GaussianProcessRegressor(RBF(ell)).sample_prior(Xs, 5, random_state=4) for ell in np.geomspace(0.05, 0.5, 120)]
+    assert max(np.max(np.abs(a - b)) for a, b in zip(f, f[1:])) < 0.1
+    other = GaussianProcessRegressor(RBF(0.5)).sample_prior(Xs, 5, random_state=5)
+    assert np.max(np.abs(f[-1] - other)) > 1.0
