@@ -20,13 +20,8 @@ import smlengine
 
 ENGINE = Path(smlengine.__file__).resolve().parent
 
-# While the edge-list reader is being rewritten, its modules still share underscore names among
-# themselves (importer, source): these pairs, and only these, are not reported.
-PENDING = {
-    ("smlengine.datasets._graph", "smlengine.datasets._edge_list_text"),
-    ("smlengine.datasets._graph", "smlengine.datasets._html_links"),
-    ("smlengine.datasets._edge_list_numbers", "smlengine.datasets._edge_list_text"),
-}
+# Pairs (importer, source) allowed to share underscore names; none today.
+PENDING: set[tuple[str, str]] = set()
 
 
 def _private(name: str) -> bool:
