@@ -12,7 +12,6 @@ import os
 from typing import Callable, Iterator
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from smlengine.datasets import list_photos
@@ -20,14 +19,11 @@ from smlengine.datasets import list_photos
 from ... import style as theme
 from ...lab import Lab
 from ...widgets.params import Param
-from ...widgets.pages import page, splitter
-from ...widgets.plots import PlotPanel
 from . import maths, run, side_tasks
-from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, HISTOGRAM_CHOICES, INITS, METHODS
-from .tabs import COMPARE_TAB, LINK_TAB, PALETTE, ChooseKTab, CompareTab, LinkedViewsTab, RestartsTab
-from .views import SegmentView
+from .run import COLOUR_METHODS, EM_METHODS, FEATURE_CHOICES, HIST_METHODS, HISTOGRAM_CHOICES, INITS, MAX_K, METHODS
+from .side_tabs import ChooseKTab, CompareTab, RestartsTab
+from .tabs import COMPARE_TAB, LINK_TAB, PALETTE, PIXEL_TAB, LinkedViewsTab, PixelTab, SegmentationTab
 
-MAX_K = 12
 MAX_SEEDS = MAX_K
 DEFAULT_PHOTO = "textures"
 FILE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 7  # marks the Photo box entry of an opened file
@@ -37,7 +33,7 @@ def _for(*methods: str):
     return lambda v: v["method"] in methods
 
 
-class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
+class SegmentationLab(SegmentationTab, PixelTab, LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
     id = "segmentation"
     title = "Image segmentation"
     order = 50
@@ -136,128 +132,18 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         layout.addWidget(self.seed_hint)
 
     def build_plots(self) -> QtWidgets.QWidget:
-        # --- tab 1: photo, segmentation, objective, clusters
-        self.photo_view = SegmentView("Photo + segments")
-        self.seg_view = SegmentView("Segmentation")
-        self.objective_panel = PlotPanel("Log-likelihood", "iteration", "ℓ", legend=False)
-        self.objective = self.objective_panel.curve("objective")
-        self.cluster_panel = PlotPanel("Cluster histograms", "grey-level bin", "probability", legend=False)
-        self.cluster_bars: list[pg.BarGraphItem] = []
-        for k in range(MAX_K):
-            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.1)
-            self.cluster_panel.addItem(bar)
-            self.cluster_bars.append(bar)
-        self.swatches = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.8)
-        self.cluster_panel.addItem(self.swatches)
-        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        top.addWidget(self.photo_view)
-        top.addWidget(self.seg_view)
-        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        bottom.addWidget(self.objective_panel)
-        bottom.addWidget(self.cluster_panel)
-        main = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        main.addWidget(top)
-        main.addWidget(bottom)
-        main.setStretchFactor(0, 3)
-        main.setStretchFactor(1, 2)
-        main.setSizes([430, 280])
-
-        # --- tab 2: where EM is unsure, the clicked pixel
-        self.unc_view = SegmentView("Where EM is unsure", colormap="cividis")
-        self.pixel_panel = PlotPanel("Pixel (grey) vs t<sub>k</sub>", "grey-level bin", "fraction", legend=False)
-        self.pixel_bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.9)
-        self.pixel_panel.addItem(self.pixel_bars)
-        self.profile_curves = [self.pixel_panel.plot_item.plot([], [], stepMode="center") for _ in range(MAX_K)]
-        self.terms_panel = PlotPanel("Terms per cluster", "cluster k", "value", legend=False)
-        self.terms_bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.7)
-        self.terms_panel.addItem(self.terms_bars)
-        self.pixel_label = QtWidgets.QLabel()
-        self.pixel_label.setWordWrap(True)
-        self.pixel_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        right.addWidget(self.pixel_panel)
-        right.addWidget(self.terms_panel)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.pixel_label)
-        scroll.setMinimumHeight(60)
-        right.addWidget(scroll)
-        right.setSizes([260, 200, 110])
-        pixel_tab = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        pixel_tab.addWidget(self.unc_view)
-        pixel_tab.addWidget(right)
-
-        # --- tab 3: model order
-        self.order_button = QtWidgets.QPushButton("Compute (K = 2…8)")
-        self.order_button.setToolTip("BIC of the mixture fitted to all pixels and split-half stability of the "
-                                     "method, for K = 2 … 8 (on a worker thread)")
-        self.order_button.clicked.connect(self.run_model_order)
-        # No word wrap in the pages (a height-for-width label makes the page's scroll area
-        # give the page its full size hint): lines are broken with <br> instead.
-        self.order_label = QtWidgets.QLabel("BIC (lower is better) and prediction strength<br>"
-                                            "(the largest K above the dashed line is stable).")
-        self.order_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
-        self.bic_panel = PlotPanel("BIC", "K", "BIC", legend=False)
-        self.bic = self.bic_panel.curve("BIC")
-        self.stab_panel = PlotPanel("Stability", "K", "prediction strength", legend=False)
-        self.stab = self.stab_panel.curve("prediction strength")
-        self.stab_threshold = pg.InfiniteLine(pos=run.STRENGTH_THRESHOLD, angle=0, movable=False,
-                                              pen=pg.mkPen("#888888", style=QtCore.Qt.PenStyle.DashLine))
-        self.stab_panel.addItem(self.stab_threshold)
-        self.stab_errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), height=np.zeros(0))
-        self.stab_panel.addItem(self.stab_errors)
-        self.bic_best = pg.ScatterPlotItem()
-        self.stab_best = pg.ScatterPlotItem()
-        self.bic_panel.addItem(self.bic_best)
-        self.stab_panel.addItem(self.stab_best)
-        self.thumbs = SegmentView("Segments per K")
-        self.thumb_texts: list[pg.TextItem] = []
-        order_tab = page([self.order_button, (self.order_label, 1)],
-                         (splitter(False, self.bic_panel, self.stab_panel), 3), (self.thumbs, 2))
-
-        # --- tab 4: restarts and k-means++
-        self.restarts_button = QtWidgets.QPushButton("Run 20 restarts")
-        self.restarts_button.setToolTip("20 seeded k-means restarts on the run's features (on a worker thread): "
-                                        "how much do the final objectives differ?")
-        self.restarts_button.clicked.connect(self.run_restarts)
-        self.restarts_label = QtWidgets.QLabel("k-means finds a local minimum<br>that depends on the start.")
-        self.restarts_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
-        self.restarts_panel = PlotPanel("Final J", "restart", "J", legend=False)
-        self.restarts_points = pg.ScatterPlotItem()
-        self.restarts_panel.addItem(self.restarts_points)
-        self.d2_view = SegmentView("k-means++ D²", colormap="viridis")
-        self.d2_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-        self.d2_slider.setRange(1, 1)
-        self.d2_slider.setToolTip("Centres chosen so far: the map shows P(next centre = pixel) ∝ D(x)²")
-        self.d2_slider.valueChanged.connect(self._draw_d2)
-        self.d2_caption = QtWidgets.QLabel()
-        d2_box = QtWidgets.QWidget()
-        dl = QtWidgets.QVBoxLayout(d2_box)
-        dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(self.d2_view, 1)
-        srow = QtWidgets.QHBoxLayout()
-        srow.addWidget(self.d2_caption)
-        srow.addWidget(self.d2_slider, 1)
-        dl.addLayout(srow)
-        restarts_tab = page([self.restarts_button, (self.restarts_label, 1)],
-                            splitter(False, self.restarts_panel, d2_box, sizes=(400, 400), collapsible=False))
-
-        link_tab = self._build_link_tab()
-        compare_tab = self._build_compare_tab()
-
         self.tabs = QtWidgets.QTabWidget()
-        self.tabs.addTab(main, "Segmentation")
-        self.tabs.addTab(pixel_tab, "Unsure && pixel")
-        self.tabs.addTab(link_tab, "Feature space")
-        self.tabs.addTab(compare_tab, "k-means vs EM")
-        self.tabs.addTab(order_tab, "Choose K")
-        self.tabs.addTab(restarts_tab, "Restarts")
-        self.tabs.setTabToolTip(1, "Where EM is unsure, and what decides the cluster of a clicked pixel")
+        self.tabs.addTab(self._build_segmentation_tab(), "Segmentation")
+        self.tabs.addTab(self._build_pixel_tab(), "Unsure && pixel")
+        self.tabs.addTab(self._build_link_tab(), "Feature space")
+        self.tabs.addTab(self._build_compare_tab(), "k-means vs EM")
+        self.tabs.addTab(self._build_order_tab(), "Choose K")
+        self.tabs.addTab(self._build_restarts_tab(), "Restarts")
+        self.tabs.setTabToolTip(PIXEL_TAB, "Where EM is unsure, and what decides the cluster of a clicked pixel")
         self.tabs.setTabToolTip(LINK_TAB, "Linked views: brush pixels on the photo and see them in feature space, "
                                           "or brush the scatter and see the pixels")
         self.tabs.setTabToolTip(COMPARE_TAB, "k-means and the matching EM mixture from the same initial centres")
         self.tabs.currentChanged.connect(lambda _i: self._draw_link())
-
         for view in (self.photo_view, self.seg_view, self.unc_view, self.link_view):
             view.pixelClicked.connect(lambda r, c, b, v=view: self._pixel_clicked(v, r, c, b))
         self._update_method_widgets()
@@ -471,80 +357,12 @@ class SegmentationLab(LinkedViewsTab, CompareTab, ChooseKTab, RestartsTab, Lab):
         colors = ["#FFFFFF"] * used + [theme.CATEGORICAL[j % len(theme.CATEGORICAL)] for j in range(len(rc) - used)]
         self.photo_view.set_markers(rc, colors)
 
-    def _draw_clusters(self, ctx, eng) -> None:
-        s = theme.current()
-        k = ctx.n_clusters
-        profiles = run.cluster_profiles(ctx, eng)
-        if profiles is not None:
-            self.swatches.setOpts(x=np.zeros(0), height=np.zeros(0))
-            d = profiles.shape[1]
-            width = 0.9 / k
-            for j, bar in enumerate(self.cluster_bars):
-                if j < k:
-                    bar.setOpts(x=np.arange(d) + (j - (k - 1) / 2) * width, height=profiles[j], width=width,
-                                brush=pg.mkBrush(theme.CATEGORICAL[j % len(theme.CATEGORICAL)]), pen=pg.mkPen(None))
-                else:
-                    bar.setOpts(x=np.zeros(0), height=np.zeros(0))
-            return
-        for bar in self.cluster_bars:
-            bar.setOpts(x=np.zeros(0), height=np.zeros(0))
-        colours = run.centre_colours(ctx, eng)
-        share = (np.asarray(eng.weights) if hasattr(eng, "weights")
-                 else np.asarray(eng.counts, dtype=float) / max(1, int(np.sum(eng.counts))))
-        brushes = [pg.mkBrush(*(255 * c).astype(int)) for c in colours]
-        pens = [pg.mkPen(theme.CATEGORICAL[j % len(theme.CATEGORICAL)], width=4 * s.scale) for j in range(k)]
-        self.swatches.setOpts(x=np.arange(1, k + 1), height=share, width=0.8, brushes=brushes, pens=pens)
-
-    def _draw_pixel(self, snapshot) -> None:
-        ctx, eng = snapshot.ctx, snapshot.engine
-        sel = self.selected
-        for v in (self.photo_view, self.seg_view, self.unc_view):
-            v.set_cursor(*(sel if sel else (None, None)))
-        if sel is None or sel[0] >= ctx.shape[0] or sel[1] >= ctx.shape[1]:
-            self.terms_bars.setOpts(x=np.zeros(0), height=np.zeros(0))
-            self.pixel_bars.setOpts(x=np.zeros(0), height=np.zeros(0))
-            for c in self.profile_curves:
-                c.setData([], [])
-            self.pixel_label.setText(maths.pixel_html(None, ctx.method))
-            self.pixel_info = None
-            return
-        info = run.pixel_terms(ctx, eng, sel[0] * ctx.shape[1] + sel[1])
-        self.pixel_info = info
-        s = theme.current()
-        k = len(info["terms"])
-        terms = np.where(np.isfinite(info["terms"]), info["terms"], np.nan)
-        pens = [pg.mkPen(s.foreground, width=3 * s.scale) if j == info["label"] else pg.mkPen(None) for j in range(k)]
-        self.terms_bars.setOpts(x=np.arange(1, k + 1), height=np.nan_to_num(terms), width=0.7, pens=pens,
-                                brushes=[pg.mkBrush(theme.CATEGORICAL[j % len(theme.CATEGORICAL)]) for j in range(k)])
-        profiles = run.cluster_profiles(ctx, eng)
-        if profiles is not None:
-            if ctx.H is not None:
-                h = ctx.H.reshape(-1, ctx.H.shape[2])[info["index"]].astype(float)
-                h = h / h.sum()
-            else:
-                h = info["x"]
-            d = len(h)
-            self.pixel_bars.setOpts(x=np.arange(d), height=h, width=0.9, brush=pg.mkBrush(s.foreground + "40"),
-                                    pen=pg.mkPen(s.foreground + "90"))
-            edges = np.arange(d + 1) - 0.5
-            for j, c in enumerate(self.profile_curves):
-                if j < k:
-                    c.setData(edges, profiles[j], stepMode="center",
-                              pen=pg.mkPen(theme.CATEGORICAL[j % len(theme.CATEGORICAL)], width=s.line_width))
-                else:
-                    c.setData([], [])
-        self.pixel_label.setText(maths.pixel_html(info, ctx.method))
-
-    # ------------------------------------------------------------------ linked views
-    # ------------------------------------------------------------------ k-means versus EM
     # ------------------------------------------------------------------ maths
     def maths_html(self, snapshot) -> str:
         idx = self.runner.current_index
         previous = self.runner.timeline[idx - 1] if idx > 0 and self.runner.current is snapshot else None
         return maths.maths_html(snapshot, previous)
 
-    # ------------------------------------------------------------------ model order
-    # ------------------------------------------------------------------ restarts
     # ------------------------------------------------------------------ style, sessions, export
     def apply_style(self, s: theme.Style) -> None:
         for v in (self.photo_view, self.seg_view, self.unc_view, self.thumbs, self.d2_view, self.link_view,

@@ -36,6 +36,7 @@ EM_METHODS = ("multinomial", "gmm")
 INITS = [("random", "random"), ("k-means++", "k-means++"), ("clicked", "clicked seeds")]
 FEATURE_CHOICES = [("rgb", "RGB"), ("lab", "CIE-Lab"), ("rgb+xy", "RGB + position"), ("lab+xy", "Lab + position")]
 HISTOGRAM_CHOICES = [("grey+lbp", "grey + patterns"), ("grey", "grey levels")]
+MAX_K = 12  # the most clusters K (the lab makes the cluster bars and the pixel's profiles once for all)
 
 #: largest image a user file is decoded to (the live run downscales further to "Resolution")
 FILE_MAX_PIXELS = 1024 * 1024

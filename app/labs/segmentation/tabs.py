@@ -1,30 +1,153 @@
-"""The segmentation lab's side tabs, one class each, mixed into :class:`~.lab.SegmentationLab`:
-the linked views (brush the photo or the feature-space scatter), k-means versus EM from the
-same initial centres, choosing K (BIC and stability) and the k-means restarts with the D² map.
+"""The segmentation lab's tabs drawn from the run, one class each, mixed into
+:class:`~.lab.SegmentationLab`: the segmentation (photo and segments, the objective, the
+clusters), where EM is unsure with what decides a clicked pixel's cluster, and the linked views
+(brush the photo or the feature-space scatter). The side tasks' tabs are in :mod:`.side_tabs`.
 
-Each class holds its tab's handlers; the widgets live on the lab (built in ``build_plots``),
-so the lab's state stays in one place.
+Each class builds its tab and draws what the lab's ``render`` hands it; the lab's state stays
+on the lab.
 """
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
 from ...widgets.pages import page, splitter
 from ...widgets.plots import PlotPanel
-from . import maths, run, side_tasks
-from .run import EM_METHODS
+from . import maths, run
+from .run import MAX_K
 from .views import RectBrush, SegmentView, recolour_points
 
 PALETTE = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in theme.CATEGORICAL], dtype=np.uint8)
-LINK_TAB, COMPARE_TAB = 2, 3  # positions of the "Feature space" and "k-means vs EM" tabs
+PIXEL_TAB, LINK_TAB, COMPARE_TAB = 1, 2, 3  # positions of "Unsure & pixel", "Feature space" and "k-means vs EM"
 DIM_ALPHA = 45  # alpha of the scatter points outside a brushed selection
-DIFFER_RGB = (40, 40, 40)  # pixels where k-means and EM disagree (on light grey)
+
+
+class SegmentationTab:
+    """The photo with the segments over it, the segmentation, the objective and the clusters."""
+
+    def _build_segmentation_tab(self) -> QtWidgets.QWidget:
+        self.photo_view = SegmentView("Photo + segments")
+        self.seg_view = SegmentView("Segmentation")
+        self.objective_panel = PlotPanel("Log-likelihood", "iteration", "ℓ", legend=False)
+        self.objective = self.objective_panel.curve("objective")
+        self.cluster_panel = PlotPanel("Cluster histograms", "grey-level bin", "probability", legend=False)
+        self.cluster_bars: list[pg.BarGraphItem] = []
+        for k in range(MAX_K):
+            bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.1)
+            self.cluster_panel.addItem(bar)
+            self.cluster_bars.append(bar)
+        self.swatches = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.8)
+        self.cluster_panel.addItem(self.swatches)
+        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        top.addWidget(self.photo_view)
+        top.addWidget(self.seg_view)
+        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        bottom.addWidget(self.objective_panel)
+        bottom.addWidget(self.cluster_panel)
+        main = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        main.addWidget(top)
+        main.addWidget(bottom)
+        main.setStretchFactor(0, 3)
+        main.setStretchFactor(1, 2)
+        main.setSizes([430, 280])
+        return main
+
+    def _draw_clusters(self, ctx, eng) -> None:
+        s = theme.current()
+        k = ctx.n_clusters
+        profiles = run.cluster_profiles(ctx, eng)
+        if profiles is not None:
+            self.swatches.setOpts(x=np.zeros(0), height=np.zeros(0))
+            d = profiles.shape[1]
+            width = 0.9 / k
+            for j, bar in enumerate(self.cluster_bars):
+                if j < k:
+                    bar.setOpts(x=np.arange(d) + (j - (k - 1) / 2) * width, height=profiles[j], width=width,
+                                brush=pg.mkBrush(theme.CATEGORICAL[j % len(theme.CATEGORICAL)]), pen=pg.mkPen(None))
+                else:
+                    bar.setOpts(x=np.zeros(0), height=np.zeros(0))
+            return
+        for bar in self.cluster_bars:
+            bar.setOpts(x=np.zeros(0), height=np.zeros(0))
+        colours = run.centre_colours(ctx, eng)
+        share = (np.asarray(eng.weights) if hasattr(eng, "weights")
+                 else np.asarray(eng.counts, dtype=float) / max(1, int(np.sum(eng.counts))))
+        brushes = [pg.mkBrush(*(255 * c).astype(int)) for c in colours]
+        pens = [pg.mkPen(theme.CATEGORICAL[j % len(theme.CATEGORICAL)], width=4 * s.scale) for j in range(k)]
+        self.swatches.setOpts(x=np.arange(1, k + 1), height=share, width=0.8, brushes=brushes, pens=pens)
+
+
+class PixelTab:
+    """Where EM is unsure, and what decides the cluster of a clicked pixel (its log-terms per cluster)."""
+
+    def _build_pixel_tab(self) -> QtWidgets.QWidget:
+        self.unc_view = SegmentView("Where EM is unsure", colormap="cividis")
+        self.pixel_panel = PlotPanel("Pixel (grey) vs t<sub>k</sub>", "grey-level bin", "fraction", legend=False)
+        self.pixel_bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.9)
+        self.pixel_panel.addItem(self.pixel_bars)
+        self.profile_curves = [self.pixel_panel.plot_item.plot([], [], stepMode="center") for _ in range(MAX_K)]
+        self.terms_panel = PlotPanel("Terms per cluster", "cluster k", "value", legend=False)
+        self.terms_bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.7)
+        self.terms_panel.addItem(self.terms_bars)
+        self.pixel_label = QtWidgets.QLabel()
+        self.pixel_label.setWordWrap(True)
+        self.pixel_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        right.addWidget(self.pixel_panel)
+        right.addWidget(self.terms_panel)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.pixel_label)
+        scroll.setMinimumHeight(60)
+        right.addWidget(scroll)
+        right.setSizes([260, 200, 110])
+        pixel_tab = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        pixel_tab.addWidget(self.unc_view)
+        pixel_tab.addWidget(right)
+        return pixel_tab
+
+    def _draw_pixel(self, snapshot) -> None:
+        ctx, eng = snapshot.ctx, snapshot.engine
+        sel = self.selected
+        for v in (self.photo_view, self.seg_view, self.unc_view):
+            v.set_cursor(*(sel if sel else (None, None)))
+        if sel is None or sel[0] >= ctx.shape[0] or sel[1] >= ctx.shape[1]:
+            self.terms_bars.setOpts(x=np.zeros(0), height=np.zeros(0))
+            self.pixel_bars.setOpts(x=np.zeros(0), height=np.zeros(0))
+            for c in self.profile_curves:
+                c.setData([], [])
+            self.pixel_label.setText(maths.pixel_html(None, ctx.method))
+            self.pixel_info = None
+            return
+        info = run.pixel_terms(ctx, eng, sel[0] * ctx.shape[1] + sel[1])
+        self.pixel_info = info
+        s = theme.current()
+        k = len(info["terms"])
+        terms = np.where(np.isfinite(info["terms"]), info["terms"], np.nan)
+        pens = [pg.mkPen(s.foreground, width=3 * s.scale) if j == info["label"] else pg.mkPen(None) for j in range(k)]
+        self.terms_bars.setOpts(x=np.arange(1, k + 1), height=np.nan_to_num(terms), width=0.7, pens=pens,
+                                brushes=[pg.mkBrush(theme.CATEGORICAL[j % len(theme.CATEGORICAL)]) for j in range(k)])
+        profiles = run.cluster_profiles(ctx, eng)
+        if profiles is not None:
+            if ctx.H is not None:
+                h = ctx.H.reshape(-1, ctx.H.shape[2])[info["index"]].astype(float)
+                h = h / h.sum()
+            else:
+                h = info["x"]
+            d = len(h)
+            self.pixel_bars.setOpts(x=np.arange(d), height=h, width=0.9, brush=pg.mkBrush(s.foreground + "40"),
+                                    pen=pg.mkPen(s.foreground + "90"))
+            edges = np.arange(d + 1) - 0.5
+            for j, c in enumerate(self.profile_curves):
+                if j < k:
+                    c.setData(edges, profiles[j], stepMode="center",
+                              pen=pg.mkPen(theme.CATEGORICAL[j % len(theme.CATEGORICAL)], width=s.line_width))
+                else:
+                    c.setData([], [])
+        self.pixel_label.setText(maths.pixel_html(info, ctx.method))
 
 
 class LinkedViewsTab:
@@ -159,229 +282,3 @@ class LinkedViewsTab:
             idx = idx + len(PALETTE) * (~self.brush_mask[p.sub])
         recolour_points(self.scatter, self._scatter_lut, self._scatter_idx, idx)
         self._scatter_idx = idx
-
-
-class CompareTab:
-    """k-means and the matching EM mixture from the same initial centres, side by side."""
-
-    def _build_compare_tab(self) -> QtWidgets.QWidget:
-        """Both segmentation maps from the same initial centres, their curves and where they differ."""
-        self.compare_button = QtWidgets.QPushButton("Run both")
-        self.compare_button.setToolTip("k-means and the matching EM mixture (histograms: multinomial; colour: "
-                                       "Gaussian) from the same initial centres, on a worker thread")
-        self.compare_button.clicked.connect(self.run_compare)
-        self.compare_label = QtWidgets.QLabel(maths.compare_html(None))
-        self.compare_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
-                                         QtWidgets.QSizePolicy.Policy.Preferred)
-        self.km_view = SegmentView("k-means")
-        self.em_view = SegmentView("EM")
-        self.diff_view = SegmentView("Where they differ")
-        self.km_panel = PlotPanel("k-means", "iteration", "J", legend=False)
-        self.km_curve = self.km_panel.curve("J")
-        self.em_panel = PlotPanel("EM", "iteration", "ℓ", legend=False)
-        self.em_curve = self.em_panel.curve("ℓ")
-        maps = splitter(False, self.km_view, self.em_view, self.diff_view)
-        curves = splitter(False, self.km_panel, self.em_panel)
-        tab = page([self.compare_button, (self.compare_label, 1)],
-                   splitter(True, maps, curves, stretch=(3, 2), sizes=(330, 220)))
-        for v in (self.km_view, self.em_view, self.diff_view):
-            v.pixelClicked.connect(lambda r, c, b: self.inspect_pixel(r, c))
-        return tab
-
-    def run_compare(self) -> None:
-        params = self.params()
-        k = int(params["K"])
-        if params["init"] == "clicked" and len(self.seeds) < k:
-            self.compare_label.setText(f"⚠ Click {k} seed pixels on the photo first<br>(init = clicked seeds).")
-            return
-        self.compare_result = None
-        self.km_curve.clear()
-        self.em_curve.clear()
-        task = self.task("compare", on_item=self._compare_item, on_error=self._compare_failed,
-                         on_progress=self._compare_progress,
-                         on_done=lambda _r: self.compare_button.setEnabled(True))
-        task.start(side_tasks.compare, dict(params), int(self.seed), self.source(), [tuple(s) for s in self.seeds])
-        self.compare_button.setEnabled(False)
-        self.compare_label.setText("Running k-means, then EM …")
-
-    def _compare_progress(self, fraction: float, text: str) -> None:
-        if self.compare_result is None:
-            self.compare_label.setText(f"{text} ({100 * fraction:.0f}%)")
-
-    def _compare_item(self, res) -> None:
-        self.compare_result = res
-        k = len(res.rows)
-        w = res.shape[1]
-        rc = [(int(i) // w, int(i) % w) for i in res.rows]
-        km = res.kmeans_labels
-        self.km_view.set_image(run.label_colours(km, res.shape, PALETTE), key=id(km))
-        self.km_view.set_markers(rc, [theme.CATEGORICAL[j % len(theme.CATEGORICAL)] for j in range(k)])
-        self.km_curve.set(np.arange(len(res.kmeans_curve)), res.kmeans_curve)
-        em_name = "EM multinomial" if res.family == "hist" else "EM Gaussian"
-        self.km_view.set_title("k-means")
-        self.em_panel.set_labels(em_name)
-        if res.em_labels is not None:
-            perm = res.matching if res.matching is not None else side_tasks.matched_agreement(km, res.em_labels, k)[1]
-            matched = perm[res.em_labels]
-            self.em_view.set_image(run.label_colours(matched, res.shape, PALETTE), key=id(res.em_labels))
-            self.em_view.set_markers(rc, [theme.CATEGORICAL[int(perm[j]) % len(theme.CATEGORICAL)] for j in range(k)])
-            self.em_view.set_title("EM (matched)")
-            differ = (km != matched).reshape(res.shape)
-            img = np.full(res.shape + (3,), 235, np.uint8)
-            img[differ] = DIFFER_RGB
-            self.diff_view.set_image(img, key=("diff", id(res.em_labels)))
-            self.diff_view.set_title(f"Differ: {100 * differ.mean():.1f}%")
-            self.em_curve.set(np.arange(len(res.em_curve)), res.em_curve)
-        self.compare_label.setText(maths.compare_html(res))
-
-    def _compare_failed(self, message: str) -> None:
-        self.compare_button.setEnabled(True)
-        self.compare_label.setText(f"⚠ {html.escape(message)}")
-
-
-class ChooseKTab:
-    """Choosing K: BIC of the mixture per K with thumbnails, then split-half stability."""
-
-    def run_model_order(self) -> None:
-        params = self.params()
-        self._order_items = {}
-        self._order_stab = None
-        self.bic.clear()
-        self.stab.clear()
-        self.bic_best.setData([], [])
-        self.stab_best.setData([], [])
-        self.stab_errors.setData(x=np.zeros(0), y=np.zeros(0), height=np.zeros(0))
-        self.thumbs.set_image(np.zeros((1, 1, 3), np.uint8), key="empty")
-        for t in self.thumb_texts:
-            self.thumbs.removeItem(t)
-        self.thumb_texts = []
-        task = self.task("order", on_item=self._order_item, on_done=self._order_done,
-                         on_error=self._order_failed, on_progress=self._order_progress)
-        task.start(side_tasks.model_order, params["method"], dict(params), int(self.seed), self.source())
-        self.order_label.setText("Computing …")
-        self.order_button.setEnabled(False)
-        self._order_method = params["method"]
-
-    def _order_progress(self, fraction: float, text: str) -> None:
-        self.order_label.setText(f"{text} ({100 * fraction:.0f}%)")
-
-    def _order_item(self, item) -> None:
-        if isinstance(item, side_tasks.ModelOrderItem):
-            self._order_items[item.k] = item
-            ks = sorted(self._order_items)
-            self.bic.set(ks, [self._order_items[k].bic for k in ks])
-            self._draw_thumbs()
-        else:
-            self._order_stab = item
-            scores = np.asarray(item.strength)
-            ks = np.asarray(sorted(self._order_items), dtype=float)
-            done = ~np.all(np.isnan(scores), axis=1)
-            if ks.size == scores.shape[0] and done.any():
-                with np.errstate(all="ignore"):
-                    mean = np.nanmean(scores[done], axis=1)
-                self.stab.set(ks[done], mean)
-
-    def _draw_thumbs(self) -> None:
-        ks = sorted(self._order_items)
-        if not ks:
-            return
-        tiles = [run.label_colours(self._order_items[k].labels.ravel(), self._order_items[k].labels.shape, PALETTE)
-                 for k in ks]
-        h, w = tiles[0].shape[:2]
-        gap = max(2, w // 16)
-        mosaic = np.full((h, len(tiles) * (w + gap) - gap, 3), 255, np.uint8)
-        for i, t in enumerate(tiles):
-            mosaic[:, i * (w + gap): i * (w + gap) + w] = t
-        self.thumbs.set_image(mosaic, key=("thumbs", tuple(ks)))
-        s = theme.current()
-        while len(self.thumb_texts) < len(ks):
-            t = pg.TextItem(anchor=(0.5, 0.0), fill=pg.mkBrush("#FFFFFFB0"))
-            self.thumbs.addItem(t)
-            self.thumb_texts.append(t)
-        for i, (k, t) in enumerate(zip(ks, self.thumb_texts)):
-            t.setHtml(f"<span style='font-size:{s.font_pt:.0f}pt; color:#000'>K = {k}</span>")
-            t.setPos(i * (w + gap) + w / 2, 0)
-
-    def _order_done(self, _result) -> None:
-        self.order_button.setEnabled(True)
-        s = theme.current()
-        parts = []
-        if self._order_items:
-            ks = sorted(self._order_items)
-            bics = [self._order_items[k].bic for k in ks]
-            kb = ks[int(np.argmin(bics))]
-            self.bic_best.setData([kb], [min(bics)], symbol="star", size=s.marker_size * 2.4,
-                                  brush=pg.mkBrush(theme.OKABE_ITO["vermillion"]), pen=pg.mkPen(s.foreground))
-            parts.append(f"BIC chooses <b>K = {kb}</b>")
-            self.chosen_k_bic = kb
-        stab = self._order_stab
-        if stab is not None and stab.result is not None:
-            res = stab.result
-            kc = res.chosen_k(run.STRENGTH_THRESHOLD)
-            ks_ = np.asarray(res.ks)
-            i = int(np.flatnonzero(ks_ == kc)[0])
-            se = np.asarray(res.strength) - res.strength_lower
-            self.stab_errors.setData(x=np.asarray(ks_, float), y=np.asarray(res.strength, float), height=2 * se,
-                                     beam=0.15, pen=pg.mkPen(s.foreground, width=s.scale))
-            self.stab_best.setData([kc], [float(res.strength[i])], symbol="star",
-                                   size=s.marker_size * 2.4, brush=pg.mkBrush(theme.OKABE_ITO["vermillion"]),
-                                   pen=pg.mkPen(s.foreground))
-            parts.append(f"stability chooses <b>K = {kc}</b>")
-            self.chosen_k_stability = kc
-        note = "" if self._order_method in EM_METHODS else " (BIC of the matching mixture)"
-        shown = self._order_items.get(getattr(self, "chosen_k_bic", None)) if self._order_items else None
-        self.order_label.setText(", ".join(parts) + note + "<br>" + maths.order_html(shown))
-
-    def _order_failed(self, message: str) -> None:
-        self.order_button.setEnabled(True)
-        self.order_label.setText(f"⚠ {html.escape(message)}")
-
-
-class RestartsTab:
-    """Seeded k-means restarts (their objectives and distinct solutions) and the k-means++ D² map."""
-
-    def run_restarts(self) -> None:
-        params = self.params()
-        self._restarts = None
-        self.restarts_points.setData([], [])
-        task = self.task("restarts", on_item=self._restarts_item, on_error=self._restarts_failed,
-                         on_done=lambda _r: self.restarts_button.setEnabled(True))
-        task.start(side_tasks.restarts, params["method"], dict(params), int(self.seed), self.source(), 20)
-        self.restarts_button.setEnabled(False)
-        self.restarts_label.setText("Running restarts …")
-
-    def _restarts_item(self, res) -> None:
-        self._restarts = res
-        s = theme.current()
-        x = np.arange(1, len(res.inertias) + 1)
-        brushes = [pg.mkBrush(theme.CATEGORICAL[int(i) % len(theme.CATEGORICAL)]) for i in res.solution_ids]
-        self.restarts_points.setData(x=x, y=res.inertias, brush=brushes, size=s.marker_size * 1.4,
-                                     pen=pg.mkPen(s.foreground, width=s.scale))
-        if len(res.inertias):
-            lo, hi = float(np.min(res.inertias)), float(np.max(res.inertias))
-            text = (f"{len(res.inertias)} restarts ({res.init}): <b>{res.n_distinct} distinct solution"
-                    f"{'s' if res.n_distinct != 1 else ''}</b> (colours)<br>best J = {lo:.5g}, worst {hi:.5g} "
-                    f"(+{100 * (hi - lo) / max(lo, 1e-300):.2f}%)")
-            self.restarts_label.setText(text)
-        k = len(res.maps) + 1
-        self.d2_slider.setRange(1, max(1, k - 1))
-        self._draw_d2()
-
-    def _restarts_failed(self, message: str) -> None:
-        self.restarts_button.setEnabled(True)
-        self.restarts_label.setText(f"⚠ {html.escape(message)}")
-
-    def _draw_d2(self, *_args) -> None:
-        res = self._restarts
-        if res is None or not res.maps:
-            self.d2_caption.setText("")
-            return
-        j = min(self.d2_slider.value(), len(res.maps))
-        p = res.maps[j - 1]
-        self.d2_view.set_image(p.astype(np.float32), key=(id(res.maps), j), levels=(0.0, float(p.max()) or 1.0))
-        w = res.shape[1]
-        rc = [(int(i) // w, int(i) % w) for i in res.chosen[:j]]
-        self.d2_view.set_markers(rc, [theme.CATEGORICAL[i % len(theme.CATEGORICAL)] for i in range(j)])
-        nxt = int(res.chosen[j])
-        self.d2_view.set_cursor(nxt // w, nxt % w)
-        self.d2_caption.setText(f"{j} centre{'s' if j > 1 else ''} chosen")
