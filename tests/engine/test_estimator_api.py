@@ -47,6 +47,7 @@ from smlengine.markov import PageRank  # noqa: E402
 from smlengine.mixture import GaussianMixture  # noqa: E402
 from smlengine.mrf import PottsGibbs  # noqa: E402
 from smlengine.multinomial import MultinomialMixture  # noqa: E402
+from smlengine.neural import MLPClassifier  # noqa: E402
 from smlengine.ngram import NGramModel, tokenize  # noqa: E402
 from smlengine.regression import (  # noqa: E402
     BasisRegression,
@@ -57,6 +58,7 @@ from smlengine.regression import (  # noqa: E402
     Ridge,
 )
 from smlengine.sampling import MetropolisHastings  # noqa: E402
+from smlengine.spectral import CCA, FisherLDA, KernelPCA, SpectralClustering  # noqa: E402
 from smlengine.svm import SVM  # noqa: E402
 from smlengine.trees import DecisionStump, DecisionTree  # noqa: E402
 
@@ -114,6 +116,8 @@ SUPERVISED = {
     "MultinomialNaiveBayes": (MultinomialNaiveBayes(), WORDS, {"alpha": [0.1, 1.0]}),
     "GaussianProcessRegressor": (GaussianProcessRegressor(RBF(0.5), noise=0.01), CURVE,
                                  {"kernel__length_scale": [0.05, 0.5], "noise": [1e-3, 1.0]}),
+    "MLPClassifier": (MLPClassifier((6,), solver="adam", learning_rate=0.05, max_iter=60, random_state=0), MULTI,
+                      {"alpha": [1e-4, 10.0]}),
 }
 #: estimators of counts: a scaler in front would make them negative
 COUNT_DATA = {"MultinomialNaiveBayes"}
@@ -136,6 +140,10 @@ CLONE_ONLY = {
     "GaussianBasis": GaussianBasis([0.1, 0.5], width=0.2),
     "RBF": RBF(0.5, 2.0),
     "Periodic * RBF + Linear": Periodic(1.0, 3.0) * RBF(4.0) + Linear(0.5, 0.1),
+    "FisherLDA": FisherLDA(1),
+    "SpectralClustering": SpectralClustering(3, affinity="knn", random_state=0),
+    "KernelPCA": KernelPCA(2, kernel="poly", gamma=0.5),
+    "CCA": CCA(2),
 }
 
 #: estimators that have no ``score`` yet: cross_val_score and GridSearchCV need one (e.g. the mean
