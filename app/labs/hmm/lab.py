@@ -6,131 +6,21 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 from app import style as theme
 from app.lab import Lab
 from app.widgets.params import Param
-from app.widgets.plots import PlotPanel
 
 from . import maths, run
+from .editor import ModelEditor
+from .tabs import FilterTab, LearningTab, TrellisTab
+from .views import DIE_GLYPHS, PATH_COLOR, ROLL_SPAN, ROLL_Y0, STATE_COLORS, roll_height
 
-DIE_GLYPHS = "⚀⚁⚂⚃⚄⚅"
-STATE_COLORS = (theme.OKABE_ITO["sky_blue"], theme.OKABE_ITO["orange"])  # fair / vowel, loaded / consonant
-PATH_COLOR = theme.OKABE_ITO["vermillion"]
 LETTERS_SHOWN = 80  # letters shown by default (the letter model switches state every letter or two)
-ROLL_Y0, ROLL_SPAN = 1.14, 0.6  # the rolls' strip above the probabilities: symbol 0 at ROLL_Y0
 
 
-def roll_height(symbols, n_symbols: int) -> np.ndarray:
-    """Where a symbol's dot sits in the strip above the probabilities."""
-    return ROLL_Y0 + ROLL_SPAN * np.asarray(symbols, dtype=float) / max(n_symbols - 1, 1)
-
-
-def _rgba(color: str, alpha: int = 255) -> tuple:
-    c = QtGui.QColor(color)
-    return c.red(), c.green(), c.blue(), alpha
-
-
-class _Note(QtWidgets.QLabel):
-    """A wrapped note under a plot that takes ``lines`` lines: it reports no height-for-width, so
-    the scroll area around a tab page sizes the page from its minimum, not from the plots' hints."""
-
-    def __init__(self, lines: int = 2):
-        super().__init__()
-        self.lines = lines
-        self.setWordWrap(True)
-        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
-
-    def hasHeightForWidth(self) -> bool:  # Qt's name
-        return False
-
-    def sizeHint(self):  # Qt's name
-        return QtCore.QSize(100, self.lines * self.fontMetrics().lineSpacing() + 4)
-
-    def minimumSizeHint(self):  # Qt's name
-        return self.sizeHint()
-
-
-class _Band(pg.ImageItem):
-    """A one-row image of states along t (one cell per step) between y0 and y1."""
-
-    def __init__(self, y0: float, y1: float):
-        super().__init__()
-        self.y0, self.y1 = y0, y1
-        self.states = np.zeros(0, dtype=np.int64)
-        self.setZValue(-1)
-
-    def set_states(self, states: np.ndarray, shown: int) -> None:
-        states = np.asarray(states, dtype=np.int64)
-        self.states = states[:shown]
-        T = states.shape[0]
-        img = np.zeros((T, 1, 4), dtype=np.ubyte)
-        for k, color in enumerate(STATE_COLORS):
-            img[states == k, 0] = _rgba(color, 230)
-        img[shown:] = 0
-        self.setImage(img, levels=(0, 255))
-        self.setRect(QtCore.QRectF(0.5, self.y0, T, self.y1 - self.y0))
-
-
-class MatrixView(PlotPanel):
-    """A probability matrix as a heat map with its numbers written in small matrices."""
-
-    LEFT_AXIS_EM = 5.0  # room for the state names
-    def __init__(self, title: str, x_label: str, y_label: str):
-        super().__init__(title, x_label, y_label, legend=False)
-        self.image = pg.ImageItem()
-        self.image.setLookupTable(pg.colormap.get("viridis").getLookupTable(nPts=256))
-        self.plot_item.addItem(self.image)
-        self.plot_item.invertY(True)
-        self.plot_item.setMouseEnabled(False, False)
-        self.plot_item.hideButtons()
-        self.texts: list[pg.TextItem] = []
-        self.values = np.zeros((0, 0))
-        self.setMinimumHeight(90)
-
-    def _fit_height(self, s: theme.Style) -> None:
-        self.setMinimumHeight(int(s.font_pt * 1.33 * 6))
-
-    def set_labels(self, rows, cols) -> None:
-        left, bottom = self.plot_item.getAxis("left"), self.plot_item.getAxis("bottom")
-        left.setTicks([[(i, str(r)) for i, r in enumerate(rows)]])
-        cols = [c if len(str(c)) <= 6 else str(c)[:4] + "." for c in cols]  # column labels share a cell's width
-        if len(cols) > 8:  # many symbols: name the vowels only
-            cols_shown = [(i, str(c)) for i, c in enumerate(cols) if str(c) in run.VOWELS]
-        else:
-            cols_shown = [(i, str(c)) for i, c in enumerate(cols)]
-        bottom.setTicks([cols_shown])
-
-    def set_matrix(self, values: np.ndarray, top: float = 1.0) -> None:
-        """Draw ``values`` with the colour scale 0..top (learned and true matrices share one)."""
-        values = np.asarray(values, dtype=float)
-        self.values = values
-        K, M = values.shape
-        self.image.setImage(values.T, levels=(0.0, top), autoLevels=False)
-        self.image.setRect(QtCore.QRectF(-0.5, -0.5, M, K))
-        self.plot_item.setRange(xRange=(-0.5, M - 0.5), yRange=(-0.5, K - 0.5), padding=0)
-        want = K * M if M <= 3 else 0  # numbers where the cells are wide enough to hold them
-        while len(self.texts) < want:
-            item = pg.TextItem("", anchor=(0.5, 0.5))
-            self.plot_item.addItem(item)
-            self.texts.append(item)
-        s = theme.current()
-        font = QtGui.QFont()
-        font.setPointSizeF(s.font_pt * 0.85)
-        for i, item in enumerate(self.texts):
-            if i >= want:
-                item.setVisible(False)
-                continue
-            r, c = divmod(i, M)
-            v = values[r, c]
-            item.setText(f"{v:.2f}", color="#000000" if v > 0.55 * top else "#FFFFFF")
-            item.setFont(font)
-            item.setPos(c, r)
-            item.setVisible(True)
-
-
-class HMMLab(Lab):
+class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
     id = "hmm"
     title = "Hidden Markov models"
     order = 75
@@ -171,120 +61,7 @@ class HMMLab(Lab):
 
     # ------------------------------------------------------------------ controls
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
-        box = QtWidgets.QGroupBox("Edited model (columns: fair, loaded)")
-        self.editor_box = box
-        grid = QtWidgets.QGridLayout(box)
-        grid.setContentsMargins(4, 4, 4, 4)
-        self.editors: dict[tuple, QtWidgets.QDoubleSpinBox] = {}
-        rows = [("π (start)", "startprob", None)]
-        rows += [(f"A: → {name}", "transmat", k) for k, name in enumerate(("fair", "loaded"))]
-        rows += [(f"B: face {f}", "emissionprob", int(f) - 1) for f in run.FACES]
-        for r, (label, key, index) in enumerate(rows):
-            grid.addWidget(QtWidgets.QLabel(label), r, 0)
-            for j in range(2):
-                spin = QtWidgets.QDoubleSpinBox()
-                spin.setRange(0.0, 1.0)
-                spin.setDecimals(3)
-                spin.setSingleStep(0.01)
-                spin.setKeyboardTracking(False)
-                spin.setToolTip("Each column's π row, A rows and B rows must sum to 1 (Normalise fixes it)")
-                spin.valueChanged.connect(lambda value, key=key, j=j, index=index: self._edited(key, j, index, value))
-                grid.addWidget(spin, r, 1 + j)
-                self.editors[(key, j, index)] = spin
-        # the knobs of the casino's lesson as sliders that keep every row summing to one
-        self.sliders: dict[str, tuple[QtWidgets.QSlider, QtWidgets.QLabel]] = {}
-        knobs = [("fair_to_loaded", "fair → loaded", 500), ("loaded_to_fair", "loaded → fair", 500),
-                 ("loaded_six", "loaded P(6)", 1000)]
-        r = len(rows)
-        for name, label, top in knobs:
-            slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-            slider.setRange(0, top)
-            slider.setToolTip(f"{label}: drag, or use the arrow keys (the other entries of the row follow)")
-            value = QtWidgets.QLabel()
-            grid.addWidget(QtWidgets.QLabel(label), r, 0)
-            grid.addWidget(slider, r, 1)
-            grid.addWidget(value, r, 2)
-            slider.valueChanged.connect(lambda pos, name=name: self._slid(name, pos))
-            slider.sliderReleased.connect(lambda name=name: self._slid(name, self.sliders[name][0].value()))
-            self.sliders[name] = (slider, value)
-            r += 1
-        buttons = QtWidgets.QHBoxLayout()
-        self.normalise_button = QtWidgets.QPushButton("Normalise")
-        self.normalise_button.setToolTip("Scale every distribution so that it sums to 1")
-        self.normalise_button.clicked.connect(self.normalise)
-        self.casino_button = QtWidgets.QPushButton("Casino")
-        self.casino_button.setToolTip("Put the dishonest casino's numbers back")
-        self.casino_button.clicked.connect(lambda: self.set_matrices(run.casino_matrices()))
-        buttons.addWidget(self.normalise_button)
-        buttons.addWidget(self.casino_button)
-        grid.addLayout(buttons, r, 0, 1, 3)
-        layout.addWidget(box)
-        self._load_editors()
-        self.form.changed.connect(lambda *_: self._editor_visibility())
-        self._editor_visibility()
-
-    def _editor_visibility(self) -> None:
-        v = self.form.values()
-        self.editor_box.setVisible(v["preset"] == "custom" or (v["bw_start"] == "editor" and v["preset"] != "letters"))
-
-    def _load_editors(self) -> None:
-        for (key, j, index), spin in self.editors.items():
-            m = self.matrices[key]
-            value = m[j] if key == "startprob" else (m[j][index])
-            spin.blockSignals(True)
-            spin.setValue(float(value))
-            spin.blockSignals(False)
-        A, B = self.matrices["transmat"], self.matrices["emissionprob"]
-        for name, value in (("fair_to_loaded", A[0][1]), ("loaded_to_fair", A[1][0]), ("loaded_six", B[1][5])):
-            slider, label = self.sliders[name]
-            slider.blockSignals(True)
-            slider.setValue(int(round(1000 * min(max(float(value), 0.0), 1.0))))
-            slider.blockSignals(False)
-            label.setText(f"{float(value):.3f}")
-
-    def _slid(self, name: str, pos: int) -> None:
-        """A slider moved: set its entry and the rest of its row (a drag applies on release)."""
-        slider, label = self.sliders[name]
-        v = pos / 1000.0
-        label.setText(f"{v:.3f}")
-        if slider.isSliderDown():
-            return
-        m = {k: np.asarray(a, dtype=float) for k, a in self.matrices.items()}
-        if name == "fair_to_loaded":
-            m["transmat"][0] = [1.0 - v, v]
-        elif name == "loaded_to_fair":
-            m["transmat"][1] = [v, 1.0 - v]
-        else:
-            m["emissionprob"][1] = [(1.0 - v) / 5] * 5 + [v]
-        self.set_matrices(m)
-
-    def _edited(self, key: str, j: int, index, value: float) -> None:
-        if key == "startprob":
-            self.matrices[key][j] = float(value)
-        else:
-            self.matrices[key][j][index] = float(value)
-        if self._uses_editor():
-            self.reset()
-
-    def _uses_editor(self) -> bool:
-        v = self.form.values()
-        return v["preset"] == "custom" or (v["bw_start"] == "editor" and v["preset"] != "letters")
-
-    def normalise(self) -> None:
-        m = self.matrices
-        out = {}
-        for key in ("startprob", "transmat", "emissionprob"):
-            a = np.asarray(m[key], dtype=float)
-            sums = a.sum(axis=-1, keepdims=True)
-            a = np.where(sums > 0, a / np.where(sums > 0, sums, 1.0), 1.0 / a.shape[-1])
-            out[key] = a.tolist()
-        self.set_matrices(out)
-
-    def set_matrices(self, matrices: dict) -> None:
-        self.matrices = {k: np.asarray(v, dtype=float).tolist() for k, v in matrices.items()}
-        self._load_editors()
-        if self._uses_editor():
-            self.reset()
+        self._build_editor(layout)
 
     # ------------------------------------------------------------------ plots
     def build_plots(self) -> QtWidgets.QWidget:
@@ -294,93 +71,6 @@ class HMMLab(Lab):
         self.tabs.addTab(self._build_learn_tab(), "Learning")
         self.tabs.setCurrentIndex(self.screenshot_tab)
         return self.tabs
-
-    def _build_filter_tab(self) -> QtWidgets.QWidget:
-        page = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(page)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.strip = QtWidgets.QLabel()
-        self.strip.setToolTip("The latest symbols, coloured by the true hidden state")
-        self.strip.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.strip.setMinimumWidth(10)
-        self.strip.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
-        lay.addWidget(self.strip)
-        # One plot, so that it keeps most of a projector's height: the rolls as dots above the
-        # probabilities (their face on the right axis), the true die as a band below them. No
-        # legend box: the note under the plot names curves and colours (a box beside a narrow
-        # plot would take its room, one over it would cover data).
-        self.prob_panel = PlotPanel("P(loaded | rolls so far)", "roll t", "probability", legend=False)
-        self.rolls_scatter = pg.ScatterPlotItem(pxMode=True)
-        self.prob_panel.plot_item.addItem(self.rolls_scatter)
-        self.prob_panel.plot_item.showAxis("right")
-        self.filter_curve = self.prob_panel.curve("filtered")
-        self.smooth_curve = self.prob_panel.curve("smoothed")
-        self.prob_band = _Band(-0.16, -0.04)  # the truth
-        self.rolls_band = self.prob_band
-        self.viterbi_band = _Band(-0.32, -0.20)  # the Viterbi path, once the sequence has ended
-        self.prob_panel.plot_item.addItem(self.prob_band)
-        self.prob_panel.plot_item.addItem(self.viterbi_band)
-        self.prob_panel.plot_item.setMouseEnabled(x=True, y=False)
-        self.prob_panel.plot_item.enableAutoRange(False)
-        self.prob_panel.plot_item.setYRange(-0.34, ROLL_Y0 + ROLL_SPAN + 0.06, padding=0)
-        self.prob_panel.plot_item.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")]])
-        self.error_label = _Note(3)
-        lay.addWidget(self.prob_panel, 1)
-        lay.addWidget(self.error_label)
-        return page
-
-    def _build_trellis_tab(self) -> QtWidgets.QWidget:
-        page = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(page)
-        lay.setContentsMargins(0, 0, 0, 0)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(QtWidgets.QLabel("Window starts at t ="))
-        self.window_box = QtWidgets.QSpinBox()
-        self.window_box.setRange(1, 1)
-        self.window_box.setToolTip(f"The {run.WINDOW} trellis columns shown (after the back-track)")
-        self.window_box.valueChanged.connect(lambda *_: self._draw_trellis(self.runner.current))
-        row.addWidget(self.window_box)
-        row.addStretch(1)
-        lay.addLayout(row)
-        self.trellis_panel = PlotPanel(f"Viterbi trellis, {run.WINDOW} steps", "step t", "state", legend=False)
-        pi = self.trellis_panel.plot_item
-        pi.setMouseEnabled(False, False)
-        pi.hideButtons()
-        self.trellis_edges = pg.PlotCurveItem(connect="pairs")
-        self.trellis_path = pg.PlotCurveItem()
-        self.trellis_nodes = pg.ScatterPlotItem(pxMode=True)
-        for item in (self.trellis_edges, self.trellis_path, self.trellis_nodes):
-            pi.addItem(item)
-        self.trellis_symbols: list[pg.TextItem] = []
-        for _ in range(run.WINDOW):
-            t = pg.TextItem("", anchor=(0.5, 1.0))
-            pi.addItem(t)
-            self.trellis_symbols.append(t)
-        self.trellis_label = _Note()
-        lay.addWidget(self.trellis_panel, 1)
-        lay.addWidget(self.trellis_label)
-        return page
-
-    def _build_learn_tab(self) -> QtWidgets.QWidget:
-        page = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(page)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.A_learned = MatrixView("A learned", "", "")
-        self.A_true = MatrixView("A true", "", "")
-        self.B_learned = MatrixView("B learned", "", "")
-        self.B_true = MatrixView("B true", "", "")
-        grid = QtWidgets.QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(self.A_learned, 0, 0)
-        grid.addWidget(self.A_true, 0, 1)
-        grid.addWidget(self.B_learned, 1, 0)
-        grid.addWidget(self.B_true, 1, 1)
-        self.ll_panel = PlotPanel("Log-likelihood per iteration", "iteration", "log P(x)", legend_corner="top")
-        self.learn_label = _Note(3)
-        lay.addLayout(grid, 2)
-        lay.addWidget(self.ll_panel, 2)
-        lay.addWidget(self.learn_label)
-        return page
 
     def on_param_changed(self, name: str) -> None:
         """A new preset brings its own default length: letters switch state almost every
