@@ -58,6 +58,7 @@ from smlengine.regression import (  # noqa: E402
     Ridge,
 )
 from smlengine.sampling import MetropolisHastings  # noqa: E402
+from smlengine.spectral import CCA, FisherLDA, KernelPCA, SpectralClustering  # noqa: E402
 from smlengine.svm import SVM  # noqa: E402
 from smlengine.trees import DecisionStump, DecisionTree  # noqa: E402
 
@@ -139,6 +140,10 @@ CLONE_ONLY = {
     "GaussianBasis": GaussianBasis([0.1, 0.5], width=0.2),
     "RBF": RBF(0.5, 2.0),
     "Periodic * RBF + Linear": Periodic(1.0, 3.0) * RBF(4.0) + Linear(0.5, 0.1),
+    "FisherLDA": FisherLDA(1),
+    "SpectralClustering": SpectralClustering(3, affinity="knn", random_state=0),
+    "KernelPCA": KernelPCA(2, kernel="poly", gamma=0.5),
+    "CCA": CCA(2),
 }
 
 #: estimators that have no ``score`` yet: cross_val_score and GridSearchCV need one (e.g. the mean

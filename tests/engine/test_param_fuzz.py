@@ -51,6 +51,7 @@ from smlengine.neural import MLPClassifier
 from smlengine.ngram import NGramModel, tokenize
 from smlengine.regression import BasisRegression, GaussianBasis, Lasso, LinearRegression, PolynomialBasis, Ridge
 from smlengine.sampling import GaussianProposal, MetropolisHastings
+from smlengine.spectral import CCA, FisherLDA, KernelPCA, SpectralClustering
 from smlengine.trees import DecisionStump, DecisionTree
 
 VALUES = [0, -1, math.nan, math.inf, -math.inf, 1e308, 2**63]
@@ -268,6 +269,14 @@ def _others():
 
 
 REGISTRY += _others()
+REGISTRY += [
+    _est(FisherLDA, (X3, Y3)),
+    _est(SpectralClustering, (X2,), base={"random_state": 0}),
+    _est(SpectralClustering, (X2,), base={"affinity": "knn", "random_state": 0}),
+    _est(KernelPCA, (X2,)),
+    _est(KernelPCA, (X2,), base={"kernel": "poly"}),
+    _est(CCA, (XR, YR), fit=lambda est, extra: (est.fit(XR, YR), est.transform(XR, YR))),
+]
 
 
 #: NaN used on purpose as a marker, and documented where it is produced
