@@ -62,6 +62,12 @@ _LAZY = {
     "read_points": "_points_file",
     "PointsTable": "_points_file",
     "line_budget": "_lines",
+    "make_lda_corpus": "_topics",
+    "bar_topics": "_topics",
+    "build_vocabulary": "_topics",
+    "tokenize_words": "_topics",
+    "shakespeare_passages": "_topics",
+    "load_stop_words": "_topics",
 }
 
 __all__ = [

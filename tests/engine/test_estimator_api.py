@@ -60,6 +60,7 @@ from smlengine.regression import (  # noqa: E402
 from smlengine.sampling import MetropolisHastings  # noqa: E402
 from smlengine.spectral import CCA, FisherLDA, KernelPCA, SpectralClustering  # noqa: E402
 from smlengine.svm import SVM  # noqa: E402
+from smlengine.topics import LatentDirichletAllocation  # noqa: E402
 from smlengine.trees import DecisionStump, DecisionTree  # noqa: E402
 
 
@@ -136,6 +137,7 @@ CLONE_ONLY = {
     "PageRank": PageRank(teleport=0.2, start=[0.5, 0.5]),
     "MetropolisHastings": MetropolisHastings(lambda x: -0.5 * (x * x).sum(axis=1), step_size=0.5, random_state=1),
     "PottsGibbs": PottsGibbs(n_labels=3, means=[0.0, 0.5, 1.0], burn_in=2, random_state=0),
+    "LatentDirichletAllocation": LatentDirichletAllocation(4, alpha=0.5, n_sweeps=20, burn_in=5, random_state=0),
     "PolynomialBasis": PolynomialBasis(4, kind="legendre"),
     "GaussianBasis": GaussianBasis([0.1, 0.5], width=0.2),
     "RBF": RBF(0.5, 2.0),

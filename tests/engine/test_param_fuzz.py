@@ -52,6 +52,7 @@ from smlengine.ngram import NGramModel, tokenize
 from smlengine.regression import BasisRegression, GaussianBasis, Lasso, LinearRegression, PolynomialBasis, Ridge
 from smlengine.sampling import GaussianProposal, MetropolisHastings
 from smlengine.spectral import CCA, FisherLDA, KernelPCA, SpectralClustering
+from smlengine.topics import LatentDirichletAllocation
 from smlengine.trees import DecisionStump, DecisionTree
 
 VALUES = [0, -1, math.nan, math.inf, -math.inf, 1e308, 2**63]
@@ -173,6 +174,8 @@ REGISTRY = [
           only=("n",)),
     _est(MetropolisHastings, None, base={"log_target": _gauss, "random_state": 0},
          fit=lambda est, extra: (est.sample(**{"x0": [0.0, 0.0], "n": 30, **extra}), est)[1], method_params=("n",)),
+    _est(LatentDirichletAllocation, ([[0, 1, 2, 1], [2, 3, 3], [0, 0, 4]],),
+         base={"n_topics": 2, "n_sweeps": 4, "random_state": 0}),
     _est(PottsGibbs, None, base={"random_state": 0},
          fit=lambda est, extra: est.fit(IMAGE, **{"n_sweeps": 3, **extra}), method_params=("n_sweeps",)),
     _est(PageRank, (GRAPH,)),
