@@ -15,17 +15,14 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from ... import style as theme
-from ...widgets import plot_style
 from ...lab import Lab
 from ...widgets.params import Param
-from ...widgets.plots import PlotPanel
 from . import maths, run
 from .draw_tab import DrawTab, hbox as _hbox
 from .race_tab import RaceTab
-from .views import DIVERGING, ImagePanel
+from .tabs import CompressionTab, PowerTab, ScoresTab
+from .views import DIVERGING
 
-N_GALLERY = 8  # eigen-digits in the gallery (2 rows of 4)
-SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "h", "p", "t1"]
 TAB_POWER, TAB_COMPRESSION, TAB_SCORES, TAB_DRAW, TAB_RACE = range(5)
 #: the Digits box's value while the user's own images are the data (its label names the file)
 FILE_CHOICE = "file"
@@ -36,7 +33,7 @@ def _or_nan(value) -> float:
     return math.nan if value is None else float(value)
 
 
-class PCALab(DrawTab, RaceTab, Lab):
+class PCALab(PowerTab, CompressionTab, ScoresTab, DrawTab, RaceTab, Lab):
     id = "pca"
     title = "PCA digit compression"
     order = 40
@@ -108,112 +105,6 @@ class PCALab(DrawTab, RaceTab, Lab):
         self.tabs.addTab(self._build_race_tab(), "Race")
         self.tabs.setCurrentIndex(self.screenshot_tab)
         return self.tabs
-
-    def _build_power_tab(self) -> QtWidgets.QWidget:
-        self.iterate_view = ImagePanel("Iterate v")
-        self.found_view = ImagePanel("Found ξⱼ")
-        images = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        images.addWidget(self.iterate_view)
-        images.addWidget(self.found_view)
-        images.setSizes([300, 200])
-        self.rayleigh_panel = PlotPanel("Rayleigh quotient", "step", "ρ = vᵀBv", legend_corner="bottom-right")
-        self.rayleigh_curve = self.rayleigh_panel.curve("ρ")
-        self.rayleigh_exact_item = pg.PlotDataItem([], [], name="exact λⱼ")
-        self.rayleigh_exact_item.setPen(pg.mkPen(theme.OKABE_ITO["bluish_green"], width=1.5,
-                                                 style=QtCore.Qt.PenStyle.DashLine))
-        # the exact values grow with the run's last step: they follow the view, not drive it
-        self.rayleigh_panel.plot_item.addItem(self.rayleigh_exact_item, ignoreBounds=True)
-        self.angle_panel = PlotPanel("Convergence", "step", "radians / norm", log_y=True, legend_corner="top")
-        self.angle_curve = self.angle_panel.curve("∠(v, ξⱼ)")
-        self.change_curve = self.angle_panel.curve("‖Δv‖")
-        self.predicted_curve = self.angle_panel.curve("θ₀·rateᵗ", color=theme.OKABE_ITO["black"], dash=2)
-        curves = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        curves.addWidget(self.rayleigh_panel)
-        curves.addWidget(self.angle_panel)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        split.addWidget(images)
-        split.addWidget(curves)
-        split.setSizes([300, 600])
-        return split
-
-    def _build_compression_tab(self) -> QtWidgets.QWidget:
-        self.gallery = ImagePanel("Mean and eigen-digits")
-        self.scree_panel = PlotPanel("Scree", "component j", "% of variance", legend_corner="top")
-        self.scree_curve = self.scree_panel.curve("λⱼ / Σλ")
-        self.cumulative_curve = self.scree_panel.curve("cumulative")
-        self.scree_curve.item.setSymbol("o")
-        self.scree_curve.item.setSymbolSize(6)
-        self.gap_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=2,
-                                                               style=QtCore.Qt.PenStyle.DashLine),
-                                        label="gap",
-                                        labelOpts={"position": 0.92, "color": theme.OKABE_ITO["vermillion"]})
-        self.scree_panel.plot_item.addItem(self.gap_line)
-        self.scree_d_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.OKABE_ITO["bluish_green"], width=2))
-        self.scree_panel.plot_item.addItem(self.scree_d_line)
-
-        self.recon_view = ImagePanel("Reconstructions")
-        self.d_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-        self.d_slider.setRange(1, 64)
-        self.d_slider.setToolTip("Number d of components used to reconstruct the images")
-        self.d_box = QtWidgets.QSpinBox()
-        self.d_box.setRange(1, 64)
-        self.d_box.setToolTip("Number d of components used to reconstruct the images")
-        self.d_slider.valueChanged.connect(self.set_d)
-        self.d_box.valueChanged.connect(self.set_d)
-        self.compression_label = QtWidgets.QLabel()
-        self.compression_label.setWordWrap(True)
-        recon = QtWidgets.QWidget()
-        rl = QtWidgets.QVBoxLayout(recon)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.setSpacing(2)
-        rl.addWidget(self.recon_view, 1)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(QtWidgets.QLabel("d"))
-        row.addWidget(self.d_slider, 1)
-        row.addWidget(self.d_box)
-        rl.addLayout(row)
-        rl.addWidget(self.compression_label)
-
-        self.error_panel = PlotPanel("Error vs d", "d", "mean ‖x − x⁽ᵈ⁾‖²", legend=False)
-        self.error_curve = self.error_panel.curve("error")
-        self.error_d_marker = pg.ScatterPlotItem()
-        self.error_d_marker.setZValue(10)
-        self.error_panel.plot_item.addItem(self.error_d_marker)
-
-        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        top.addWidget(self.gallery)
-        top.addWidget(self.scree_panel)
-        top.setSizes([520, 400])
-        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        bottom.addWidget(recon)
-        bottom.addWidget(self.error_panel)
-        bottom.setSizes([560, 360])
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(bottom)
-        split.setSizes([400, 400])
-        return split
-
-    def _build_scores_tab(self) -> QtWidgets.QWidget:
-        self.scores_panel = PlotPanel("First two PC scores", "c₁", "c₂", legend_corner="top-right")
-        if self.scores_panel.legend is not None:
-            self.scores_panel.legend.setColumnCount(2)
-        self.selected_marker = pg.ScatterPlotItem()
-        self.selected_marker.setZValue(20)
-        self.scores_panel.plot_item.addItem(self.selected_marker)
-        self.selected_view = ImagePanel("Clicked digit")
-        self.selected_label = QtWidgets.QLabel("Click a point to see its image and reconstruction.")
-        self.selected_label.setWordWrap(True)
-        side = QtWidgets.QWidget()
-        sl = QtWidgets.QVBoxLayout(side)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(self.selected_view, 1)
-        sl.addWidget(self.selected_label)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        split.addWidget(self.scores_panel)
-        split.addWidget(side)
-        split.setSizes([620, 300])
-        return split
 
     # ------------------------------------------------------------------ data source
     def _update_data_label(self) -> None:
@@ -380,167 +271,12 @@ class PCALab(DrawTab, RaceTab, Lab):
         self.race_status.setText("")
         self._update_d_views()
 
-    def _draw_gallery(self, data: run.PCAData) -> None:
-        h, w = data.shape
-        g = self.gallery
-        k = min(N_GALLERY, data.K)
-        tiles = run.normalised(data.components[:k].reshape(k, h, w))
-        cols = min(4, k)
-        pad = max(1, round(max(h, w) / 4))
-        gap = max(pad, round(0.45 * h))  # rows leave room for the labels
-        rows = -(-k // cols)
-        img = np.full((rows * (h + gap) - gap, cols * (w + pad) - pad), np.nan)
-        for i in range(k):
-            r, c = divmod(i, cols)
-            img[r * (h + gap): r * (h + gap) + h, c * (w + pad): c * (w + pad) + w] = tiles[i]
-        x0 = w + 2 * pad
-        y_mean = (img.shape[0] - h) / 2
-        g.draw("mean", data.mean.reshape(h, w), (data.lo, data.hi), x=0, y=y_mean)
-        g.draw("eigen", img, (-1, 1), x=x0, y=0, lut=DIVERGING)
-        labels = [(w / 2, y_mean, "mean")]
-        for i in range(k):
-            r, c = divmod(i, cols)
-            labels.append((x0 + c * (w + pad) + w / 2, r * (h + gap), f"ξ{i + 1}"))
-        g.set_labels(labels)
-        g.fit(x0 + img.shape[1], img.shape[0], top=-0.4 * h)
-
-    def _draw_scree(self, data: run.PCAData) -> None:
-        K = data.K
-        js = np.arange(1, K + 1)
-        self.scree_curve.set(js, 100 * data.ratio)
-        self.cumulative_curve.set(js, 100 * data.cumulative)
-        self.gap_line.setVisible(data.gap is not None)
-        if data.gap is not None:
-            self.gap_line.setPos(data.gap + 0.5)
-        self.scree_panel.plot_item.setXRange(0, min(K, 40) + 0.5, padding=0)
-        self.scree_panel.plot_item.setYRange(0, 100, padding=0.03)
-        ds = np.arange(K + 1)
-        self.error_curve.set(ds, data.errors / data.n)
-        self.error_panel.plot_item.setXRange(0, min(K, 40), padding=0.02)
-
-    def _draw_scores(self, data: run.PCAData) -> None:
-        pi = self.scores_panel.plot_item
-        legend = self.scores_panel.legend
-        for item in self._scatter_items:
-            pi.removeItem(item)
-            if legend is not None:
-                legend.removeItem(item)
-        self._scatter_items = []
-        s = theme.current()
-        c1 = data.scores[:, 0]
-        c2 = data.scores[:, 1] if data.K > 1 else np.zeros(data.n)
-        classes = np.unique(data.labels)
-        for i, cls in enumerate(classes):
-            idx = np.flatnonzero(data.labels == cls)
-            color = theme.CATEGORICAL[int(cls) % len(theme.CATEGORICAL)] if cls >= 0 else theme.OKABE_ITO["blue"]
-            symbol = SYMBOLS[int(cls) % len(SYMBOLS)] if cls >= 0 else "o"
-            name = f"digit {cls}" if cls >= 0 else "image"
-            item = pg.ScatterPlotItem(x=c1[idx], y=c2[idx], data=idx, symbol=symbol, size=s.marker_size * 0.8,
-                                      pen=pg.mkPen(color, width=1.2), brush=pg.mkBrush(color + "90"),
-                                      name=name if len(classes) > 1 else None,
-                                      hoverable=True, tip=None)
-            item.sigClicked.connect(self._scatter_clicked)
-            pi.addItem(item)
-            self._scatter_items.append(item)
-        if legend is not None:
-            legend.setVisible(len(classes) > 1)
-            plot_style.style_plot(self.scores_panel, s)
-        self.scores_panel.plot_item.autoRange()
-
-    def _scatter_clicked(self, item, points, *args) -> None:
-        if len(points):
-            self.select(int(points[0].data()))
-
-    def select(self, index: int) -> None:
-        """Show digit ``index`` and its reconstruction (the scores plot's click)."""
-        data = self._data
-        if data is None or not (0 <= index < data.n):
-            return
-        self.selected = int(index)
-        self._update_selected()
-        self._update_maths()
-
-    # ------------------------------------------------------------------ d and everything that depends on it
-    def set_d(self, d: int) -> None:
-        d = int(d)
-        if self._data is not None:
-            d = min(max(d, 1), self._data.K)
-        for wdg in (self.d_slider, self.d_box):
-            if wdg.value() != d:
-                wdg.blockSignals(True)
-                wdg.setValue(d)
-                wdg.blockSignals(False)
-        if d == self.d and self._data is not None and self.recon_view.images:
-            return
-        self.d = d
-        self._update_d_views()
-
-    def _update_d_views(self) -> None:
-        data = self._data
-        if data is None:
-            return
-        d = self.d
-        h, w = data.shape
-        idx = data.sample
-        originals = data.X[idx].reshape(-1, h, w)
-        recon = run.reconstruct(data, idx, d).reshape(-1, h, w)
-        pad = max(1, round(max(h, w) / 4))
-        cols = min(5, len(idx))
-        groups = -(-len(idx) // cols)
-        # originals above their reconstructions, in groups of `cols`
-        tiles, labels = [], []
-        for g in range(groups):
-            part = slice(g * cols, (g + 1) * cols)
-            for block in (originals[part], recon[part]):
-                row = np.full((cols, h, w), np.nan)
-                row[: len(block)] = block
-                tiles.append(row)
-            y0 = 2 * g * (h + pad)
-            labels += [(-pad, y0 + h / 2, "x", (1.0, 0.5)), (-pad, y0 + h + pad + h / 2, f"x⁽{d}⁾", (1.0, 0.5))]
-        img = run.mosaic(np.concatenate(tiles), cols, pad=pad)
-        self.recon_view.draw("strip", img, (data.lo, data.hi))
-        self.recon_view.set_labels(labels)
-        self.recon_view.fit(img.shape[1], img.shape[0], left=-2.2 * w)
-        self.recon_view.set_title(f"Reconstructions, d = {d}")
-        num = run.compression_numbers(data, d)
-        self.compression_label.setText(
-            f"d = {d}: store {num['stored']:,} numbers instead of {num['raw']:,} "
-            f"(ratio {num['ratio']:.2f}×); error {num['mse']:.3g} per image, "
-            f"{100 * (1 - num['explained']):.1f}% of the variance")
-        self.scree_d_line.setPos(d)
-        self.error_d_marker.setData([d], [num["mse"]], size=theme.current().marker_size * 1.3,
-                                    brush=pg.mkBrush(theme.OKABE_ITO["bluish_green"]), pen=pg.mkPen(None))
-        self._update_selected()
-        self._update_drawing()
-        self._update_maths()
-
+    # ------------------------------------------------------------------ the image the maths and the Draw tab use
     def _selected_index(self) -> int:
         data = self._data
         if data is None:
             return -1
         return self.selected if 0 <= self.selected < data.n else int(data.sample[0])
-
-    def _update_selected(self) -> None:
-        data = self._data
-        i = self._selected_index()
-        if data is None or i < 0:
-            return
-        h, w = data.shape
-        pad = max(1, round(max(h, w) / 4))
-        x = data.X[i].reshape(h, w)
-        rec = run.reconstruct(data, [i], self.d).reshape(h, w)
-        img = run.mosaic(np.stack([x, rec]), 2, pad=pad)
-        self.selected_view.draw("pair", img, (data.lo, data.hi))
-        self.selected_view.set_labels([(w / 2, 0, "x"), (w + pad + w / 2, 0, f"x⁽{self.d}⁾")])
-        self.selected_view.fit(img.shape[1], img.shape[0], top=-0.3 * h)
-        c1 = data.scores[i, 0]
-        c2 = data.scores[i, 1] if data.K > 1 else 0.0
-        s = theme.current()
-        self.selected_marker.setData([c1], [c2], symbol="o", size=s.marker_size * 2.2, brush=pg.mkBrush(None),
-                                     pen=pg.mkPen(s.foreground, width=2.5 * s.scale))
-        what = f"digit {data.labels[i]}" if data.labels[i] >= 0 else "image"
-        err = float(np.linalg.norm(data.X[i] - rec.ravel()))
-        self.selected_label.setText(f"#{i} ({what}): c₁ = {c1:.3g}, c₂ = {c2:.3g}; ‖x − x⁽{self.d}⁾‖ = {err:.3g}")
 
     # ------------------------------------------------------------------ maths
     def _maths_numbers(self):
