@@ -18,122 +18,25 @@ from smlengine.sampling import get_target
 
 from ... import style as theme
 from ...lab import Lab
-from ...widgets.image_view import ImageView
 from ...widgets.params import Param
-from ...widgets.plots import PlotPanel
 from . import maths, run
 from .run import SamplingGibbsSnapshot, SamplingMHSnapshot, SamplingRejectionSnapshot
+from .tabs import MAX_CHAINS, TRIO_LABELS, DiagnosticsTab, GibbsTab, MHTab, RejectionTab
+from .views import PathCurve, histogram_steps
 
 TAB_REJECTION, TAB_MH, TAB_DIAG, TAB_GIBBS = range(4)
 METHOD_OF_TAB = {TAB_REJECTION: "rejection", TAB_MH: "mh", TAB_DIAG: "mh", TAB_GIBBS: "gibbs"}
 TAB_OF_METHOD = {"rejection": TAB_REJECTION, "mh": TAB_MH, "gibbs": TAB_GIBBS}
-MAX_CHAINS = 8
 ACCEPT_COLOR = theme.OKABE_ITO["bluish_green"]
 REJECT_COLOR = theme.OKABE_ITO["vermillion"]
 REJECT_GREY = "#808080"
-TRIO_LABELS = ("too small", "right", "too big")
 
 
 def _for(*methods: str):
     return lambda v: v["method"] in methods
 
 
-def _steps(edges: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A histogram as a piecewise-constant polyline (x and y of equal length)."""
-    return np.repeat(edges, 2)[1:-1], np.repeat(heights, 2)
-
-
-def _stacked(top: QtWidgets.QWidget, bottom: QtWidgets.QWidget, a: int, b: int) -> QtWidgets.QWidget:
-    """``top`` over ``bottom``, sharing the height a : b whatever the size (a layout, not a splitter:
-    a splitter's sizes set before the page is first shown are not kept)."""
-    page = QtWidgets.QWidget()
-    lay = QtWidgets.QVBoxLayout(page)
-    lay.setContentsMargins(0, 0, 0, 0)
-    lay.addWidget(top, a)
-    lay.addWidget(bottom, b)
-    return page
-
-
-def _density_lut(s: theme.Style) -> np.ndarray:
-    """Background colour at density 0 to a light blue at the top: a map under the chains."""
-    bg = np.array(QtGui.QColor(s.background).getRgb()[:3], float)
-    top = np.array(QtGui.QColor(theme.OKABE_ITO["sky_blue"]).getRgb()[:3], float)
-    t = np.linspace(0, 1, 256)[:, None] ** 0.8
-    mix = bg + (top - bg) * t * (0.85 if s.theme == "light" else 0.6)
-    return mix.astype(np.ubyte)
-
-
-class CompactPanel(PlotPanel):
-    """A plot whose y ticks are short (densities, coordinates): a narrower left axis leaves the data more room."""
-
-    LEFT_AXIS_EM = 3.2
-
-
-class PathCurve:
-    """A chain's path in the plane: its newest ``keep`` states joined by a line (a path is not a
-    function of x, so it is a plain curve item, without the clipping and down-sampling of a history)."""
-
-    keep = 300
-
-    def __init__(self, panel: PlotPanel, color: str):
-        self.color = color
-        self.item = pg.PlotCurveItem()
-        self.item.setZValue(2)
-        panel.addItem(self.item)
-        self.x = np.zeros(0)
-        self.y = np.zeros(0)
-
-    def extend(self, xs, ys) -> None:
-        self.x = np.concatenate([self.x, xs])[-self.keep:]
-        self.y = np.concatenate([self.y, ys])[-self.keep:]
-        self.item.setData(self.x, self.y)
-
-    def clear(self) -> None:
-        self.x = self.y = np.zeros(0)
-        self.item.setData([], [])
-
-    def apply_style(self, s: theme.Style) -> None:
-        color = QtGui.QColor(self.color)
-        color.setAlpha(190)
-        self.item.setPen(pg.mkPen(color, width=max(1.0, 0.6 * s.line_width)))
-
-
-class TargetPlot:
-    """A target's density map and contours on a plot, its view fixed to the target's box."""
-
-    def __init__(self, panel: PlotPanel):
-        self.panel = panel
-        self.image = pg.ImageItem()
-        self.image.setZValue(-20)
-        panel.addItem(self.image)
-        self.contours = pg.PlotCurveItem(connect="finite")
-        self.contours.setZValue(-10)
-        panel.addItem(self.contours)
-        vb = panel.plot_item.getViewBox()
-        vb.setMouseEnabled(False, False)
-        panel.plot_item.hideButtons()
-        self.name = ""
-
-    def show(self, name: str) -> None:
-        if name == self.name:
-            return
-        self.name = name
-        xs, ys, dens, (lx, ly), _ = run.target_picture(name)
-        self.image.setImage(dens, levels=(0.0, float(dens.max())), autoLevels=False)
-        dx, dy = xs[1] - xs[0], ys[1] - ys[0]
-        self.image.setRect(QtCore.QRectF(xs[0] - dx / 2, ys[0] - dy / 2, xs[-1] - xs[0] + dx, ys[-1] - ys[0] + dy))
-        self.contours.setData(lx, ly)
-        x0, x1, y0, y1 = get_target(name).bounds
-        vb = self.panel.plot_item.getViewBox()
-        vb.disableAutoRange()
-        vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
-
-    def apply_style(self, s: theme.Style) -> None:
-        self.image.setLookupTable(_density_lut(s))
-        self.contours.setPen(pg.mkPen(s.foreground, width=max(1.0, 0.6 * s.line_width)))
-
-
-class SamplingLab(Lab):
+class SamplingLab(RejectionTab, MHTab, DiagnosticsTab, GibbsTab, Lab):
     id = "sampling"
     title = "Monte Carlo sampling"
     order = 90
@@ -209,144 +112,6 @@ class SamplingLab(Lab):
         self.tabs.setTabToolTip(TAB_DIAG, "Autocorrelation, ESS and R̂ of the chains; step sizes too small, right "
                                           "and too big side by side")
         return self.tabs
-
-    def _build_rejection_tab(self) -> QtWidgets.QWidget:
-        self.rej_panel = CompactPanel("Rejection sampling", "x", "density", legend=False)
-        self.rej_panel.setToolTip("Proposals x ~ q drawn at height u ~ U(0, M q(x)): kept (green dots) under "
-                                  "p, rejected (grey crosses) above; the histogram of the kept draws fills p")
-        self.rej_target = self.rej_panel.curve("p", dash=0)
-        self.rej_env = self.rej_panel.curve("M q", dash=1)
-        self.hist_curve = self.rej_panel.curve("kept", dash=0, color=theme.OKABE_ITO["black"])
-        # the curves are named where they are (a legend box would take the plot's room)
-        self.p_label = pg.TextItem("p(x)", anchor=(0, 1))
-        self.env_label = pg.TextItem("M q(x)", anchor=(0.5, 1))
-        self.rej_acc = pg.ScatterPlotItem(pxMode=True)
-        self.rej_rej = pg.ScatterPlotItem(pxMode=True)
-        for item in (self.rej_acc, self.rej_rej, self.p_label, self.env_label):
-            self.rej_panel.addItem(item)
-        self.rate_panel = CompactPanel("Rate", "proposals", "kept / proposed", legend=False)
-        self.rate_curve = self.rate_panel.curve("rate", dash=0)
-        self.rate_ref = pg.InfiniteLine(pos=0, angle=0, label="1/M", labelOpts={"position": 0.5})
-        self.rate_panel.addItem(self.rate_ref)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        split.addWidget(self.rej_panel)
-        split.addWidget(self.rate_panel)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 1)
-        split.setSizes([680, 320])
-        return split
-
-    def _build_mh_tab(self) -> QtWidgets.QWidget:
-        self.mh_panel = CompactPanel("Chains on the target", "x₁", "x₂", legend=False)
-        self.mh_panel.setToolTip("Paths of the chains (their last steps); big dots: where they are now; "
-                                 "chain 1's recent proposals: ○ accepted, ✕ rejected")
-        self.mh_map = TargetPlot(self.mh_panel)
-        self.paths = [PathCurve(self.mh_panel, theme.CATEGORICAL[c % len(theme.CATEGORICAL)])
-                      for c in range(MAX_CHAINS)]
-        self.heads = pg.ScatterPlotItem(pxMode=True)
-        self.heads.setZValue(10)
-        self.prop_acc = pg.ScatterPlotItem(pxMode=True, symbol="o")
-        self.prop_rej = pg.ScatterPlotItem(pxMode=True, symbol="x")
-        for item in (self.prop_acc, self.prop_rej, self.heads):
-            item.setZValue(max(item.zValue(), 8))
-            self.mh_panel.addItem(item)
-        self.trace_panel = PlotPanel("Trace of x₁", "step", "x₁", legend=False)
-        self.trace_panel.setToolTip("x₁ of every chain step by step; grey: burn-in (left out)")
-        self.traces = [self.trace_panel.curve(f"chain {c + 1}", dash=0) for c in range(MAX_CHAINS)]
-        self.burn_region = pg.LinearRegionItem(values=(0, 0), movable=False)
-        self.burn_region.setZValue(-10)
-        self.trace_panel.addItem(self.burn_region)
-        self.marg_panel = CompactPanel("Marginals vs truth", "value", "density", legend_corner="top")
-        self.marg_panel.setToolTip("Histograms of the draws after burn-in (solid) against the true marginal "
-                                   "densities (dashed)")
-        self.marg_x = self.marg_panel.curve("x₁", dash=0)
-        self.marg_y = self.marg_panel.curve("x₂", dash=0)
-        # the truths: the same colours, dashed, without a legend entry of their own
-        self.marg_x_true = self.marg_panel.plot_item.plot([], [])
-        self.marg_y_true = self.marg_panel.plot_item.plot([], [])
-        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        right.addWidget(self.trace_panel)
-        right.addWidget(self.marg_panel)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        split.addWidget(self.mh_panel)
-        split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([560, 440])
-        return split
-
-    def _build_diag_tab(self) -> QtWidgets.QWidget:
-        self.trio_panels, self.trio_maps, self.trio_paths, self.trio_heads, self.trio_rejected = [], [], [], [], []
-        self.trio_labels = []
-        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        for label in TRIO_LABELS:
-            panel = CompactPanel(f"s {label}", "x₁", "x₂", legend=False)
-            self.trio_maps.append(TargetPlot(panel))
-            self.trio_paths.append(PathCurve(panel, theme.CATEGORICAL[0]))
-            head = pg.ScatterPlotItem(pxMode=True)
-            head.setZValue(10)
-            rejected = pg.ScatterPlotItem(pxMode=True, symbol="x")
-            panel.addItem(rejected)
-            panel.addItem(head)
-            self.trio_panels.append(panel)
-            self.trio_heads.append(head)
-            self.trio_rejected.append(rejected)
-            text = QtWidgets.QLabel()
-            text.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
-            text.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
-            self.trio_labels.append(text)
-            box = QtWidgets.QWidget()
-            lay = QtWidgets.QVBoxLayout(box)
-            lay.setContentsMargins(0, 0, 0, 0)
-            lay.setSpacing(0)
-            lay.addWidget(panel, 1)
-            lay.addWidget(text)
-            top.addWidget(box)
-        self.acf_panel = CompactPanel("ACF, chain 1", "lag", "ρ(x₁)", legend=False)
-        self.acf_curve = self.acf_panel.curve("ρ", dash=0)
-        self.acf_zero = pg.InfiniteLine(pos=0, angle=0)
-        self.acf_panel.addItem(self.acf_zero)
-        self.rhat_panel = CompactPanel("R̂", "step", "R̂", legend_corner="top")
-        self.rhat_x = self.rhat_panel.curve("x₁", dash=0)
-        self.rhat_y = self.rhat_panel.curve("x₂", dash=1)
-        self.rhat_ref = pg.InfiniteLine(pos=1.01, angle=0)
-        self.rhat_panel.addItem(self.rhat_ref)
-        self.ess_panel = CompactPanel("Bulk ESS", "step", "ESS", legend_corner="top")
-        self.ess_x = self.ess_panel.curve("x₁", dash=0)
-        self.ess_y = self.ess_panel.curve("x₂", dash=1)
-        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        for p in (self.acf_panel, self.rhat_panel, self.ess_panel):
-            bottom.addWidget(p)
-        return _stacked(top, bottom, 4, 3)
-
-    def _build_gibbs_tab(self) -> QtWidgets.QWidget:
-        self.labels_view = ImageView("Label field z")
-        self.labels_view.setToolTip("The current sample z of the label field (white: label 1)")
-        self.marg_view = ImageView("Marginal after burn-in")
-        self.marg_view.setToolTip("Σ_k μ_k × (share of the sweeps after burn-in with z_i = k); grey until "
-                                  "burn-in ends")
-        self.noisy_view = ImageView("Noisy x")
-        self.energy_panel = PlotPanel("Energy", "sweep", "E(z)", legend=False)
-        self.energy_panel.setToolTip("E(z) = −β Σ [z_i = z_j] + Σ (x_i − μ_z)² / (2σ²); grey: burn-in sweeps")
-        self.energy_curve = self.energy_panel.curve("E", dash=0)
-        self.gibbs_burn = pg.LinearRegionItem(values=(0, 0), movable=False)
-        self.gibbs_burn.setZValue(-10)
-        self.energy_panel.addItem(self.gibbs_burn)
-        self.error_panel = CompactPanel("Error", "sweep", "% wrong", legend=False)
-        self.error_panel.setToolTip("Pixels whose label differs from the clean picture: solid, the sample z; "
-                                    "dashed, the marginal's most frequent label (after burn-in); dotted line, the "
-                                    "noisy picture read by nearest level")
-        self.err_sample = self.error_panel.curve("sample", dash=0)
-        self.err_marg = self.error_panel.curve("marginal", dash=1)
-        self.err_noisy = pg.InfiniteLine(pos=0, angle=0, label="noisy x", labelOpts={"position": 0.6})
-        self.error_panel.addItem(self.err_noisy)
-        top = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        top.addWidget(self.labels_view)
-        top.addWidget(self.marg_view)
-        bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        for w in (self.noisy_view, self.energy_panel, self.error_panel):
-            bottom.addWidget(w)
-        return _stacked(top, bottom, 3, 2)
 
     def after_build(self) -> None:
         self.form.widgets["target"].setMinimumContentsLength(12)
@@ -459,7 +224,7 @@ class SamplingLab(Lab):
         edges = np.linspace(*run.X_RANGE, run.N_BINS + 1)
         total = snap.counts.sum()
         dens = snap.counts / (total * (edges[1] - edges[0])) if total else snap.counts * 0.0
-        self.hist_curve.set(*_steps(edges, dens))
+        self.hist_curve.set(*histogram_steps(edges, dens))
         added = [h for h in history.added if h.n_proposed > 0]
         if added:
             self.rate_curve.extend([h.n_proposed for h in added], [h.rate for h in added])
@@ -508,8 +273,8 @@ class SamplingLab(Lab):
         x0, x1, y0, y1 = get_target(snap.target).bounds
         if snap.n_kept:
             ex, ey = np.linspace(x0, x1, run.N_BINS + 1), np.linspace(y0, y1, run.N_BINS + 1)
-            self.marg_x.set(*_steps(ex, snap.hist_x / (snap.n_kept * (ex[1] - ex[0]))))
-            self.marg_y.set(*_steps(ey, snap.hist_y / (snap.n_kept * (ey[1] - ey[0]))))
+            self.marg_x.set(*histogram_steps(ex, snap.hist_x / (snap.n_kept * (ex[1] - ex[0]))))
+            self.marg_y.set(*histogram_steps(ey, snap.hist_y / (snap.n_kept * (ey[1] - ey[0]))))
         else:
             self.marg_x.clear()
             self.marg_y.clear()
