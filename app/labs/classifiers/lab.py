@@ -398,7 +398,7 @@ class ClassifiersLab(PointsLab):
         # in a child process: cancelling the task (new parameters or data, Reset, another
         # check, closing) terminates the fit instead of letting it compute on
         self.start_reference_check(reference.reference_check_in_process, kind, self.params(), Xtr.copy(), ytr.copy(),
-                                   self._view_extent())
+                                   self.view_extent())
 
     def _cancel_reference(self) -> None:
         """A restart (parameters, data, seed, Reset) makes a running check stale: stop it."""

@@ -635,7 +635,7 @@ class TreesLab(TreeMethod, PointsLab):
             return
         Xtr, ytr, _, _ = self.train_test()
         self.start_reference_check(run.reference_check, method, self.params(), Xtr.copy(), ytr.copy(),
-                                   self._view_extent())
+                                   self.view_extent())
 
     def reference_html(self, r: dict) -> str:
         return (
