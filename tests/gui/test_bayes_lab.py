@@ -1,0 +1,145 @@
+"""The Bayesian inference lab: the coin's posterior and its marks flip by flip, the evidence bars,
+the user's own flips, the die on the simplex, the decision map with its boundaries and risks,
+dragged classes, losses that move the boundary, bad classes refused with nothing lost, and the
+learning curves' lesson."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from app.labs.bayes import run
+from app.testing import finish, open_lab, run_to
+from smlengine.bayes import BetaBernoulli, bayes_risk_2gauss
+
+
+def _lab(make_window, **params):
+    window = make_window(lab_ids=["bayes"])
+    lab = open_lab(window, "bayes")
+    if params:
+        lab.form.set_values(params, quiet=False)
+    return window, lab
+
+
+def test_the_coin_after_twenty_flips_shows_the_posterior_and_its_estimates(make_window):
+    _, lab = _lab(make_window)
+    snap = run_to(lab, 20)
+    flips = run.coin_flips(0.3, 100, lab.seed)[:20]
+    k = int(flips.sum())
+    assert (snap.n, snap.heads, snap.a, snap.b) == (20, k, 1.0 + k, 21.0 - k)
+    panel = lab.posterior_panel
+    xs, post = panel.posterior.x, panel.posterior.y
+    np.testing.assert_allclose(post, stats.beta(1 + k, 21 - k).pdf(xs), rtol=1e-9)
+    np.testing.assert_allclose(panel.prior.y, 1.0)  # the uniform prior, drawn flat
+    lo, hi = stats.beta(1 + k, 21 - k).ppf([0.025, 0.975])
+    shaded = panel.interval.x
+    assert shaded.min() == pytest.approx(lo, abs=2e-3) and shaded.max() == pytest.approx(hi, abs=2e-3)
+    marks = {name: series.x for (name, _), series in zip(run_marker_names(), panel.markers)}
+    assert marks["ML"][0] == pytest.approx(k / 20)
+    assert marks["mean"][0] == pytest.approx((1 + k) / 22)
+    assert marks["MAP"][0] == pytest.approx(k / 20)  # a uniform prior: MAP = ML
+    assert marks["true θ"][0] == pytest.approx(0.3)
+    # the evidence bars: log p(flips) under each prior, from the engine
+    bars = lab.evidence_panel.bars.opts["x0"]
+    expected = [BetaBernoulli(a, b).log_marginal_likelihood(flips) for _, a, b in run.PRIORS.values()]
+    np.testing.assert_allclose(bars, expected, rtol=1e-9)
+    assert f"Beta({1 + k:g}, {21 - k:g})" in lab.maths.toPlainText()
+    # the die: 20 rolls on the simplex, its posterior mean where the Dirichlet says
+    mean = snap.die_alpha / snap.die_alpha.sum()
+    assert lab.simplex_panel.mean.data["x"][0] == pytest.approx(run.simplex_point(mean)[0])
+
+
+def run_marker_names():
+    from app.labs.bayes.views import MARKERS
+
+    return MARKERS
+
+
+def test_data_overwhelm_a_strong_and_wrong_prior(make_window):
+    _, lab = _lab(make_window, prior="wrong", flips=500)
+    first = run_to(lab, 5)
+    assert first.mean > 0.6  # Beta(18, 2) still rules after five flips
+    last = finish(lab, restart=True)
+    assert last.n == 500 and last.lo < 0.3 < last.hi and abs(last.mean - 0.3) < 0.05
+    log_ml = dict(zip(run.PRIORS, last.log_ml))
+    assert log_ml["wrong"] < log_ml["uniform"] - 5  # its evidence is far below the uniform prior's
+
+
+def test_three_heads_clicked_in_a_row(make_window):
+    _, lab = _lab(make_window)
+    for _ in range(3):
+        lab._flip(1)
+    snap = run_to(lab, 3)
+    assert lab.form.value("source") == "clicks" and lab.clicks == [1, 1, 1]
+    assert (snap.n, snap.heads, snap.ml, snap.mode, snap.true_p) == (3, 3, 1.0, 1.0, None)
+    assert snap.mean == pytest.approx(0.8)
+    assert lab.posterior_panel.markers[3].x.size == 0  # no true θ for the user's coin
+    assert lab.user_data()["clicks"] == [1, 1, 1]
+
+
+def test_the_decision_map_its_boundaries_and_risks(make_window):
+    _, lab = _lab(make_window, method="decision")
+    snap = finish(lab, restart=True)
+    assert lab.tabs.currentIndex() == 1 and snap.K == 2 and snap.n == 800
+    means, covs = run.check_classes(run.DEFAULT_CLASSES, 2)
+    exact = bayes_risk_2gauss(means[0], covs[0], means[1], covs[1], 0.5)
+    assert snap.bayes_error_exact == pytest.approx(exact)
+    assert snap.bayes_risk == pytest.approx(exact, abs=2e-3)  # the grid's integral agrees with Imhof's
+    qda, lda, nb = snap.risks
+    assert exact <= qda < exact + 0.01 and lda > qda  # unequal covariances: the quadratic rule is right
+    panel = lab.decision_panel
+    x0, x1, y0, y1 = snap.extent
+    rect = panel.image.mapRectToView(panel.image.boundingRect())
+    assert rect.left() == pytest.approx(x0) and rect.right() == pytest.approx(x1)
+    xs, ys = panel.truth_line.x, panel.truth_line.y
+    assert np.isfinite(xs).sum() > 50
+    # the drawn boundary is where the two classes' posteriors are equal
+    pts = np.column_stack([xs, ys])[np.isfinite(xs)][::10]
+    joint = [stats.multivariate_normal(m, c).pdf(pts) for m, c in zip(means, covs)]
+    ratio = np.log(joint[1] / joint[0])
+    assert np.median(np.abs(ratio)) < 0.15
+    curve = lab.risk_panel.series["QDA"]
+    assert curve.x[-1] == 800 and curve.y[-1] == pytest.approx(qda)
+    assert f"{snap.bayes_risk:.4f}" in lab.maths.toPlainText()
+
+
+def test_a_costly_miss_moves_the_boundary_and_bad_classes_are_refused(make_window):
+    _, lab = _lab(make_window, method="decision", points=100)
+    plain = finish(lab, restart=True)
+    lab.form.set_values({"miss_cost": 5.0}, quiet=False)
+    costly = finish(lab, restart=True)
+    assert np.count_nonzero(costly.decision == 0) > np.count_nonzero(plain.decision == 0) * 1.05
+    assert costly.bayes_error_exact is None and costly.bayes_risk > plain.bayes_risk
+    # dragging class 2's mean: the classes change and the run follows
+    means, covs = lab.decision_panel.classes
+    moved = means.copy()
+    moved[1] += [1.0, 0.5]
+    lab._classes_moved(moved, covs)
+    snap = finish(lab, restart=False)
+    np.testing.assert_allclose(snap.means[1], moved[1])
+    assert lab.classes["means"][1] == pytest.approx(moved[1].tolist())
+    # a flat ellipse is refused with a message, the classes kept
+    flat = covs.copy()
+    flat[0] = [[1.0, 1.0], [1.0, 1.0]]
+    lab._classes_moved(snap.means, flat)
+    assert "positive definite" in lab.error_text
+    assert lab.classes["means"][1] == pytest.approx(moved[1].tolist())
+    before = lab.user_data()
+    with pytest.raises(ValueError):
+        lab.set_user_data({"clicks": [1, 2]})
+    with pytest.raises(ValueError):
+        lab.set_user_data({"classes": {"means": [[0, 0]] * 3, "covs": [[[1, 0], [0, -1]]] * 3}})
+    assert lab.user_data() == before
+
+
+def test_learning_curves_teach_generative_against_discriminative():
+    """Naive Bayes beats logistic regression early where its model is right, and loses for good
+    where the features come in correlated pairs (Qt-free: the run itself)."""
+    snaps = [s for s in run.curves_steps(6, 0, sizes=(64, 2000)) if s.complete]
+    early, late = snaps
+    assert early.errors[("right", "nb")] < early.errors[("right", "logistic")]
+    assert late.errors[("wrong", "logistic")] < late.errors[("wrong", "nb")] - 0.05
+    assert abs(late.errors[("right", "nb")] - late.errors[("right", "logistic")]) < 0.02
+    assert late.bayes["right"] == pytest.approx(stats.norm.cdf(-1.0))
+    assert math.isfinite(late.errors[("wrong", "lda")])
