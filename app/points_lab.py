@@ -36,12 +36,13 @@ from typing import Any, ClassVar
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets import GENERATORS, load_two_class_points, make_dataset
+from smlengine.datasets import GENERATORS, make_dataset
 
 from . import style as theme
 from .widgets import plot_style
 from .lab import Lab
-from .points_data import sklearn_available, split_mask
+from . import points_data
+from .points_data import read_labelled_points, sklearn_available, split_mask
 from .widgets.decision_map import DecisionMap, MapExtent
 from .widgets.params import Param
 from .widgets.point_canvas import CanvasToolbar, PointCanvas, XYCanvas
@@ -56,16 +57,17 @@ class PointsLab(Lab):
     points_kind: ClassVar[str] = "labelled"
     #: the most points the lab draws, loads and restores
     MAX_POINTS: ClassVar[int] = 20_000
-    #: the largest |coordinate| a saved session may hold
-    MAX_ABS: ClassVar[float] = 1e100
+    #: the largest |coordinate| a file or a saved session may hold (the labs' drawable range)
+    MAX_ABS: ClassVar[float] = points_data.MAX_ABS
     #: padding of the fitted view, as a fraction of the points' span
     VIEW_MARGIN: ClassVar[float] = 0.15
     #: after an edit that dropped the held-out points (undo, redo), they are drawn again from
     #: this many points on
     SPLIT_MIN_POINTS: ClassVar[int] = 1
-    #: reads a points file on a worker thread: ``points_reader(path, MAX_POINTS)``, its result
-    #: goes to :meth:`points_loaded`
-    points_reader = staticmethod(load_two_class_points)
+    #: reads and checks a points file on a worker thread: ``points_reader(path, MAX_POINTS)``
+    #: (:func:`app.points_data.read_points_file`: one dialect and one set of limits for every
+    #: lab); its result goes to :meth:`points_loaded`, a ``ValueError`` to the banner
+    points_reader = staticmethod(read_labelled_points)
     #: parameters of the sampled points (labelled labs): changing one draws a new sample
     DATA_PARAMS: ClassVar[tuple] = ("dataset", "n_samples", "noise", "balance")
     #: the noise a data set starts with when it is chosen (labelled labs)
@@ -108,7 +110,8 @@ class PointsLab(Lab):
         if not load:
             return
         self.load_button = QtWidgets.QPushButton("Load points…")
-        self.load_button.setToolTip("Read points from a CSV file with the header x1,x2,label")
+        self.load_button.setToolTip("Read points from a text file: columns x1, x2, label separated by ',', ';', "
+                                    "tabs or spaces, as a spreadsheet saves them")
         self.load_button.clicked.connect(self._load_points_dialog)
         layout.addWidget(self.load_button)
 
@@ -394,7 +397,12 @@ class PointsLab(Lab):
         if len(X) != len(y) or not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
             raise ValueError("the saved points are malformed")
         if X.size and np.abs(X).max() > self.MAX_ABS:
-            raise ValueError("the saved points are malformed")
+            raise ValueError(f"the saved points reach {np.abs(X).max():.3g}; this lab draws coordinates "
+                             f"within ±{self.MAX_ABS:g}")
+        try:
+            points_data.check_range(X, self.points_kind)
+        except ValueError as exc:
+            raise ValueError(f"the saved points: {exc}") from None
         if len(X) > self.MAX_POINTS:
             raise ValueError("the saved session has too many points")
         if test.size and (test.min() < 0 or test.max() >= len(y)):

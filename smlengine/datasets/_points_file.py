@@ -55,11 +55,22 @@ class PointsTable:
     classes : tuple of str or None
         The class names of a ``label`` column written as names (sorted), None when every
         label is a number.
+    header : tuple of str or None
+        Every name of the header, the columns left out included (None without a header).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smlengine.datasets import PointsTable
+    >>> table = PointsTable(np.array([[0.5, 1.0, 1.0], [2.0, -1.0, 0.0]]), ("x1", "x2", "label"), ("cat", "dog"))
+    >>> [table.classes[int(c)] for c in table.data[:, 2]]
+    ['dog', 'cat']
     """
 
     data: np.ndarray
     names: tuple[str, ...] | None
     classes: tuple[str, ...] | None = None
+    header: tuple[str, ...] | None = None
 
 
 def _delimiter(line: str) -> str | None:
@@ -186,7 +197,7 @@ def read_points(path, max_rows: int | None = None, *, columns: Sequence | None =
         raise ValueError(f"max_rows must be >= 1, got {max_rows}")
     lines = iter_text_lines(path, max_bytes=MAX_POINTS_FILE_BYTES, max_lines=line_budget(limit),
                             lines_note=f"this lab reads at most {limit:,} points",
-                            binary_note="points files are text: numbers separated by ',', ';', tabs or spaces")
+                            binary_note="points files are UTF-8 text: numbers separated by ',', ';', tabs or spaces")
     try:
         return _read(lines, name, limit, columns)
     finally:
@@ -206,7 +217,7 @@ def _read(lines, name: str, limit: int, columns) -> PointsTable:
     width = len(fields)
     # a header has a name in it: a field that is neither a number nor what float() reads ('1_000')
     has_header = not all(_is_number(f, sep) or _float_like(f) for f in fields)
-    names = tuple(fields) if has_header else None
+    header = names = tuple(fields) if has_header else None
     take = _wanted(names, columns, width, name, first_number)
     if names is not None:
         names = tuple(names[i] for i in take)
@@ -303,7 +314,7 @@ def _read(lines, name: str, limit: int, columns) -> PointsTable:
         classes, codes = np.unique(np.array(label_texts), return_inverse=True)  # names, and numbers as names
         data[:, label_at] = codes
         classes = tuple(str(c) for c in classes)
-    return PointsTable(data, names, classes)
+    return PointsTable(data, names, classes, header)
 
 
 def _line_pattern(sep: str | None, width: int, mark: str | None) -> re.Pattern:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._base import LineErrors, check_random_state, check_scalar, display_path, quote_text
-from ._lines import iter_text_lines, line_budget
+from .._base import MAX_ABS_VALUE, check_random_state, check_scalar, display_path, quote_text
+from ._points_file import read_points
 
 __all__ = ["TRUTHS", "truth_function", "make_regression_1d", "save_xy_points", "load_xy_points"]
 
@@ -33,8 +33,6 @@ TRUTHS = {
     "step": (_step, "f(x) = −0.5 for x < 0.5, else 0.5"),
     "polynomial": (_polynomial, "f(x) = 16 (x − 0.2)(x − 0.55)(x − 0.9)"),
 }
-
-MAX_POINTS_FILE_BYTES = 20 * 2**20
 
 
 def truth_function(name: str):
@@ -87,56 +85,22 @@ def save_xy_points(path, x, y) -> None:
 
 
 def load_xy_points(path, max_points: int = 10_000):
-    """Read (x of shape (n, 1), y) from a CSV file whose header names columns ``x`` and ``y``.
+    """Read (x of shape (n, 1), y) from a file of 1-D points: the columns ``x`` (or ``x1``) and ``y`` (or ``x2``).
 
-    Other columns are ignored (a table the lab exported loads again). Blank lines and lines
-    starting with ``#`` are skipped. The file is read in blocks and its points counted as
-    they are read: the reading stops at point ``max_points`` + 1.
+    The file is read by :func:`~smlengine.datasets.read_points` (its dialect rule, limits and
+    messages; ``max_points`` is its ``max_rows``): other columns are read only when the
+    header names ``x`` and ``y`` (a table the lab exported loads again).
 
     Raises
     ------
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        If the file is a folder, too large, binary or not UTF-8, has no ``x`` and ``y``
-        columns, no points, more than ``max_points`` points or malformed lines (counted, the
-        first three quoted with their line numbers).
+        As :func:`~smlengine.datasets.read_points`; also for values beyond ±1e100.
     """
-    name = display_path(Path(path).name)
-    lines = iter_text_lines(path, max_bytes=MAX_POINTS_FILE_BYTES, kind="x,y file", max_lines=line_budget(max_points),
-                            lines_note=f"this lab draws at most {max_points:,} points",
-                            binary_note="expected UTF-8 CSV with columns x,y")
-    header_line = next(lines, (1, ""))[1]
-    if not header_line.strip():
-        raise ValueError(f"{name}: the file is empty; expected a header 'x,y'")
-    header = [h.strip().lower() for h in header_line.split(",")]
-    if "x" not in header or "y" not in header:
-        raise ValueError(f"{name}, line 1: expected a header naming columns 'x' and 'y', got {quote_text(header_line)}")
-    ix, iy, width = header.index("x"), header.index("y"), len(header)
-    xs, ys = [], []
-    errors = LineErrors()
-    for number, line in lines:
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fields = [f.strip() for f in line.split(",")]
-        if len(fields) != width:
-            errors.add(f"line {number}: expected {width} fields, got {len(fields)}: {quote_text(line)}")
-            continue
-        try:
-            a, b = float(fields[ix]), float(fields[iy])
-        except ValueError:
-            errors.add(f"line {number}: x and y must be numbers: {quote_text(line)}")
-            continue
-        if not (np.isfinite(a) and np.isfinite(b)) or max(abs(a), abs(b)) > 1e100:
-            errors.add(f"line {number}: x and y must be finite numbers (|v| <= 1e100): {quote_text(line)}")
-            continue
-        if len(xs) == max_points:
-            lines.close()
-            raise ValueError(f"{name} has more than {max_points:,} points; this lab draws at most {max_points:,}")
-        xs.append(a)
-        ys.append(b)
-    if errors:
-        raise ValueError(errors.message(name))
-    if not xs:
-        raise ValueError(f"{name}: no points after the header")
-    return np.array(xs)[:, None], np.array(ys)
+    table = read_points(path, max_points, columns=(("x", "x1"), ("y", "x2")))
+    big = float(np.max(np.abs(table.data)))
+    if big > MAX_ABS_VALUE:
+        raise ValueError(f"{display_path(Path(path).name)}: values up to {big:.3g}; x and y must be within "
+                         f"±{MAX_ABS_VALUE:g}")
+    return table.data[:, :1].copy(), table.data[:, 1].copy()

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import numbers
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from .._base import LineErrors, check_random_state, check_scalar, display_path, quote_text
-from ._lines import iter_text_lines, line_budget
+from .._base import check_random_state, check_scalar, display_path, quote_text
+from ._points_file import read_points
 
 __all__ = [
     "make_blobs",
@@ -245,141 +244,55 @@ def _label_text(label) -> str:
     return str(label)
 
 
-# Most bytes a points file may have: the labs draw every point, so a file this large is
-# a mistake (or a different kind of file) rather than a data set.
-MAX_POINTS_FILE_BYTES = 50 * 2**20
-
-
-#: most points :func:`load_points` reads when no smaller limit is given
-MAX_POINTS_READ = 1_000_000
-#: most coordinates (points × dimensions) :func:`load_points` reads
-MAX_COORDINATES_READ = 2_000_000
-#: malformed lines after which a points file is taken for something else and the reading stops
-MAX_LINE_ERRORS = 10_000
-
-
 def load_points(path, max_points: int | None = None, n_coordinates: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Read points from a CSV file such as the ones :func:`save_points` writes.
+    """Read labelled points of any dimension from a file such as the ones :func:`save_points` writes.
 
-    The first line is a header naming the columns. The column named ``label`` holds the
-    class; the columns before it are the coordinates (``x1, x2, ...``); columns after it are
-    ignored, so a table exported by the app (``x1,x2,label,f(x),predicted[,test]``) loads
-    too. Blank lines and lines starting with ``#`` are skipped. Numeric labels come back as
-    float64 (NaN or infinite labels are refused, they would not form a class), other labels
-    as strings.
-
-    The file is read in blocks (:func:`~smlengine.datasets._lines.iter_text_lines`) and the
-    points are counted as they are read: one more than ``max_points`` (default
-    :data:`MAX_POINTS_READ`), or more than :data:`MAX_COORDINATES_READ` coordinates in all,
-    stops the reading with a ``ValueError``. ``n_coordinates``, if given, is checked
-    against the header before any point is read.
+    The file is read by :func:`~smlengine.datasets.read_points` (its dialect rule, limits and
+    messages; ``max_points`` is its ``max_rows``). Its header names the columns: the one
+    named ``label`` holds the class, the columns before it are the coordinates (``x1, x2,
+    ...``), columns after it are read and dropped, so a table exported by the app
+    (``x1,x2,label,f(x),predicted[,test]``) loads too. Numeric labels come back as float64,
+    class names as strings.
 
     Raises
     ------
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        If the file is a folder, larger than 50 MB, binary or not UTF-8, has no such header,
-        no points, more than ``max_points`` points, a line longer than 65,536 characters or
-        more than 2 ``max_points`` + 1,000 lines, or has malformed lines: they are counted
-        (the reading stops after :data:`MAX_LINE_ERRORS`) and the first three are shown with
-        their line numbers (each quoted to at most 80 characters).
+        As :func:`~smlengine.datasets.read_points`; also without a header naming ``label``
+        after at least one coordinate, or with other than ``n_coordinates`` coordinates.
     """
-    name = display_path(Path(path).name)
-    limit = MAX_POINTS_READ if max_points is None else int(max_points)
-    lines = iter_text_lines(path, max_bytes=MAX_POINTS_FILE_BYTES, max_lines=line_budget(limit),
-                            lines_note=f"this lab reads at most {limit:,} points")
-    header_line = next(lines, (1, ""))[1]
-    if not header_line.strip():
-        raise ValueError(f"{name}: the file is empty; expected a header such as 'x1,x2,label'")
-    header = [h.strip().lower() for h in header_line.split(",")]
-    if "label" not in header or header.index("label") == 0:
-        raise ValueError(
-            f"{name}, line 1: expected a header such as 'x1,x2,label' "
-            f"(coordinates, then 'label'), got {quote_text(header_line)}"
-        )
-    n_fields = len(header)
-    n_features = header.index("label")
+    table = read_points(path, max_points)
+    lowered = [n.lower() for n in table.names or ()]
+    if "label" not in lowered or lowered.index("label") == 0:
+        shown = quote_text(", ".join(table.names)) if table.names else "no header"
+        raise ValueError(f"{display_path(Path(path).name)}: expected a header such as 'x1,x2,label' "
+                         f"(coordinates, then 'label'), got {shown}")
+    n_features = lowered.index("label")
     if n_coordinates is not None and n_features != n_coordinates:
         raise ValueError(f"this lab needs {n_coordinates}-D points, the file has {n_features} coordinates")
-    requested = limit
-    limit = min(limit, max(1, MAX_COORDINATES_READ // n_features))
-    rows, labels = [], []
-    errors = LineErrors()
-    isfinite = math.isfinite
-    for number, line in lines:
-        if errors.count >= MAX_LINE_ERRORS:
-            lines.close()
-            raise ValueError(errors.message(name) + f"\n  (reading stopped after {MAX_LINE_ERRORS:,} malformed lines)")
-        bare = line.strip()
-        if not bare or bare[0] == "#":
-            continue
-        fields = line.split(",")  # float() takes the spaces around a number; the label is stripped below
-        if len(fields) != n_fields:
-            errors.add(lambda number=number, line=line, n=len(fields):
-                       f"line {number}: expected {n_fields} fields, got {n}: {quote_text(line)}")
-            continue
-        try:
-            values = [float(f) for f in fields[:n_features]]
-        except ValueError:
-            errors.add(lambda number=number, line=line:
-                       f"line {number}: coordinates must be numbers: {quote_text(line)}")
-            continue
-        if not all(map(isfinite, values)):
-            errors.add(lambda number=number, line=line:
-                       f"line {number}: coordinates must be finite: {quote_text(line)}")
-            continue
-        label = fields[n_features].strip()
-        if not label:
-            errors.add(lambda number=number, line=line: f"line {number}: missing label: {quote_text(line)}")
-            continue
-        if not _finite_or_name(label):
-            errors.add(f"line {number}: the label must be a finite number or a name, got {quote_text(label)}")
-            continue
-        if len(rows) == limit:
-            lines.close()
-            if limit < requested:
-                raise ValueError(f"{name} has more than {limit:,} points of {n_features} coordinates; "
-                                 f"at most {MAX_COORDINATES_READ:,} coordinates are read")
-            raise ValueError(f"{name} has more than {limit:,} points; this lab draws at most {limit:,}")
-        rows.append(values)
-        labels.append(label)
-    if errors:
-        raise ValueError(errors.message(name))
-    if not rows:
-        raise ValueError(f"{name}: no points after the header")
-    X = np.array(rows, dtype=np.float64)
-    try:
-        y = np.array([float(v) for v in labels])
-    except ValueError:
-        y = np.array(labels)
+    X = np.ascontiguousarray(table.data[:, :n_features])
+    codes = table.data[:, n_features]
+    y = codes.copy() if table.classes is None else np.array(table.classes)[codes.astype(int)]
     return X, y
 
 
-def _finite_or_name(label: str) -> bool:
-    """False for 'nan', 'inf', '-Infinity', ...: float() accepts them, but NaN != NaN, so
-    such a label never forms a class (and an infinite one is no class name either)."""
-    try:
-        return math.isfinite(float(label))
-    except ValueError:
-        return True  # a name such as 'cat'
-
-
 def load_two_class_points(path, max_points: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y ±1) of a points file for a 2-D two-class problem; ``ValueError`` says what is wrong.
+    """(X, y ±1) of a file of 2-D points of two classes; ``ValueError`` says what is wrong.
 
-    :func:`load_points` checks the file itself (numbers, finite values, labels, two
-    coordinates in the header) and stops reading after ``max_points`` points; this adds at
-    most two classes (the larger label is
-    class +1; a single class keeps its sign, so a learner can say it needs two).
+    :func:`~smlengine.datasets.read_points` reads the columns ``x1`` (or ``x``), ``x2`` (or
+    ``y``) and ``label`` and stops after ``max_points`` points; this adds at most two
+    classes (the larger label, or the later class name, is class +1; a single class keeps
+    its sign, so a learner can say it needs two).
     """
-    X, labels = load_points(path, max_points, n_coordinates=2)
+    table = read_points(path, max_points, columns=(("x1", "x"), ("x2", "y"), "label"))
+    X, labels = np.ascontiguousarray(table.data[:, :2]), table.data[:, 2]
     classes = np.unique(labels)
     if classes.size > 2:
         raise ValueError(f"this lab needs two classes, the file has {classes.size}")
     if classes.size == 2:
         return X, np.where(labels == classes[-1], 1.0, -1.0)
-    positive = labels.dtype.kind == "f" and classes[0] > 0
+    positive = table.classes is None and classes[0] > 0
     return X, np.full(len(labels), 1.0 if positive else -1.0)
 
 

@@ -64,7 +64,7 @@ def test_points_round_trip(tmp_path):
     "text, message",
     [
         ("", "empty"),
-        ("a,b\n1,2\n", "line 1"),
+        ("a,b\n1,2\n", "header such as .x1,x2,label."),
         ("x1,x2,label\n1,2,1\n3,oops,1\n", "line 3"),
         ("x1,x2,label\n1,2\n", "line 2"),
         ("x1,x2,label\n1,nan,1\n", "line 2"),
@@ -112,7 +112,7 @@ def test_nan_or_infinite_labels_are_refused_with_the_line(tmp_path, label):
     # 'nan' parsed as a float would be a label that never equals itself: no class could hold it.
     path = tmp_path / "nan.csv"
     path.write_text(f"x1,x2,label\n0,0,1\n1,1,{label}\n2,2,-1\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"line 3: the label must be a finite number or a name"):
+    with pytest.raises(ValueError, match=rf"line 3: '{label}' is not a finite number"):
         load_points(path)
 
 

@@ -400,8 +400,8 @@ def test_xy_file_round_trip(tmp_path):
     (tmp_path / "bad.csv").write_text("x,y\n1,2\n1,nan\nfoo,3\n")
     with pytest.raises(ValueError, match="2 malformed line"):
         load_xy_points(tmp_path / "bad.csv")
-    (tmp_path / "h.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(ValueError, match="header naming columns 'x' and 'y'"):
+    (tmp_path / "h.csv").write_text("a,b,c\n1,2,3\n")  # two columns of three, none named x and y
+    with pytest.raises(ValueError, match=r"3 column\(s\) \(a, b, c\); this lab reads 2 \(x, y\)"):
         load_xy_points(tmp_path / "h.csv")
     with pytest.raises(ValueError, match="at most 3"):
         (tmp_path / "big.csv").write_text("x,y\n" + "1,2\n" * 5)

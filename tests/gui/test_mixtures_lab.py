@@ -294,7 +294,7 @@ _FUZZ_PIECES = ["x1,x2", ",", ";", "\n", "\r\n", "#", "1.5", "-2", "nan", "inf",
 
 @pytest.mark.timeout(120)  # a guard, not a measurement
 def test_points_loader_fuzz(tmp_path):
-    """load_xy_points only raises ValueError with a short message (or returns finite (n, 2) points)."""
+    """The lab's points reader only raises ValueError with a short message (or returns finite (n, 2) points)."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -307,7 +307,7 @@ def test_points_loader_fuzz(tmp_path):
     def check(data):
         path.write_bytes(data)
         try:
-            X = run.load_xy_points(path, max_points=50)
+            X = MixturesLab.points_reader(path, 50)
         except ValueError as exc:
             assert 0 < len(str(exc)) <= 1000
             return

@@ -15,7 +15,6 @@ from typing import Any, Iterator
 import numpy as np
 
 from smlengine import Snapshot
-from smlengine.datasets import load_two_class_points
 from smlengine.grid import DecisionFrame, decision_frame, grid_points
 from smlengine.kernels import make_kernel, rbf_grid_expansion
 from smlengine.linear import LogisticRegression, Perceptron
@@ -58,11 +57,6 @@ def make_estimator(kind: str, params: dict, seed: int = 0, *, max_iter: int | No
 
 #: the most points the lab draws and trains on (the "Points" parameter's maximum)
 MAX_POINTS = 20_000
-
-
-def points_from_file(path: str) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y ±1) of a points CSV for this lab (worker thread)."""
-    return load_two_class_points(path, MAX_POINTS)
 
 
 @dataclass(eq=False)

@@ -19,6 +19,7 @@ from smlengine.datasets._mixture import mixture_truth
 
 from ... import style as theme
 from ...widgets import plot_style
+from ...points_data import read_plane_points
 from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel, outside_legend
@@ -81,9 +82,8 @@ class MixturesLab(MouseModes, TruthHandles, KMeansLimitTab, RestartsTab, ModelOr
                 "clustering", "density")
     points_kind = "unlabelled"
     MAX_POINTS = run.MAX_POINTS
-    MAX_ABS = 1e6
     VIEW_MARGIN = 0.08
-    points_reader = staticmethod(run.load_xy_points)
+    points_reader = staticmethod(read_plane_points)
     screenshot_steps = 12
     self_test_steps = 5
 

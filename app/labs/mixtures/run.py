@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
 from smlengine import Snapshot
-from smlengine._base import LineErrors, display_path, frozen_array, quote_text
+from smlengine._base import frozen_array
 from smlengine.cluster import KMeans, KMeansSnapshot
 from smlengine.datasets import MIXTURE_PRESETS, make_mixture_preset, mixture_preset
-from smlengine.datasets._lines import iter_text_lines, line_budget
 from smlengine.grid import decision_frame, grid_points
 from smlengine.mixture import (
     GaussianMixture,
@@ -37,7 +35,6 @@ COVARIANCE_CHOICES = [("full", "full"), ("diag", "diagonal"), ("spherical", "sph
 INIT_CHOICES = [("random", "random points"), ("k-means++", "k-means++"), ("kmeans", "k-means fit"),
                 ("clicked", "clicked means")]
 MAX_POINTS = 5000
-MAX_FILE_BYTES = 5 * 2**20
 MODEL_ORDER_KS = tuple(range(1, 9))
 N_RESTARTS = 20
 #: density contours enclose these fractions of the probability mass
@@ -98,51 +95,6 @@ def sample_preset(name: str, n: int, seed: int) -> np.ndarray:
 
 def preset_truth(name: str):
     return mixture_preset(name) if name in MIXTURE_PRESETS else None
-
-
-def load_xy_points(path, max_points: int = MAX_POINTS) -> np.ndarray:
-    """Unlabelled 2-D points from a CSV file: the first two columns of every line.
-
-    A first line that is not numeric is a header (``x1,x2`` or ``x1,x2,label,...``; columns
-    after the second are ignored, so files exported by the app load again). Blank lines and
-    lines starting with ``#`` are skipped. ValueError names the first malformed lines. The
-    file is read in blocks and its points counted as they are read: the reading stops at
-    point ``max_points`` + 1.
-    """
-    name = display_path(Path(path).name)
-    rows = []
-    errors = LineErrors()
-    lines = iter_text_lines(path, max_bytes=MAX_FILE_BYTES, max_lines=line_budget(max_points),
-                            lines_note=f"this lab draws at most {max_points:,} points",
-                            binary_note="expected CSV lines such as 1.5,-0.3")
-    for number, line in lines:
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fields = [f.strip() for f in line.replace(";", ",").split(",")]
-        try:
-            values = [float(f) for f in fields[:2]]
-        except ValueError:
-            if not rows and not errors:
-                continue  # the header
-            errors.add(f"line {number}: the first two fields must be numbers: {quote_text(line)}")
-            continue
-        if len(values) < 2:
-            errors.add(f"line {number}: expected two coordinates x1,x2: {quote_text(line)}")
-        elif not all(math.isfinite(v) for v in values):
-            errors.add(f"line {number}: coordinates must be finite: {quote_text(line)}")
-        elif len(rows) == max_points:
-            lines.close()
-            raise ValueError(f"{name} has more than {max_points:,} points; this lab draws at most {max_points:,}")
-        else:
-            rows.append(values)
-    if errors:
-        raise ValueError(errors.message(name))
-    if not rows:
-        raise ValueError(f"{name}: no points found; expected lines such as 1.5,-0.3")
-    X = np.array(rows, dtype=np.float64)
-    if np.abs(X).max() > 1e6:
-        raise ValueError(f"{name}: coordinates up to {np.abs(X).max():.3g}; rescale the points (|x| <= 1e6)")
-    return X
 
 
 # ----------------------------------------------------------------------------- the run

@@ -9,10 +9,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from smlengine.datasets._regression import TRUTHS, load_xy_points, make_regression_1d
+from smlengine.datasets._regression import TRUTHS, make_regression_1d
 
 from ... import style as theme
 from ...widgets import plot_style
+from ...points_data import read_xy_points
 from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
@@ -66,7 +67,7 @@ class RegressionLab(PointsLab):
     points_kind = "xy"
     MAX_POINTS = MAX_POINTS
     SPLIT_MIN_POINTS = 4
-    points_reader = staticmethod(load_xy_points)
+    points_reader = staticmethod(read_xy_points)
     screenshot_steps = 30
     self_test_steps = 5
     screenshot_tab = TAB_BIAS
