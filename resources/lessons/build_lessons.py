@@ -553,6 +553,69 @@ lesson("faces", "Face detection: a cascade that says no quickly",
 ])
 
 
+COIN_LOCKS = ["method", "prior", "source", "p", "flips", "die", "die_alpha"]
+DECISION_LOCKS = ["method", "n_classes", "prior1", "miss_cost", "points"]
+
+
+def _three_heads(lab):
+    """The user's coin: three flips, all heads."""
+    lab.set_user_data({"clicks": [1, 1, 1], "classes": lab.classes})
+
+
+lesson("bayes", "Bayes: from prior to posterior, and the rule that decides",
+       "Bayes' rule p(θ | x) ∝ p(x | θ) p(θ) turns a prior into a posterior one observation at a time; the "
+       "posterior then decides, and the best possible rule still errs where the classes overlap.", [
+    step("A coin of unknown θ = P(heads), a uniform prior Beta(1, 1). The coin comes up heads three times "
+         "in a row.",
+         params={"method": "coin", "source": "clicks"}, edit=_three_heads,
+         question="After three heads, what do the maximum-likelihood estimate and the posterior mean say?",
+         choices=["Both say θ = 1", "ML says θ = 1, the posterior mean 0.8", "Both say θ = 0.75"], correct=1,
+         reveal={"run_to": 3},
+         answer="ML k/n = 3/3 = 1: the coin never shows tails. The posterior Beta(4, 1) has mean 4/5 = 0.8, and "
+                "its 95 % interval [0.40, 0.99] says three flips prove little. With a uniform prior the MAP "
+                "equals ML (1).",
+         locked=COIN_LOCKS, view="Coin and dice"),
+    step("A strong and wrong prior, Beta(18, 2): as sure that θ ≈ 0.9 as twenty flips would make it. The "
+         "coin's true θ is 0.3; 100 flips.",
+         params={"method": "coin", "prior": "wrong"},
+         question="Where will the posterior mean be after 100 flips?",
+         choices=["About 0.3: the data win", "About 0.36: the prior still pulls", "About 0.9: the prior wins"],
+         correct=1, reveal={"until": "finished", "budget": 200},
+         answer="About 0.36: (18 + k) / (20 + 100) with k = 25 heads here. The prior counts as twenty flips, so "
+                "it takes hundreds of flips to wash it out; its evidence bar (log p(flips)) is far below the "
+                "uniform prior's: the data call it wrong.",
+         locked=COIN_LOCKS, view="Coin and dice"),
+    step("Two Gaussian classes with different covariances, equal priors. The map shades P(y | x); the black "
+         "line is where the MAP rule changes its decision.",
+         params={"method": "decision"},
+         question="What shape is the boundary of the Bayes classifier here?",
+         choices=["A straight line", "A curve: quadratic in x"], correct=1,
+         reveal={"run_to": 1},
+         answer="A curve: log p(x | 1) − log p(x | 0) is quadratic in x when the covariances differ (QDA). "
+                "Only equal covariances make it a line (LDA).",
+         locked=DECISION_LOCKS, view="Decision"),
+    step("QDA, LDA and naive Bayes fitted from a sample that grows to 800 points; the right-hand plot shows "
+         "each rule's true risk against the Bayes risk.",
+         params={"method": "decision"},
+         question="With enough points, which rule reaches the Bayes risk?",
+         choices=["All three", "QDA only: LDA's line cannot bend", "None of them"], correct=1,
+         reveal={"until": "finished", "budget": 100},
+         answer="QDA's risk falls to the Bayes risk (0.0536 against 0.0535 at n = 800); LDA keeps a straight "
+                "line and stays above it (0.063) whatever n. Naive Bayes comes close (0.056) because the "
+                "classes are nearly axis-aligned.",
+         locked=DECISION_LOCKS, view="Decision"),
+    step("Missing class 1 now costs 5 (other errors still cost 1).",
+         params={"method": "decision", "miss_cost": 5.0},
+         question="Where does the boundary move?",
+         choices=["Into class 0's side: class 1 is decided more often", "Into class 1's side",
+                  "Nowhere: the posteriors did not change"], correct=0,
+         reveal={"run_to": 1},
+         answer="Into class 0's side: the rule decides argmin Σ L(j, k) P(j | x), so class 1 is chosen as soon as "
+                "5 P(1 | x) > P(0 | x). The Bayes risk, now an expected cost, grows from 0.054 to 0.136.",
+         locked=DECISION_LOCKS, view="Decision"),
+])
+
+
 # ---------------------------------------------------------------------------- building
 def _wait(predicate, timeout=120.0):
     from app.__main__ import wait_for
