@@ -1,22 +1,89 @@
 """The trees lab's decision-tree method: the partition growing split by split, the split
-scanner Q(R, t) with its best threshold, and "You split", where the class guesses a split
-before the tree takes its own. :class:`TreeMethod` is a part of
-:class:`app.labs.trees.lab.TreesLab`."""
+scanner Q(R, t) with its best threshold, the tree diagram, the error against depth, and "You
+split", where the class guesses a split before the tree takes its own. :class:`TreeMethod` is a
+part of :class:`app.labs.trees.lab.TreesLab`: it builds the method's items and page and draws
+its snapshots."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
+from ...widgets.plots import PlotPanel
 from . import run
+from .tree_view import TreeDiagram
 
 AXES = ("x₁", "x₂")
 
 
 class TreeMethod:
-    """Drawing the tree method's frames and the "You split" guess (methods of the trees lab)."""
+    """Building and drawing the tree method and the "You split" guess (methods of the trees lab)."""
+
+    def _add_tree_items(self, pi) -> None:
+        """The splits so far, the region being split, its new split and the student's, on the points' plot ``pi``."""
+        self.split_lines = pg.PlotCurveItem(connect="finite")
+        self.split_lines.setZValue(6)
+        self.region_box = pg.PlotCurveItem()
+        self.region_box.setZValue(7)
+        self.chosen_split = pg.PlotCurveItem()
+        self.chosen_split.setZValue(8)
+        self.guess_line = pg.PlotCurveItem()  # "You split": the student's threshold
+        self.guess_line.setZValue(9)
+        for item in (self.split_lines, self.region_box, self.chosen_split, self.guess_line):
+            pi.addItem(item)
+
+    def _build_you_split_row(self) -> None:
+        """The "You split" button and the axis of the student's split, in one row of the controls."""
+        self.you_button = QtWidgets.QPushButton("You split")
+        self.you_button.setCheckable(True)
+        self.you_button.setToolTip("Before every split, click a threshold on the split scanner (or on the points, "
+                                   "along the chosen axis): the lab prices your split Q(R, t) next to the best one. "
+                                   "Step lets the algorithm make its own split.")
+        self.you_button.toggled.connect(self._you_split_toggled)
+        self.you_axis = QtWidgets.QComboBox()
+        self.you_axis.addItems(list(AXES))
+        self.you_axis.setToolTip("The axis of your split: x₁ ≤ t (a vertical line) or x₂ ≤ t (a horizontal one)")
+        self.you_axis.currentIndexChanged.connect(lambda _i: self._redraw_you_split())
+        self.you_row = QtWidgets.QWidget()
+        yl = QtWidgets.QHBoxLayout(self.you_row)
+        yl.setContentsMargins(0, 0, 0, 0)
+        yl.addWidget(self.you_button, 1)
+        yl.addWidget(self.you_axis)
+
+    def _build_tree_page(self) -> QtWidgets.QWidget:
+        """The tree diagram beside the split scanner and the error against depth (tabs)."""
+        self.tree_diagram = TreeDiagram()
+        self.scan_panel = PlotPanel("Split scanner", "threshold t", "Q(R, t)", legend_corner="top")
+        self.scan_x = self.scan_panel.curve("x₁ ≤ t")
+        self.scan_y = self.scan_panel.curve("x₂ ≤ t")
+        self.scan_min = pg.ScatterPlotItem()
+        self.scan_min.setZValue(10)
+        self.scan_panel.plot_item.addItem(self.scan_min)
+        # "You split": the student's threshold and its cost, labelled next to the optimum
+        self.scan_guess = pg.ScatterPlotItem()
+        self.scan_guess.setZValue(11)
+        self.scan_panel.plot_item.addItem(self.scan_guess)
+        self.scan_labels = (pg.TextItem("best", anchor=(0.5, -0.3)), pg.TextItem("yours", anchor=(0.5, 1.3)))
+        for t in self.scan_labels:
+            t.setZValue(12)
+            t.setVisible(False)
+            self.scan_panel.plot_item.addItem(t, ignoreBounds=True)
+        self.scan_panel.scene().sigMouseClicked.connect(self._scan_clicked)
+        self.depth_panel = PlotPanel("Error vs depth", "max depth", "error", legend_corner="top")
+        self.depth_train = self.depth_panel.curve("training")
+        self.depth_test = self.depth_panel.curve("test")
+        self.depth_marker = pg.InfiniteLine(angle=90, movable=False)
+        self.depth_panel.plot_item.addItem(self.depth_marker, ignoreBounds=True)
+        self.tree_tabs = QtWidgets.QTabWidget()
+        self.tree_tabs.addTab(self.scan_panel, "Split scanner")
+        self.tree_tabs.addTab(self.depth_panel, "Error vs depth")
+        tree_page = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        tree_page.addWidget(self.tree_diagram)
+        tree_page.addWidget(self.tree_tabs)
+        tree_page.setSizes([450, 350])
+        return tree_page
 
     def _render_tree(self, snap, prepared, history) -> None:
         e = snap.engine
