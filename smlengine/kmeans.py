@@ -17,6 +17,7 @@ from typing import Iterator
 import numpy as np
 
 from ._base import (
+    MAX_ABS_VALUE,
     BaseEstimator,
     IterativeMixin,
     Snapshot,
@@ -181,7 +182,7 @@ def kmeans_plusplus_probabilities(X, centers) -> np.ndarray:
     >>> print(np.round(kmeans_plusplus_probabilities(X, X[:1]), 3))
     [0.    0.059 0.941]
     """
-    X = check_array(X)
+    X = check_array(X, max_abs=MAX_ABS_VALUE)
     C = np.asarray(centers, dtype=np.float64)
     if C.size == 0:
         return np.full(X.shape[0], 1.0 / X.shape[0])
@@ -241,7 +242,7 @@ def kmeans_plusplus(X, n_clusters, random_state=None, *, return_probabilities: b
     >>> kmeans_plusplus(X, 2, random_state=0)
     array([2, 0])
     """
-    X = check_array(X)
+    X = check_array(X, max_abs=MAX_ABS_VALUE)
     k = check_k("n_clusters", n_clusters, X.shape[0])
     maps: list | None = [] if return_probabilities else None
     idx = plusplus_indices(X, k, check_random_state(random_state), maps)
@@ -338,7 +339,7 @@ class KMeans(IterativeMixin, BaseEstimator):
     # -- validation --------------------------------------------------------------------
     def _validate(self, X):
         self.validate_params()
-        X = check_array(X)
+        X = check_array(X, max_abs=MAX_ABS_VALUE)
         k = check_k("n_clusters", self.n_clusters, X.shape[0])
         if isinstance(self.init, str):
             init = self.init
@@ -409,7 +410,7 @@ class KMeans(IterativeMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """Index of the nearest centre for each row of X."""
         self._check_fitted("cluster_centers_")
-        X = check_array(X, n_features=self.n_features_in_)
+        X = check_array(X, n_features=self.n_features_in_, max_abs=MAX_ABS_VALUE)
         lloyd = Lloyd(X, self.cluster_centers_.shape[0])
         labels = np.empty(X.shape[0], dtype=np.intp)
         lloyd.assign(self.cluster_centers_, labels)
@@ -423,7 +424,7 @@ class KMeans(IterativeMixin, BaseEstimator):
         """The k-means objective on X with the opposite sign, −Σ_i min_k ‖x_i − μ_k‖² (higher is
         better, as scikit-learn's ``KMeans.score``); ``y`` is ignored."""
         self._check_fitted("cluster_centers_")
-        X = check_array(X, n_features=self.n_features_in_)
+        X = check_array(X, n_features=self.n_features_in_, max_abs=MAX_ABS_VALUE)
         return -float(_min_sq_dist(X, self.cluster_centers_).sum())
 
     def restarts(self, X, n: int = 20) -> RestartsSnapshot:
@@ -505,7 +506,7 @@ def kmeans_restarts(X, n_clusters=3, *, n_restarts=20, init="k-means++", tol=1e-
 
 
 def _restarts_steps(X, n_clusters, n_restarts, init, tol, max_iter, random_state):
-    X = check_array(X)
+    X = check_array(X, max_abs=MAX_ABS_VALUE)
     check_scalar("n_restarts", n_restarts, numbers.Integral, min_value=1, max_value=10_000)
     if not isinstance(init, str):
         raise ValueError("restarts need a random init ('random' or 'k-means++'), not fixed centres")

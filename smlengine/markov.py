@@ -126,6 +126,28 @@ class PageRankSnapshot(Snapshot):
     converged: bool
 
 
+#: out-weights o_i within this range are used as they are; the rows of a graph with others are
+#: scaled first (W = A / o does not change when a row is scaled)
+_SAFE_OUT = (1e-300, 1e300)
+
+
+def _scaled_rows(a):
+    """``a``, or a copy whose rows are scaled to a largest weight of 1 when an out-weight o_i is
+    so small that 1/o_i overflows (links of weight 1e-310) or so large that it does (1e308 and
+    1e308 sum to ∞): the walk's probabilities A_ij / o_i are those of the scaled rows."""
+    counts = np.diff(a.indptr)
+    linked = counts > 0
+    row_max = np.ones(a.shape[0])
+    if a.nnz:
+        row_max[linked] = np.maximum.reduceat(a.data, a.indptr[:-1][linked])
+    # o_i lies between the row's largest weight and that times its number of links
+    if np.all(row_max >= _SAFE_OUT[0]) and np.all(row_max <= _SAFE_OUT[1] / np.maximum(counts, 1)):
+        return a
+    b = a.copy()
+    b.data = a.data / np.repeat(row_max, counts)
+    return b
+
+
 _PAGERANK_CONSTRAINTS = {"teleport": TELEPORT, "tol": _TOL, "max_iter": [Interval(Integral, 0, MAX_ITER)]}
 
 
@@ -156,7 +178,7 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
     PageRankSnapshot
         Step 0 (P_0), then one per iteration; the last one holds :func:`pagerank`'s result.
     """
-    a = check_adjacency(adjacency)
+    a = _scaled_rows(check_adjacency(adjacency))
     alpha = float(teleport)
     d = a.shape[0]
     x = check_start(start, d)
@@ -392,7 +414,7 @@ def random_surfer_steps(
         Step 0 (start positions, no visits counted, ``l1_error`` None), then every
         ``yield_every`` moves.
     """
-    a = check_adjacency(adjacency)
+    a = _scaled_rows(check_adjacency(adjacency))
     alpha = float(teleport)
     rng = check_random_state(random_state)
     d = a.shape[0]

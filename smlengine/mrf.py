@@ -85,6 +85,10 @@ class PottsSnapshot(Snapshot):
 def potts_energy(labels, image, beta: float, means, sigma: float) -> float:
     """E(z) = −β Σ_{i~j} [z_i = z_j] + Σ_i (x_i − μ_{z_i})² / (2σ²) on the 4-neighbour grid.
 
+    The arguments are checked as :class:`PottsGibbs` checks its own (β in [0, 1e6], σ in
+    [1e-6, 1e6], 2 to 64 finite means, a finite 2-D image) and ``labels`` must be an integer
+    field of the image's shape with values 0..K−1; ``ValueError`` says which is wrong.
+
     Examples
     --------
     A clean two-region picture: 104 equal neighbour pairs, no data term.
@@ -96,9 +100,22 @@ def potts_energy(labels, image, beta: float, means, sigma: float) -> float:
     >>> potts_energy(z, z.astype(float), beta=1.0, means=[0.0, 1.0], sigma=0.4)
     -104.0
     """
+    try:
+        k = int(np.asarray(means, dtype=np.float64).reshape(-1).size) if np.ndim(means) == 1 else 0
+    except (TypeError, ValueError):
+        k = 0
+    if not 2 <= k <= MAX_LABELS:
+        raise ValueError(f"means must be a sequence of 2 to {MAX_LABELS} grey levels μ_k, one per label, "
+                         f"got {f'shape {np.shape(means)}' if np.ndim(means) else type(means).__name__}")
+    # the same checks as the sampler's: beta, sigma and the means by its constraints, then the image
+    _, beta, mu, sigma = PottsGibbs(n_labels=k, beta=beta, means=means, sigma=sigma)._check_params()
+    x = PottsGibbs._check_image(image)
     z = np.asarray(labels)
-    x = np.asarray(image, dtype=np.float64)
-    mu = np.asarray(means, dtype=np.float64)
+    if z.shape != x.shape or z.dtype.kind not in "iu":
+        raise ValueError(f"labels must be an integer label field of the image's shape {x.shape}, "
+                         f"got {z.dtype} of shape {z.shape}")
+    if z.min() < 0 or z.max() >= k:
+        raise ValueError(f"labels must be in 0..{k - 1} (one per mean), got {z.min()}..{z.max()}")
     agree = np.count_nonzero(z[:, 1:] == z[:, :-1]) + np.count_nonzero(z[1:, :] == z[:-1, :])
     return float(-beta * agree + np.sum((x - mu[z]) ** 2) / (2.0 * sigma * sigma))
 

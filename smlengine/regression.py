@@ -296,21 +296,31 @@ class LinearRegression(_LinearModel):
             self._finish(snap, 1)
             yield snap
             return
-        eta = self.learning_rate if self.learning_rate is not None else n / float(s[0] ** 2)
-        Xty = Xc.T @ yc / n
+        s0 = float(s[0])
+        # λ_max = s0²/n under- or overflows for inputs near 1e-300 or 1e300: the default step then
+        # runs on X_c/c with c = s0/√n (λ_max = 1, η = 1), the same iterates w = v/c in exact
+        # arithmetic, and the stopping rule reads the gradient of that scaled problem
+        c = s0 / math.sqrt(n) if self.learning_rate is None and not _SAFE_SPREAD[0] < s0 < _SAFE_SPREAD[1] else 1.0
+        Xg = Xc if c == 1.0 else Xc / c
+        with np.errstate(over="ignore", divide="ignore", under="ignore"):
+            limit = float(2 * n / np.float64(s0 / c) ** 2)  # 2/λ_max, the largest stable step (∞ when λ_max is 0)
+        eta = self.learning_rate if self.learning_rate is not None else limit / 2
+        Xty = Xg.T @ yc / n
         scale = max(1.0, float(np.linalg.norm(Xty)))
         grad = -Xty
+        v = w * c
         snap = None
         start = objective(w)
         for it in range(1, self.max_iter + 1):
             with np.errstate(over="ignore", invalid="ignore"):
-                w = w - eta * grad
-                grad = Xc.T @ (Xc @ w - yc) / n
+                v = v - eta * grad
+                grad = Xg.T @ (Xg @ v - yc) / n
                 g = float(np.linalg.norm(grad))
+                w = v / c
                 loss = objective(w)
             if not (math.isfinite(g) and math.isfinite(loss)) or loss > 1e6 * start + 1e-300:
                 raise ValueError(f"gradient descent diverged at step {it}: learning_rate = {eta:.3g} is too large "
-                                 f"for this data (it must be below 2/λ_max = {2 * n / float(s[0] ** 2):.3g})")
+                                 f"for this data (it must be below 2/λ_max = {limit:.3g})")
             done = g <= self.tol * scale
             snap = self._snapshot(it, w, x_mean, y_mean, loss, sweep=it, gap=g, converged=done)
             if done or it == self.max_iter:
@@ -318,6 +328,11 @@ class LinearRegression(_LinearModel):
             yield snap
             if done:
                 return
+
+
+#: the largest singular value of the centred design for which gradient descent's default step
+#: n/s0² is computed as it is (outside, the problem is scaled first: see LinearRegression.fit_steps)
+_SAFE_SPREAD = (1e-150, 1e150)
 
 
 def _rank_message(n, p, rank, intercept):
