@@ -27,6 +27,8 @@ __all__ = [
 
 #: above this many points a k-NN graph stays sparse and is solved by Lanczos iterations
 DENSE_MAX = 1500
+#: shift of the sparse eigensolver, just below the Laplacian's smallest eigenvalue 0
+SHIFT = 1e-5
 
 
 def rbf_affinity(X: np.ndarray, gamma: float) -> np.ndarray:
@@ -98,9 +100,9 @@ def smallest_eigenpairs(L, m: int, rng: np.random.Generator):
     """The m smallest eigenvalues (ascending) of the symmetric L and their unit eigenvectors.
 
     Dense: LAPACK's ``eigh`` on the requested index range. Sparse: Lanczos iterations on
-    (L + I)⁻¹ (shift-invert about −1, below the spectrum of a Laplacian, so L + I is positive
-    definite and factorises without pivoting trouble); its largest eigenvalues 1/(λ + 1) are the
-    smallest λ of L.
+    (L + σI)⁻¹ with a small σ = 10⁻⁵ (shift-invert just below the spectrum of a Laplacian, which
+    starts at 0, so L + σI is positive definite); its largest eigenvalues 1/(λ + σ) are the
+    smallest λ of L, and they stand far apart, so few iterations converge.
     """
     n = L.shape[0]
     m = min(m, n)
@@ -109,7 +111,7 @@ def smallest_eigenpairs(L, m: int, rng: np.random.Generator):
         vals, vecs = scipy.linalg.eigh(dense, subset_by_index=[0, m - 1])
     else:
         v0 = rng.uniform(-1.0, 1.0, n)
-        vals, vecs = eigsh(L.tocsc(), k=m, sigma=-1.0, which="LM", v0=v0, tol=0.0)
+        vals, vecs = eigsh(L.tocsc(), k=m, sigma=-SHIFT, which="LM", v0=v0, tol=0.0)
         order = np.argsort(vals)
         vals, vecs = vals[order], vecs[:, order]
     return np.clip(vals, 0.0, None), vecs

@@ -294,7 +294,8 @@ class SpectralClustering(IterativeMixin, BaseEstimator):
     affinity_matrix_ : ndarray (n, n) or scipy.sparse.csr_matrix
         W (zero diagonal).
     eigenvalues_ : ndarray (m,)
-        The m = min(n, max(k + 5, 10)) smallest eigenvalues of L, ascending.
+        The m smallest eigenvalues of L, ascending: m = min(n, max(k + 5, 10)) for a dense graph,
+        k + 1 (the gap after the k-th) for a sparse one, whose Lanczos iterations cost more with m.
     embedding_ : ndarray (n, k)
         The rows of the k eigenvectors (D^{-1/2}u in the normalised case), one per point.
     labels_ : ndarray (n,)
@@ -353,7 +354,7 @@ class SpectralClustering(IterativeMixin, BaseEstimator):
         yield SpectralSnapshot(step=0, phase="affinity", affinity=frozen_array(W) if dense else None,
                                n_connected=components)
         L, d = laplacian(W, bool(self.normalized))
-        m = min(n, max(k + 5, 10))
+        m = min(n, max(k + 5, 10) if dense else k + 1)
         vals, vecs = smallest_eigenpairs(L, m, rng)
         U = vecs[:, :k]
         if self.normalized:
