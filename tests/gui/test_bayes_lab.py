@@ -11,7 +11,7 @@ from scipy import stats
 
 from app.labs.bayes import run
 from app.testing import finish, open_lab, run_to
-from smlengine.bayes import BetaBernoulli, bayes_risk_2gauss
+from smlengine.bayes import BetaBernoulli, MultinomialNaiveBayes, bayes_risk_2gauss
 
 
 def _lab(make_window, **params):
@@ -143,3 +143,40 @@ def test_learning_curves_teach_generative_against_discriminative():
     assert abs(late.errors[("right", "nb")] - late.errors[("right", "logistic")]) < 0.02
     assert late.bayes["right"] == pytest.approx(stats.norm.cdf(-1.0))
     assert math.isfinite(late.errors[("wrong", "lda")])
+
+
+def test_the_spam_filter_scores_a_typed_message_word_by_word(make_window):
+    _, lab = _lab(make_window, method="spam")
+    snap = finish(lab, restart=True)
+    texts, labels = run.load_spam_corpus()
+    assert lab.tabs.currentIndex() == 3 and snap.m == len(texts) - snap.n_test and snap.accuracy > 0.9
+    # the filter is the engine's, trained on the same messages: the same log-odds per word
+    order = np.random.default_rng(lab.seed).permutation(len(texts))
+    train = order[snap.n_test:]
+    vocab = sorted({w for i in train for w in run.words(texts[i])})
+    column = {w: j for j, w in enumerate(vocab)}
+    X = np.zeros((train.size, len(vocab)))
+    for r, i in enumerate(train):
+        for w in run.words(texts[i]):
+            X[r, column[w]] += 1
+    model = MultinomialNaiveBayes(alpha=1.0).fit(X, labels[train])
+    odds = dict(zip(vocab, model.feature_log_prob_[1] - model.feature_log_prob_[0]))
+    for word, value in snap.spam_words + snap.ham_words:
+        assert value == pytest.approx(odds[word])
+    assert min(v for _, v in snap.spam_words) >= max(v for _, v in snap.ham_words)
+    x = np.zeros((1, len(vocab)))
+    for w in run.words(run.DEFAULT_MESSAGE):
+        x[0, column[w]] += 1
+    assert snap.p_spam == pytest.approx(model.predict_proba(x)[0, 1], rel=1e-9, abs=1e-12)
+    bars = lab.message_panel.bars.opts
+    drawn = np.asarray(bars["x0"]) + np.asarray(bars["width"]) * (np.asarray(bars["x0"]) == 0)
+    expected = [snap.prior_log_odds] + [0.0 if v is None else v for _, v in snap.tokens]
+    np.testing.assert_allclose(drawn, expected)
+    assert [t.toPlainText() for t in lab.message_panel.word_items[:3]] == ["(prior)", "are", "you"]
+    # a message of its own, typed and confirmed: scored as spam
+    lab.message_edit.setText("WIN a free holiday now, call 0800 123 456")
+    lab.message_edit.editingFinished.emit()
+    spam = finish(lab, restart=False)
+    assert spam.message.startswith("WIN") and spam.p_spam > 0.99 > 0.5 > snap.p_spam
+    assert lab.user_data()["message"] == spam.message
+    assert "P(spam) = " in lab.maths.toPlainText()

@@ -13,8 +13,8 @@ from PySide6 import QtWidgets
 from ...lab import Lab
 from ...widgets.params import Param
 from . import maths, run
-from .run import BayesCoinSnapshot, BayesCurvesSnapshot, BayesDecisionSnapshot
-from .tabs import CoinTab, CurvesTab, DecisionTab
+from .run import BayesCoinSnapshot, BayesCurvesSnapshot, BayesDecisionSnapshot, BayesSpamSnapshot
+from .tabs import CoinTab, CurvesTab, DecisionTab, SpamTab
 
 TABS = [name for name, _ in run.METHODS]
 
@@ -27,7 +27,7 @@ def _coin_draws(v) -> bool:
     return v["method"] == "coin" and v["source"] == "draw"
 
 
-class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
+class BayesLab(CoinTab, DecisionTab, CurvesTab, SpamTab, Lab):
     id = "bayes"
     title = "Bayesian inference and decision"
     order = 120
@@ -39,7 +39,8 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
                 "Dirichlet", "die", "dice", "multinomial", "credible interval", "MAP", "maximum likelihood",
                 "posterior mean", "predictive", "marginal likelihood", "evidence", "Jeffreys", "Bayes classifier",
                 "Bayes error", "Bayes risk", "loss", "QDA", "LDA", "naive Bayes", "Gaussian classes",
-                "generative", "discriminative", "logistic regression", "learning curve")
+                "generative", "discriminative", "logistic regression", "learning curve", "spam", "spam filter",
+                "multinomial naive Bayes", "Laplace smoothing", "word counts")
     method_param = "method"
     screenshot_steps = 20
 
@@ -48,6 +49,7 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
         self.clicks: list[int] = []  # the user's own flips (1 heads, 0 tails)
         self.classes = {"means": [list(m) for m in run.DEFAULT_CLASSES["means"]],
                         "covs": [[list(r) for r in c] for c in run.DEFAULT_CLASSES["covs"]]}
+        self.message = run.DEFAULT_MESSAGE  # the message the spam filter scores
         self._syncing = False
 
     def parameter_specs(self):
@@ -76,17 +78,22 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
                   visible_when=_for("decision")),
             Param("repeats", "Repeats", "int", 8, minimum=1, maximum=50, visible_when=_for("curves"),
                   tooltip="Training samples averaged at every n"),
+            Param("alpha", "Smoothing α", "log", 1.0, minimum=0.01, maximum=20.0, decimals=2,
+                  tooltip="Add-α smoothing: P(w | c) = (N_cw + α) / (N_c + V α); α = 1 is Laplace's",
+                  visible_when=_for("spam")),
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
         self._build_flip_buttons(layout)
         self._build_class_buttons(layout)
+        self._build_message_box(layout)
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self._build_coin_tab(), "Coin and dice")
         self.tabs.addTab(self._build_decision_tab(), "Decision")
         self.tabs.addTab(self._build_curves_tab(), "Generative vs discriminative")
+        self.tabs.addTab(self._build_spam_tab(), "Spam filter")
         return self.tabs
 
     def after_build(self) -> None:
@@ -97,6 +104,7 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
     def _show_tab_of(self, method: str) -> None:
         self.flip_box.setVisible(method == "coin")
         self.class_box.setVisible(method == "decision")
+        self.message_box.setVisible(method == "spam")
         if self.tabs.currentIndex() == TABS.index(method):
             return
         self._syncing = True
@@ -139,8 +147,13 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
             priors = [p1] + [(1.0 - p1) / (K - 1)] * (K - 1)
             args = (means, covs, priors, float(params["miss_cost"]), int(params["points"]), seed)
             return lambda: run.run_steps("decision", *args)
-        repeats = int(params["repeats"])
-        return lambda: run.run_steps("curves", repeats, seed)
+        if method == "curves":
+            repeats = int(params["repeats"])
+            return lambda: run.run_steps("curves", repeats, seed)
+        message, alpha = self.message, float(params["alpha"])
+        if len(message) > run.MAX_MESSAGE:
+            raise ValueError(f"the message has {len(message)} characters; the filter scores at most {run.MAX_MESSAGE}")
+        return lambda: run.run_steps("spam", message, alpha, seed)
 
     def prepare(self, snapshot):  # on a worker: the boundaries' lines, the die's density
         if isinstance(snapshot, BayesDecisionSnapshot):
@@ -151,7 +164,7 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
 
     # ------------------------------------------------------------------ drawing
     def show_idle(self) -> None:
-        for panel in (self.risk_panel, *self.curve_panels.values()):
+        for panel in (self.risk_panel, self.accuracy_panel, *self.curve_panels.values()):
             panel.clear_series()
         self.decision_panel.forget()
 
@@ -182,16 +195,33 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
                     panel.curve(label).extend(ns, [h.errors[(setting, m)] for h in added])
                 panel.curve("Bayes error").extend(ns, [h.bayes[setting] for h in added])
 
+        elif isinstance(snapshot, BayesSpamSnapshot):
+            self._render_spam(snapshot, history)
+
+    def _render_spam(self, snap: BayesSpamSnapshot, history) -> None:
+        pairs = list(snap.spam_words) + list(reversed(snap.ham_words))
+        self.words_panel.set_bars([w for w, _ in pairs], [v for _, v in pairs])
+        names = ["(prior)"] + [w if v is not None else f"{w} (unseen)" for w, v in snap.tokens]
+        self.message_panel.set_bars(names, [snap.prior_log_odds] + [v for _, v in snap.tokens])
+        p = snap.p_spam
+        shown = "< 0.001" if p < 0.001 else "> 0.999" if p > 0.999 else f"= {p:.3f}"
+        self.message_panel.set_title(f"P(spam) {shown}")
+        if history.rewound:
+            self.accuracy_panel.clear_series()
+        added = history.added
+        self.accuracy_panel.curve("accuracy").extend([h.m for h in added], [h.accuracy for h in added])
+        self.accuracy_panel.curve("spam caught").extend([h.m for h in added], [h.spam_caught for h in added])
+
     def maths_html(self, snapshot) -> str:
         return maths.maths_html(snapshot)
 
     def main_plot(self):
         method = self.form.value("method")
-        return {"coin": self.posterior_panel, "decision": self.decision_panel}.get(
+        return {"coin": self.posterior_panel, "decision": self.decision_panel, "spam": self.words_panel}.get(
             method, self.curve_panels["wrong"])
 
     def user_data(self) -> dict:
-        return {"clicks": list(self.clicks), "classes": self.classes}
+        return {"clicks": list(self.clicks), "classes": self.classes, "message": self.message}
 
     def set_user_data(self, data: dict) -> None:
         clicks = data.get("clicks", [])
@@ -200,6 +230,11 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
             raise ValueError("clicks must be a list of 0 (tails) and 1 (heads)")
         classes = data.get("classes", self.classes)
         means, covs = run.check_classes(classes, 3)
+        message = data.get("message", self.message)
+        if not isinstance(message, str) or len(message) > run.MAX_MESSAGE:
+            raise ValueError(f"the message must be text of at most {run.MAX_MESSAGE} characters")
+        self.message = message
+        self.message_edit.setText(message)
         self.clicks = [int(c) for c in clicks]
         self.classes = {"means": means.tolist(), "covs": covs.tolist()}
         self.decision_panel.classes = None
@@ -211,6 +246,8 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, Lab):
                     [[snap.n, snap.heads, snap.a, snap.b, snap.mean, snap.lo, snap.hi]])
         if isinstance(snap, BayesDecisionSnapshot):
             return ["x1", "x2", "class"], [[float(x[0]), float(x[1]), int(c) + 1] for x, c in zip(snap.X, snap.y)]
+        if isinstance(snap, BayesSpamSnapshot):
+            return ["word", "log_odds_toward_spam"], [[w, v] for w, v in snap.tokens]
         if isinstance(snap, BayesCurvesSnapshot):
             return (["n", "setting", "model", "test_error"],
                     [[snap.n, s, m, v] for (s, m), v in snap.errors.items()])

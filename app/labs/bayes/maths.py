@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .run import MODELS, PRIORS, BayesCoinSnapshot, BayesCurvesSnapshot, BayesDecisionSnapshot
+from .run import MODELS, PRIORS, BayesCoinSnapshot, BayesCurvesSnapshot, BayesDecisionSnapshot, BayesSpamSnapshot
 
 
 def _num(v) -> str:
@@ -68,6 +68,20 @@ def curves_html(s: BayesCurvesSnapshot) -> str:
             f"model is wrong.</p>")
 
 
+def spam_html(s: BayesSpamSnapshot) -> str:
+    seen = [f"{w} {v:+.2f}" for w, v in s.tokens if v is not None]
+    unseen = [w for w, v in s.tokens if v is None]
+    words = ", ".join(seen) if seen else "no word the filter knows"
+    return (f"<p><b>Multinomial naive Bayes</b> trained on {s.m} messages: P(w | c) = (N<sub>cw</sub> + α) / "
+            f"(N<sub>c</sub> + V α), and log P(spam | x) − log P(ham | x) = log π<sub>spam</sub>/π<sub>ham</sub> "
+            f"+ Σ<sub>w</sub> x<sub>w</sub> [log P(w | spam) − log P(w | ham)].</p>"
+            f"<p>Test messages ({s.n_test}): accuracy {s.accuracy:.3f}, spam caught {s.spam_caught:.3f}, "
+            f"ham flagged {s.ham_flagged:.3f}.</p>"
+            f"<p>The message: prior {s.prior_log_odds:+.2f}; {words}"
+            + (f"; never seen (no evidence): {', '.join(unseen)}" if unseen else "")
+            + f". Total log-odds {s.log_odds:+.2f}, P(spam) = {s.p_spam:.3f}.</p>")
+
+
 def maths_html(s) -> str:
     if isinstance(s, BayesCoinSnapshot):
         return coin_html(s)
@@ -75,6 +89,8 @@ def maths_html(s) -> str:
         return decision_html(s)
     if isinstance(s, BayesCurvesSnapshot):
         return curves_html(s)
+    if isinstance(s, BayesSpamSnapshot):
+        return spam_html(s)
     return ""
 
 

@@ -5,16 +5,26 @@ a growing sample; learning curves of generative against discriminative classifie
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr
 
 from smlengine import Snapshot, frozen_array
-from smlengine.bayes import BetaBernoulli, DirichletMultinomial, GaussianBayesClassifier, bayes_risk_2gauss
+from smlengine._resources import resource_path
+from smlengine.bayes import (
+    BetaBernoulli,
+    DirichletMultinomial,
+    GaussianBayesClassifier,
+    MultinomialNaiveBayes,
+    bayes_risk_2gauss,
+)
+from smlengine.cache import LRUCache
 from smlengine.logistic import LogisticRegression
 
-METHODS = [("coin", "Coin and dice"), ("decision", "Decision"), ("curves", "Generative vs discriminative")]
+METHODS = [("coin", "Coin and dice"), ("decision", "Decision"), ("curves", "Generative vs discriminative"),
+           ("spam", "Spam filter")]
 
 # ----------------------------------------------------------------------------- coin and die
 #: the priors the lab compares: name -> (label, a, b)
@@ -365,7 +375,97 @@ def curves_steps(repeats: int, seed: int, sizes=CURVE_SIZES):
             step += 1
 
 
+# ----------------------------------------------------------------------------- spam filter
+SPAM_FILE = "spam-messages.tsv"
+TRAIN_SIZES = (10, 20, 40, 80, 160, 320)
+TEST_SHARE = 0.3
+TOP_WORDS = 8
+MAX_MESSAGE = 160  # characters of a typed message (a text message's length)
+DEFAULT_MESSAGE = "are you free tonight? call me about the prize"
+_WORD = re.compile(r"[a-z0-9£$%.']*[a-z0-9£$%]")
+_CORPUS = LRUCache(maxsize=2)
+
+
+def words(text: str) -> list[str]:
+    """The message's words: lower case, letters, digits and £ $ %, joined by dots or apostrophes."""
+    return _WORD.findall(text.lower())
+
+
+def load_spam_corpus() -> tuple[list[str], np.ndarray]:
+    """The shipped messages and their labels (1 spam, 0 ham), read once."""
+    def read():
+        texts, labels = [], []
+        for line in resource_path("data", SPAM_FILE).read_text(encoding="utf-8").splitlines():
+            label, text = line.split("\t", 1)
+            texts.append(text)
+            labels.append(1 if label == "spam" else 0)
+        return texts, np.array(labels)
+
+    return _CORPUS.get_or_compute(SPAM_FILE, read)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class BayesSpamSnapshot(Snapshot):
+    """Multinomial naive Bayes trained on the first ``m`` training messages, and a message scored."""
+
+    m: int
+    n_test: int
+    accuracy: float
+    spam_caught: float  # share of the test spam flagged
+    ham_flagged: float  # share of the test ham flagged as spam
+    spam_words: tuple  # (word, log P(w | spam) − log P(w | ham)) of the words that push most toward spam
+    ham_words: tuple  # the same toward ham
+    message: str
+    tokens: tuple  # (word, its log-odds contribution, or None for a word the filter never saw)
+    prior_log_odds: float  # log P(spam) − log P(ham)
+    log_odds: float  # of the message
+    p_spam: float
+
+
+def spam_steps(message: str, alpha: float, seed: int):
+    """Yield the filter trained on more and more messages: log P(c | x) = log π_c + Σ_w x_w log P(w | c)."""
+    texts, labels = load_spam_corpus()
+    order = np.random.default_rng(seed).permutation(len(texts))
+    n_test = int(round(TEST_SHARE * len(texts)))
+    test, train = order[:n_test], order[n_test:]
+    sizes = [m for m in TRAIN_SIZES if m < train.size] + [train.size]
+    vocab = sorted({w for i in train for w in words(texts[i])})
+    index = {w: j for j, w in enumerate(vocab)}
+
+    def counts(messages) -> np.ndarray:  # one row of word counts per message; unknown words dropped
+        X = np.zeros((len(messages), len(vocab)))
+        for r, text in enumerate(messages):
+            for w in words(text):
+                if w in index:
+                    X[r, index[w]] += 1.0
+        return X
+
+    X_train, X_test = counts([texts[i] for i in train]), counts([texts[i] for i in test])
+    y_test = labels[test]
+    for step, m in enumerate(sizes):
+        y = labels[train[:m]]
+        if np.unique(y).size < 2:  # too few messages for both classes: take the next size
+            continue
+        model = MultinomialNaiveBayes(alpha=alpha).fit(X_train[:m], y)
+        pred = model.predict(X_test)
+        spam_col = int(np.flatnonzero(model.classes_ == 1)[0])
+        ratio = model.feature_log_prob_[spam_col] - model.feature_log_prob_[1 - spam_col]
+        seen = X_train[:m].sum(axis=0) > 0  # words the filter has met so far
+        ranked = np.flatnonzero(seen)[np.argsort(-ratio[seen], kind="stable")]
+        spam_words = tuple((vocab[j], float(ratio[j])) for j in ranked[:TOP_WORDS])
+        ham_words = tuple((vocab[j], float(ratio[j])) for j in ranked[::-1][:TOP_WORDS])
+        prior = float(model.class_log_prior_[spam_col] - model.class_log_prior_[1 - spam_col])
+        tokens = tuple((w, float(ratio[index[w]]) if w in index and seen[index[w]] else None) for w in words(message))
+        log_odds = prior + sum(v for _, v in tokens if v is not None)
+        yield BayesSpamSnapshot(step=step, m=m, n_test=n_test, accuracy=float(np.mean(pred == y_test)),
+                                spam_caught=float(np.mean(pred[y_test == 1] == 1)),
+                                ham_flagged=float(np.mean(pred[y_test == 0] == 1)), spam_words=spam_words,
+                                ham_words=ham_words, message=message, tokens=tokens, prior_log_odds=prior,
+                                log_odds=float(log_odds), p_spam=float(1.0 / (1.0 + math.exp(-log_odds))),
+                                progress=(step + 1) / len(sizes))
+
+
 # ----------------------------------------------------------------------------- the run
 def run_steps(method: str, *args):
-    """The run of the chosen tab: ``coin_steps``, ``decision_steps`` or ``curves_steps``."""
-    return {"coin": coin_steps, "decision": decision_steps, "curves": curves_steps}[method](*args)
+    """The run of the chosen tab: ``coin_steps``, ``decision_steps``, ``curves_steps`` or ``spam_steps``."""
+    return {"coin": coin_steps, "decision": decision_steps, "curves": curves_steps, "spam": spam_steps}[method](*args)

@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtWidgets
 from ...widgets.metrics import MetricPanel
 from ...widgets.pages import splitter
 from . import run
-from .views import DecisionPanel, EvidencePanel, PosteriorPanel, SimplexPanel, log_ticks
+from .views import DecisionPanel, EvidencePanel, PosteriorPanel, SimplexPanel, WordBars, log_ticks
 
 
 class CoinTab:
@@ -107,3 +107,37 @@ class CurvesTab:
             log_ticks(panel)
             self.curve_panels[name] = panel
         return splitter(True, *self.curve_panels.values(), sizes=[400, 400], stretch=[1, 1])
+
+
+class SpamTab:
+    """Multinomial naive Bayes on short messages: the telling words, a typed message word by word."""
+
+    def _build_spam_tab(self) -> QtWidgets.QWidget:
+        self.words_panel = WordBars("Telling words", "log-odds toward spam")
+        self.words_panel.setToolTip("The words with the largest log-odds log P(w | spam) − log P(w | ham) toward "
+                                    "spam (red) and toward ham (blue) in the messages trained on so far")
+        self.message_panel = WordBars("Your message", "log-odds toward spam")
+        self.message_panel.setToolTip("Each word of the typed message adds its log-odds (0: a word the filter "
+                                      "never saw); the prior log-odds come first")
+        self.accuracy_panel = MetricPanel("Test accuracy", "training messages", "share")
+        log_ticks(self.accuracy_panel)
+        right = splitter(True, self.message_panel, self.accuracy_panel, sizes=[420, 260], stretch=[3, 2])
+        return splitter(False, self.words_panel, right, sizes=[480, 520], stretch=[1, 1])
+
+    def _build_message_box(self, layout: QtWidgets.QVBoxLayout) -> None:
+        self.message_box = QtWidgets.QWidget()
+        col = QtWidgets.QVBoxLayout(self.message_box)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addWidget(QtWidgets.QLabel("A message to score:"))
+        self.message_edit = QtWidgets.QLineEdit(self.message)
+        self.message_edit.setMaxLength(run.MAX_MESSAGE)
+        self.message_edit.setToolTip("Type a message and press Enter: the filter scores it word by word")
+        self.message_edit.editingFinished.connect(self._message_edited)
+        col.addWidget(self.message_edit)
+        layout.addWidget(self.message_box)
+
+    def _message_edited(self) -> None:
+        text = self.message_edit.text()
+        if text != self.message:
+            self.message = text
+            self.reset()

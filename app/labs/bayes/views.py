@@ -337,3 +337,49 @@ class DecisionPanel(PlotPanel):
             for trio in self.handles:
                 for item in trio:
                     item.setPen(pg.mkPen(s.foreground, width=1.5))
+
+
+class WordBars(PlotPanel):
+    """Words as horizontal bars of their log-odds (red toward spam, blue toward ham), each word written
+    beside the zero line on the side its bar does not take."""
+
+    LEFT_AXIS_EM = 1.5  # no tick labels on the left: the words stand in the plot
+
+    def __init__(self, title: str, x_label: str):
+        super().__init__(title, x_label, "", legend=False)
+        self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
+        self.addItem(self.bars)
+        self.word_items: list[pg.TextItem] = []
+        vb = self.plot_item.getViewBox()
+        vb.invertY(True)
+        vb.setMouseEnabled(False, False)
+        self.plot_item.hideButtons()
+        self.plot_item.getAxis("left").setTicks([[], []])
+
+    def set_bars(self, names, values) -> None:
+        st = theme.current()
+        values = np.array([0.0 if v is None else v for v in values], float)
+        n = len(values)
+        colours = [theme.OKABE_ITO["vermillion"] if v > 0 else theme.OKABE_ITO["blue"] for v in values]
+        self.bars.setOpts(x0=np.minimum(values, 0.0), width=np.abs(values), y=np.arange(n),
+                          brushes=[pg.mkBrush(c) for c in colours], pens=[pg.mkPen(None)] * n)
+        while len(self.word_items) < n:
+            item = pg.TextItem("")
+            item.setZValue(5)
+            self.addItem(item)
+            self.word_items.append(item)
+        font = QtGui.QFont()
+        font.setPointSizeF(st.legend_pt)
+        span = float(np.abs(values).max()) if n else 1.0
+        span = max(span, 1e-9)
+        for i, item in enumerate(self.word_items):
+            item.setVisible(i < n)
+            if i < n:
+                toward_spam = values[i] > 0
+                item.setText(str(names[i]))
+                item.setFont(font)
+                item.setColor(st.foreground)
+                item.setAnchor((1, 0.5) if toward_spam else (0, 0.5))
+                item.setPos(-0.03 * span if toward_spam else 0.03 * span, i)
+        self.plot_item.getViewBox().setRange(xRange=(-1.05 * span, 1.05 * span), yRange=(-0.6, max(n, 1) - 0.4),
+                                             padding=0)
