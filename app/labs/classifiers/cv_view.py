@@ -1,5 +1,7 @@
-"""The lab's "Cross-validation" tab: the grid of k-fold CV errors filling in cell by cell
-on a worker thread, the chosen cell marked, and the test error of the retrained model."""
+"""The classifiers lab's "Cross-validation" tab: the grid of k-fold CV errors filling in cell by
+cell on a worker thread, the chosen cell marked, and the test error of the retrained model
+(:class:`CrossValidationView`); :class:`CrossValidationTab` builds it into the lab and applies a
+chosen cell."""
 
 from __future__ import annotations
 
@@ -269,3 +271,29 @@ class CrossValidationView(QtWidgets.QWidget):
             font = t.textItem.font()
             font.setPointSizeF(s.font_pt * 0.9)
             t.setFont(font)
+
+
+class CrossValidationTab:
+    """The Cross-validation tab of :class:`~app.labs.classifiers.lab.ClassifiersLab` (a mixin: it
+    uses the lab's ``kind``, ``params``, ``train_test``, ``seed``, ``form`` and ``tabs``): the grid
+    search runs at the run bar's speed, and a chosen cell becomes the lab's parameters."""
+
+    def _build_cv_tab(self) -> QtWidgets.QWidget:
+        self.cv_view = CrossValidationView()
+        self.cv_view.task.pace = self.side_task_pace  # the grid fills in at the run bar's speed
+        self.cv_view.run_button.clicked.connect(self.run_grid_search)
+        self.cv_view.applyRequested.connect(self._apply_cv_choice)
+        self.cv_view.failed.connect(self.show_error)
+        return self.cv_view
+
+    def run_grid_search(self) -> None:
+        Xtr, ytr, Xte, yte = self.train_test()
+        if np.unique(ytr).size < 2:
+            self.show_error("The grid search needs training points of both classes.")
+            return
+        self.cv_view.run(self.kind, self.params(), Xtr, ytr, Xte, yte, self.seed)
+
+    def _apply_cv_choice(self, params: dict) -> None:
+        self.form.set_values(params, quiet=True)
+        self.tabs.setCurrentIndex(0)
+        self.reset()

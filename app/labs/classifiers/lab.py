@@ -20,7 +20,7 @@ from ...widgets.metrics import MetricPanel
 from ...widgets.params import Param
 from ...widgets.plots import outside_legend
 from . import maths, reference, run
-from .cv_view import CrossValidationView
+from .cv_view import CrossValidationTab
 
 SVMS = ("svm_linear", "svm_poly", "svm_rbf")
 
@@ -33,7 +33,7 @@ def _for(*kinds: str):
 PAGES = {"perceptron": 0, "logistic": 1}
 
 
-class ClassifiersLab(PointsLab):
+class ClassifiersLab(CrossValidationTab, PointsLab):
     id = "classifiers"
     title = "Linear and kernel classifiers"
     order = 10
@@ -105,6 +105,27 @@ class ClassifiersLab(PointsLab):
         self._toolbar_holder = layout
 
     def build_plots(self) -> QtWidgets.QWidget:
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self._build_training_tab(), "Training")
+        self.tabs.addTab(self._build_cv_tab(), "Cross-validation")
+        self._update_visibility()
+        return self.tabs
+
+    def _build_training_tab(self) -> QtWidgets.QWidget:
+        """The points over the decision map above the curves of the chosen classifier's family."""
+        self._build_canvas()
+        self._build_curve_pages()
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.addWidget(self.canvas_with_toolbar())
+        split.addWidget(self.curve_pages)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([560, 220])
+        return split
+
+    def _build_canvas(self) -> None:
+        """The points, the decision map under them and the markers of the current point, the
+        mistakes, the support vectors and the normal vector."""
         self.make_canvas()
         plot_style.set_axis_labels(self.canvas, "x₁", "x₂")
         self.legend = outside_legend(self.canvas.plot_item, "top", columns=3)
@@ -125,7 +146,8 @@ class ClassifiersLab(PointsLab):
             pi.addItem(item)
         self._legend_kind = None
 
-        # curves: one page per family of classifiers
+    def _build_curve_pages(self) -> None:
+        """The curves, one page per family of classifiers (perceptron, logistic regression, SVM)."""
         self.mistakes_panel = MetricPanel("Mistakes", "step", "|M|")
         self.cost_panel = MetricPanel("Perceptron cost", "step", "C_P(z)")
         self.loss_panel = MetricPanel("Loss L(w)", "step", "L(w)")
@@ -143,27 +165,6 @@ class ClassifiersLab(PointsLab):
             for p in group:
                 page.addWidget(p)
             self.curve_pages.addWidget(page)
-
-        top = self.canvas_with_toolbar()
-
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(self.curve_pages)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([560, 220])
-
-        self.cv_view = CrossValidationView()
-        self.cv_view.task.pace = self.side_task_pace  # the grid fills in at the run bar's speed
-        self.cv_view.run_button.clicked.connect(self.run_grid_search)
-        self.cv_view.applyRequested.connect(self._apply_cv_choice)
-        self.cv_view.failed.connect(self.show_error)
-        self.tabs = QtWidgets.QTabWidget()
-        self.tabs.addTab(split, "Training")
-        self.tabs.addTab(self.cv_view, "Cross-validation")
-
-        self._update_visibility()
-        return self.tabs
 
     # ------------------------------------------------------------------ classifier choice
     @property
@@ -377,19 +378,7 @@ class ClassifiersLab(PointsLab):
         previous = self.runner.timeline[idx - 1] if idx > 0 and self.runner.current is snapshot else None
         return maths.maths_html(snapshot, previous)
 
-    # ------------------------------------------------------------------ cross-validation, reference
-    def run_grid_search(self) -> None:
-        Xtr, ytr, Xte, yte = self.train_test()
-        if np.unique(ytr).size < 2:
-            self.show_error("The grid search needs training points of both classes.")
-            return
-        self.cv_view.run(self.kind, self.params(), Xtr, ytr, Xte, yte, self.seed)
-
-    def _apply_cv_choice(self, params: dict) -> None:
-        self.form.set_values(params, quiet=True)
-        self.tabs.setCurrentIndex(0)
-        self.reset()
-
+    # ------------------------------------------------------------------ reference check
     def run_reference_check(self) -> None:
         kind = self.kind
         if not (reference.sklearn_available() and reference.supported(kind)):
