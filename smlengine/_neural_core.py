@@ -93,15 +93,15 @@ class Workspace:
     one block and adds its share of the gradient sums.
     """
 
-    def __init__(self, units, rows: int):
+    def __init__(self, units, rows: int, dtype=np.float64):
         units = [int(u) for u in units]
         self.units, self.rows = units, int(rows)
-        self.H = [np.empty((self.rows, u)) for u in units[1:]]
-        self.D = [np.empty((self.rows, u)) for u in units[1:]]
-        self.tmp = np.empty((self.rows, max(units[1:])))
-        self.X = np.empty((self.rows, units[0]))  # gathered rows of a mini-batch
-        self.T = np.empty((self.rows, units[-1]))
-        self.ones = np.ones(self.rows)
+        self.H = [np.empty((self.rows, u), dtype) for u in units[1:]]
+        self.D = [np.empty((self.rows, u), dtype) for u in units[1:]]
+        self.tmp = np.empty((self.rows, max(units[1:])), dtype)
+        self.X = np.empty((self.rows, units[0]), dtype)  # gathered rows of a mini-batch
+        self.T = np.empty((self.rows, units[-1]), dtype)
+        self.ones = np.ones(self.rows, dtype)
 
     def forward(self, X: np.ndarray, coefs, intercepts, activation: str) -> list[np.ndarray]:
         """h[l+1] = g(h[l] W[l] + b[l]) for the m rows of X; returns the views of H for them."""

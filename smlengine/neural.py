@@ -63,7 +63,7 @@ from ._neural_core import (
 from ._params import Constraint, InstanceOf, Integral, Interval, Options, RandomState, Real
 
 __all__ = ["MLPClassifier", "MLPSnapshot", "BackpropTrace", "GradientCheck", "backprop_trace", "check_gradients",
-           "ACTIVATIONS", "MAX_UNITS", "MAX_LAYERS", "MAX_WEIGHTS"]
+           "ACTIVATIONS", "MAX_UNITS", "MAX_LAYERS", "MAX_WEIGHTS", "MAX_LEARNING_RATE", "MAX_ALPHA"]
 
 #: most units in one hidden layer (a wider layer is a typing slip, not a teaching network)
 MAX_UNITS = 1024
@@ -144,6 +144,8 @@ class MLPSnapshot(Snapshot):
     ([0, 1, 2, 3], [(2, 4), (4, 1)])
     >>> snaps[-1].predict_proba(X).shape
     (4, 2)
+    >>> [h.shape for h in snaps[-1].layer_outputs(X)]  # the 4 hidden units, then the output unit
+    [(4, 4), (4, 1)]
     """
 
     epoch: int
@@ -162,16 +164,40 @@ class MLPSnapshot(Snapshot):
     activation: str = "tanh"
     classes: np.ndarray | None = None
 
-    def predict_proba(self, X) -> np.ndarray:
-        """p(y = k | x) of the network in this snapshot, one column per class."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+    def predict_proba(self, X, dtype=np.float64) -> np.ndarray:
+        """p(y = k | x) of the network in this snapshot, one column per class.
+
+        ``dtype=np.float32`` computes in single precision (about seven digits, a few times
+        faster): enough for a picture of the probabilities on a grid.
+        """
+        X = np.ascontiguousarray(X, dtype=dtype)
         return _probabilities(X, self.coefs, self.intercepts, self.activation)
+
+    def layer_outputs(self, X, dtype=np.float64) -> tuple[np.ndarray, ...]:
+        """h⁽¹⁾, ..., h⁽ᴸ⁾ of every row of X: each hidden layer's units (the features the network
+        learned), then the output unit(s) as the network computes them (one logistic column
+        for two classes); ``dtype`` as in :meth:`predict_proba`."""
+        X = np.ascontiguousarray(X, dtype=dtype)
+        units = [X.shape[1], *(W.shape[1] for W in self.coefs)]
+        ws = Workspace(units, block_rows(units, max(len(X), 1)), X.dtype)
+        coefs, intercepts = _cast(self.coefs, X.dtype), _cast(self.intercepts, X.dtype)
+        out = [np.empty((len(X), u), X.dtype) for u in units[1:]]
+        for start in range(0, len(X), ws.rows):
+            for o, h in zip(out, ws.forward(X[start:start + ws.rows], coefs, intercepts, self.activation)):
+                o[start:start + ws.rows] = h
+        return tuple(out)
+
+
+def _cast(arrays, dtype) -> list:
+    return [np.asarray(a, dtype=dtype) for a in arrays]
 
 
 def _probabilities(X, coefs, intercepts, activation) -> np.ndarray:
+    """p(y = k | x) of the rows of X, computed in X's dtype (float64, or float32 for pictures)."""
     units = [X.shape[1], *(W.shape[1] for W in coefs)]
-    ws = Workspace(units, block_rows(units, max(len(X), 1)))
-    out = np.empty((len(X), units[-1]))
+    ws = Workspace(units, block_rows(units, max(len(X), 1)), X.dtype)
+    coefs, intercepts = _cast(coefs, X.dtype), _cast(intercepts, X.dtype)
+    out = np.empty((len(X), units[-1]), X.dtype)
     for start in range(0, len(X), ws.rows):
         out[start:start + ws.rows] = ws.forward(X[start:start + ws.rows], coefs, intercepts, activation)[-1]
     return np.hstack([1.0 - out, out]) if units[-1] == 1 else out
@@ -203,7 +229,7 @@ class MLPClassifier(ClassifierMixin, IterativeMixin, BaseEstimator):
     by steps w ← w − η ∇L over the whole data or over shuffled mini-batches, with momentum or
     Adam. Training stops after ``max_iter`` epochs or once ‖∇L‖ ≤ ``tol`` at the end of an
     epoch. Steps so long that the weights overflow stop the training with a ValueError that
-    names the learning rate.
+    names the learning rate (weights beyond ±1e100, the engine's range, count as overflowed).
 
     Parameters
     ----------
@@ -435,7 +461,8 @@ class MLPClassifier(ClassifierMixin, IterativeMixin, BaseEstimator):
             with np.errstate(over="ignore", invalid="ignore"):
                 optimizer.update(params, grads)
             state["updates"] += 1
-            if not all(np.isfinite(p).all() for p in params):
+            # weights beyond the engine's range (or infinite, or NaN) only come from steps that overshoot
+            if not all(np.abs(p).max(initial=0.0) <= MAX_ABS_VALUE for p in params):
                 raise self._diverged(epoch)
 
         measured = full_pass()
@@ -580,6 +607,12 @@ def backprop_trace(X, y, coefs, intercepts, *, activation="tanh", alpha=0.0) -> 
     y_idx = np.asarray(y)
     if y_idx.shape != (len(X),) or y_idx.dtype.kind not in "iu" or np.any((y_idx < 0) | (y_idx >= n_classes)):
         raise ValueError(f"y must hold one class index in [0, {n_classes - 1}] per row of X")
+    with np.errstate(over="ignore", invalid="ignore"):  # huge weights: the values overflow to ±inf, said as such
+        return _trace(X, y_idx, coefs, intercepts, units, activation, float(alpha))
+
+
+def _trace(X, y_idx, coefs, intercepts, units, activation, alpha) -> BackpropTrace:
+    n_classes = 2 if units[-1] == 1 else units[-1]
     pre, acts = [], [X]
     for l, (W, b) in enumerate(zip(coefs, intercepts)):
         a = acts[-1] @ W + b
@@ -596,7 +629,7 @@ def backprop_trace(X, y, coefs, intercepts, *, activation="tanh", alpha=0.0) -> 
     ws = Workspace(units, block_rows(units, len(X)))
     coef_grads = [np.empty_like(W) for W in coefs]
     intercept_grads = [np.empty_like(b) for b in intercepts]
-    loss = gradient_pass(X, T, y_idx.astype(np.intp), coefs, intercepts, activation, float(alpha), ws, coef_grads,
+    loss = gradient_pass(X, T, y_idx.astype(np.intp), coefs, intercepts, activation, alpha, ws, coef_grads,
                          intercept_grads)[0]
     freeze = lambda arrays: tuple(frozen_array(a) for a in arrays)  # noqa: E731
     return BackpropTrace(pre_activations=freeze(pre), activations=freeze(acts), deltas=freeze(deltas),

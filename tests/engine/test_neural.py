@@ -222,6 +222,13 @@ def test_snapshots_tell_the_training():
         assert s.val_loss == pytest.approx(-np.mean(np.log(p_val)), rel=1e-12)
         assert s.val_error == pytest.approx(np.mean(np.argmax(s.predict_proba(X_val), axis=1) != y_val))
         assert s.train_error == pytest.approx(np.mean(np.argmax(s.predict_proba(X), axis=1) != y))
+        hidden, out = s.layer_outputs(X_val)  # the units' values are those of a forward pass
+        trace = backprop_trace(X_val, y_val, s.coefs, s.intercepts)
+        np.testing.assert_allclose(hidden, trace.activations[1], rtol=1e-13)
+        np.testing.assert_allclose(out[:, 0], s.predict_proba(X_val)[:, 1], rtol=1e-13)
+        single = s.predict_proba(X_val, np.float32)  # for pictures: single precision, seven digits
+        assert single.dtype == np.float32
+        np.testing.assert_allclose(single, s.predict_proba(X_val), atol=1e-6)
     # full batch: the loss curve holds the loss at each epoch's start, as scikit-learn's
     assert model.loss_curve_ == pytest.approx([s.loss for s in snaps[:-1]], rel=1e-15)
     assert [s.epoch_loss for s in snaps[1:]] == model.loss_curve_ and snaps[0].epoch_loss is None
