@@ -1,6 +1,6 @@
 """Writing a lesson in the app: the dialog that edits one step (prompt, prediction question,
 reveal, answer, which controls are locked or hidden, the teacher's notes) and the one that
-names the lesson."""
+names the lesson. The player opens them; they know the lab's controls through :mod:`.locks`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtWidgets
 
 from .format import (MAX_CHOICES, OPERATORS, MAX_RUN_STEPS, Condition, LessonStep, Question, Reveal,
                      parse_question, parse_reveal)
-from .player import SEED
+from .locks import lockable
 
 FREE, LOCKED, HIDDEN = "free", "locked", "hidden"
 
@@ -63,19 +63,19 @@ class StepDialog(QtWidgets.QDialog):
         self.run_to = QtWidgets.QSpinBox()
         self.run_to.setRange(0, MAX_RUN_STEPS)
         form.addRow("Run to step", self.run_to)
-        self.metric = QtWidgets.QComboBox()
-        self.metric.setEditable(True)
-        self.metric.addItem("finished")
+        self.metric_box = QtWidgets.QComboBox()  # (not "metric": QWidget.metric is a method Qt calls)
+        self.metric_box.setEditable(True)
+        self.metric_box.addItem("finished")
         snap = lab.runner.current
         if snap is not None:
-            self.metric.addItems(sorted(lab.lesson_values(snap)))
+            self.metric_box.addItems(sorted(lab.lesson_values(snap)))
         self.op = QtWidgets.QComboBox()
         self.op.addItems(list(OPERATORS))
         self.value = QtWidgets.QDoubleSpinBox()
         self.value.setRange(-1e12, 1e12)
         self.value.setDecimals(6)
         cond = QtWidgets.QHBoxLayout()
-        cond.addWidget(self.metric, 2)
+        cond.addWidget(self.metric_box, 2)
         cond.addWidget(self.op)
         cond.addWidget(self.value, 1)
         form.addRow("Condition", cond)
@@ -93,9 +93,9 @@ class StepDialog(QtWidgets.QDialog):
             self.reveal_kind.setCurrentIndex(2)
             self.budget.setValue(r.budget)
             if r.until.finished:
-                self.metric.setCurrentText("finished")
+                self.metric_box.setCurrentText("finished")
             else:
-                self.metric.setCurrentText(r.until.metric)
+                self.metric_box.setCurrentText(r.until.metric)
                 self.op.setCurrentText(r.until.op)
                 self.value.setValue(r.until.value)
         self.answer = _text_box(step.answer)
@@ -106,8 +106,7 @@ class StepDialog(QtWidgets.QDialog):
         self.controls.verticalHeader().setVisible(False)
         self.controls.horizontalHeader().setStretchLastSection(True)
         self._control_boxes: dict[str, QtWidgets.QComboBox] = {}
-        names = [(name, p.label) for name, p in lab.form.params.items()] + [(SEED, "Seed")]
-        for name, label in names:
+        for name, label in lockable(lab):
             row = self.controls.rowCount()
             self.controls.insertRow(row)
             item = QtWidgets.QTableWidgetItem(label)
@@ -142,7 +141,7 @@ class StepDialog(QtWidgets.QDialog):
     def _kind_changed(self) -> None:
         kind = self.reveal_kind.currentData()
         self.run_to.setEnabled(kind == "run_to")
-        for w in (self.metric, self.op, self.value, self.budget):
+        for w in (self.metric_box, self.op, self.value, self.budget):
             w.setEnabled(kind == "until")
 
     # ------------------------------------------------------------------ reading the fields
@@ -164,7 +163,7 @@ class StepDialog(QtWidgets.QDialog):
         if kind == "run_to":
             reveal = parse_reveal({"run_to": self.run_to.value()}, "the reveal")
         elif kind == "until":
-            metric = self.metric.currentText().strip()
+            metric = self.metric_box.currentText().strip()
             until = "finished" if metric == "finished" else {"metric": metric, "op": self.op.currentText(),
                                                               "value": self.value.value()}
             reveal = parse_reveal({"until": until, "budget": self.budget.value()}, "the reveal")

@@ -7,6 +7,9 @@ from pathlib import Path
 
 from PySide6 import QtGui, QtWidgets
 
+from smlengine._resources import resource_root
+
+from .author import LessonInfoDialog
 from .format import SUFFIX
 from .player import LessonPlayer, shipped_lessons
 
@@ -47,15 +50,11 @@ def install_lesson_menu(window, bar: QtWidgets.QMenuBar) -> QtWidgets.QMenu:
             player.open_file(path)
 
     def new_dialog():
-        from .author import LessonInfoDialog
-
         dialog = LessonInfoDialog(parent=window)
         if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
             player.new_lesson(*dialog.values())
 
     def info_dialog():
-        from .author import LessonInfoDialog
-
         if player.lesson is None:
             return
         dialog = LessonInfoDialog(player.lesson.title, player.lesson.introduction, window)
@@ -117,6 +116,4 @@ def install_lesson_menu(window, bar: QtWidgets.QMenuBar) -> QtWidgets.QMenu:
 
 
 def shipped_folder() -> Path:
-    from smlengine._resources import resource_root
-
     return resource_root() / "lessons"

@@ -1,11 +1,18 @@
-"""Teaching a lesson over the labs: the lesson bar, locked and hidden controls, reveals and the
+"""Teaching a lesson over the labs: the lesson panel, locked and hidden controls, reveals and the
 clicker keys (PageDown / Space: reveal, then the next step; PageUp: the previous step).
 
 A step is shown by restoring its state in its lab exactly as a session is restored (a step
-that cannot be applied leaves the lab as it was and says why in the bar). Its reveal runs the
-lab to a step, or computes a few steps at a time until its condition holds on the newest
-snapshot (:meth:`app.lab.Lab.lesson_values`) and shows the first snapshot that meets it.
+that cannot be applied leaves the lab as it was and says why in the panel), with the plot tab
+its question is about in front (the step's ``view``). Its reveal runs the lab to a step, or
+computes a few steps at a time until its condition holds on the newest snapshot
+(:meth:`app.lab.Lab.lesson_values`) and shows the first snapshot that meets it.
 Leaving the lesson frees every control and gives each lab the state it had before.
+
+Where the panel stands: above the lab in normal mode; beside it in projector mode, where the
+class reads it from afar and the window's height belongs to the plots. On a projector narrower
+than :data:`FOLD_PARAMETERS_BELOW` pixels the lab's parameters fold away while the lesson is
+shown (F2 opens them; the locked ones show their padlock there), and so do the run bar's seed
+and speed boxes.
 """
 
 from __future__ import annotations
@@ -17,74 +24,29 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from smlengine._resources import resource_root
+
 from .. import style as theme
+from .author import StepDialog
+from .bar import LessonBar
 from .format import Lesson, LessonStep, load_lesson, save_lesson
+from .locks import LOCK_TIP, SEED, control, lock_mark
+from .room import main_plot_first, make_room
+from .views import current_view, show_view
 
 log = logging.getLogger(__name__)
 
-LOCK_TIP = "Locked by the lesson (Lesson ▸ Unlock controls frees it)"
-SEED = "seed"  # the run bar's seed box, lockable like a parameter
 POLL_MS = 30
+#: in projector mode, a window narrower than this folds the lab's parameters for the lesson
+FOLD_PARAMETERS_BELOW = 1400
+#: the panel's share of the window's width when it stands beside the lab, and its bounds in px
+SIDE_SHARE, SIDE_LEAST, SIDE_MOST = 0.28, 200, 440
 
 
 def shipped_lessons() -> list[Path]:
     """The lessons in ``resources/lessons/``, by file name."""
-    from smlengine._resources import resource_root
-
     folder = resource_root() / "lessons"
     return sorted(folder.glob("*.smllesson")) if folder.is_dir() else []
-
-
-def lock_mark(height: int = 14) -> str:
-    """A padlock drawn for the label of a locked control (as rich text: fonts without the
-    padlock character still show it)."""
-    import base64
-
-    h = max(10, int(height))
-    pixmap = QtGui.QPixmap(h, h)
-    pixmap.fill(QtCore.Qt.GlobalColor.transparent)
-    painter = QtGui.QPainter(pixmap)
-    painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-    colour = QtGui.QColor("#7A2E00")
-    pen = QtGui.QPen(colour, max(1.5, h / 8))
-    painter.setPen(pen)
-    painter.drawArc(QtCore.QRectF(0.28 * h, 0.08 * h, 0.44 * h, 0.6 * h), 0, 180 * 16)  # the shackle
-    painter.drawLine(QtCore.QPointF(0.28 * h, 0.38 * h), QtCore.QPointF(0.28 * h, 0.48 * h))
-    painter.drawLine(QtCore.QPointF(0.72 * h, 0.38 * h), QtCore.QPointF(0.72 * h, 0.48 * h))
-    painter.setPen(QtCore.Qt.PenStyle.NoPen)
-    painter.setBrush(colour)
-    painter.drawRoundedRect(QtCore.QRectF(0.15 * h, 0.45 * h, 0.7 * h, 0.52 * h), 0.08 * h, 0.08 * h)
-    painter.end()
-    data = QtCore.QByteArray()
-    buffer = QtCore.QBuffer(data)
-    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-    pixmap.save(buffer, "PNG")
-    encoded = base64.b64encode(bytes(data)).decode("ascii")
-    return f'<img src="data:image/png;base64,{encoded}" width="{h}" height="{h}">'
-
-
-def _tab_title(tabs, i: int) -> str:
-    """A tab's title as shown (``&&`` is a literal ampersand, a lone ``&`` marks the shortcut)."""
-    return tabs.tabText(i).replace("&&", "\0").replace("&", "").replace("\0", "&")
-
-
-def current_view(lab) -> str:
-    """The title of the lab's plot tab on screen ("" for a lab without tabs)."""
-    tabs = lab.plots
-    if isinstance(tabs, QtWidgets.QTabWidget) and tabs.count() > 1:
-        return _tab_title(tabs, tabs.currentIndex())
-    return ""
-
-
-def show_view(lab, title: str) -> bool:
-    """Bring the lab's plot tab called ``title`` to the front; False if there is none."""
-    tabs = lab.plots
-    if isinstance(tabs, QtWidgets.QTabWidget):
-        for i in range(tabs.count()):
-            if _tab_title(tabs, i) == title:
-                tabs.setCurrentIndex(i)
-                return True
-    return False
 
 
 class _Reveal:
@@ -96,6 +58,7 @@ class _Reveal:
         self.start = start
         self.scanned = 0  # timeline entries already tested against the condition
         self.met_at: int | None = None  # the step number at which the condition held
+        self.met_text = ""  # what the reveal found, said once the run has settled
 
 
 class LessonPlayer(QtCore.QObject):
@@ -123,8 +86,10 @@ class LessonPlayer(QtCore.QObject):
         self._timer.timeout.connect(self._poll)
         self._shortcuts: list[QtGui.QShortcut] = []
         self._freed_actions: list[tuple[QtGui.QAction, QtGui.QKeySequence]] = []
-        from .bar import LessonBar
-
+        #: the parameters were folded for the lesson: whether they showed before (None: not folded)
+        self._parameters_before: bool | None = None
+        self._room_passes = 0
+        self._seed_folded: set[str] = set()  # labs whose run bar's seed and speed are folded for the panel
         self.bar = LessonBar(self)
         self.dock = QtWidgets.QDockWidget("Lesson", window)
         self.dock.setObjectName("lessonDock")
@@ -135,6 +100,8 @@ class LessonPlayer(QtCore.QObject):
         self.dock.hide()
         # a window state saved during a lesson must not show an empty bar at the next start
         self.dock.visibilityChanged.connect(self._dock_shown)
+        theme.manager().changed.connect(self._restyled)  # a bound slot: disconnected when the player goes
+        window.installEventFilter(self)
 
     def _dock_shown(self, visible: bool) -> None:
         if visible and self.lesson is None:
@@ -143,6 +110,99 @@ class LessonPlayer(QtCore.QObject):
     def _hide_idle_dock(self) -> None:
         if self.lesson is None:
             self.dock.hide()
+
+    # ------------------------------------------------------------------ where the panel stands
+    @property
+    def beside(self) -> bool:
+        """The panel stands beside the lab (projector mode) rather than above it."""
+        return theme.current().projector
+
+    def arrange(self) -> None:
+        """Put the panel above or beside the lab, size it, and fold the lab's parameters while
+        the lesson is shown on a narrow projector (they come back as they were after it)."""
+        if self.lesson is None:
+            self._unfold_parameters()
+            return
+        window, side = self.window, self.beside
+        # the panel's own arrangement first (beside the lab its least width is a column's), then
+        # the lab's: what folds is gone before the window next lays itself out, or it would widen
+        self.bar.set_side(side)
+        if side and window.width() < FOLD_PARAMETERS_BELOW:
+            self._fold_parameters()
+        else:
+            self._unfold_parameters()
+        area = QtCore.Qt.DockWidgetArea.LeftDockWidgetArea if side else QtCore.Qt.DockWidgetArea.TopDockWidgetArea
+        if window.dockWidgetArea(self.dock) != area:
+            window.addDockWidget(area, self.dock)
+        if side:
+            # a share of the window's width; narrower (down to SIDE_LEAST) when the lab beside it
+            # needs more room, never wider: the window is never widened by the panel
+            target = max(SIDE_LEAST, min(SIDE_MOST, int(SIDE_SHARE * window.width())))
+            self.bar.setMinimumWidth(SIDE_LEAST)
+            self.bar.setMaximumWidth(target)
+            self._lay_out_now(self.bar)
+            lab = self.current_lab()
+            if lab is not None:
+                self._lay_out_now(lab.runbar)
+            window.resizeDocks([self.dock], [target], QtCore.Qt.Orientation.Horizontal)
+
+    @staticmethod
+    def _lay_out_now(widget) -> None:
+        """The layouts from ``widget`` up to the window learn its least size now (at their next
+        event otherwise: the window would take the old one and widen)."""
+        while widget is not None:
+            if widget.layout() is not None:
+                widget.layout().activate()
+            widget = widget.parentWidget()
+
+    def _fold_parameters(self) -> None:
+        """The panel takes the parameters' place; the run bar leaves out its seed and speed
+        boxes, so that the lab beside the panel is no wider than the window (the seed is the
+        lesson's, and its reveals run at full speed)."""
+        if self._parameters_before is None:
+            self._parameters_before = self.window.controls_action.isChecked()
+            if self._parameters_before:
+                self.window.set_controls_visible(False)
+        lab = self.current_lab()
+        if lab is None:
+            return
+        self._seed_folded.add(lab.id)
+        lab.runbar.seed.setVisible(False)
+        lab.runbar.speed.setVisible(False)
+
+    def _unfold_parameters(self) -> None:
+        before, self._parameters_before = self._parameters_before, None
+        if before and not self.window.controls_action.isChecked():
+            self.window.set_controls_visible(True)
+        folded, self._seed_folded = self._seed_folded, set()
+        for lab_id in folded:
+            host = self.window.hosts.get(lab_id)
+            if host is not None and host.lab is not None:
+                host.lab.runbar.seed.setVisible(not self._seed_hidden_by_step(host.lab))
+                host.lab.runbar.speed.setVisible(True)
+
+    def _seed_hidden_by_step(self, lab) -> bool:
+        return bool(self._locked) and self._locked[0] is lab and SEED in self._locked[2]
+
+    def _restyled(self, _style) -> None:
+        QtCore.QTimer.singleShot(0, self, self._rearrange)
+
+    def _rearrange(self) -> None:
+        if self.lesson is not None:
+            self.arrange()
+            lab = self.current_lab()
+            if lab is not None:
+                lab.favour_main_plot()
+                self._give_room()
+
+    def eventFilter(self, obj, event) -> bool:  # Qt's name
+        if obj is self.window and self.lesson is not None:
+            kind = event.type()
+            if kind == QtCore.QEvent.Type.Resize and event.oldSize() != event.size():
+                QtCore.QTimer.singleShot(0, self, self._rearrange)
+            elif kind == QtCore.QEvent.Type.Close:
+                self._unfold_parameters()  # the window's saved settings keep the user's choice
+        return False
 
     # ------------------------------------------------------------------ state
     @property
@@ -206,11 +266,12 @@ class LessonPlayer(QtCore.QObject):
         self.votes, self.revealed, self.unlocked = {}, set(), False
         self.message = self.result = ""
         self._install_keys()
-        self.dock.show()
         self.index = -1
         if lesson.steps:
             self.go_to(max(0, min(int(step), len(lesson.steps) - 1)))
         else:
+            self.arrange()
+            self.dock.show()
             self.changed.emit()
 
     def new_lesson(self, title: str = "Untitled lesson", introduction: str = "") -> None:
@@ -226,10 +287,13 @@ class LessonPlayer(QtCore.QObject):
         self.dock.hide()
         saved, self._saved = self._saved, {}
         self.lesson, self.index, self.path = None, -1, ""
+        self._unfold_parameters()
         for lab_id, state in saved.items():
             lab = self.window.hosts[lab_id].lab
             if lab is None:
                 continue
+            if lab.enlarged_plot is not None:
+                lab.toggle_enlarged()  # a plot a step enlarged goes back among the others
             try:
                 lab.restore_session(state)
             except ValueError as exc:  # the lab keeps the lesson's state and says so
@@ -263,7 +327,7 @@ class LessonPlayer(QtCore.QObject):
             self.message = ""
         except ValueError as exc:
             self.message = f"Step {index + 1} could not be opened: {str(exc)[:300]}"
-        if step.view and not show_view(lab, step.view):
+        if not show_view(lab, step.view):
             self.message = f"This step shows the view {step.view!r}, which the lab does not have"
         unknown = [n for n in (*step.locked, *step.hidden) if n != SEED and n not in lab.form.widgets]
         if unknown:
@@ -271,10 +335,13 @@ class LessonPlayer(QtCore.QObject):
                 f"This step names controls the lab does not have: {', '.join(unknown[:5])}")
         if not self.unlocked:
             self._apply(lab, step)
+        self.arrange()  # (the lab's own controls are folded before the panel is shown)
+        self.dock.show()
         self.changed.emit()
-        # the bar took some of the lab's height: the main plot gets its share back
         QtCore.QTimer.singleShot(0, lab, lab.favour_main_plot)
-        QtCore.QTimer.singleShot(0, self, self._main_plot_first)
+        if not self.beside:  # the panel above took some of the lab's height: the main plot gets its share back
+            QtCore.QTimer.singleShot(0, self, self._main_plot_first)
+        self._give_room()
         return not self.message
 
     def next(self) -> None:
@@ -346,6 +413,14 @@ class LessonPlayer(QtCore.QObject):
             return self._finish_reveal(f"The run stopped with an error: {r.error}")
         timeline = r.timeline
         last = timeline.last
+        if rv.met_at is not None:
+            # the steps asked for before the condition held are still arriving: once they have,
+            # the snapshot that met it is shown (not the newest, which the view would follow)
+            if r.settled and not r.busy:
+                index = next((i for i in range(len(timeline)) if timeline[i].step >= rv.met_at), len(timeline) - 1)
+                r.seek(index)
+                return self._finish_reveal(rv.met_text, met=True)
+            return
         if spec.until is None:
             target = spec.run_to
             if last is not None and last.step >= target and r.settled:
@@ -372,9 +447,9 @@ class LessonPlayer(QtCore.QObject):
                 r.pause()
                 r.seek(i)
                 rv.met_at = snap.step
-                if spec.until.finished:
-                    return self._finish_reveal(f"The run finished at step {snap.step}.", met=True)
-                return self._finish_reveal(f"Reached {spec.until.describe()} at step {snap.step}.", met=True)
+                rv.met_text = (f"The run finished at step {snap.step}." if spec.until.finished
+                               else f"Reached {spec.until.describe()} at step {snap.step}.")
+                return self._poll()
             if i == len(timeline) - 1 and not spec.until.finished and spec.until.metric not in values:
                 names = ", ".join(sorted(values)[:12])
                 return self._finish_reveal(f"The lab has no number called {spec.until.metric!r} (it has {names}).")
@@ -395,37 +470,41 @@ class LessonPlayer(QtCore.QObject):
             lab.run_to(min(have + chunk, limit))
 
     #: share of a vertical splitter's height the pane with the lab's main plot keeps in a lesson
+    #: whose panel stands above the lab
     MAIN_SHARE = 0.6
+    #: passes of :func:`.room.make_room` after a change (each waits for the plots' new sizes)
+    ROOM_PASSES = 4
 
     def _main_plot_first(self) -> None:
-        """In a lesson the class looks at the lab's main plot: the vertical splitters that hold it
-        give it at least :attr:`MAIN_SHARE` of their height (the bar above took some of it)."""
         lab = self.current_lab()
-        plot = lab.main_plot() if lab is not None else None
-        if plot is None or not lab.plots.isAncestorOf(plot):
+        if lab is not None:
+            main_plot_first(lab, self.MAIN_SHARE)
+
+    def _give_room(self) -> None:
+        """After the lab has arranged its plots (posted before this): room for the evidence."""
+        self._room_passes = self.ROOM_PASSES
+        QtCore.QTimer.singleShot(0, self, self._room_pass)
+
+    def _room_pass(self) -> None:
+        lab = self.current_lab()
+        if lab is None or self.lesson is None or self._room_passes <= 0:
             return
-        child, parent = plot, plot.parentWidget()
-        while parent is not None and child is not lab.plots:
-            if isinstance(parent, QtWidgets.QSplitter) and parent.orientation() == QtCore.Qt.Orientation.Vertical:
-                sizes = parent.sizes()
-                index = parent.indexOf(child)
-                total = sum(sizes)
-                if index >= 0 and total > 0 and sizes[index] < self.MAIN_SHARE * total:
-                    rest = total - sizes[index]
-                    main = int(self.MAIN_SHARE * total)
-                    parent.setSizes([main if i == index else int(v * (total - main) / max(rest, 1))
-                                     for i, v in enumerate(sizes)])
-            child, parent = parent, parent.parentWidget()
+        self._room_passes -= 1
+        if make_room(lab, self.window.height()):
+            QtCore.QTimer.singleShot(0, self, self._room_pass)
 
     def _finish_reveal(self, result: str, met: bool = False) -> None:
         self._stop_reveal()
         self.result = result
         self._met = met
         self.revealed.add(self.index)
+        lab, step = self.current_lab(), self.step
+        if lab is not None and step is not None and step.view:
+            show_view(lab, step.view)  # the answer is read on the tab the question is about
         self.changed.emit()
-        lab = self.current_lab()
         if lab is not None:
             QtCore.QTimer.singleShot(0, lab, lab.favour_main_plot)
+            self._give_room()
 
     @property
     def reveal_met(self) -> bool:
@@ -440,17 +519,13 @@ class LessonPlayer(QtCore.QObject):
         self._release()
         if not self.unlocked and lab is not None and step is not None:
             self._apply(lab, step)
+        self.arrange()
         self.changed.emit()
-
-    def _control(self, lab, name):
-        if name == SEED:
-            return lab.runbar.seed, None
-        return lab.form.widgets.get(name), lab.form.labels.get(name)
 
     def _apply(self, lab, step: LessonStep) -> None:
         kept = {}
         for name in step.locked:
-            widget, label = self._control(lab, name)
+            widget, label = control(lab, name)
             if widget is None:
                 continue
             kept[name] = (label.text() if label else "", label.toolTip() if label else "", widget.toolTip(),
@@ -461,7 +536,7 @@ class LessonPlayer(QtCore.QObject):
                 mark = lock_mark(label.fontMetrics().ascent())
                 label.setText(f"{mark}&nbsp;{html.escape(kept[name][0])}")
                 label.setToolTip(LOCK_TIP)
-        hidden = [n for n in step.hidden if self._control(lab, n)[0] is not None]
+        hidden = [n for n in step.hidden if control(lab, n)[0] is not None]
         self._locked = (lab, kept, hidden)
         self._rehide()
         lab.form.changed.connect(self._form_changed)
@@ -480,7 +555,7 @@ class LessonPlayer(QtCore.QObject):
             else:
                 lab.form.set_visible(name, False)
         for name in kept:
-            widget, _label = self._control(lab, name)
+            widget, _label = control(lab, name)
             widget.setEnabled(False)
 
     def _release(self) -> None:
@@ -493,7 +568,7 @@ class LessonPlayer(QtCore.QObject):
         except (RuntimeError, TypeError):
             pass
         for name, (text, tip, wtip, enabled) in kept.items():
-            widget, label = self._control(lab, name)
+            widget, label = control(lab, name)
             widget.setEnabled(enabled)
             widget.setToolTip(wtip)
             if label is not None:
@@ -501,7 +576,7 @@ class LessonPlayer(QtCore.QObject):
                 label.setToolTip(tip)
         for name in hidden:
             if name == SEED:
-                lab.runbar.seed.setVisible(True)
+                lab.runbar.seed.setVisible(lab.id not in self._seed_folded)
             else:
                 lab.form.set_visible(name, True)
         lab.form.update_visibility()
@@ -553,8 +628,6 @@ class LessonPlayer(QtCore.QObject):
             self._saved[lab.id] = copy.deepcopy(lab.session_state())
         step = LessonStep(state=copy.deepcopy(lab.session_state()), view=current_view(lab))
         if edit:
-            from .author import StepDialog
-
             dialog = StepDialog(step, lab, self.window)
             if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted:
                 return None
@@ -578,8 +651,6 @@ class LessonPlayer(QtCore.QObject):
         step, lab = self.step, self.current_lab()
         if step is None or lab is None:
             return
-        from .author import StepDialog
-
         dialog = StepDialog(step, lab, self.window)
         if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
             self.replace_step(dialog.result_step())

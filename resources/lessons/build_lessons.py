@@ -47,7 +47,11 @@ def _move_one_point_across(lab):
 LESSONS: dict[str, dict] = {}
 
 
-def lesson(lab_id, title, introduction, steps):
+def lesson(lab_id, title, introduction, steps, view=""):
+    """A lab's lesson; ``view``: the plot tab every step shows unless the step names its own (a
+    lab with tabs shows the tab each question is about)."""
+    for s in steps:
+        s["view"] = s["view"] or view
     LESSONS[lab_id] = dict(title=title, introduction=introduction, steps=steps)
 
 
@@ -92,7 +96,7 @@ lesson("classifiers", "The perceptron: it converges — unless it cannot",
          locked=["classifier", "dataset", "n_samples", "noise", "balance", "test_fraction"],
          notes="Logistic regression minimises a cost that every point contributes to; the perceptron "
                "only reacts to mistakes."),
-])
+], view="Training")
 
 BOOST_LOCKS = ["method", "dataset", "n_samples", "noise", "balance", "test_fraction"]
 lesson("trees", "AdaBoost: weights on the mistakes, test error after training error 0",
@@ -344,7 +348,7 @@ lesson("sampling", "Sampling: rejection's price, and what a Gibbs sampler's prio
          reveal={"until": {"metric": "n_proposed", "op": ">=", "value": 2000}, "budget": 1000},
          answer="About 1/M = 40 % (39 % of 2,000 here): the accepted points fill the area under p, which is "
                 "1/M of the area under the envelope.",
-         locked=REJ_LOCKS),
+         locked=REJ_LOCKS, view="Rejection"),
     step("The same target with a loose envelope: M = 10.",
          params={"method": "rejection", "M": 10.0},
          question="What fraction will be accepted now?",
@@ -352,7 +356,7 @@ lesson("sampling", "Sampling: rejection's price, and what a Gibbs sampler's prio
          reveal={"until": {"metric": "n_proposed", "op": ">=", "value": 2000}, "budget": 1000},
          answer="About 1/M = 10 %: the samples are still exact, but each costs ten proposals. In high "
                 "dimensions the smallest valid M grows exponentially — rejection sampling stops being usable.",
-         locked=REJ_LOCKS),
+         locked=REJ_LOCKS, view="Rejection"),
     step("A black-and-white horse with Gaussian noise (σ = 0.6). The Gibbs sampler redraws each pixel given "
          "its four neighbours (Potts prior, coupling β = 1) and its noisy value. Rounding each noisy pixel to "
          "the nearest level gets 20 % of them wrong.",
@@ -362,7 +366,7 @@ lesson("sampling", "Sampling: rejection's price, and what a Gibbs sampler's prio
          reveal={"until": "finished", "budget": 200},
          answer="About 4.5 % for the last sample, 1.7 % for the most frequent label after burn-in: the prior "
                 "says neighbours agree, which cleans isolated noisy pixels.",
-         locked=GIBBS_LOCKS),
+         locked=GIBBS_LOCKS, view="Gibbs (Potts)"),
     step("The same picture with β = 0: no coupling between neighbours, each pixel only listens to its own "
          "noisy value.",
          params={"method": "gibbs", "beta": 0.0},
@@ -373,7 +377,7 @@ lesson("sampling", "Sampling: rejection's price, and what a Gibbs sampler's prio
          answer="Worse than rounding: 27 % of the last sample is wrong. Without the prior each pixel is drawn "
                 "from its own posterior, so uncertain pixels come out wrong at random; the most frequent label "
                 "only matches rounding (20 %).",
-         locked=GIBBS_LOCKS),
+         locked=GIBBS_LOCKS, view="Gibbs (Potts)"),
     step("Strong coupling, β = 3, starting from a picture with one label everywhere.",
          params={"method": "gibbs", "beta": 3.0},
          question="What will a strong prior do?",
@@ -382,7 +386,7 @@ lesson("sampling", "Sampling: rejection's price, and what a Gibbs sampler's prio
          answer="It freezes: 33 % of the pixels stay wrong — the horse never appears. A pixel that disagrees "
                 "with all four neighbours is almost never accepted, so the chain cannot leave its start in 60 "
                 "sweeps: the sampler mixes too slowly.",
-         locked=GIBBS_LOCKS, notes="Compare the energy curve with step 3: flat from the start."),
+         locked=GIBBS_LOCKS, view="Gibbs (Potts)", notes="Compare the energy curve with step 3: flat from the start."),
 ])
 
 
@@ -409,7 +413,7 @@ lesson("hmm", "Hidden Markov models: the dishonest casino",
          locked=HMM_LOCKS),
     step("Baum–Welch learns the model from 2,000 rolls alone, starting from a random guess: an E-step "
          "(forward–backward) and an M-step (re-estimate the probabilities) per iteration.",
-         run=603,
+         run=603, view="Learning ▸ Log-likelihood per iteration",
          question="Can the log-likelihood of the rolls go down from one iteration to the next?",
          choices=["Yes, sometimes", "Never"], correct=1,
          reveal={"until": {"metric": "restart", "op": ">=", "value": 1}, "budget": 400},
@@ -417,14 +421,14 @@ lesson("hmm", "Hidden Markov models: the dishonest casino",
                 "This first start climbs to about −3507.5 within its 100 iterations.",
          locked=HMM_LOCKS),
     step("Two more restarts from other random guesses.",
-         run=704,
+         run=704, view="Learning ▸ Log-likelihood per iteration",
          question="Will every restart end at the same log-likelihood?",
          choices=["Yes, EM always finds the maximum", "No, they can stop at different values"], correct=1,
          reveal={"until": "finished", "budget": 600},
          answer="No: the second stops near −3507.2, the third reaches −3498.1. EM finds a local maximum that "
                 "depends on the start — hence several restarts, keeping the best.",
          locked=HMM_LOCKS, notes="The learned matrices are compared with the truth in the Learning view."),
-])
+], view="Filtering")
 
 
 NGRAM_LOCKS = ["corpus", "level", "n", "smoothing", "k", "discount", "temperature", "top_k", "length"]
@@ -471,7 +475,7 @@ lesson("ngrams", "N-grams: from word salad to plagiarism",
          answer="Mostly real words, plus inventions such as 'expediments' and 'passingle': four letters of "
                 "context are enough for spelling, not for meaning.",
          locked=NGRAM_LOCKS),
-])
+], view="Generated text")
 
 
 SEG_LOCKS = ["image", "resolution", "method", "K", "window", "histograms", "bins", "features", "init", "max_iter"]
@@ -511,7 +515,7 @@ lesson("segmentation", "Segmentation: colour alone, or the texture around each p
          answer="Many more (188 here): overlapping Gaussians share pixels through soft responsibilities, and "
                 "EM creeps along flat stretches of the likelihood.",
          locked=SEG_LOCKS),
-])
+], view="Segmentation")
 
 
 FACE_LOCKS = ["mode", "image", "cascade", "n_stages", "scale_factor", "step", "min_neighbors"]
@@ -550,7 +554,7 @@ lesson("faces", "Face detection: a cascade that says no quickly",
          answer="One, on the astronaut's face: real faces are detected by many neighbouring windows, lone "
                 "false alarms are not.",
          locked=FACE_LOCKS),
-])
+], view="Detection")
 
 
 COIN_LOCKS = ["method", "prior", "source", "p", "flips", "die", "die_alpha"]
@@ -613,6 +617,136 @@ lesson("bayes", "Bayes: from prior to posterior, and the rule that decides",
          answer="Into class 0's side: the rule decides argmin Σ L(j, k) P(j | x), so class 1 is chosen as soon as "
                 "5 P(1 | x) > P(0 | x). The Bayes risk, now an expected cost, grows from 0.054 to 0.136.",
          locked=DECISION_LOCKS, view="Decision"),
+])
+
+
+GP_LOCKS = ["kernel", "truth", "n_points", "sample_noise", "restarts"]
+lesson("gp", "Gaussian processes: the evidence picks the length-scale",
+       "Twelve noisy points of sin(2πx). A Gaussian process prior f ~ GP(0, k) meets them; the posterior mean and "
+       "its ±2σ band follow in closed form (one Cholesky factorisation). The evidence log p(y | X, θ) then "
+       "chooses the kernel's hyper-parameters and the noise.", [
+    step("An RBF kernel with length-scale ℓ = 0.03, noise σ² = 0.01. Between the points the mean falls back to 0 "
+         "and the band opens to the prior's width: with so short a length-scale the points tell nothing about "
+         "their neighbourhood. Play: the optimiser climbs the evidence over ℓ, the variance v and σ².",
+         question="Where will the length-scale end up?",
+         choices=["Shorter still: ℓ < 0.03", "Longer: ℓ about 0.25", "Very long: ℓ > 5, nearly a flat line"],
+         correct=1, reveal={"until": "finished", "budget": 100},
+         answer="ℓ = 0.25 (v = 0.64, σ² = 0.0073) after 11 steps: the evidence rises from −9.6 to 0.78 and the "
+                "mean now follows the sine across the gaps.",
+         locked=GP_LOCKS, view="Posterior"),
+    step("The same points, now starting from ℓ = 3: far too smooth, the mean is almost a straight line. The map "
+         "shows the evidence over (ℓ, σ²) at the step's variance; the star is the optimiser.",
+         params={"length_scale": 3.0},
+         question="Where will the optimiser end?",
+         choices=["At the same top: ℓ about 0.25", "At ℓ = 3: the evidence is flat there",
+                  "At a longer ℓ still"], correct=0, reveal={"until": "finished", "budget": 100},
+         answer="At the same top (log evidence 0.78), after 25 steps from −77. Too long a length-scale fits the "
+                "points badly (the data-fit term); too short a one fits them all but pays in complexity "
+                "(−½ log|K + σ²I|): the evidence trades one against the other.",
+         locked=GP_LOCKS + ["length_scale"], view="Evidence"),
+    step("ℓ = 0.03 again, now with two more ascents from random starts (within two decades of the parameters).",
+         params={"restarts": 2},
+         question="Will all three ascents reach the same top?",
+         choices=["Yes: the evidence has one maximum", "No: one of them stops at a lower maximum"], correct=1,
+         reveal={"until": "finished", "budget": 200},
+         answer="No: the third climbs to ℓ ≈ 0.0003 and σ² ≈ 0.15 — every point explained as noise — a local "
+                "maximum with log evidence −11.4. The optimiser keeps the best of the three (0.78).",
+         locked=GP_LOCKS, view="Evidence"),
+    step("A periodic kernel, k = v exp(−2 sin²(π|x − x′|/p) / ℓ²), with period p = 1 and ℓ = 1.",
+         params={"kernel": "periodic", "length_scale": 1.0, "period": 1.0},
+         question="Will its evidence beat the RBF's best, 0.78?",
+         choices=["Yes: the sine repeats, and this kernel knows it", "No: it has one more hyper-parameter"],
+         correct=0, reveal={"until": "finished", "budget": 100},
+         answer="Yes: 3.19, with period 0.98. A prior that already says the function repeats explains the points "
+                "with less freedom to spare.",
+         locked=GP_LOCKS + ["period"], view="Posterior"),
+    step("A linear kernel, k = v x x′ + c: Bayesian linear regression, a straight line with a prior on its slope "
+         "and intercept.",
+         params={"kernel": "linear"},
+         question="How will its best evidence compare with the RBF's 0.78?",
+         choices=["About the same", "Far below"], correct=1, reveal={"until": "finished", "budget": 100},
+         answer="Far below: −7.6, with σ² = 0.16. A line cannot follow a sine, so the noise has to explain what "
+                "the line misses — and the evidence says so. The Kernels tab compares the five kernels side by "
+                "side.",
+         locked=GP_LOCKS, view="Posterior"),
+])
+
+
+TOPICS_LOCKS = ["corpus", "n_topics", "alpha", "eta", "n_sweeps", "burn_in"]
+lesson("topics", "Topic models: LDA learned by Gibbs sampling",
+       "Latent Dirichlet allocation: each document mixes K topics, each topic is a distribution over words. "
+       "Collapsed Gibbs sampling redraws every word's topic from (n_dk + α)(n_kw + η)/(n_k + Vη).", [
+    step("Six topics on passages of six plays. Every word starts in a random topic; one sweep redraws the topic "
+         "of every word in turn.",
+         question="What will the log joint log p(w, z) do over the first 20 sweeps?",
+         choices=["Climb steeply, then level off", "Stay about where it starts", "Fall steadily"], correct=0,
+         reveal={"run_to": 20},
+         answer="It climbs from −41,887 to −31,198 in five sweeps and −30,087 by sweep 20, then levels off: "
+                "words gather in topics with the words they appear with.",
+         locked=TOPICS_LOCKS, notes="The top words turn from noise into names and themes of the plays."),
+    step("Burn-in ends at sweep 50; from there on the estimates of φ and θ are averaged.",
+         run=50,
+         question="After burn-in, what share of the words will still change topic in each sweep?",
+         choices=["None: the sampler has settled on one assignment", "A steady few percent: it keeps sampling",
+                  "About half of them"], correct=1, reveal={"run_to": 100},
+         answer="About 8 % every sweep: a Gibbs sampler never stops, it wanders around the posterior; the "
+                "estimates average over that wandering.",
+         locked=TOPICS_LOCKS),
+    step("A corpus drawn from the model itself: ten known topics, the rows and columns of a 5 × 5 grid of words.",
+         params={"corpus": "bars", "n_topics": 10, "alpha": 0.5}, view="Synthetic truth",
+         question="Will the learned topics come close to the true bars within 100 sweeps?",
+         choices=["Yes, most of them", "No: the sampler cannot know which topic is which"], correct=0,
+         reveal={"run_to": 100},
+         answer="Yes: the mean distance to the matched true topics falls from 0.78 to 0.17. Their numbers are "
+                "arbitrary (label switching): they are matched with the truth before comparing.",
+         locked=TOPICS_LOCKS),
+], view="Topics emerging")
+
+
+SPECTRAL_LOCKS = ["method", "n_points", "n_classes", "stretch", "tilt", "dataset", "noise", "k", "affinity",
+                  "normalized", "kpca_data", "kernel", "degree"]
+lesson("spectral", "Spectral methods: the direction that separates, and the moons k-means cannot find",
+       "The direction of most variance need not separate classes: Fisher's maximises wᵀS_B w / wᵀS_W w. "
+       "Clusters that are not round defeat k-means, yet fall apart along the smallest eigenvectors of a graph "
+       "Laplacian.", [
+    step("Two elongated classes side by side. The orange line is PCA's first direction (most variance), the "
+         "green one Fisher's; the grey line turns by 3° a step, with its Rayleigh quotient J(θ) on the right.",
+         params={"method": "fisher"},
+         question="Along which direction do the two classes' projections overlap?",
+         choices=["Along PCA's: the variance lies within the classes", "Along Fisher's",
+                  "Along neither: both separate them"], correct=0,
+         reveal={"until": "finished", "budget": 200},
+         answer="Along PCA's: J = 0.014 there, the histograms lie on top of each other. Fisher's direction "
+                "(111°) reaches the maximum J = 6.2 and its histograms stand apart; the grey curve of J(θ) "
+                "peaks exactly at its mark.",
+         locked=SPECTRAL_LOCKS, view="Fisher vs PCA"),
+    step("Two moons, 300 points. Right: k-means with k = 2 on the same points. Left: the RBF affinity graph "
+         "(γ = 30) and the clusters from the two smallest eigenvectors of its normalised Laplacian.",
+         params={"method": "spectral"},
+         question="Will k-means find the two moons?",
+         choices=["Yes: two clusters, two moons", "No: it cuts across both moons"], correct=1,
+         reveal={"until": "finished", "budget": 200},
+         answer="No: k-means draws a straight border between two centres, so it cuts each moon (adjusted Rand "
+                "index 0.24). The graph joins only near points; its second eigenvector (λ₂ = 0.0003) is "
+                "almost constant on each moon, and spectral clustering recovers them exactly.",
+         locked=SPECTRAL_LOCKS, view="Spectral clustering"),
+    step("The same moons with γ = 1000: each point now joins only its very nearest neighbours.",
+         params={"method": "spectral", "gamma": 1000.0},
+         question="What will the Laplacian's smallest eigenvalues show?",
+         choices=["A clear gap after the second", "Many eigenvalues near 0: no gap at k = 2"], correct=1,
+         reveal={"run_to": 1},
+         answer="Many near 0 (10⁻⁷, 10⁻⁶ ...): the graph has fallen into nearly separate pieces, each giving an "
+                "eigenvalue near 0, so the eigenvectors no longer single out the two moons.",
+         locked=SPECTRAL_LOCKS, view="Spectral clustering"),
+    step("Two rings. No line in the plane separates them. Kernel PCA with the RBF kernel (γ = 10): PCA of the "
+         "centred kernel matrix.",
+         params={"method": "kpca"},
+         question="Can a single threshold on one kernel component separate the rings?",
+         choices=["Yes, one component separates them", "No, the rings stay mixed"], correct=0,
+         reveal={"run_to": 0},
+         answer="Yes: a threshold on the third component classifies 100 % of the points (the first two trace "
+                "the rings' angle). The kernel matrix shows the two blocks of the two rings.",
+         locked=SPECTRAL_LOCKS, view="Kernel PCA"),
 ])
 
 

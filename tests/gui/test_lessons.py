@@ -33,7 +33,7 @@ def _fill(dialog: author.StepDialog, fields: dict) -> None:
     if kind == "run_to":
         dialog.run_to.setValue(fields["run_to"])
     elif kind == "until":
-        dialog.metric.setCurrentText(fields["metric"])
+        dialog.metric_box.setCurrentText(fields["metric"])
         dialog.op.setCurrentText(fields.get("op", "<="))
         dialog.value.setValue(fields.get("value", 0.0))
         dialog.budget.setValue(fields.get("budget", 500))
@@ -148,8 +148,13 @@ def test_locks_hidden_controls_reveal_and_leaving(qtbot, make_window, dialog_ans
     qtbot.waitUntil(player.settled, timeout=60_000)
     assert player.reveal_met, player.result
     assert lab.lesson_values(lab.runner.current)["engine.n_mistakes"] == 0
-    assert window.lessons.bar.result_box.isVisible()
-    assert "12" in player.bar.vote_summary.text() and "It converges" in player.bar.answer.text()
+    bar = window.lessons.bar
+    assert bar.answer.isVisible() and not bar.prompt.isVisible()  # the answer in the prompt's place
+    assert "It converges" in bar.answer.text() and "Reached engine.n_mistakes &lt;= 0 at step" in bar.answer.text()
+    assert [c.isVisible() for c in bar.count_labels] == [True, True]  # the votes where the boxes were
+    assert not any(box.isVisible() for box in bar.vote_boxes)
+    assert "7" in bar.count_labels[0].text() and "12" in bar.count_labels[1].text()
+    assert "✓" in bar.choice_letters[0].text() and "✓" not in bar.choice_letters[1].text()  # "correct": 1 is the first
     player.leave()
     assert lab.form.widgets["dataset"].isEnabled() and lab.form.widgets["learning_rate"].isVisible()
     assert "img" not in lab.form.labels["dataset"].text()
@@ -169,6 +174,106 @@ def test_teacher_notes_never_on_the_projector(qtbot, make_window, dialog_answers
     prompt_pt = player.bar.prompt.font().pointSizeF()
     window.set_projector(False)
     assert player.bar.notes.isVisible() and player.bar.prompt.font().pointSizeF() < prompt_pt
+
+
+def _left_of(window, left, right) -> bool:
+    return left.mapTo(window, QtCore.QPoint(0, 0)).x() + left.width() <= right.mapTo(window, QtCore.QPoint(0, 0)).x()
+
+
+def test_on_a_projector_the_panel_stands_beside_the_lab(qtbot, make_window, dialog_answers, tmp_path):
+    """Projector mode on a 1024 px screen: the panel takes the parameters' place (they fold away,
+    and so do the run bar's seed and speed boxes); normal mode and leaving put everything back."""
+    Area = QtCore.Qt.DockWidgetArea
+    window, lab = _ready(qtbot, make_window)
+    player, _path = _write_two_steps(qtbot, window, lab, dialog_answers, tmp_path)
+    window.resize(1024, 768)
+    player.go_to(1)
+    qtbot.waitUntil(lambda: player.arrived() and player.bar.fitted, timeout=20_000)
+    assert window.dockWidgetArea(player.dock) == Area.TopDockWidgetArea
+    assert lab.controls_scroll.isVisible() and lab.runbar.seed.isVisible() and lab.runbar.speed.isVisible()
+    window.set_projector(True)
+    qtbot.waitUntil(lambda: window.dockWidgetArea(player.dock) == Area.LeftDockWidgetArea and player.bar.fitted)
+    assert _left_of(window, player.bar, lab.runbar) and _left_of(window, player.bar, lab.plots)
+    assert not lab.controls_scroll.isVisible() and not window.controls_action.isChecked()
+    assert not lab.runbar.seed.isVisible() and not lab.runbar.speed.isVisible()
+    assert not lab.runbar.seed.isEnabled()  # still locked by the step
+    assert window.width() <= 1024 and player.bar.height() > 0.8 * window.height()
+    player.go_to(0)  # another step keeps the arrangement
+    qtbot.waitUntil(lambda: player.arrived() and player.bar.fitted, timeout=20_000)
+    assert not lab.runbar.seed.isVisible() and not lab.controls_scroll.isVisible()
+    window.set_projector(False)
+    qtbot.waitUntil(lambda: window.dockWidgetArea(player.dock) == Area.TopDockWidgetArea and player.bar.fitted)
+    assert lab.controls_scroll.isVisible() and window.controls_action.isChecked()
+    assert lab.runbar.seed.isVisible() and lab.runbar.speed.isVisible()
+    window.set_projector(True)
+    qtbot.waitUntil(lambda: not lab.controls_scroll.isVisible())
+    player.leave()
+    assert lab.controls_scroll.isVisible() and window.controls_action.isChecked()
+    assert lab.runbar.seed.isVisible() and lab.runbar.speed.isVisible() and lab.runbar.seed.isEnabled()
+
+
+def test_a_step_may_enlarge_one_plot_of_its_tab(qtbot, make_window, dialog_answers, tmp_path):
+    """A plot the teacher enlarged (double click on its title, F11) is part of the step written:
+    the step shows it enlarged, the others put it back, and so does leaving the lesson."""
+    from app.lessons.room import shown_plots
+    from app.lessons.views import SEP, current_view, plot_title
+
+    window, lab = _ready(qtbot, make_window)
+    player = window.lessons
+    dialog_answers.extend([dict(STEP_B), dict(STEP_B)])
+    player.new_lesson("One plot")
+    plot = next(v for v in shown_plots(lab) if v is not lab.main_plot())
+    lab.toggle_enlarged(plot)
+    first = player.add_current_state()
+    assert first.view == f"Training{SEP}{plot_title(plot)}"
+    lab.toggle_enlarged()
+    second = player.add_current_state()
+    assert second.view == "Training"
+    player.go_to(0)
+    qtbot.waitUntil(player.arrived, timeout=20_000)
+    assert lab.enlarged_plot is plot and current_view(lab) == first.view and player.message == ""
+    assert not lab.main_plot().isVisible()
+    player.go_to(1)
+    qtbot.waitUntil(player.arrived, timeout=20_000)
+    assert lab.enlarged_plot is None and lab.main_plot().isVisible()
+    player.go_to(0)
+    player.leave()
+    assert lab.enlarged_plot is None and lab.main_plot().isVisible()
+
+
+def test_the_lesson_modules_import_at_the_top_and_in_one_direction():
+    """No import inside a function, and no import circle between the lesson modules."""
+    import ast
+    from pathlib import Path
+
+    import app.lessons
+
+    folder = Path(app.lessons.__file__).parent
+    graph = {}
+    for path in sorted(folder.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        graph[path.stem] = {alias.name.split(".")[0] if node.module is None else node.module.split(".")[0]
+                            for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
+                            for alias in node.names}
+        if path.stem == "format":  # Qt-free: it reaches the registry and the session only when checking
+            continue
+        for function in ast.walk(tree):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = [n for n in ast.walk(function) if isinstance(n, (ast.Import, ast.ImportFrom))]
+                assert not inner, f"{path.name}: {function.name} imports inside the function"
+
+    def circle(module, trail):
+        for other in graph.get(module, ()):
+            if other in trail:
+                return trail[trail.index(other):] + [other]
+            found = circle(other, trail + [other])
+            if found:
+                return found
+        return None
+
+    for module in graph:
+        assert circle(module, [module]) is None, " → ".join(circle(module, [module]))
+    assert "player" not in graph["author"] and "author" in graph["player"]
 
 
 # ------------------------------------------------------------------ broken files
