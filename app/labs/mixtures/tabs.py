@@ -1,6 +1,6 @@
 """The mixtures lab's side tabs, one class each, mixed into :class:`~.lab.MixturesLab`: the
 k-means limit (k-means and EM with Σₖ = σ²I from the same start), seeded restarts and the choice
-of K (BIC, AIC and split-half stability).
+of K (BIC, AIC and split-half stability), whose results go stale with the data (:class:`SideResults`).
 
 Each class holds its tab's widgets and handlers; the lab's state stays on the lab.
 """
@@ -319,3 +319,18 @@ class ModelOrderTab:
                                   pen=pg.mkPen(s.foreground, width=0.5 * s.scale))
         self.thumb_best.setData(np.array(best_x, float), np.array(best_y, float),
                                 pen=pg.mkPen(theme.OKABE_ITO["vermillion"], width=3 * s.scale))
+
+
+class SideResults:
+    """The restarts and the comparison of K belong to the data and parameters they ran on."""
+
+    def _side_results_stale(self) -> None:
+        for name in ("restarts", "order"):
+            t = self._tasks.get(name)
+            if t is not None and t.busy:
+                t.cancel()
+        if self.restarts_result is not None or self.order_result is not None:
+            self.restarts_label.setText("The data or parameters changed: run the restarts again.")
+            self.order_label.setText("The data or parameters changed: compare again.")
+        self.restarts_result = None
+        self.order_result = None
