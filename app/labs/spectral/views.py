@@ -136,8 +136,9 @@ class ClusterPage:
         self.eigen.addItem(self.gap_line)
         self.embed = PlotPanel("Eigenvector embedding", "u₁", "u₂", legend=False)
         self.embed_points = Points(self.embed)
-        right = splitter(True, self.kmeans, self.eigen, self.embed, sizes=[260, 180, 220])
-        self.widget = splitter(False, self.graph, right, sizes=[600, 400], stretch=[3, 2])
+        top = splitter(False, self.graph, self.kmeans, sizes=[550, 450], stretch=[1, 1])
+        bottom = splitter(False, self.eigen, self.embed, sizes=[500, 500], stretch=[1, 1])
+        self.widget = splitter(True, top, bottom, sizes=[420, 300], stretch=[3, 2])
         self.apply_style(theme.current())
 
     def apply_style(self, s) -> None:
