@@ -122,6 +122,23 @@ def check_range(X: np.ndarray, kind: str) -> None:
                              f"{MIN_SPREAD:g}: rescale the points")
 
 
+def undrawable(values: np.ndarray, name: str) -> str:
+    """Why a plot cannot draw a curve over ``values`` ("" when it can): values not finite, beyond
+    ±:data:`MAX_ABS`, or spread over less than :data:`MIN_SPREAD` (pyqtgraph then fails to
+    sample the curve, "Maximum allowed dimension exceeded")."""
+    values = np.asarray(values, dtype=float)
+    if not values.size:
+        return ""
+    if not np.all(np.isfinite(values)):
+        return f"{name} is not finite everywhere"
+    big, spread = float(np.max(np.abs(values))), float(np.ptp(values))
+    if big > MAX_ABS:
+        return f"{name} reaches {big:.3g} (the plots draw ±{MAX_ABS:g})"
+    if 0 < spread < MIN_SPREAD:
+        return f"{name} spreads over only {spread:.3g} (the plots draw spreads of at least {MIN_SPREAD:g})"
+    return ""
+
+
 def read_points_file(path, max_points: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(X of shape (n, 2), labels) of a points file for a lab of ``kind`` (worker thread).
 

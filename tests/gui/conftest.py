@@ -6,6 +6,18 @@ import pytest
 from PySide6 import QtCore
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every GUI test fails on an exception that reaches Qt's event loop uncaught (a slot, a
+    virtual method, a timer): pytest-qt's exception capture, on for every test unless turned off
+    by its ``qt_no_exception_capture`` option or marker, which this suite refuses."""
+    if config.getini("qt_no_exception_capture"):
+        raise pytest.UsageError("the GUI tests fail on exceptions in Qt slots: leave qt_no_exception_capture unset")
+    off = [item.nodeid for item in items if item.get_closest_marker("qt_no_exception_capture")]
+    if off:
+        raise pytest.UsageError(f"the GUI tests fail on exceptions in Qt slots; remove qt_no_exception_capture "
+                                f"from {', '.join(off[:3])}")
+
+
 def _destroy_garbage(qapp):
     """Destroy closed windows now, while no worker thread runs.
 

@@ -160,3 +160,21 @@ def test_a_file_the_lab_cannot_use_changes_nothing_and_says_why(lab, tmp_path):
     _edit(lab)
     for name, (text, why) in REFUSED.items():
         _refused(lab, _write(tmp_path, f"{name}.csv", text), why[lab.points_kind])
+
+
+@pytest.mark.parametrize("lab", ["regression"], indirect=True)
+def test_points_the_plots_cannot_draw_are_named_and_the_rest_is_drawn(lab):
+    """Points that reached the lab without the file's checks (x spread over 3e-299): the
+    bias–variance tab says what it cannot show, the fit is drawn, nothing reaches the event loop
+    (pytest-qt fails a test on an exception in a slot)."""
+    x = np.arange(30) * 1e-300
+    lab.points_loaded((x[:, None], np.arange(30) % 3 * 1.0), "tiny.csv")
+    lab.reset()
+    drawn(lab)
+    wait_until(lambda: not lab.task("sweep").busy, what="the bias–variance sweep")
+    assert lab.sweep is not None
+    assert lab.sweep_label.text() == ("The bias–variance picture cannot be drawn: x spreads over only 2.9e-299 "
+                                      f"(the plots draw spreads of at least {MIN_SPREAD:g}).")
+    mean_x = lab.mean_item.getData()[0]
+    assert (mean_x is None or len(mean_x) == 0) and lab.runner.error is None
+    assert len(lab.fit_item.getData()[0]) > 0  # the fitted curve is drawn

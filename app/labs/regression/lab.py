@@ -13,7 +13,7 @@ from smlengine.datasets._regression import TRUTHS, make_regression_1d
 
 from ... import style as theme
 from ...widgets import plot_style
-from ...points_data import read_xy_points
+from ...points_data import read_xy_points, undrawable
 from ...points_lab import PointsLab
 from ...widgets.params import Param
 from ...widgets.plots import PlotPanel
@@ -510,7 +510,10 @@ class RegressionLab(PointsLab):
     def _draw_sweep(self) -> None:
         r = self.sweep
         s = theme.current()
-        if r is None:
+        why = "" if r is None else undrawable(r.x_grid, "x")
+        if why:  # the rest of the lab stays as it is; this tab says what it cannot show
+            self.sweep_label.setText(f"The bias–variance picture cannot be drawn: {why}.")
+        if r is None or why:
             self.sets_item.setData([], [])
             self.mean_item.setData([], [])
             self.bv_truth_item.setData([], [])
