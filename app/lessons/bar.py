@@ -273,7 +273,8 @@ class LessonBar(QtWidgets.QFrame):
             w.setFont(text)
         bold = QtGui.QFont(text)
         bold.setBold(True)
-        marked = QtGui.QFontMetrics(bold).horizontalAdvance("W ✓") + 4
+        metrics = QtGui.QFontMetrics(bold)
+        marked = max((metrics.horizontalAdvance(f"{c} ✓") for c in LETTERS[:len(self.choice_letters)]), default=0) + 4
         for letter in self.choice_letters:
             letter.setMinimumWidth(marked)  # as wide with the ✓ as without: no choice wraps anew at the reveal
 
