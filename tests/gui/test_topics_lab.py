@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from app import style as theme
-from app.labs._topics import run
-from app.labs._topics.lab import TopicsLab
+from app.labs.topics import run
+from app.labs.topics.lab import TopicsLab
 from app.testing import drawn, finish, run_to, wait_until
 from smlengine.topics import LatentDirichletAllocation
 
@@ -17,8 +17,7 @@ def shared(qapp):
     lab = TopicsLab()
     lab.resize(1280, 800)
     lab.show()
-    lab.start()
-    wait_until(lambda: lab.runner.current is not None or lab.runner.error is not None, 30)
+    run_to(lab, 1)  # the first sweep loads the compiled sweep (numba) once for the module
     yield lab
     lab.shutdown()
     lab.close()
@@ -97,17 +96,17 @@ def test_bars_are_matched_with_the_truth_and_the_distance_falls(lab):
     assert lab.corpus.name == "bars" and last.truth_distance < 0.25
     distance = lab.distance.series["distance"].y
     assert distance[0] > 0.4 > distance[-1]
-    shown = lab.pictures.data  # learned rows above the truth, each 5 × 5
+    shown = lab.pictures.data  # five pairs a row: each learned topic above its true one, each 5 × 5
     np.testing.assert_allclose(shown[0:5, 0:5], np.asarray(last.phi)[last.truth_order[0]].reshape(5, 5), rtol=1e-6)
     np.testing.assert_allclose(shown[6:11, 0:5], lab.corpus.truth[0].reshape(5, 5))
 
 
 def test_restart_changes_the_seed_and_the_topic_numbers(lab):
-    a = finish(lab)
+    a = run_to(lab, 20)
     lab.restart_button.click()
     assert lab.seed == 1
-    b = finish(lab, restart=False)
-    assert b.sweep == 100
+    b = run_to(lab, 20)
+    assert b.sweep == 20
     assert not np.array_equal(a.top_ids, b.top_ids)
 
 

@@ -56,8 +56,13 @@ class TopicsLab(TopicsTab, DocumentsTab, TruthTab, Lab):
         self.restart_button = QtWidgets.QPushButton("Restart with a new seed")
         self.restart_button.setToolTip("Another random start: the same topics come back under other numbers "
                                        "(label switching)")
-        self.restart_button.clicked.connect(lambda: self.set_seed(min(self.seed + 1, 2**31 - 1)))
+        self.restart_button.clicked.connect(self._restart)
         layout.addWidget(self.restart_button)
+
+    def _restart(self) -> None:
+        """The next seed: another random start of the same sampler."""
+        self.set_seed(min(self.seed + 1, 2**31 - 1))
+        self.on_seed_changed(self.seed)
 
     def build_plots(self) -> QtWidgets.QWidget:
         self.tabs = QtWidgets.QTabWidget()

@@ -18,7 +18,7 @@ from smlengine.datasets import build_vocabulary, make_lda_corpus, shakespeare_pa
 from smlengine.topics import LatentDirichletAllocation, match_topics
 
 CORPORA = [("plays", "Passages of six plays"), ("bars", "Bars on a 5 × 5 grid (known topics)")]
-TOP_WORDS = 8
+TOP_WORDS = 6
 SIDE = 5  # the bars corpus: words on a SIDE × SIDE grid
 BAR_TOPICS = 10
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")

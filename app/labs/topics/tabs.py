@@ -20,10 +20,10 @@ class TopicsTab:
 
     def _build_topics_tab(self) -> QtWidgets.QWidget:
         self.top_words = TopWordsPanel()
-        self.trace = MetricPanel("Log joint log p(w, z)", "sweep", "log p(w, z)")
+        self.trace = MetricPanel("Log joint log p(w, z)", "sweep", "")
         self.burn_line = pg.InfiniteLine(angle=90, pen=theme.current().pen(theme.OKABE_ITO["vermillion"], 2))
         self.trace.plot_item.addItem(self.burn_line)
-        self.changed = MetricPanel("Tokens that changed topic", "sweep", "fraction")
+        self.changed = MetricPanel("Share changed", "sweep", "")
         lower = splitter(False, self.trace, self.changed, sizes=[400, 300])
         return splitter(True, self.top_words, lower, sizes=[520, 220], stretch=[3, 1])
 
@@ -91,13 +91,13 @@ class TruthTab:
     def _build_truth_tab(self) -> QtWidgets.QWidget:
         self.pictures = TopicPictures(run.SIDE)
         self.truth_note = NoteLabel("", lines=2)
-        self.distance = MetricPanel("Distance to the true topics", "sweep", "mean total variation")
+        self.distance = MetricPanel("Distance to truth", "sweep", "mean TV")
         top = QtWidgets.QWidget()
         box = QtWidgets.QVBoxLayout(top)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.pictures, 1)
         box.addWidget(self.truth_note)
-        return splitter(True, top, self.distance, sizes=[420, 260], stretch=[3, 2])
+        return splitter(False, top, self.distance, sizes=[560, 320], stretch=[2, 1])
 
     def _show_truth(self) -> None:
         truth = run.load_corpus("bars", self.seed).truth

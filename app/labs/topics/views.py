@@ -81,7 +81,7 @@ class TopWordsPanel(PlotPanel):
                 x0.append(left + 0.02)
                 ys.append(y)
                 widths.append(float(weights[k, j]) * scale)
-                brushes.append(brush(topic_color(k), 170))
+                brushes.append(brush(topic_color(k), 140))
                 item = self.words[k * n + j]
                 if item.toPlainText() != words[k][j]:  # a new layout only for a changed word
                     item.setText(words[k][j])
@@ -95,9 +95,11 @@ class TopWordsPanel(PlotPanel):
 
     def apply_style(self, s: theme.Style | None = None) -> None:
         super().apply_style(s)
+        self.plot_item.hideAxis("left")  # the blocks are placed in plot units: no axis to read
+        self.plot_item.hideAxis("bottom")
         s = s or theme.current()
         font = QtGui.QFont()
-        font.setPointSizeF(s.font_pt)
+        font.setPointSizeF(0.9 * s.font_pt)
         for item in getattr(self, "words", []):
             item.setFont(font)
             item.setColor(s.foreground)
@@ -156,18 +158,26 @@ class TopicPictures(PlotPanel):
         self.image.setLookupTable(pg.colormap.get("viridis").getLookupTable(nPts=256))
         self.plot_item.addItem(self.image)
 
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        super().apply_style(s)
+        self.plot_item.hideAxis("left")
+        self.plot_item.hideAxis("bottom")
+
     def set_pictures(self, learned: np.ndarray | None, truth: np.ndarray) -> None:
-        K, side = len(truth), self.side
-        gap = 1
-        width = K * (side + gap)
-        canvas = np.full((2 * side + gap, width), np.nan)  # screen order: the first row on top
+        """Five pairs a row: each learned topic drawn above the true topic it is matched with."""
+        K, side, gap = len(truth), self.side, 1
+        cols = min(K, 5)
+        rows = math.ceil(K / cols)
+        block_w, block_h = side + gap, 2 * side + 2 * gap
+        canvas = np.full((rows * block_h, cols * block_w), np.nan)  # screen order: the first row on top
         top = learned if learned is not None else np.full_like(truth, np.nan)
         for k in range(K):
-            x = k * (side + gap)
-            canvas[0:side, x:x + side] = top[k].reshape(side, side)
-            canvas[side + gap:, x:x + side] = truth[k].reshape(side, side)
+            x, y = (k % cols) * block_w, (k // cols) * block_h
+            canvas[y:y + side, x:x + side] = top[k].reshape(side, side)
+            canvas[y + side + gap:y + 2 * side + gap, x:x + side] = truth[k].reshape(side, side)
         self.data = canvas
         shown = np.nan_to_num(canvas[::-1], nan=0.0)
         self.image.setImage(shown, levels=(0.0, 1.0 / side))
-        self.image.setRect(QtCore.QRectF(0, 0, width, canvas.shape[0]))
-        self.plot_item.setRange(xRange=(0, width), yRange=(0, canvas.shape[0]), padding=0.02)
+        width, height = canvas.shape[1], canvas.shape[0]
+        self.image.setRect(QtCore.QRectF(0, 0, width, height))
+        self.plot_item.setRange(xRange=(0, width), yRange=(0, height), padding=0.02)
