@@ -17,8 +17,11 @@ A lesson file is one JSON document::
         "notes": "for the teacher only (never on the projector)"}]}
 
 Each step's ``state`` is exactly what a session file holds and is checked the same way
-(:func:`app.session.check_session_state`). Conditions are data, never code: a metric named by the
-lab's :meth:`~app.lab.Lab.lesson_values`, a comparison and a number, or ``"finished"``.
+(:func:`app.session.check_session_state`), and more strictly: a lesson runs exactly as written,
+so a parameter the lab does not have or a value out of its range, and a locked or hidden name
+that is no control of the lab, refuse the lesson with the step and the field named.
+Conditions are data, never code: a metric named by the lab's :meth:`~app.lab.Lab.lesson_values`,
+a comparison and a number, or ``"finished"``.
 
 Reading never changes anything: :func:`load_lesson` returns a :class:`Lesson` or raises
 ``ValueError`` with a short reason naming the step and the field.
@@ -26,6 +29,7 @@ Reading never changes anything: :func:`load_lesson` returns a :class:`Lesson` or
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import operator
@@ -35,7 +39,7 @@ from typing import Any, Callable
 
 from .. import registry
 from ..json_files import read_json_file
-from ..session import check_session_state, save_session
+from ..session import check_session_state, parameter_problem, save_session
 from ..snapshot_values import numeric_values  # noqa: F401 - the lesson format's interface
 
 FORMAT = "smllab-lesson"
@@ -241,14 +245,48 @@ def parse_question(value, where: str) -> Question | None:
     return Question(text=text, choices=clean, correct=correct)
 
 
-def default_session_check(lab_id: str, state: dict) -> None:
-    """Check a step's state as a session file of ``lab_id`` is checked (no lab is built)."""
+#: the run bar's seed box, which a step may lock or hide as a parameter (app.lessons.locks.SEED)
+SEED_CONTROL = "seed"
+
+
+@functools.lru_cache(maxsize=None)
+def lab_parameters(lab_id: str) -> dict:
+    """``{name: Param}`` of the lab's parameter form, read from its class without building it
+    (a lab's ``parameter_specs`` states its rows and reads no state of the lab); ``ValueError``
+    for a lab the registry does not know."""
     try:
-        registry.get(lab_id)
+        info = registry.get(lab_id)
     except KeyError:
-        known = ", ".join(info.id for info in registry.discover())
+        known = ", ".join(i.id for i in registry.discover())
         raise ValueError(f"unknown lab {lab_id[:40]!r} (known labs: {known})") from None
-    check_session_state(lab_id, state)
+    cls = info.cls
+    return {p.name: p for p in cls.parameter_specs(cls)}
+
+
+def default_session_check(lab_id: str, state: dict) -> None:
+    """Check a step's state as a session file of ``lab_id`` is checked, and more strictly: a
+    lesson runs exactly as written, so a parameter the lab does not have, or a value its form
+    would clamp or refuse, is an error here (a session applies the rest and names them)."""
+    specs = lab_parameters(lab_id)
+    params, _user, _seed, _step = check_session_state(lab_id, state)
+    for name, value in params.items():
+        spec = specs.get(name)
+        if spec is None:
+            raise ValueError(f"parameters ▸ {str(name)[:40]!r} is not a parameter of the lab {lab_id!r}")
+        problem = parameter_problem(spec, value)
+        if problem:
+            raise ValueError(f"parameters ▸ {problem}")
+
+
+def check_controls(lab_id: str, names: tuple[str, ...], where: str) -> None:
+    """Refuse a locked or hidden name that is no control of the lab (a mistyped lock would leave
+    the control free in front of the class)."""
+    specs = lab_parameters(lab_id)
+    for name in names:
+        if name != SEED_CONTROL and name not in specs:
+            known = ", ".join([*specs, SEED_CONTROL])
+            raise ValueError(f"{where}: {name[:40]!r} is not a control of the lab {lab_id!r} "
+                             f"(its controls: {known[:160]})")
 
 
 def parse_lesson(doc, check_state: Callable[[str, dict], None] | None = default_session_check) -> Lesson:
@@ -288,14 +326,19 @@ def parse_lesson(doc, check_state: Callable[[str, dict], None] | None = default_
         reveal = parse_reveal(raw.get("reveal"), f"{where}'s reveal")
         if reveal is not None and reveal.run_to is not None and reveal.run_to < start:
             raise ValueError(f"{where}'s reveal runs to step {reveal.run_to}, before its state's step {start}")
+        locked = _names(raw.get("locked"), f"{where}'s locked controls")
+        hidden = _names(raw.get("hidden"), f"{where}'s hidden controls")
+        if check_state is default_session_check:  # the registry's labs: their controls are known
+            check_controls(lab_id, locked, f"{where}'s locked controls")
+            check_controls(lab_id, hidden, f"{where}'s hidden controls")
         out.append(LessonStep(
             state=state,
             prompt=_text(raw.get("prompt"), f"{where}'s prompt"),
             question=parse_question(raw.get("question"), f"{where}'s question"),
             reveal=reveal,
             answer=_text(raw.get("answer"), f"{where}'s answer"),
-            locked=_names(raw.get("locked"), f"{where}'s locked controls"),
-            hidden=_names(raw.get("hidden"), f"{where}'s hidden controls"),
+            locked=locked,
+            hidden=hidden,
             notes=_text(raw.get("notes"), f"{where}'s notes"),
             view=_text(raw.get("view"), f"{where}'s view", 80),
         ))

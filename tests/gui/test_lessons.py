@@ -446,3 +446,51 @@ def test_any_document_gives_a_lesson_or_a_short_value_error(doc):
         assert len(str(exc)) < 400
     else:
         assert isinstance(lesson, Lesson) and all(isinstance(s, LessonStep) for s in lesson.steps)
+
+
+# ---------------------------------------------------------------------------- a lesson runs as written
+def _shipped(name: str) -> dict:
+    from pathlib import Path
+
+    import app
+
+    return json.loads((Path(app.__file__).parent.parent / "resources" / "lessons" / name).read_text(encoding="utf-8"))
+
+
+EXACT = {
+    "a parameter out of its range": (
+        lambda d: d["steps"][1]["state"]["parameters"].update(learning_rate=1e9),
+        "step 2: parameters ▸ Learning rate α = 1e+09 is outside 0.001 … 10"),
+    "a parameter the lab does not have": (
+        lambda d: d["steps"][1]["state"]["parameters"].update(learning_rte=0.5),
+        "step 2: parameters ▸ 'learning_rte' is not a parameter of the lab 'classifiers'"),
+    "a choice the lab does not have": (
+        lambda d: d["steps"][0]["state"]["parameters"].update(classifier="svm_quantum"),
+        "step 1: parameters ▸ Classifier: 'svm_quantum' is not one of its choices"),
+    "a mistyped lock": (
+        lambda d: d["steps"][2]["locked"].append("learning_rte"),
+        "step 3's locked controls: 'learning_rte' is not a control of the lab 'classifiers'"),
+    "a mistyped hidden control": (
+        lambda d: d["steps"][0]["hidden"].append("max_epoch"),
+        "step 1's hidden controls: 'max_epoch' is not a control of the lab 'classifiers'"),
+    "an unknown lab": (
+        lambda d: d["steps"][3]["state"].update(lab="astrology"),
+        "step 4: unknown lab 'astrology'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_a_lesson_that_would_not_run_as_written_is_refused_naming_step_and_field(qapp, tmp_path, name):
+    """A value the lab's form would clamp (learning rate 1e9 run as 10), a name it would ignore or a
+    mistyped lock (the control left free in front of the class) refuse the lesson at open."""
+    doc = _shipped("classifiers.smllesson")
+    assert parse_lesson(json.loads(json.dumps(doc))).steps  # as shipped, it passes the same check
+    change, said = EXACT[name]
+    change(doc)
+    path = tmp_path / "typo.smllesson"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        load_lesson(path)
+    message = str(info.value)
+    assert message.startswith(f"typo.smllesson: {said}"), message
+    assert len(message) < 400 and "\n" not in message
