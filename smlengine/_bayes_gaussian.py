@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import lapack
 
 from ._base import MAX_ABS_VALUE, check_array
 
@@ -68,6 +68,14 @@ def _cholesky_checked(S: np.ndarray, scale: np.ndarray, kind: str, label, count:
     return Lr * root[:, None]
 
 
+def _inverse_lower(L: np.ndarray) -> np.ndarray:
+    """L⁻¹ of a lower-triangular factor (LAPACK's trtri: a direct triangular inverse, no general solve)."""
+    inv, info = lapack.dtrtri(L, lower=1)
+    if info != 0:  # a zero pivot: the checks before make this unreachable
+        raise ValueError("the covariance's factor is singular")
+    return np.tril(inv)
+
+
 def fit_class_model(X: np.ndarray, codes: np.ndarray, classes: np.ndarray, kind: str, priors: np.ndarray,
                     reg: float) -> GaussianClassModel:
     """Class means and maximum-likelihood covariances (divided by n_k, or by n when pooled).
@@ -103,7 +111,7 @@ def fit_class_model(X: np.ndarray, codes: np.ndarray, classes: np.ndarray, kind:
         S = np.tensordot(weights, second, axes=1)  # the pooled ML covariance Σ_k (n_k / n) S_k
         S[np.diag_indices(d)] += reg
         L = _cholesky_checked(S, scale, kind, None, n)
-        whiten = solve_triangular(L, np.eye(d), lower=True)
+        whiten = _inverse_lower(L)
         log_dets = np.full(K, 2.0 * np.log(np.diag(L)).sum())
         return GaussianClassModel(kind, offset, means, S, whiten, log_dets, np.log(priors))
     whiten = np.empty((K, d, d))
@@ -111,7 +119,7 @@ def fit_class_model(X: np.ndarray, codes: np.ndarray, classes: np.ndarray, kind:
     for k in range(K):
         second[k][np.diag_indices(d)] += reg
         L = _cholesky_checked(second[k], scale, kind, classes[k], int(counts[k]))
-        whiten[k] = solve_triangular(L, np.eye(d), lower=True)
+        whiten[k] = _inverse_lower(L)
         log_dets[k] = 2.0 * np.log(np.diag(L)).sum()
     return GaussianClassModel(kind, offset, means, second, whiten, log_dets, np.log(priors))
 

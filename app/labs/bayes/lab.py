@@ -10,11 +10,13 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtWidgets
 
+from ... import style as theme
 from ...lab import Lab
 from ...widgets.params import Param
 from . import maths, run
 from .run import BayesCoinSnapshot, BayesCurvesSnapshot, BayesDecisionSnapshot, BayesSpamSnapshot
 from .tabs import CoinTab, CurvesTab, DecisionTab, SpamTab
+from .views import MODEL_COLOURS
 
 TABS = [name for name, _ in run.METHODS]
 
@@ -180,10 +182,12 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, SpamTab, Lab):
                 self.risk_panel.clear_series()
             added = history.added
             ns = [h.n for h in added]
-            self.risk_panel.curve("Bayes").extend(ns, [h.bayes_risk for h in added])
-            for i, (_, label) in enumerate(run.MODELS):
+            self.risk_panel.curve("Bayes", color=theme.OKABE_ITO["black"], dash=0).extend(
+                ns, [h.bayes_risk for h in added])
+            for i, (_, label) in enumerate(run.MODELS):  # each rule in the colour of its boundary on the map
                 fitted = [h for h in added if h.risks[i] is not None]
-                self.risk_panel.curve(label).extend([h.n for h in fitted], [h.risks[i] for h in fitted])
+                self.risk_panel.curve(label, color=MODEL_COLOURS[i], dash=i + 1).extend(
+                    [h.n for h in fitted], [h.risks[i] for h in fitted])
         elif isinstance(snapshot, BayesCurvesSnapshot):
             if history.rewound:
                 for panel in self.curve_panels.values():

@@ -65,7 +65,7 @@ class DecisionTab:
         self.decision_panel.setToolTip("Drag a class's ● to move its mean and its ■ to turn and stretch its "
                                        "ellipse (2 standard deviations). Colour: P(y | x); darker: where the "
                                        "rule errs (the Bayes risk)")
-        self.risk_panel = MetricPanel("Risk of the fitted rules", "points n", "risk")
+        self.risk_panel = MetricPanel("Risk", "points n", "risk")
         self.risk_panel.setToolTip("The true risk of the rules fitted from n points, against the Bayes risk")
         log_ticks(self.risk_panel)
         return splitter(False, self.decision_panel, self.risk_panel, sizes=[620, 380], stretch=[3, 2])

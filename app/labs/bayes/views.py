@@ -18,7 +18,7 @@ from . import run
 MARKERS = (("ML", theme.OKABE_ITO["reddish_purple"]), ("mean", theme.OKABE_ITO["orange"]),
            ("MAP", theme.OKABE_ITO["sky_blue"]), ("true θ", theme.OKABE_ITO["black"]))
 #: the fitted models' boundaries (QDA, LDA, naive Bayes): colours away from the classes' own
-MODEL_COLOURS = (theme.OKABE_ITO["orange"], theme.OKABE_ITO["reddish_purple"], theme.OKABE_ITO["yellow"])
+MODEL_COLOURS = (theme.OKABE_ITO["bluish_green"], theme.OKABE_ITO["reddish_purple"], "#5A5A5A")
 
 
 def log_ticks(panel: PlotPanel) -> None:
@@ -108,7 +108,7 @@ class EvidencePanel(PlotPanel):
     NAMES = {"uniform": "uniform", "jeffreys": "Jeffreys", "wrong": "wrong"}
 
     def __init__(self):
-        super().__init__("Evidence", "log p(flips)", "", legend=False)
+        super().__init__("Evidence", "log p(x)", "", legend=False)
         n = len(run.PRIORS)
         self.bars = pg.BarGraphItem(x0=np.zeros(n), y=np.arange(n), height=0.6, width=np.zeros(n),
                                     brushes=[pg.mkBrush(c) for c in theme.CATEGORICAL[:n]])
@@ -195,7 +195,7 @@ class DecisionPanel(PlotPanel):
     boundary, a fitted model's boundary, the sample, and handles to drag each mean and axis."""
 
     def __init__(self, on_moved):
-        super().__init__("P(y | x) and the boundaries", "x₁", "x₂", legend_corner="top")
+        super().__init__("P(y | x)", "x₁", "x₂", legend_corner="top")
         self.on_moved = on_moved  # called with (class, "mean" | "axis" | "width", (x, y)) when a drag ends
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setZValue(-20)
@@ -211,8 +211,7 @@ class DecisionPanel(PlotPanel):
         self.handles: list[tuple[pg.TargetItem, pg.TargetItem, pg.TargetItem]] = []
         self.classes = None  # (means, covs) shown by the handles
         vb = self.plot_item.getViewBox()
-        vb.setMouseEnabled(False, False)
-        vb.setAspectLocked(True)
+        vb.setMouseEnabled(False, False)  # the view is the map's box: the map covers all of it
         self.plot_item.hideButtons()
 
     # --- the classes and their handles
@@ -315,9 +314,9 @@ class DecisionPanel(PlotPanel):
             self.truth_line.set(*lines[0])
             for series, xy in zip(self.model_lines, lines[1:]):
                 series.set(*(xy if xy is not None else ([], [])))
-        brushes = [pg.mkBrush(theme.CATEGORICAL[int(c)]) for c in s.y]
+        brushes = np.array([pg.mkBrush(c) for c in theme.CATEGORICAL[:s.K]], dtype=object)[s.y]
         self.points.setData(s.X[:, 0], s.X[:, 1], brush=brushes, pen=pg.mkPen(st.foreground, width=0.8),
-                            size=0.75 * st.marker_size)
+                            size=0.55 * st.marker_size)
         if self.classes is None or len(self.classes[0]) != s.K or not np.allclose(self.classes[0], s.means) \
                 or not np.allclose(self.classes[1], s.covs):
             self.set_classes(s.means, s.covs)
