@@ -155,7 +155,7 @@ class TopicPictures(PlotPanel):
         self.plot_item.hideButtons()
         self.plot_item.setAspectLocked(True)
         self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setLookupTable(pg.colormap.get("viridis").getLookupTable(nPts=256))
+        self.colours = pg.colormap.get("viridis")  # 0 to 1/side: a word's probability in a bar
         self.plot_item.addItem(self.image)
 
     def apply_style(self, s: theme.Style | None = None) -> None:
@@ -176,8 +176,11 @@ class TopicPictures(PlotPanel):
             canvas[y:y + side, x:x + side] = top[k].reshape(side, side)
             canvas[y + side + gap:y + 2 * side + gap, x:x + side] = truth[k].reshape(side, side)
         self.data = canvas
-        shown = np.nan_to_num(canvas[::-1], nan=0.0)
-        self.image.setImage(shown, levels=(0.0, 1.0 / side))
+        flipped = canvas[::-1]
+        rgba = self.colours.map(np.clip(np.nan_to_num(flipped, nan=0.0) * side, 0.0, 1.0).ravel(), mode="byte")
+        rgba = rgba.reshape(*flipped.shape, 4)
+        rgba[np.isnan(flipped), 3] = 0  # the gaps between pictures show the background
+        self.image.setImage(rgba, levels=None)
         width, height = canvas.shape[1], canvas.shape[0]
         self.image.setRect(QtCore.QRectF(0, 0, width, height))
         self.plot_item.setRange(xRange=(0, width), yRange=(0, height), padding=0.02)
