@@ -18,6 +18,9 @@ from app.testing import open_lab, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB_IDS = [lab.id for lab in registry.discover()]
+#: the labs the search expectations below were written for
+FIRST_LABS = {"classifiers", "trees", "faces", "regression", "pca", "segmentation", "mixtures", "ngrams", "hmm",
+              "pagerank", "sampling"}
 Key = QtCore.Qt.Key
 
 
@@ -125,11 +128,15 @@ def test_a_new_lab_gets_its_card_with_no_other_edit(make_window, monkeypatch):
     ("shakesp", ["ngrams"]),  # the first letters of a word being typed
 ])
 def test_search_narrows_to_the_labs_that_teach_a_word(the_map, query, expected):
+    """Among the first eleven labs exactly those that teach the word; a lab added later may
+    teach it too (a new lab's card never needs an edit here)."""
     the_map.set_query(query)
-    assert the_map.visible_labs() == expected
+    shown = the_map.visible_labs()
+    assert [lab_id for lab_id in shown if lab_id in FIRST_LABS] == expected
+    assert len(shown) < len(LAB_IDS)  # the map narrows
     for lab_id in LAB_IDS:
-        assert card(the_map, lab_id).isVisible() == (lab_id in expected)
-    assert the_map.result.text().startswith(f"{len(expected)} lab")
+        assert card(the_map, lab_id).isVisible() == (lab_id in shown)
+    assert the_map.result.text().startswith(f"{len(shown)} lab")
 
 
 def test_search_finds_lessons_by_their_title_and_typing_goes_to_the_field(the_map, qtbot):
