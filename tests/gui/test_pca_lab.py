@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtTest, QtWidgets
 
-from app.labs.pca import run
+from app.labs.pca import run, side_tasks
 from app.labs.pca.lab import TAB_DRAW
 from app.labs.pca.views import DrawCanvas
 from smlengine.datasets import digit_from_bitmap
@@ -343,7 +343,8 @@ def test_solver_race(qtbot, make_window):
     assert set(rows) == {"svd", "eigh", "randomized", "power"}
     assert rows["svd"]["angle"] < 1e-8 and rows["eigh"]["angle"] < 1e-8
     assert rows["power"]["angle"] < 1e-4
-    np.testing.assert_allclose(lab.race_bars.opts["height"], [1e3 * rows[m]["seconds"] for m, _ in run.RACE_SOLVERS])
+    np.testing.assert_allclose(lab.race_bars.opts["height"],
+                               [1e3 * rows[m]["seconds"] for m, _ in side_tasks.RACE_SOLVERS])
     assert lab.race_table.item(3, 2).text() == str(rows["power"]["iterations"])
     window.close()
 

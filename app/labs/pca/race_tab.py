@@ -11,7 +11,8 @@ from PySide6 import QtWidgets
 from ... import style as theme
 from ...widgets.pages import page, splitter
 from ...widgets.plots import PlotPanel
-from . import run
+from . import side_tasks
+from .side_tasks import RACE_SOLVERS
 
 
 class RaceTab:
@@ -30,15 +31,15 @@ class RaceTab:
         self.race_button.clicked.connect(self.start_race)
         self.race_status = QtWidgets.QLabel("")
         self.race_status.setWordWrap(True)
-        self.race_table = QtWidgets.QTableWidget(len(run.RACE_SOLVERS), 3)
+        self.race_table = QtWidgets.QTableWidget(len(RACE_SOLVERS), 3)
         self.race_table.setHorizontalHeaderLabels(["time (ms)", "angle (rad)", "iterations"])
-        self.race_table.setVerticalHeaderLabels([label for _, label in run.RACE_SOLVERS])
+        self.race_table.setVerticalHeaderLabels([label for _, label in RACE_SOLVERS])
         self.race_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.race_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.race_panel = PlotPanel("Time per solver", "solver", "time (ms)", legend=False)
         self.race_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=theme.OKABE_ITO["orange"])
         self.race_panel.plot_item.addItem(self.race_bars)
-        ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(run.RACE_SOLVERS)]]
+        ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(RACE_SOLVERS)]]
         self.race_panel.plot_item.getAxis("bottom").setTicks(ticks)
         return page([QtWidgets.QLabel("randomized q"), self.race_q, self.race_button, (self.race_status, 1)],
                     splitter(True, self.race_table, self.race_panel, sizes=(200, 400)), margin=2)
@@ -52,7 +53,7 @@ class RaceTab:
         k = min(int(self.form.value("n_power")), data.K)
         task = self.task("race", on_done=self._race_done, on_error=self._race_failed,
                          on_progress=lambda f, text: self.race_status.setText(f"Running {text} …"))
-        task.start(run.race, data, k, int(self.race_q.value()), int(self.seed))
+        task.start(side_tasks.race, data, k, int(self.race_q.value()), int(self.seed))
         self.race_button.setEnabled(False)
         self.race_status.setText(f"Racing for k = {k} components …")
 
@@ -70,15 +71,15 @@ class RaceTab:
 
     def _show_race(self, rows) -> None:
         by = {r["method"]: r for r in rows}
-        for i, (method, _label) in enumerate(run.RACE_SOLVERS):
+        for i, (method, _label) in enumerate(RACE_SOLVERS):
             r = by.get(method)
             texts = ["", "", ""] if r is None else [f"{1e3 * r['seconds']:.3g}", f"{r['angle']:.2e}",
                                                      str(r["iterations"]) if method == "power" else "–"]
             for col, text in enumerate(texts):
                 self.race_table.setItem(i, col, QtWidgets.QTableWidgetItem(text))
-        xs = [i for i, (m, _) in enumerate(run.RACE_SOLVERS) if m in by]
-        hs = [1e3 * by[m]["seconds"] for m, _ in run.RACE_SOLVERS if m in by]
+        xs = [i for i, (m, _) in enumerate(RACE_SOLVERS) if m in by]
+        hs = [1e3 * by[m]["seconds"] for m, _ in RACE_SOLVERS if m in by]
         self.race_bars.setOpts(x=xs, height=hs, width=0.6)
-        self.race_panel.plot_item.setXRange(-0.6, len(run.RACE_SOLVERS) - 0.4, padding=0)
+        self.race_panel.plot_item.setXRange(-0.6, len(RACE_SOLVERS) - 0.4, padding=0)
         if hs:
             self.race_panel.plot_item.setYRange(0, max(hs) * 1.1, padding=0)

@@ -1,6 +1,6 @@
-"""The PCA lab's run (Qt-free): the data with its exact (eigh) PCA, the live power method,
-the solver race and the small pure helpers the views use (mosaics, reconstructions,
-residuals).
+"""The PCA lab's run (Qt-free): the data with its exact (eigh) PCA, the live power method and
+the small pure helpers the views use (mosaics, reconstructions, residuals); the solver race is
+a side task (:mod:`.side_tasks`).
 
 The run is: load the images (shipped digits or the user's stack) and fit the exact PCA
 once (``eigh``, cached per data source); then the power method finds ξ_1, ξ_2, ... by
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +21,7 @@ from scipy import ndimage
 from smlengine import Snapshot, frozen_array
 from smlengine.cache import LRUCache, file_key
 from smlengine.datasets import digit_from_bitmap, load_digits, load_image_stack
-from smlengine.pca import PCA, compression_ratio, heldout_residuals, storage_cost, subspace_angle
+from smlengine.pca import PCA, compression_ratio, heldout_residuals, storage_cost
 
 DIGIT_CHOICES = [("all", "all digits"), *[(str(i), f"{i}s") for i in range(10)]]
 #: eigenpairs kept for the static views (the whole spectrum of 8 × 8 digits: D = 64)
@@ -438,40 +437,3 @@ def ink_of_image(data: PCAData, image: np.ndarray) -> np.ndarray:
     span = data.hi - data.lo
     grey = (image - data.lo) / span if span > 0 else np.zeros_like(image)
     return np.kron(np.clip(grey, 0.0, 1.0), np.ones((k, k)))
-
-
-# ----------------------------------------------------------------------------- solver race
-RACE_SOLVERS = [("svd", "full SVD"), ("eigh", "covariance eigh"), ("randomized", "randomized SVD"),
-                ("power", "power method")]
-
-
-def race(data: PCAData, k: int, n_iter: int = 2, seed: int = 0, state=None) -> list[dict]:
-    """Time every solver on the same data for k components and measure the largest
-    principal angle of its subspace to the exact one (``data.components[:k]``).
-
-    Every solver runs at least twice (the first call pays for imports and caches) and fast ones
-    up to 5 times within ~0.3 s; the best time counts, so the times are not
-    timer noise. Returns one row per solver: name, label, seconds, angle (rad), repeats.
-    """
-    k = max(1, min(int(k), data.K))
-    exact = data.components[:k]
-    rows = []
-    for i, (method, label) in enumerate(RACE_SOLVERS):
-        if state is not None:
-            if state.cancelled:
-                return rows
-            state.set_progress(i / len(RACE_SOLVERS), label)
-        kw = {"n_iter": int(n_iter), "random_state": seed} if method == "randomized" else {}
-        if method == "power":
-            kw = {"tol": 1e-10, "max_iter": 2000, "random_state": seed}
-        best, reps, spent = math.inf, 0, 0.0
-        model = None
-        while reps < 5 and (reps < 2 or spent < 0.3):
-            t0 = time.perf_counter()
-            model = PCA(n_components=k, method=method, **kw).fit(data.X)
-            dt = time.perf_counter() - t0
-            best, spent, reps = min(best, dt), spent + dt, reps + 1
-        angle = subspace_angle(model.components_, exact)
-        rows.append({"method": method, "label": label, "seconds": best, "angle": angle, "repeats": reps,
-                     "iterations": int(np.sum(model.n_iter_))})
-    return rows
