@@ -95,7 +95,7 @@ def test_the_decision_map_its_boundaries_and_risks(make_window):
     (vx0, vx1), (vy0, vy1) = panel.plot_item.getViewBox().viewRange()  # the map covers all that is shown
     assert rect.left() <= vx0 + 1e-9 and vx1 <= rect.right() + 1e-9
     assert rect.top() <= vy0 + 1e-9 and vy1 <= rect.bottom() + 1e-9
-    xs, ys = panel.truth_line.x, panel.truth_line.y
+    xs, ys = panel.boundary_items[0].getData()
     assert np.isfinite(xs).sum() > 50
     # the drawn boundary is where the two classes' posteriors are equal
     pts = np.column_stack([xs, ys])[np.isfinite(xs)][::10]

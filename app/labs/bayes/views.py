@@ -50,6 +50,7 @@ class PosteriorPanel(PlotPanel):
         self.plot_item.getViewBox().setMouseEnabled(False, False)
         self.plot_item.hideButtons()
         self.xs = np.linspace(0.0, 1.0, 801)[1:-1]
+        self.apply_style()
 
     def draw(self, s: run.BayesCoinSnapshot) -> None:
         prior = run.beta_curve(s.a0, s.b0, self.xs)
@@ -152,6 +153,7 @@ class SimplexPanel(PlotPanel):
         vb.setMouseEnabled(False, False)
         vb.setRange(xRange=(-0.1, 1.1), yRange=(-0.16, h + 0.14), padding=0)
         self.plot_item.hideButtons()
+        self.apply_style()
 
     def draw(self, s: run.BayesCoinSnapshot, density: np.ndarray, rect: tuple) -> None:
         st = theme.current()
@@ -200,9 +202,13 @@ class DecisionPanel(PlotPanel):
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setZValue(-20)
         self.addItem(self.image)
-        self.truth_line = self.curve("true", color=theme.OKABE_ITO["black"], dash=0)
-        self.model_lines = [self.curve(label, color=c, dash=i + 1) for i, ((_, label), c) in
-                            enumerate(zip(run.MODELS, MODEL_COLOURS))]
+        # boundaries are polylines broken by NaN (a curve of the panel would join their pieces)
+        self.boundary_items = [pg.PlotCurveItem(connect="finite") for _ in range(1 + len(run.MODELS))]
+        for item, name in zip(self.boundary_items, ["true", *(label for _, label in run.MODELS)]):
+            item.setZValue(3)
+            self.addItem(item)
+            self.legend.addItem(item, name)
+        self.legend.setVisible(True)
         self.true_ellipses = pg.PlotCurveItem(connect="finite")
         self.points = pg.ScatterPlotItem()
         for z, item in enumerate((self.true_ellipses, self.points)):
@@ -213,6 +219,7 @@ class DecisionPanel(PlotPanel):
         vb = self.plot_item.getViewBox()
         vb.setMouseEnabled(False, False)  # the view is the map's box: the map covers all of it
         self.plot_item.hideButtons()
+        self.apply_style()
 
     # --- the classes and their handles
     @staticmethod
@@ -311,9 +318,8 @@ class DecisionPanel(PlotPanel):
         self.image.setRect(QtCore.QRectF(x0, y0, x1 - x0, y1 - y0))
         self.plot_item.getViewBox().setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
         if lines is not None:
-            self.truth_line.set(*lines[0])
-            for series, xy in zip(self.model_lines, lines[1:]):
-                series.set(*(xy if xy is not None else ([], [])))
+            for item, xy in zip(self.boundary_items, lines):
+                item.setData(*(xy if xy is not None else ([], [])))
         brushes = np.array([pg.mkBrush(c) for c in theme.CATEGORICAL[:s.K]], dtype=object)[s.y]
         self.points.setData(s.X[:, 0], s.X[:, 1], brush=brushes, pen=pg.mkPen(st.foreground, width=0.8),
                             size=0.55 * st.marker_size)
@@ -323,8 +329,8 @@ class DecisionPanel(PlotPanel):
 
     def forget(self) -> None:
         self.image.clear()
-        for series in (self.truth_line, *self.model_lines):
-            series.clear()
+        for item in self.boundary_items:
+            item.setData([], [])
         self.points.setData([], [])
 
     def apply_style(self, s: theme.Style | None = None) -> None:
@@ -333,6 +339,10 @@ class DecisionPanel(PlotPanel):
         if hasattr(self, "true_ellipses"):
             self.true_ellipses.setPen(pg.mkPen(s.foreground, width=max(1.0, 0.6 * s.line_width),
                                                style=QtCore.Qt.PenStyle.DotLine))
+            dashes = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DashDotLine,
+                      QtCore.Qt.PenStyle.DotLine)
+            for item, colour, dash in zip(self.boundary_items, (s.foreground, *MODEL_COLOURS), dashes):
+                item.setPen(pg.mkPen(colour, width=s.line_width * (1.2 if dash == dashes[0] else 1.0), style=dash))
             for trio in self.handles:
                 for item in trio:
                     item.setPen(pg.mkPen(s.foreground, width=1.5))
