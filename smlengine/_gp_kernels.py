@@ -31,6 +31,7 @@ HYPERPARAMETER_BOUNDS = (1e-5, 1e5)
 # A positive hyper-parameter: above 1e10 a length-scale or period is "constant" for any data the
 # engine accepts, and a variance that large squares past float64 in the evidence's gradient.
 _POSITIVE = [Interval(Real, 0, 1e10, closed="right")]
+_PARAM_NAMES: dict[type, list[str]] = {}
 
 
 def _squared_distances(X, Y):
@@ -80,6 +81,14 @@ class Kernel(BaseEstimator):
     >>> k.hyperparameters, np.round(np.exp(k.theta), 3)
     (('k1__length_scale', 'k1__variance', 'k2__variance'), array([2. , 1. , 0.5]))
     """
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        # read from __init__'s signature once per class: the optimiser copies kernels at every step
+        names = _PARAM_NAMES.get(cls)
+        if names is None:
+            names = _PARAM_NAMES[cls] = super()._param_names()
+        return list(names)
 
     def __call__(self, X, Y=None) -> np.ndarray:
         """The Gram matrix K[i, j] = k(x_i, y_j) (Y = X when omitted)."""

@@ -436,13 +436,15 @@ class GaussianProcessRegressor(RegressorMixin, IterativeMixin, BaseEstimator):
             e = _evidence(X, y, k, s2, True)
             return (-np.inf, None) if e is None else (e.value, e.gradient)
 
-        theta0 = np.clip(_theta(kernel, noise, with_noise), lower, upper)
+        given = _theta(kernel, noise, with_noise)
+        theta0 = np.clip(given, lower, upper)
         rng = check_random_state(self.random_state)
         starts = [theta0] + [np.clip(theta0 + rng.uniform(-math.log(100.0), math.log(100.0), theta0.shape),
                                      lower, upper) for _ in range(self.n_restarts)]
         for restart, start in enumerate(starts):
             for iteration, it in enumerate(ascend(fun, start, lower, upper)):
-                k, s2 = split(it.x)
+                # the given kernel itself where the ascent starts from it (exp(log(ℓ)) may differ from ℓ by an ulp)
+                k, s2 = (kernel.clone(), noise) if np.array_equal(it.x, given) else split(it.x)
                 e = _evidence(X, y, k, s2, False) if np.isfinite(it.value) else None
                 if e is None:
                     break  # a start where K + σ²I is singular: nothing to climb from

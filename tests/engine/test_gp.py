@@ -405,3 +405,9 @@ def test_the_same_seed_draws_functions_that_change_smoothly_with_the_kernel():
     assert max(np.max(np.abs(a - b)) for a, b in zip(f, f[1:])) < 0.1
     other = GaussianProcessRegressor(RBF(0.5)).sample_prior(Xs, 5, random_state=5)
     assert np.max(np.abs(f[-1] - other)) > 1.0
+
+
+def test_the_first_snapshot_holds_the_given_kernel_exactly(data1):
+    X, y, _ = data1
+    first = next(GaussianProcessRegressor(RBF(0.03, 0.7), noise=0.01, optimize=True).fit_steps(X, y))
+    assert (first.kernel.length_scale, first.kernel.variance, first.noise) == (0.03, 0.7, 0.01)

@@ -1,0 +1,1 @@
+"""The Gaussian-process lab: functions from a prior, a posterior that tightens where you click, the evidence."""
