@@ -805,6 +805,53 @@ lesson("spectral", "Spectral methods: the direction that separates, and the moon
 ])
 
 
+NEURAL_LOCKS = ["dataset", "n_samples", "noise", "balance", "test_fraction", "layers", "units", "activation",
+                "optimizer", "learning_rate", "epochs", "batch_size", "alpha"]
+lesson("neural", "Neural networks: how many hidden units does a ring need?",
+       "A multilayer perceptron h = tanh(W x + b), p(+1 | x) = σ(vᵀh + c) learns by gradient descent on the "
+       "cross-entropy, w ← w − η ∇L; backpropagation computes ∇L one layer at a time.", [
+    step("Two rings of points: class +1 inside, class −1 around it. A network with two hidden tanh units, "
+         "trained by gradient descent (η = 1) for 100 epochs.",
+         params={"units": 2, "epochs": 100},
+         question="Can two hidden units separate the inner ring from the outer one?",
+         choices=["Yes: almost every point right", "No: many points stay wrong"], correct=1,
+         reveal={"until": "finished", "budget": 200},
+         answer="No: after 100 epochs 44 % of the training points are still wrong (43 % of the test points). "
+                "Each unit is a smooth step across a line; two lines make a band or a wedge, never a closed "
+                "curve around the inner ring.",
+         locked=NEURAL_LOCKS, view="Train"),
+    step("Three hidden units, the same data and learning rate.",
+         params={"units": 3, "epochs": 150},
+         question="Will three units be enough?",
+         choices=["Yes: three lines close a triangle around the inner ring", "No: it takes at least eight"],
+         correct=0, reveal={"until": {"metric": "train_error", "op": "<=", "value": 0.05}, "budget": 200},
+         answer="Yes: by epoch 114 at most 5 % of the training points are wrong (2 % at epoch 150, 1 % of the "
+                "test points). Inside the network: each hidden unit's picture is a half-plane, and the "
+                "output unit closes the three into a rounded triangle.",
+         locked=NEURAL_LOCKS, view="Inside the network"),
+    step("Eight units (the default), with a learning rate thirty times larger: η = 30, for 30 epochs.",
+         params={"learning_rate": 30.0, "epochs": 30},
+         question="What will the loss do?",
+         choices=["Fall faster than with η = 1", "Rise above where it started"], correct=1,
+         reveal={"until": "finished", "budget": 100},
+         answer="It rises: from 0.85 at the start to 17.6 after 30 epochs, and half of the points end up wrong. "
+                "Each step jumps across the valley of L instead of down into it: the steps overshoot. With η = 1 "
+                "the loss falls to 0.13 in 200 epochs (the Learning rate tab races the two).",
+         locked=NEURAL_LOCKS, view="Train"),
+    step("Back to η = 1, at the start. Point 1 is a +1 point that the starting network gives p(+1 | x) = 0.30. "
+         "Backprop, one step: its forward values, its deltas and the update of one SGD step on this point "
+         "alone.",
+         edit=lambda lab: lab.choose_point(1),
+         question="How much does this one step lower the point's own loss, −log p(+1 | x) = 1.21?",
+         choices=["A little: to about 1.1", "A lot: to about 0.14", "Not at all: it rises"], correct=1,
+         reveal={"run_to": 0},
+         answer="To 0.14: with η = 1 a step on one point alone moves every weight a long way towards fitting it "
+                "(the widest edges are the largest updates). That is why stochastic gradient descent takes "
+                "small steps and mini-batches: a step for one point is not a step for the others.",
+         locked=NEURAL_LOCKS, view="Backprop, one step"),
+])
+
+
 # ---------------------------------------------------------------------------- building
 def _wait(predicate, timeout=120.0):
     from app.__main__ import wait_for
