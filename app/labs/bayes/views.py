@@ -10,7 +10,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from ... import style as theme
-from ...widgets.plots import PlotPanel
+from ...widgets.plots import DASHES, PlotPanel
 from ...widgets.shapes import PALETTE, ellipse_xy
 from . import run
 
@@ -339,8 +339,7 @@ class DecisionPanel(PlotPanel):
         if hasattr(self, "true_ellipses"):
             self.true_ellipses.setPen(pg.mkPen(s.foreground, width=max(1.0, 0.6 * s.line_width),
                                                style=QtCore.Qt.PenStyle.DotLine))
-            dashes = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DashDotLine,
-                      QtCore.Qt.PenStyle.DotLine)
+            dashes = DASHES  # as the risk panel draws the same rules
             for item, colour, dash in zip(self.boundary_items, (s.foreground, *MODEL_COLOURS), dashes):
                 item.setPen(pg.mkPen(colour, width=s.line_width * (1.2 if dash == dashes[0] else 1.0), style=dash))
             for trio in self.handles:
