@@ -109,6 +109,8 @@ def test_what_is_drawn_is_the_snapshot(lab):
     mean, std = gp.predict(g[:, None], return_std=True)
     np.testing.assert_allclose(s.mean, mean, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(s.std, std, rtol=1e-10, atol=1e-12)
+    at_mean, at_std = run.posterior_at(s, s.ctx.sample_grid)  # the functions drawn are the posterior's
+    assert np.all(np.abs(s.samples - at_mean) <= 5 * at_std + 1e-9)
     # the evidence map and its terms are the prepared frame's; the curve per step holds steps 0..4
     lab.tabs.setCurrentIndex(TAB_EVIDENCE)
     drawn(lab)
@@ -219,3 +221,19 @@ def test_points_from_a_file_and_none_at_all(tmp_path, lab):
     lab.canvas.clear_points()
     wait_until(lambda: lab.runner.error is not None, 30)
     assert "There are no points" in lab.banner.text()
+
+
+def test_restarts_draw_one_path_each_and_the_best_wins(lab):
+    lab.form.set_value("restarts", 2)
+    wait_until(lambda: lab.runner.current is not None and lab.runner.current.step == 0, 30)
+    last = finish(lab)
+    breaks = np.flatnonzero(np.isnan(last.path[:, 0]))
+    assert len(breaks) == 2  # three ascents, a gap between each
+    ends = [piece[-1] for piece in np.split(last.path, breaks) if len(piece[np.isfinite(piece[:, 0])])]
+    starts = [lab.runner.timeline[i] for i in range(len(lab.runner.timeline))
+              if lab.runner.timeline[i].fit.iteration == 0 and not lab.runner.timeline[i].fit.best]
+    assert [s.fit.restart for s in starts] == [0, 1, 2]
+    evidences = {s.fit.restart: s.log_evidence for s in lab.runner.timeline if not s.fit.best}
+    assert last.log_evidence == max(s.log_evidence for s in lab.runner.timeline)
+    assert len(ends) == 3 and any(np.allclose(last.point, e) for e in ends)
+    assert min(evidences.values()) < last.log_evidence  # seed 0: one ascent stops at a lower maximum
