@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from app.labs.bayes import run
-from app.testing import finish, open_lab, run_to
+from app.testing import finish, open_lab, run_to, wait_until
 from smlengine.bayes import BetaBernoulli, MultinomialNaiveBayes, bayes_risk_2gauss
 
 
@@ -114,26 +114,46 @@ def test_a_costly_miss_moves_the_boundary_and_bad_classes_are_refused(make_windo
     costly = finish(lab, restart=True)
     assert np.count_nonzero(costly.decision == 0) > np.count_nonzero(plain.decision == 0) * 1.05
     assert costly.bayes_error_exact is None and costly.bayes_risk > plain.bayes_risk
-    # dragging class 2's mean: the classes change and the run follows
     means, covs = lab.decision_panel.classes
-    moved = means.copy()
-    moved[1] += [1.0, 0.5]
-    lab._classes_moved(moved, covs)
-    snap = finish(lab, restart=False)
-    np.testing.assert_allclose(snap.means[1], moved[1])
-    assert lab.classes["means"][1] == pytest.approx(moved[1].tolist())
+    kept = lab.user_data()["classes"]
     # a flat ellipse is refused with a message, the classes kept
     flat = covs.copy()
     flat[0] = [[1.0, 1.0], [1.0, 1.0]]
-    lab._classes_moved(snap.means, flat)
+    lab._classes_moved(means, flat)
     assert "positive definite" in lab.error_text
-    assert lab.classes["means"][1] == pytest.approx(moved[1].tolist())
+    assert lab.user_data()["classes"] == kept
     before = lab.user_data()
     with pytest.raises(ValueError):
         lab.set_user_data({"clicks": [1, 2]})
     with pytest.raises(ValueError):
         lab.set_user_data({"classes": {"means": [[0, 0]] * 3, "covs": [[[1, 0], [0, -1]]] * 3}})
     assert lab.user_data() == before
+
+
+def test_dragging_a_class_moves_its_mean_and_stretches_its_ellipse(make_window):
+    _, lab = _lab(make_window, method="decision", points=40)
+    finish(lab, restart=True)
+    # dragging class 2's mean handle: the classes change and the run follows
+    means, covs = lab.decision_panel.classes
+    moved = means.copy()
+    moved[1] += [1.0, 0.5]
+    handle = lab.decision_panel.handles[1][0]
+    handle.setPos(*moved[1])
+    handle.sigPositionChangeFinished.emit(handle)
+    wait_until(lambda: lab.runner.current is not None and np.allclose(lab.runner.current.means[1], moved[1]))
+    snap = finish(lab, restart=False)
+    np.testing.assert_allclose(snap.means[1], moved[1])
+    assert lab.classes["means"][1] == pytest.approx(moved[1].tolist())
+    # stretching its ellipse: the major axis handle twice as far from the mean doubles that standard deviation
+    major, minor = lab.decision_panel.axes(snap.covs[1])
+    axis = lab.decision_panel.handles[1][1]
+    axis.setPos(*(snap.means[1] + 2 * major))
+    axis.sigPositionChangeFinished.emit(axis)
+    wait_until(lambda: lab.runner.current is not None and not np.allclose(lab.runner.current.covs[1], snap.covs[1]))
+    stretched = finish(lab, restart=False)
+    w_new, w_old = np.linalg.eigvalsh(stretched.covs[1]), np.linalg.eigvalsh(snap.covs[1])
+    np.testing.assert_allclose(w_new, [w_old[0], 4 * w_old[1]], rtol=1e-9)
+    assert stretched.n == 40
 
 
 def test_learning_curves_teach_generative_against_discriminative():
