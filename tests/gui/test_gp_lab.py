@@ -176,9 +176,11 @@ def test_kernels_are_compared_by_their_evidence(qtbot, lab):
     assert fits["linear"].log_evidence < fits["rbf"].log_evidence - 5  # a line cannot follow a sine
     heights = lab.bars.opts["height"]
     np.testing.assert_allclose(heights, [fits[n].log_evidence for n in side_tasks.COMPARED])
-    green = [b.color().name().upper() for b in lab.bars.opts["brushes"]]
-    assert green[side_tasks.COMPARED.index("periodic")] == theme.OKABE_ITO["bluish_green"].upper()
-    assert green.count(theme.OKABE_ITO["bluish_green"].upper()) == 1
+    colours = [b.color().name() for b in lab.bars.opts["brushes"]]  # each bar in its curve's colour
+    assert colours == [lab.kernels_panel.series[side_tasks.SHORT[n]].item.opts["pen"].color().name()
+                       for n in side_tasks.COMPARED]
+    outlined = [p.style() != QtCore.Qt.PenStyle.NoPen for p in lab.bars.opts["pens"]]
+    assert outlined == [n == "periodic" for n in side_tasks.COMPARED]  # the best, and it alone
     assert "prefers periodic" in lab.kernels_note.text()
 
 

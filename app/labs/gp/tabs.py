@@ -275,13 +275,14 @@ class KernelsTab:
     evidence each reaches as a bar."""
 
     def _build_kernels_tab(self) -> QtWidgets.QWidget:
-        self.kernels_panel = PlotPanel("The same points under five kernels", "x", "y")
+        # the bars below name the curves' colours: no legend takes the curves' room
+        self.kernels_panel = PlotPanel("The same points under five kernels (colours as the bars)", "x", "y",
+                                       legend=False)
         for name in side_tasks.COMPARED:
             self.kernels_panel.curve(side_tasks.SHORT[name])
         self.kernels_points = pg.ScatterPlotItem()
         self.kernels_panel.plot_item.addItem(self.kernels_points)
-        self.bars_panel = PlotPanel("Each kernel's log evidence (the best in green)", "kernel", "log p(y | X, θ̂)",
-                                    legend=False)
+        self.bars_panel = PlotPanel("Each kernel's log evidence (the best outlined)", "kernel", "log p", legend=False)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6)
         self.bars_panel.plot_item.addItem(self.bars)
         self.bars_panel.plot_item.getAxis("bottom").setTicks(
@@ -345,9 +346,11 @@ class KernelsTab:
             self.bars.setOpts(x=[], height=[])
             return
         best = max(f.log_evidence for f in fits)
+        fg = theme.current().foreground
         self.bars.setOpts(x=[f.index for f in fits], height=[f.log_evidence for f in fits], width=0.6,
-                          brushes=[pg.mkBrush(GREEN if f.log_evidence == best else BLUE) for f in fits],
-                          pen=pg.mkPen(None))
+                          brushes=[pg.mkBrush(self.kernels_panel.series[side_tasks.SHORT[f.name]].item.opts["pen"]
+                                              .color()) for f in fits],
+                          pens=[pen(fg, 3.0) if f.log_evidence == best else pg.mkPen(None) for f in fits])
         self.bars_panel.plot_item.setXRange(-0.6, len(side_tasks.COMPARED) - 0.4, padding=0)
         self.kernels_note.setText(f"{len(fits)} of {len(side_tasks.COMPARED)} kernels fitted …"
                                   if len(fits) < len(side_tasks.COMPARED) else self.kernels_note.text())
