@@ -208,7 +208,7 @@ def test_capacity_sweep_against_hidden_units(lab):
     np.testing.assert_allclose(lab.capacity_panel.curve("test").y, [100 * p.test_error for p in points])
     assert points[-1].train_error <= points[0].train_error  # more units fit the training points better
     best = min(points, key=lambda p: (p.test_error, p.value))
-    assert lab.best_map.labels[0] == f"lowest test error: {int(best.value)} units"
+    assert lab.best_map.labels[0] == f"best on test: {int(best.value)} units"
     assert lab.flexible_map.labels[0] == "most flexible: 32 units"
 
 
@@ -244,6 +244,17 @@ def test_bad_input_is_refused_with_a_message(lab):
     lab.set_canvas_points(lab.canvas.X, only_one_class, undoable=False)
     lab.reset()
     assert "Training needs points of both classes" in lab.error_text
+
+
+def test_a_file_of_a_million_points_is_refused_before_it_is_read_whole(lab, tmp_path):
+    """The points reader stops at the lab's most points (20,000): a file of 10⁶ points is refused and the
+    lab keeps its points."""
+    path = tmp_path / "million.csv"
+    path.write_text("x1,x2,label\n" + "0.125,-0.5,1\n0.5,0.25,0\n" * 500_000, encoding="utf-8")
+    before = lab.canvas.X.copy()
+    assert lab.load_points_file(str(path), wait=True) is False
+    assert "more than 20,000 points" in lab.error_text
+    np.testing.assert_array_equal(lab.canvas.X, before)
 
 
 def test_the_chosen_point_survives_a_session(lab):

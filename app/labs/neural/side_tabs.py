@@ -29,8 +29,8 @@ class RateTab:
         self.rate_status = NoteLabel("", lines=1, tight=True)
         self.rate_loss = PlotPanel("Loss from the same start", "epoch", "L", log_y=True, legend_corner="top")
         self.rate_maps = [MapPanel(title) for title in ("η / 10", "η", "30 η")]
-        self.rate_note = NoteLabel("", lines=3)
-        body = splitter(True, self.rate_loss, splitter(False, *self.rate_maps), sizes=[260, 260])
+        self.rate_note = NoteLabel("", lines=3, tight=True)
+        body = splitter(True, self.rate_loss, splitter(False, *self.rate_maps), sizes=[200, 320], stretch=[1, 2])
         return page([self.rate_button, (self.rate_status, 1)], body, (self.rate_note, 0))
 
     def run_rate_race(self) -> None:
@@ -84,10 +84,11 @@ class CapacityTab:
         self.capacity_status = NoteLabel("", lines=1, tight=True)
         self.capacity_panel = PlotPanel("Error against capacity", "hidden units per layer", "error (%)",
                                         legend_corner="top")
-        self.best_map = MapPanel("lowest test error")
+        self.best_map = MapPanel("best on test")
         self.flexible_map = MapPanel("most flexible")
         self.capacity_note = NoteLabel("Few points and many units overfit: the training error falls to 0 while "
-                                       "the test error rises. Weight decay and early stopping hold it back.", lines=2)
+                                       "the test error rises. Weight decay and early stopping hold it back.", lines=2,
+                                       tight=True)
         body = splitter(False, self.capacity_panel, splitter(True, self.best_map, self.flexible_map),
                         sizes=[420, 260])
         return page([self.capacity_axis, self.capacity_button, (self.capacity_status, 1)], body,
@@ -129,8 +130,7 @@ class CapacityTab:
         flexible = points[0] if log_x else points[-1]
         X, y = np.vstack([Xtr, Xte]), np.concatenate([ytr, yte])
         test = np.r_[np.zeros(len(ytr), bool), np.ones(len(yte), bool)]
-        for panel, p, what in ((self.best_map, best, "lowest test error"),
-                               (self.flexible_map, flexible, "most flexible")):
+        for panel, p, what in ((self.best_map, best, "best on test"), (self.flexible_map, flexible, "most flexible")):
             panel.set_title(f"{what}: {_value(axis, p.value)}")
             panel.show(p.frame, X, y, test)
         self.capacity_status.setText(

@@ -112,9 +112,9 @@ class InsideTab:
     def _build_inside_tab(self) -> QtWidgets.QWidget:
         self.inside_view = NetworkView("Inside the network")
         self.inside_view.picked.connect(self._picture_clicked)
-        note = NoteLabel("Each node shows its unit's value over the plane (class −1 colour … +1 colour); an edge's "
-                         "width is |w|, its colour the sign of w. Click a picture: the training point nearest to "
-                         "that place goes through the network (h: its value, δ: its delta).", lines=3)
+        note = NoteLabel("Each node: its unit's value over the plane (class −1 colour … +1 colour). Edge width |w|, "
+                         "colour the sign of w. Click a picture: the nearest training point goes through the network "
+                         "(h: its value, δ: its delta).", lines=2, tight=True)
         return page([], self.inside_view, (note, 0))
 
     def _draw_inside(self, s: run.NeuralLabSnapshot, prepared, step) -> None:
@@ -161,9 +161,9 @@ class BackpropTab:
         self.check_button.setToolTip("Compare backpropagation with central finite differences "
                                      "(L(w + ε) − L(w − ε)) / 2ε, weight by weight, on this point's loss")
         self.check_button.clicked.connect(self.check_gradient)
-        self.check_label = NoteLabel("", lines=2)
-        top = [QtWidgets.QLabel("Point"), self.point_box, self.check_button]
-        return page(top, self.step_view, (self.check_label, 0))
+        self.check_label = NoteLabel("", lines=2, tight=True)
+        top = [QtWidgets.QLabel("Point"), self.point_box, self.check_button, (self.check_label, 1)]
+        return page(top, self.step_view)
 
     def _draw_backprop(self, s: run.NeuralLabSnapshot, prepared, step) -> None:
         view = self.step_view

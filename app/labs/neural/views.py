@@ -36,18 +36,27 @@ def picture_lut(s: theme.Style) -> np.ndarray:
     return np.column_stack([rgb.astype(np.ubyte), np.full(256, 255, np.ubyte)])
 
 
-def node_positions(units) -> list[np.ndarray]:
-    """(m, 2) centres of the nodes of each column, for layer sizes ``units`` (inputs first),
-    below a band of TOP for the columns' names."""
+def node_positions(units, column: float = COLUMN) -> list[np.ndarray]:
+    """(m, 2) centres of the nodes of each column, for layer sizes ``units`` (inputs first), columns
+    ``column`` apart, below a band of TOP for the columns' names."""
     tallest = max(units)
-    return [np.column_stack([np.full(m, THUMB / 2 + c * COLUMN),
+    return [np.column_stack([np.full(m, THUMB / 2 + c * column),
                              TOP + (tallest - m) * ROW / 2 + ROW / 2 + np.arange(m) * ROW])
             for c, m in enumerate(units)]
 
 
-def extent_of(units) -> tuple[float, float]:
+def extent_of(units, column: float = COLUMN) -> tuple[float, float]:
     """(height, width) of the drawing of a network of layer sizes ``units``."""
-    return TOP + max(units) * ROW, (len(units) - 1) * COLUMN + THUMB * 2.6
+    return TOP + max(units) * ROW, (len(units) - 1) * column + THUMB * 2.6
+
+
+def column_for(units, width: float, height: float) -> float:
+    """The columns' spacing that fills a view of this shape (pixels): at least COLUMN, at most 8 pictures."""
+    if len(units) < 2 or width <= 0 or height <= 0:
+        return COLUMN
+    tall, _ = extent_of(units)
+    spread = (tall * width / height - THUMB * 2.6) / (len(units) - 1)
+    return float(np.clip(spread, COLUMN, 8 * THUMB))
 
 
 def edge_segments(centres, coefs, largest: float) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
@@ -99,6 +108,9 @@ class NetworkView(ImageView):
         self.plot_item.addItem(self.marks)
         self.clicked.connect(self._clicked)
         self._lut = picture_lut(theme.current())
+        self._drawn: dict = {}  # what was last drawn, drawn again when the layout changes
+        self._column: float | None = None
+        self.vb.sigResized.connect(self._view_resized)
 
     # --- the shape of the network
     def set_units(self, units) -> None:
@@ -107,33 +119,49 @@ class NetworkView(ImageView):
         if units == self.units:
             return
         self.units = units
-        self.centres = node_positions(units)
         for item in self.texts + self.labels:
             self.plot_item.removeItem(item)
-        self.texts, self.labels = [], []
-        fx, fy = [], []
-        for col, centres in enumerate(self.centres):
-            for x, y in centres:
-                text = pg.TextItem("", anchor=(0.0, 0.5), fill=pg.mkBrush(theme.current().background))
-                text.setPos(x + THUMB / 2 + 2, y)
-                self.plot_item.addItem(text)
-                self.texts.append(text)
-                fx += [x - THUMB / 2, x + THUMB / 2, x + THUMB / 2, x - THUMB / 2, x - THUMB / 2, np.nan]
-                fy += [y - THUMB / 2, y - THUMB / 2, y + THUMB / 2, y + THUMB / 2, y - THUMB / 2, np.nan]
-        for name, col, anchor in (("x₁, x₂", 0, (0.5, 1.0)), ("p(+1 | x)", len(units) - 1, (0.5, 1.0))):
-            label = pg.TextItem(name, anchor=anchor)
-            label.setPos(self.centres[col][0, 0], self.centres[col][0, 1] - THUMB / 2)
-            self.plot_item.addItem(label)
-            self.labels.append(label)
-        self.set_boxes("frames", np.array(fx), np.array(fy))
+        self.texts = [pg.TextItem("", anchor=(0.0, 0.5), fill=pg.mkBrush(theme.current().background))
+                      for _ in range(sum(units))]
+        self.labels = [pg.TextItem(name, anchor=(0.5, 1.0)) for name in ("x₁, x₂", "p(+1 | x)")]
+        for item in self.texts + self.labels:
+            self.plot_item.addItem(item)
         for name in list(self.images):
             self.hide_image(name)
-        self.shape = extent_of(units)
+        self._drawn = {}
+        self._column = None
+        self._lay_out()
         self.apply_style()
+
+    def _lay_out(self) -> None:
+        """Place nodes, numbers and names for the view's shape, and draw again what was drawn."""
+        column = column_for(self.units, self.vb.width(), self.vb.height())
+        if not self.units or (self._column is not None and abs(column - self._column) < 0.05 * self._column):
+            return
+        self._column = column
+        self.centres = node_positions(self.units, column)
+        fx, fy = [], []
+        for text, (x, y) in zip(self.texts, np.concatenate(self.centres)):
+            text.setPos(x + THUMB / 2 + 2, y)
+            fx += [x - THUMB / 2, x + THUMB / 2, x + THUMB / 2, x - THUMB / 2, x - THUMB / 2, np.nan]
+            fy += [y - THUMB / 2, y - THUMB / 2, y + THUMB / 2, y + THUMB / 2, y - THUMB / 2, np.nan]
+        for label, col in zip(self.labels, (0, len(self.units) - 1)):
+            label.setPos(self.centres[col][0, 0], self.centres[col][0, 1] - THUMB / 2)
+        self.set_boxes("frames", np.array(fx), np.array(fy))
+        self.forget()  # the pictures move: draw them again whatever their keys
+        drawn, self._drawn = self._drawn, {}
+        for name, args in drawn.items():
+            getattr(self, name)(*args)
+        self.shape = extent_of(self.units, column)
+
+    def _view_resized(self, *_args) -> None:
+        if self.units:
+            self._lay_out()
 
     # --- what is drawn
     def set_pictures(self, pictures, key=None) -> None:
         """Every unit's picture: ``pictures[c]`` of shape (units, THUMB, THUMB) for column c."""
+        self._drawn["set_pictures"] = (pictures, key)
         for c, (layer, centres) in enumerate(zip(pictures, self.centres)):
             for j, (x, y) in enumerate(centres):
                 self.draw(f"unit{c}_{j}", layer[j], (-1.0, 1.0), x=x - THUMB / 2, y=y - THUMB / 2,
@@ -141,6 +169,7 @@ class NetworkView(ImageView):
 
     def set_edges(self, coefs) -> None:
         """Edges for these weights (or updates): width by |w| over the largest, colour by sign."""
+        self._drawn["set_edges"] = (coefs,)
         largest = max((float(np.abs(W).max()) for W in coefs if W.size), default=0.0)
         segments = edge_segments(self.centres, coefs, largest)
         for sign in (0, 1):
@@ -156,12 +185,13 @@ class NetworkView(ImageView):
 
     def mark(self, u: float, v: float) -> None:
         """A cross on every picture where the point (u, v) of the plane falls (u, v in [0, 1]; NaN: none)."""
+        self._drawn["mark"] = (u, v)
         if not np.isfinite(u) or not np.isfinite(v):
             self.marks.setData([], [])
             return
         pts = np.concatenate([c for c in self.centres]) + THUMB * np.array([u - 0.5, 0.5 - v])
         s = theme.current()
-        self.marks.setData(pos=pts, symbol="x", size=9 * s.scale, pen=pg.mkPen(s.foreground, width=1.5 * s.scale),
+        self.marks.setData(pos=pts, symbol="x", size=7 * s.scale, pen=pg.mkPen(s.foreground, width=s.scale),
                            brush=pg.mkBrush(s.foreground))
 
     # --- events and style
@@ -225,8 +255,8 @@ class MapPanel(PlotPanel):
         if self._data is None:
             return
         X, y, test = self._data
-        size = s.marker_size * 0.7
-        edge = pg.mkPen(s.foreground, width=max(1.0, s.scale * 0.7))
+        size = s.marker_size * 0.5
+        edge = pg.mkPen(s.foreground, width=max(0.6, s.scale * 0.5))
         for item, pick, symbol, color, hollow in (
                 (self.points[0], (y > 0) & ~test, "o", theme.POS_COLOR, False),
                 (self.points[1], (y <= 0) & ~test, "s", theme.NEG_COLOR, False),
