@@ -226,9 +226,16 @@ def _kept(window, player, lab) -> dict:
 
 
 # ---------------------------------------------------------------------------- the lessons
+def _close(window) -> None:
+    window.shutdown()
+    window.close()
+    window.deleteLater()
+
+
 @pytest.fixture(scope="module")
 def lesson_windows(qapp, tmp_path_factory):
-    """One window per lesson, in projector mode, kept for the lesson's next step."""
+    """One window per lesson, in projector mode, kept for the lesson's next step (and closed
+    when the tests of another lesson begin)."""
     from app.main_window import MainWindow
 
     old = os.environ.get("SMLLAB_CONFIG_DIR")
@@ -237,6 +244,9 @@ def lesson_windows(qapp, tmp_path_factory):
 
     def get(path):
         if path not in windows:
+            for other in windows.values():
+                _close(other)
+            windows.clear()
             window = MainWindow(restore=False, autosave=False, lab_ids=_lesson(path).labs())
             window.set_projector(True)
             window.resize(*SIZES[0])
@@ -248,9 +258,7 @@ def lesson_windows(qapp, tmp_path_factory):
 
     yield get
     for window in windows.values():
-        window.shutdown()
-        window.close()
-        window.deleteLater()
+        _close(window)
     theme.manager().set(theme="light", projector=False)
     if old is None:
         os.environ.pop("SMLLAB_CONFIG_DIR", None)
