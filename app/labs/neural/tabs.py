@@ -114,7 +114,7 @@ class InsideTab:
         self.inside_view.picked.connect(self._picture_clicked)
         note = NoteLabel("Each node: its unit's value over the plane (class −1 colour … +1 colour). Edge width |w|, "
                          "colour the sign of w. Click a picture: the nearest training point goes through the network "
-                         "(h: its value, δ: its delta).", lines=2, tight=True)
+                         "(h: its value, δ: its delta).", lines=3, tight=True)
         return page([], self.inside_view, (note, 0))
 
     def _draw_inside(self, s: run.NeuralLabSnapshot, prepared, step) -> None:
@@ -197,6 +197,6 @@ class BackpropTab:
 
     def _check_done(self, result, where: str) -> None:
         agree = "they agree" if result.relative_error < 1e-6 else "they disagree"
-        self.check_label.setText(
-            f"{where}: backpropagation vs finite differences (ε = {result.epsilon:g}) on "
-            f"{result.backprop.size} weights and biases: relative error {result.relative_error:.1e}, {agree}.")
+        self.check_label.setText(f"{where}: backprop vs finite differences (ε = {result.epsilon:g}, "
+                                 f"{result.backprop.size} weights): relative error {result.relative_error:.1e}, "
+                                 f"{agree}.")
