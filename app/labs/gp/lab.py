@@ -14,6 +14,7 @@ from ... import style as theme
 from ...points_data import read_xy_points
 from ...points_lab import PointsLab
 from ...widgets import plot_style
+from ...widgets.legends import place_legend
 from ...widgets.params import Param
 from ...widgets.point_canvas import CanvasToolbar
 from . import maths, run
@@ -42,7 +43,6 @@ class GPLab(PosteriorTab, PriorTab, EvidenceTab, KernelsTab, PointsLab):
     method_param = "kernel"
     screenshot_steps = 30
     screenshot_tab = TAB_EVIDENCE
-    PROJECTOR_SIDE_BY_SIDE = True  # the canvas keeps the height, the evidence per step stands beside it
 
     # ------------------------------------------------------------------ building
     def init_state(self) -> None:
@@ -248,6 +248,11 @@ class GPLab(PosteriorTab, PriorTab, EvidenceTab, KernelsTab, PointsLab):
         self._style_prior(s)
         self._style_evidence(s)
         self._style_kernels(s)
+
+    def favour_main_plot(self, s: theme.Style | None = None) -> None:
+        super().favour_main_plot(s)
+        # the five short entries stay in rows above the data: beside it they would take its width
+        place_legend(self.canvas.plot_item, "top")
 
     def maths_html(self, snapshot) -> str:
         return maths.maths_html(snapshot)

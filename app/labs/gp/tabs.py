@@ -86,7 +86,7 @@ class PosteriorTab:
             item.setZValue(-30 + z)  # under the points
             pi.addItem(item, ignoreBounds=True)  # the view follows the points, not a wide band
         self.band_key = pg.PlotDataItem([], [])  # the band's key in the legend (a filled area has none)
-        legend = outside_legend(pi, "top", columns=5)
+        legend = outside_legend(pi, "top", columns=3)
         legend.addItem(self.mean_item, "mean")
         legend.addItem(self.band_key, "±2σ")
         legend.addItem(self.noise_hi, "±2σ of y")
@@ -132,9 +132,9 @@ class PosteriorTab:
             item.setPen(pen(PURPLE, 1.0, alpha=0.7))
         self.truth_item.setPen(pen(fg, 1.5, DASH))
         self.mean_item.setPen(pen(VERMILLION, 2.5))
-        # projector mode: the curve over the points takes the height, the evidence keeps a strip
-        self.evidence_panel.setMinimumHeight(int(s.font_pt * 1.33 * 7))
-        self.posterior_split.setSizes([10_000, 1] if s.projector else [620, 180])
+        # projector mode: the points and the band take the whole height (the title names the step's
+        # evidence; the Evidence tab follows its climb)
+        self.evidence_panel.setVisible(not s.projector)
 
 
 class PriorTab:
