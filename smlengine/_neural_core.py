@@ -31,10 +31,22 @@ WORK_BYTES = 64 * 2**20
 EPS = np.finfo(np.float64).eps
 
 
-def activate(name: str, A: np.ndarray) -> np.ndarray:
-    """h = g(a), in place."""
+def activate(name: str, A: np.ndarray, scratch: np.ndarray | None = None) -> np.ndarray:
+    """h = g(a), in place (``scratch``: a work array of A's shape, for tanh).
+
+    tanh is computed as sign(a) (1 − e) / (1 + e), e = exp(−2|a|): within 4.5e-16 of it everywhere
+    (an absolute error: e's rounding), about twice as fast as ``np.tanh``, whose float64 loop is
+    not vectorised, and tanh is the largest cost of a pass.
+    """
     if name == "tanh":
-        np.tanh(A, out=A)
+        e = np.empty_like(A) if scratch is None else scratch
+        np.abs(A, out=e)
+        e *= -2.0
+        np.exp(e, out=e)
+        np.subtract(1.0, e, out=e)  # 1 − e
+        np.copysign(e, A, out=A)  # sign(a) (1 − e)
+        np.subtract(2.0, e, out=e)  # 1 + e
+        A /= e
     elif name == "relu":
         np.maximum(A, 0.0, out=A)
     else:
@@ -112,7 +124,7 @@ class Workspace:
             np.matmul(prev, W, out=H[l])
             H[l] += b
             if l < len(coefs) - 1:
-                activate(activation, H[l])
+                activate(activation, H[l], self.D[l][:m])  # the layer's deltas are free until the backward pass
             prev = H[l]
         output_layer(H[-1])
         return H
