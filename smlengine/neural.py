@@ -453,7 +453,7 @@ class MLPClassifier(ClassifierMixin, IterativeMixin, BaseEstimator):
                                progress=min(1.0, epoch / self.max_iter))
             self.coefs_ = [np.array(W) for W in coefs]
             self.intercepts_ = [np.array(b) for b in intercepts]
-            self.loss_curve_, self.n_iter_, self.converged_ = list(losses), epoch, converged
+            self.loss_curve_, self.n_iter_, self.converged_ = losses, epoch, converged  # the list grows with the run
             state["step"] += 1
             return snap
 
