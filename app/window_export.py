@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .runner import History
-
 if TYPE_CHECKING:
     from .lab import Lab
 
@@ -79,6 +77,8 @@ class ExportActions:
         """Animate the run so far: up to ``max_frames`` snapshots of the timeline, drawn
         one after the other and captured. Returns the number of frames written."""
         from PIL import Image  # deferred: Pillow loads only to write a GIF
+
+        from .runner import History  # deferred: the runner's timeline loads numpy, after the first paint
 
         lab = lab or self.lab()
         r = lab.runner

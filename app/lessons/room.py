@@ -10,8 +10,12 @@ every other plot's — taking it from panes whose plots have more than they need
 
 from __future__ import annotations
 
-import pyqtgraph as pg
+from typing import TYPE_CHECKING
+
 from PySide6 import QtCore, QtWidgets
+
+if TYPE_CHECKING:  # the window paints before pyqtgraph is loaded; plots are found as Qt views
+    import pyqtgraph as pg
 
 #: shares of the window's height the data of the step's main plot and of every other plot of its
 #: tab are given (a little above what the lesson tests require, for rounding and frames)
@@ -22,7 +26,7 @@ SPARE = 4  # pixels a pane that gives room keeps above what its plots need
 
 def shown_plots(lab) -> list[pg.PlotWidget]:
     """The plots (with a data area) on the lab's tab in front."""
-    return [v for v in lab.plots.findChildren(pg.GraphicsView)
+    return [v for v in lab.plots.findChildren(QtWidgets.QGraphicsView)
             if hasattr(v, "getPlotItem") and v.isVisible() and v.width() > 1]
 
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
 
-import pyqtgraph as pg
 from PySide6 import QtWidgets
+
+if TYPE_CHECKING:  # the window paints before pyqtgraph is loaded; plots are found as Qt views
+    import pyqtgraph as pg
 
 SEP = " ▸ "
 
@@ -57,8 +60,8 @@ def current_view(lab) -> str:
 
 def find_plot(lab, title: str) -> pg.PlotWidget | None:
     """The plot of the lab titled ``title`` (as read on screen)."""
-    for view in lab.plots.findChildren(pg.PlotWidget):
-        if plot_title(view) == title:
+    for view in lab.plots.findChildren(QtWidgets.QGraphicsView):
+        if hasattr(view, "getPlotItem") and plot_title(view) == title:
             return view
     return None
 
