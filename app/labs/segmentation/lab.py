@@ -179,7 +179,7 @@ class SegmentationLab(SegmentationTab, PixelTab, LinkedViewsTab, CompareTab, Cho
         self.unc_view.set_title("Doubt: 1 − max a<sub>ik</sub>" if m in EM_METHODS
                                 else "Distance to own centre")
         if m == "multinomial":
-            self.terms_panel.set_labels("Log-terms", y_label="log c<sub>k</sub> + Σ H<sub>j</sub> log t<sub>kj</sub>")
+            self.terms_panel.set_labels("Log-terms", y_label="log c<sub>k</sub>+Σ H<sub>j</sub> log t<sub>kj</sub>")
         elif m == "gmm":
             self.terms_panel.set_labels("Log-terms", y_label="log c<sub>k</sub> g(x | μ<sub>k</sub>, Σ<sub>k</sub>)")
         else:
