@@ -296,7 +296,7 @@ class Lab(LabLayout, QtWidgets.QWidget):
         """Hook of the labs that open photos: the function that reads and checks a photo file on
         a worker (``read(path, *args)``, ``ValueError`` when it is unusable) and the arguments
         after the path, captured now on the GUI thread."""
-        raise NotImplementedError(f"lab {self.id!r} opens no photos")
+        raise TypeError(f"lab {self.id!r} opens no photos: it defines no image_reader")
 
     def image_opened(self, path: str) -> None:
         """Hook: the photo file ``path`` was read and becomes the lab's image (restart the run)."""

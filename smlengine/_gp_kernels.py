@@ -17,6 +17,8 @@ The formulas are scikit-learn's, so a kernel here equals the product of scikit-l
 
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
 from ._base import MAX_ABS_VALUE, BaseEstimator, check_array
@@ -48,7 +50,7 @@ def _squared_distances(X, Y):
     return d2
 
 
-class Kernel(BaseEstimator):
+class Kernel(BaseEstimator, abc.ABC):
     """A covariance function k(x, x'): ``kernel(X, Y)`` is its Gram matrix; ``+`` and ``*`` combine kernels.
 
     The kernels' hyper-parameters are stored verbatim as an estimator's (``get_params``,
@@ -150,17 +152,17 @@ class Kernel(BaseEstimator):
         return self.clone().set_params(**{name: float(np.exp(t)) for name, t in zip(names, theta)})
 
     # ---- formulas on validated float arrays (``__call__`` and ``diag`` validate)
+    @abc.abstractmethod
     def gram(self, X, Y) -> np.ndarray:
         """K = k(X, Y) for validated arrays (a new array the caller may change)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def gram_diag(self, X) -> np.ndarray:
         """k(x_i, x_i) for a validated X (a new array)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def gram_gradient(self, X) -> tuple[np.ndarray, list[np.ndarray]]:
         """K = k(X, X) and ∂K/∂θ_j for every j, for a validated X (arrays the caller must not change)."""
-        raise NotImplementedError
 
 
 class _Stationary(Kernel):
