@@ -758,53 +758,6 @@ lesson("spectral", "Spectral methods: the direction that separates, and the moon
 ])
 
 
-SPECTRAL_LOCKS = ["method", "n_points", "n_classes", "stretch", "tilt", "dataset", "noise", "k", "affinity",
-                  "normalized", "kpca_data", "kernel", "degree"]
-lesson("spectral", "Spectral methods: the direction that separates, and the moons k-means cannot find",
-       "The direction of most variance need not separate classes: Fisher's maximises wᵀS_B w / wᵀS_W w. "
-       "Clusters that are not round defeat k-means, yet fall apart along the smallest eigenvectors of a graph "
-       "Laplacian.", [
-    step("Two elongated classes side by side. The orange line is PCA's first direction (most variance), the "
-         "green one Fisher's; the grey line turns by 3° a step, with its Rayleigh quotient J(θ) on the right.",
-         params={"method": "fisher"},
-         question="Along which direction do the two classes' projections overlap?",
-         choices=["Along PCA's: the variance lies within the classes", "Along Fisher's",
-                  "Along neither: both separate them"], correct=0,
-         reveal={"until": "finished", "budget": 200},
-         answer="Along PCA's: J = 0.014 there, the histograms lie on top of each other. Fisher's direction "
-                "(111°) reaches the maximum J = 6.2 and its histograms stand apart; the grey curve of J(θ) "
-                "peaks exactly at its mark.",
-         locked=SPECTRAL_LOCKS, view="Fisher vs PCA"),
-    step("Two moons, 300 points. Right: k-means with k = 2 on the same points. Left: the RBF affinity graph "
-         "(γ = 30) and the clusters from the two smallest eigenvectors of its normalised Laplacian.",
-         params={"method": "spectral"},
-         question="Will k-means find the two moons?",
-         choices=["Yes: two clusters, two moons", "No: it cuts across both moons"], correct=1,
-         reveal={"until": "finished", "budget": 200},
-         answer="No: k-means draws a straight border between two centres, so it cuts each moon (adjusted Rand "
-                "index 0.24). The graph joins only near points; its second eigenvector (λ₂ = 0.0003) is "
-                "almost constant on each moon, and spectral clustering recovers them exactly.",
-         locked=SPECTRAL_LOCKS, view="Spectral clustering"),
-    step("The same moons with γ = 1000: each point now joins only its very nearest neighbours.",
-         params={"method": "spectral", "gamma": 1000.0},
-         question="What will the Laplacian's smallest eigenvalues show?",
-         choices=["A clear gap after the second", "Many eigenvalues near 0: no gap at k = 2"], correct=1,
-         reveal={"run_to": 1},
-         answer="Many near 0 (10⁻⁷, 10⁻⁶ ...): the graph has fallen into nearly separate pieces, each giving an "
-                "eigenvalue near 0, so the eigenvectors no longer single out the two moons.",
-         locked=SPECTRAL_LOCKS, view="Spectral clustering"),
-    step("Two rings. No line in the plane separates them. Kernel PCA with the RBF kernel (γ = 10): PCA of the "
-         "centred kernel matrix.",
-         params={"method": "kpca"},
-         question="Can a single threshold on one kernel component separate the rings?",
-         choices=["Yes, one component separates them", "No, the rings stay mixed"], correct=0,
-         reveal={"run_to": 0},
-         answer="Yes: a threshold on the third component classifies 100 % of the points (the first two trace "
-                "the rings' angle). The kernel matrix shows the two blocks of the two rings.",
-         locked=SPECTRAL_LOCKS, view="Kernel PCA"),
-])
-
-
 NEURAL_LOCKS = ["dataset", "n_samples", "noise", "balance", "test_fraction", "layers", "units", "activation",
                 "optimizer", "learning_rate", "epochs", "batch_size", "alpha"]
 lesson("neural", "Neural networks: how many hidden units does a ring need?",
