@@ -32,7 +32,7 @@ from .bar import LessonBar
 from .format import Lesson, LessonStep, load_lesson, save_lesson
 from .locks import LOCK_TIP, SEED, control, lock_mark
 from .room import main_plot_first, make_room
-from .views import current_view, show_view
+from .views import check_views, current_view, show_view
 
 log = logging.getLogger(__name__)
 
@@ -257,6 +257,7 @@ class LessonPlayer(QtCore.QObject):
         missing = [lab for lab in lesson.labs() if lab not in self.window.hosts]
         if missing:
             raise ValueError(f"the lesson uses the lab {missing[0]!r}, which this window does not have")
+        check_views(lesson.steps, self.window.lab)
 
     def start(self, lesson: Lesson, path: str = "", step: int = 0) -> None:
         if self.lesson is not None:

@@ -42,6 +42,29 @@ def plot_title(view: pg.PlotWidget) -> str:
     return " ".join(html.unescape(text).split())
 
 
+def tab_titles(lab) -> list[str]:
+    """The titles of the lab's plot tabs as shown (none for a lab without tabs)."""
+    tabs = lab.plots
+    if not isinstance(tabs, QtWidgets.QTabWidget):
+        return []
+    return [_tab_title(tabs, i) for i in range(tabs.count())]
+
+
+def check_views(steps, lab_of) -> None:
+    """Refuse a step whose ``view`` names a tab its lab does not have (the step would open on
+    whatever tab is in front): ``ValueError`` naming the step and the field. ``lab_of(lab_id)``
+    gives the lab built (its tabs exist only then). A plot's title is checked when the step
+    shows it, since titles may follow the run."""
+    for i, step in enumerate(steps, start=1):
+        tab, _plot = split_view(step.view)
+        if not tab:
+            continue
+        titles = tab_titles(lab_of(step.lab))
+        if tab not in titles:
+            known = f"its tabs: {', '.join(titles)}" if titles else "it has no tabs"
+            raise ValueError(f"step {i}'s view: {tab[:40]!r} is not a tab of the lab {step.lab!r} ({known[:200]})")
+
+
 def _tabs(lab) -> QtWidgets.QTabWidget | None:
     tabs = lab.plots
     return tabs if isinstance(tabs, QtWidgets.QTabWidget) and tabs.count() > 1 else None

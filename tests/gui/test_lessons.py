@@ -237,8 +237,19 @@ def test_a_step_may_enlarge_one_plot_of_its_tab(qtbot, make_window, dialog_answe
     qtbot.waitUntil(player.arrived, timeout=20_000)
     assert lab.enlarged_plot is None and lab.main_plot().isVisible()
     player.go_to(0)
+    path = tmp_path / "views.smllesson"
+    assert player.save(path)
     player.leave()
     assert lab.enlarged_plot is None and lab.main_plot().isVisible()
+    # a mistyped tab is refused at open, naming the step and the field (not shown on whatever tab is in front)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["steps"][1]["view"] = "Trainnig"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    said = []
+    window._error = lambda title, message: said.append(message)
+    assert not player.open_file(path) and not player.active
+    assert said and said[0].startswith("step 2's view: 'Trainnig' is not a tab of the lab 'classifiers' "
+                                       "(its tabs: Training, "), said
 
 
 def test_the_lesson_modules_import_at_the_top_and_in_one_direction():
