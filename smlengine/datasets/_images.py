@@ -114,7 +114,9 @@ def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageF
     * grey stays (h, w); colour, palette, CMYK ... become (h, w, 3) RGB;
     * an alpha channel (RGBA, LA) is dropped (not composited);
     * 16-bit and 32-bit integer images are scaled by 1/65535 (or by their maximum when it
-      is larger), float images must already lie in [0, 1] (otherwise min-max scaled);
+      is larger), float images must already lie in [0, 1] (otherwise min-max scaled, and the
+      note says so; a float image of one value outside [0, 1] is read as black, saying so);
+    * a file of several frames (an animated GIF) gives its first, and the note says how many it has;
     * the EXIF orientation of phone photos is applied;
     * an image with more than ``max_pixels`` pixels is downscaled (area averaging, aspect
       kept) to at most ``max_pixels`` pixels, and the returned note says so: a JPEG is decoded
@@ -157,19 +159,20 @@ def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageF
     if size == 0:
         raise ValueError(f"{base} is empty")
     notes: list[str] = []
-    img = None
+    img = opened = None
     try:
         with warnings.catch_warnings():  # the size is checked below, against a lower limit
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            img = Image.open(path)  # reads the header only
+            img = opened = Image.open(path)  # reads the header only
         w0, h0 = img.size
         if w0 <= 0 or h0 <= 0:
             raise ValueError(f"{base} has no pixels")
         if w0 * h0 > MAX_FILE_PIXELS:
             raise ValueError(f"{base} is too large: {w0:,} x {h0:,} pixels; files of at most {MAX_FILE_PIXELS:,} "
                              "pixels (e.g. 8000 x 5000) are read: downscale it first")
-        if getattr(img, "n_frames", 1) > 1:
-            notes.append("only the first frame was read")
+        frames = getattr(img, "n_frames", 1)
+        if frames > 1:
+            notes.append(f"only the first of its {frames:,} frames was read")
         if max_pixels is not None and w0 * h0 > max_pixels and img.format == "JPEG":
             # JPEG decodes at 1/2, 1/4 or 1/8 scale directly: fast and memory-light
             scale = (max_pixels / (w0 * h0)) ** 0.5
@@ -213,7 +216,11 @@ def read_image_file(path, max_pixels: int | None = DEFAULT_MAX_PIXELS) -> ImageF
     finally:
         if img is not None:
             img.close()
-    image = _scale(arr, base)
+        if opened is not None and opened is not img:  # the file itself (a GIF's frames keep it open)
+            opened.close()
+    image, scale_note = _scale(arr, base)
+    if scale_note:
+        notes.append(scale_note)
     note = "; ".join(notes) if notes else None
     if note:
         note = note[0].upper() + note[1:] + "."
@@ -254,7 +261,9 @@ def _normalise_mode(img):
     return img.convert("RGB"), None  # CMYK, YCbCr, LAB, HSV, ...
 
 
-def _scale(arr: np.ndarray, base: str) -> np.ndarray:
+def _scale(arr: np.ndarray, base: str) -> tuple[np.ndarray, str | None]:
+    """The pixels as float64 in [0, 1], and what was changed to get there (None: nothing worth saying)."""
+    note = None
     if arr.size == 0:
         raise ValueError(f"{base} has no pixels")
     if arr.dtype == np.uint8:
@@ -269,7 +278,12 @@ def _scale(arr: np.ndarray, base: str) -> np.ndarray:
             raise ValueError(f"{base} contains NaN or infinite pixel values")
         lo, hi = float(out.min()), float(out.max())
         if lo < 0.0 or hi > 1.0:
-            out = (out - lo) / (hi - lo) if hi > lo else np.zeros_like(out)
+            if hi > lo:  # min-max scaled: the picture is kept, its values are not
+                out = (out - lo) / (hi - lo)
+                note = f"float values from {lo:.3g} to {hi:.3g} scaled to [0, 1]"
+            else:  # one value outside [0, 1]: no scale says what grey it is
+                out = np.zeros_like(out)
+                note = f"every pixel is {lo:.3g}, outside [0, 1]: read as a black image"
     if out.ndim == 3 and out.shape[2] > 3:
         out = out[..., :3]
-    return np.ascontiguousarray(out)
+    return np.ascontiguousarray(out), note

@@ -71,6 +71,27 @@ def test_read_large_image_is_downscaled_with_a_note(tmp_path):
     assert full.shape == (600, 900, 3) and note is None
 
 
+def test_what_the_reader_changes_in_float_and_animated_images_is_said(tmp_path):
+    """A float image outside [0, 1] is scaled and says so; a constant one (a TIFF of 1e30) cannot
+    be scaled and is read as black, saying so; an animated GIF keeps its first frame, saying how many."""
+    Image.fromarray(np.full((8, 9), 1e30, np.float32)).save(tmp_path / "constant.tif")
+    img, note = read_image_file(tmp_path / "constant.tif")
+    assert img.shape == (8, 9) and not img.any()
+    assert note == "Every pixel is 1e+30, outside [0, 1]: read as a black image.", note
+    ramp = np.linspace(-5, 5, 72, dtype=np.float32).reshape(8, 9)
+    Image.fromarray(ramp).save(tmp_path / "ramp.tif")
+    img, note = read_image_file(tmp_path / "ramp.tif")
+    np.testing.assert_allclose(img, (ramp - ramp.min()) / (ramp.max() - ramp.min()), atol=1e-7)
+    assert note == "Float values from -5 to 5 scaled to [0, 1].", note
+    Image.fromarray(np.full((8, 9), 0.5, np.float32)).save(tmp_path / "half.tif")
+    assert read_image_file(tmp_path / "half.tif").note is None  # within [0, 1]: read as it is
+    frames = [Image.fromarray(np.full((8, 9), v, np.uint8)) for v in (10, 200, 90)]
+    frames[0].save(tmp_path / "anim.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
+    img, note = read_image_file(tmp_path / "anim.gif")
+    np.testing.assert_allclose(img, 10 / 255)
+    assert note == "Only the first of its 3 frames was read.", note
+
+
 @pytest.mark.parametrize(
     "content, match",
     [(b"", "empty"), (b"hello, this is text\n", "not an image"), (bytes(range(256)) * 4, "not an image")],
