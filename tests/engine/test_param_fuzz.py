@@ -29,7 +29,7 @@ import pytest
 import scipy.sparse as sp
 from nonfinite import EXPLAINED, non_finite
 
-from smlengine import grid, kernels, markov, model_selection, sampling
+from smlengine import grid, kernels, learning_theory, markov, model_selection, sampling
 from smlengine._params import Interval
 from smlengine import bayes
 from smlengine.bayes import (
@@ -217,6 +217,21 @@ REGISTRY = [
     _fn(model_selection.kfold_indices, lambda over: model_selection.kfold_indices(**{"n": 10, "k": 3, **over})),
     _fn(model_selection.cross_val_error,
         lambda over: model_selection.cross_val_error(DecisionStump, X2, Y2, **{"random_state": 0, **over})),
+    *(_fn(f, lambda over, f=f: f(**{"epsilon": 0.1, "delta": 0.05, **({"size": 100} if f is
+                                                                      learning_theory.finite_class_bound else {}),
+                                     **over}))
+      for f in (learning_theory.pac_rectangle_bound, learning_theory.finite_class_bound)),
+    _fn(learning_theory.vc_error_bound, lambda over: learning_theory.vc_error_bound(**{"d": 4, "m": 50, "delta": 0.05,
+                                                                                       **over})),
+    _fn(learning_theory.sauer_bound, lambda over: learning_theory.sauer_bound(**{"m": 20, "d": 3, **over})),
+    _fn(learning_theory.pac_experiment, lambda over: learning_theory.pac_experiment(
+        (0.2, 0.7, 0.3, 0.8), **{"epsilon": 0.1, "delta": 0.1, "m": 20, "n_trials": 5, "random_state": 0, **over})),
+    _fn(learning_theory.pac_experiment_steps, lambda over: _first(learning_theory.pac_experiment_steps(
+        (0.2, 0.7, 0.3, 0.8), **{"epsilon": 0.1, "delta": 0.1, "m": 20, "n_trials": 5, "random_state": 0, **over}))),
+    _fn(learning_theory.rectangle_errors, lambda over: learning_theory.rectangle_errors(
+        (0.2, 0.7, 0.3, 0.8), **{"m": 20, "n_trials": 5, "random_state": 0, **over})),
+    _fn(learning_theory.rectangle_game_steps, lambda over: _first(learning_theory.rectangle_game_steps(
+        (0.2, 0.7, 0.3, 0.8), **{"m": 20, "random_state": 0, **over}))),
 ]
 
 
