@@ -18,7 +18,7 @@ from ... import style as theme
 from ...widgets.pages import page, splitter
 from ...widgets.plots import PlotPanel
 from . import maths, run, side_tasks
-from .run import EM_METHODS
+from .run import EM_METHODS, HIST_METHODS
 from .tabs import PALETTE
 from .views import SegmentView
 
@@ -231,6 +231,11 @@ class ChooseKTab:
         self.order_label.setText(f"⚠ {html.escape(message)}")
 
 
+#: the restarts' J axis spans at least this fraction of J: equal objectives (within the relative
+#: 1e-6 that makes them one solution) lie on one line, not spread over a magnified axis
+RESTARTS_MIN_SPAN = 1e-3
+
+
 class RestartsTab:
     """Seeded k-means restarts (their objectives and distinct solutions) and the k-means++ D² map."""
 
@@ -277,14 +282,22 @@ class RestartsTab:
         self._restarts = res
         s = theme.current()
         x = np.arange(1, len(res.inertias) + 1)
-        brushes = [pg.mkBrush(theme.CATEGORICAL[int(i) % len(theme.CATEGORICAL)]) for i in res.solution_ids]
+        # objectives equal within a relative 1e-6 are one solution (one colour, one count)
+        ids, n_distinct = side_tasks.one_solution_within(res.inertias, res.solution_ids)
+        brushes = [pg.mkBrush(theme.CATEGORICAL[int(i) % len(theme.CATEGORICAL)]) for i in ids]
         self.restarts_points.setData(x=x, y=res.inertias, brush=brushes, size=s.marker_size * 1.4,
                                      pen=pg.mkPen(s.foreground, width=s.scale))
         if len(res.inertias):
             lo, hi = float(np.min(res.inertias)), float(np.max(res.inertias))
-            text = (f"{len(res.inertias)} restarts ({res.init}): <b>{res.n_distinct} distinct solution"
-                    f"{'s' if res.n_distinct != 1 else ''}</b> (colours)<br>best J = {lo:.5g}, worst {hi:.5g} "
-                    f"(+{100 * (hi - lo) / max(lo, 1e-300):.2f}%)")
+            # the axis never magnifies rounding: it spans at least RESTARTS_MIN_SPAN of J
+            middle, half = (lo + hi) / 2, max(hi - lo, RESTARTS_MIN_SPAN * max(abs(hi), 1e-300)) / 2
+            self.restarts_panel.plot_item.setYRange(middle - half, middle + half, padding=0.08)
+            self.restarts_panel.plot_item.setXRange(0.5, max(len(x), 1) + 0.5, padding=0)
+            spread = "equal" if n_distinct == 1 else f"+{100 * (hi - lo) / max(lo, 1e-300):.2f}%"
+            features = "histogram fractions" if self.method in HIST_METHODS else "colour features"
+            text = (f"{len(res.inertias)} restarts ({res.init}): <b>{n_distinct} distinct solution"
+                    f"{'s' if n_distinct != 1 else ''}</b> (colours)<br>best J = {lo:.5g}, worst {hi:.5g} "
+                    f"({spread}); k-means on the {features}, as in “k-means vs EM”")
             self.restarts_label.setText(text)
         k = len(res.maps) + 1
         self.d2_slider.setRange(1, max(1, k - 1))

@@ -173,14 +173,58 @@ class RestartsResult:
     done: bool
 
 
+#: final objectives equal within this relative difference are one solution: the stopping rule
+#: leaves the centres of one minimum a little apart, and J differs in its seventh digit
+SAME_OBJECTIVE = 1e-6
+
+
+def one_solution_within(inertias, solution_ids) -> tuple[np.ndarray, int]:
+    """(solution of each restart, number of solutions) once restarts whose final objectives
+    agree within a relative :data:`SAME_OBJECTIVE` count as one solution.
+
+    The engine tells solutions apart by their centres; centres of one minimum still differ by
+    the stopping tolerance, so their J agree to about seven digits. Solutions are taken in
+    order of J: each starts a new one only when its J exceeds the lowest J of the current one
+    by more than SAME_OBJECTIVE (relative), so a chain of near-equal values never merges far
+    apart minima. Numbers go in order of first appearance.
+    """
+    J = np.asarray(inertias, dtype=float)
+    ids = np.asarray(solution_ids, dtype=np.int64)
+    if J.size == 0:
+        return ids.copy(), 0
+    groups: dict[int, int] = {}  # the engine's solution -> merged solution
+    best = {int(i): float(J[ids == i].min()) for i in np.unique(ids)}
+    start, current = None, -1
+    for sol in sorted(best, key=best.get):
+        if start is None or best[sol] - start > SAME_OBJECTIVE * max(abs(start), abs(best[sol])):
+            start, current = best[sol], current + 1
+        groups[sol] = current
+    merged = np.array([groups[int(i)] for i in ids], dtype=np.int64)
+    renumber = {g: n for n, g in enumerate(dict.fromkeys(merged.tolist()))}
+    return np.array([renumber[g] for g in merged.tolist()], dtype=np.int64), len(renumber)
+
+
+def restart_features(method: str, params: dict, seed: int, source: tuple) -> np.ndarray:
+    """The features the restarts run k-means on: those of the k-means of the method's family,
+    as the "k-means vs EM" tab's k-means (histogram fractions H/l² or colours), so both tabs
+    report J on one scale."""
+    return _kmeans_context(method, params, seed, source).X
+
+
+def _kmeans_context(method: str, params: dict, seed: int, source: tuple):
+    return make_context("kmeans_hist" if method in HIST_METHODS else "kmeans_colour", params, seed, source, ())
+
+
 def restarts(method: str, params: dict, seed: int, source: tuple, n_restarts: int = 20, *, state=None):
     """Side task: ``n_restarts`` seeded k-means restarts on the run's features, and the D² maps.
 
-    For the EM methods the restarts are k-means on the same data (histogram fractions or
-    colours). Yields a :class:`RestartsResult` after every finished restart (``done`` on the last).
+    The restarts run k-means on :func:`restart_features` (for the EM methods: k-means on the
+    same data, as the "k-means vs EM" tab does). Restarts whose objectives agree within a
+    relative :data:`SAME_OBJECTIVE` are one solution (:func:`one_solution_within`). Yields a
+    :class:`RestartsResult` after every finished restart (``done`` on the last).
     """
-    ctx = make_context(method, params, seed, source, ())
-    X = ctx.X if method != "multinomial" else ctx.X / ctx.X.sum(axis=1, keepdims=True)
+    ctx = _kmeans_context(method, params, seed, source)
+    X = ctx.X
     k = ctx.n_clusters
     init = "random" if params["init"] == "random" else "k-means++"
     idx, maps = kmeanspp_seeding(X, k, np.random.default_rng([int(seed), 4242]))
@@ -195,8 +239,9 @@ def restarts(method: str, params: dict, seed: int, source: tuple, n_restarts: in
         done = snap.current_restart == n_restarts
         if len(snap.inertias) > seen or done:
             seen = len(snap.inertias)
-            yield RestartsResult(inertias=np.array(snap.inertias), solution_ids=np.array(snap.solution_ids),
-                                 n_distinct=snap.n_distinct, best_index=snap.best_index, init=init, maps=maps,
+            ids, n_distinct = one_solution_within(snap.inertias, snap.solution_ids)
+            yield RestartsResult(inertias=np.array(snap.inertias), solution_ids=ids,
+                                 n_distinct=n_distinct, best_index=snap.best_index, init=init, maps=maps,
                                  chosen=idx, shape=ctx.shape, done=done)
 
 
