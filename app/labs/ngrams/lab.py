@@ -21,7 +21,7 @@ from ...tasks import start_thread
 from ...widgets.params import Param
 from . import maths, run
 from .run import SMOOTHING_LABELS
-from .tabs import ORDER_NAMES, GenerateTab, LearningTab, PerplexityTab
+from .tabs import ORDER_NAMES, GenerateTab, LearningTab, PerplexityTab, tokens_above_bars
 from .text_view import current_color, tint_color, verbatim_mask
 
 TAB_INDEX = {"generate": 0, "learning": 1, "perplexity": 2}
@@ -277,17 +277,38 @@ class NGramsLab(GenerateTab, LearningTab, PerplexityTab, Lab):
         rows = self._bars_shown = self.bar_rows(s)
         probs, tokens = probs[:rows], tokens[:rows]
         k = len(probs)
-        y = np.arange(k, dtype=float)
+        above = tokens_above_bars(s)
+        # a token written above its bar: the bar takes the row's lower half
+        y = np.arange(k, dtype=float) + (0.25 if above else 0.0)
         brushes = [pg.mkBrush(theme.NEG_COLOR if i == snap.sampled_rank else theme.POS_COLOR) for i in range(k)]
-        self.bars.setOpts(x0=np.zeros(k), y=y, width=probs, height=0.75, brushes=brushes,
+        self.bars.setOpts(x0=np.zeros(k), y=y, width=probs, height=0.42 if above else 0.75, brushes=brushes,
                           pen=pg.mkPen(s.foreground, width=max(1.0, 0.5 * s.scale)))
-        # every k-th label when the plot is too short for all of them (projector fonts), the
-        # sampled token always
-        rows_px = max(pi.getViewBox().height(), 1.0) / max(k, rows)
-        every = max(1, math.ceil(1.15 * s.font_pt * 1.33 / rows_px))
-        pi.getAxis("left").setTicks([[(float(i), show_token(t)) for i, t in enumerate(tokens)
-                                      if i == snap.sampled_rank
-                                      or (i % every == 0 and abs(i - snap.sampled_rank) >= every)]])
+        axis = pi.getAxis("left")
+        axis.setStyle(showValues=not above)
+        if above:
+            axis.setTicks([[], []])  # the names are written above the bars
+            for i, t in enumerate(tokens):
+                label = self.token_label(i)
+                color = theme.NEG_COLOR if i == snap.sampled_rank else s.foreground
+                weight = "bold" if i == snap.sampled_rank else "normal"
+                label.setHtml(f"<span style='color:{color}; font-size:{s.font_pt:.0f}pt; font-weight:{weight}'>"
+                              f"{html.escape(show_token(t))}</span>")
+                label.setPos(0.0, i + 0.02)
+                label.setVisible(True)
+            for label in self.bar_labels[k:]:
+                label.setText("")
+                label.setVisible(False)
+        else:
+            for label in self.bar_labels:
+                label.setText("")
+                label.setVisible(False)
+            # every k-th label when the plot is too short for all of them (projector fonts), the
+            # sampled token always
+            rows_px = max(pi.getViewBox().height(), 1.0) / max(k, rows)
+            every = max(1, math.ceil(1.15 * s.font_pt * 1.33 / rows_px))
+            axis.setTicks([[(float(i), show_token(t)) for i, t in enumerate(tokens)
+                            if i == snap.sampled_rank
+                            or (i % every == 0 and abs(i - snap.sampled_rank) >= every)]])
         pi.setYRange(-0.6, max(k, rows) - 0.4, padding=0)
         pi.setXRange(0, max(float(probs.max()) if k else 1.0, snap.probability, 0.05) * 1.08, padding=0)
         ctx = "  ".join(f"“{show_token(c)}”" for c in snap.context) if snap.context else \
@@ -384,12 +405,11 @@ class NGramsLab(GenerateTab, LearningTab, PerplexityTab, Lab):
         # projector fonts: room for the title, the axis and at least five token rows (the page
         # scrolls on a small screen rather than squash them)
         self.bar_plot.setMinimumHeight(int(14 * s.font_pt * 96 / 72) if s.projector else 170)
-        if s.projector:
-            self.gen_split.setOrientation(QtCore.Qt.Orientation.Vertical)
-            self.gen_split.setSizes([400, 350])
-        else:
-            self.gen_split.setOrientation(QtCore.Qt.Orientation.Horizontal)
-            self.gen_split.setSizes([520, 420])
+        # the text beside the bars in both modes: stacked, a 1024×768 projector would leave the
+        # text two lines or the bars a sliver (each token is written above its bar instead of
+        # on the axis in projector mode, so the narrower plot keeps its width for the bars)
+        self.gen_split.setOrientation(QtCore.Qt.Orientation.Horizontal)
+        self.gen_split.setSizes([450, 450] if s.projector else [520, 420])
         self._style_perplexity(s)
         shown = self.runner.current
         self._update_legend(s, int((shown.params if shown is not None and shown.params else self.params())["n"]))

@@ -78,6 +78,17 @@ def token_html(snap, p) -> str:
     return "".join(out)
 
 
+def vocabulary_html(snap) -> str:
+    """What a uniform code over the current model's vocabulary costs: the yardstick of H."""
+    unit = "word" if snap.params.get("level", "word") == "word" else "character"
+    V = snap.vocab_size or int(snap.zipf_rank.size)  # the model's |V|, else the corpus's distinct tokens
+    if V < 2:
+        return ""
+    whose = (f"the model's vocabulary, |V| = {V:,} tokens ({unit}s, the line end and &lt;UNK&gt;)"
+             if snap.vocab_size else f"the corpus's {V:,} distinct tokens ({unit}s and the line end)")
+    return f"<p>A uniform code over {whose} needs log₂ {V:,} ≈ {math.log2(V):.2f} bits per token.</p>"
+
+
 def perplexity_html(snap) -> str:
     """Entropy, cross-entropy and perplexity of the newest cell."""
     out = ["<h3>Information</h3>",
@@ -86,7 +97,7 @@ def perplexity_html(snap) -> str:
            "<p>Cross-entropy on M held-out events, and perplexity:</p>"
            "<p class='eq'>H = −(1/M) Σ<sub>i</sub> log₂ P(w<sub>i</sub> | h<sub>i</sub>), &nbsp; PP = "
            "2<sup>H</sup></p>",
-           "<p>For 27 symbols a uniform code needs log₂ 27 ≈ 4.75 bits.</p>",
+           vocabulary_html(snap),
            f"<h3>Now</h3><p class='num'>step {snap.step}<br>{html.escape(snap.phase)}<br>"]
     if snap.zipf_rank.size:
         out.append(f"H(corpus) = {snap.entropy_bits:.3f} bits/token<br>")

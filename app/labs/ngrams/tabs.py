@@ -85,12 +85,29 @@ class GenerateTab:
 
     def bar_rows(self, s: theme.Style) -> int:
         """How many token bars the next-token plot shows: all fifteen when each gets a row of
-        at least 1.5 lines of tick text, fewer (at least three) in a short plot."""
+        at least 1.5 lines of tick text (2.6 lines when the token is written above its bar, in
+        projector mode), fewer (at least three) in a short plot."""
         height = self.bar_plot.plot_item.getViewBox().height()
         if height <= 1:  # not laid out yet
             return N_TOP
-        line = 1.5 * s.font_pt * 96 / 72
+        line = (2.6 if tokens_above_bars(s) else 1.5) * s.font_pt * 96 / 72
         return int(min(N_TOP, max(3, height // line)))
+
+    def token_label(self, k: int) -> pg.TextItem:
+        """The k-th token name written above its bar (projector mode), made on first use."""
+        while len(self.bar_labels) <= k:
+            item = pg.TextItem(anchor=(0.0, 1.0))
+            item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+            item.textItem.document().setDocumentMargin(0.0)
+            self.bar_plot.plot_item.addItem(item, ignoreBounds=True)
+            self.bar_labels.append(item)
+        return self.bar_labels[k]
+
+
+def tokens_above_bars(s: theme.Style) -> bool:
+    """Projector mode writes each token above its bar (the plot stands beside the text, narrow:
+    tick labels on the axis would take most of its width); else they are the axis's ticks."""
+    return s.projector
 
 
 class LearningTab:
