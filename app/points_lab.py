@@ -85,6 +85,7 @@ class PointsLab(Lab):
     def make_canvas(self) -> PointCanvas:
         """The lab's canvas (``self.canvas``); its edits reach :meth:`points_edited`."""
         self.canvas = XYCanvas() if self.points_kind == "xy" else PointCanvas()
+        self.canvas.fit_handler = self.fit_view  # the canvas's fit button fits as the lab does
         self.canvas.pointsChanged.connect(self._points_changed)
         return self.canvas
 

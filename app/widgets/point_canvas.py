@@ -3,9 +3,15 @@
 Left click adds a point of class +1, right click one of class −1, dragging a point moves
 it, Ctrl+click (or the eraser) removes the nearest point; every edit can be undone.
 Labs add their own items (hyperplanes, heat maps) to :attr:`PointCanvas.plot_item`.
+
+The view stays where it is while the user edits: it never follows the data by itself, a
+left drag that starts off every point does nothing (the wheel zooms, a middle-button drag
+pans), and the "Fit view" button in the plot's corner (key Home) brings the points back.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -16,6 +22,10 @@ from . import plot_style
 from .plots import TidyAxis
 
 PICK_RADIUS_PX = 12
+#: a drag that starts this many pick radii from a point still moves it (a near miss is meant for it)
+DRAG_PICK_FACTOR = 2.0
+#: the key that fits the view to the points
+FIT_KEY = "Home"
 
 
 class _CanvasViewBox(pg.ViewBox):
@@ -50,12 +60,13 @@ class _CanvasViewBox(pg.ViewBox):
         if not c.editable or ev.button() != QtCore.Qt.MouseButton.LeftButton:
             return super().mouseDragEvent(ev, axis)
         if ev.isStart():
-            self._drag_index = c.nearest(ev.buttonDownScenePos())
+            self._drag_index = c.nearest(ev.buttonDownScenePos(), DRAG_PICK_FACTOR)
             if self._drag_index is not None:
                 c.begin_move()
-        if self._drag_index is None:
-            return super().mouseDragEvent(ev, axis)
         ev.accept()
+        if self._drag_index is None:
+            return  # a left drag off every point leaves the view alone: panning it loses the points
+
         pos = self.mapSceneToView(ev.scenePos())
         c.move_point(self._drag_index, pos.x(), pos.y(), final=ev.isFinish())
         if ev.isFinish():
@@ -78,6 +89,9 @@ class PointCanvas(pg.PlotWidget):
         super().__init__(parent, viewBox=self._vb, axisItems={"left": TidyAxis("left"), "bottom": TidyAxis("bottom")})
         self.plot_item: pg.PlotItem = self.getPlotItem()
         self.plot_item.setAspectLocked(True)
+        # pyqtgraph's tiny "A" button turns auto-range on for good: every later click would
+        # re-fit the view and move the points under the mouse; the fit button fits once
+        self.plot_item.hideButtons()
         self.editable = True
         self.erase_mode = False
         self.X = np.zeros((0, 2))
@@ -96,7 +110,60 @@ class PointCanvas(pg.PlotWidget):
             # symbols cost ~1.3 ms a layer a frame otherwise).
             item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self.plot_item.addItem(item)
+        #: what the fit button and key call; None fits the padded box of the points
+        self.fit_handler: Callable[[], None] | None = None
+        self.fit_button = QtWidgets.QToolButton(self)
+        self.fit_button.setText("Fit\nview")
+        self.fit_button.setObjectName("fitView")
+        self.fit_button.setToolTip(f"Fit the view to the points ({FIT_KEY}). The view stays put while you edit; "
+                                   "the mouse wheel zooms, a middle-button drag pans.")
+        self.fit_button.setCursor(QtCore.Qt.CursorShape.ArrowCursor)
+        self.fit_button.clicked.connect(self.fit_view)
+        self.fit_shortcut = QtGui.QShortcut(QtGui.QKeySequence(FIT_KEY), self, self.fit_view)
+        for name in ("left", "bottom"):
+            self.plot_item.getAxis(name).geometryChanged.connect(self._place_fit_button)
         self.apply_style(theme.current())
+
+    # --- the view ---------------------------------------------------------------------
+    def fit_view(self) -> None:
+        """Fit the view to the points once (the lab's :attr:`fit_handler` when it has one)."""
+        if self.fit_handler is not None:
+            self.fit_handler()
+        else:
+            xmin, xmax, ymin, ymax = self.data_bounds()
+            self.plot_item.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0)
+
+    def fit_button_corner(self) -> QtCore.QRectF:
+        """The corner of the plot between the left and the bottom axis (scene coordinates):
+        the fit button's place, off the data and off the tick labels."""
+        left = self.plot_item.getAxis("left").sceneBoundingRect()
+        bottom = self.plot_item.getAxis("bottom").sceneBoundingRect()
+        data = self.plot_item.getViewBox().sceneBoundingRect()
+        return QtCore.QRectF(QtCore.QPointF(left.left(), data.bottom()), QtCore.QPointF(data.left(), bottom.bottom()))
+
+    def _place_fit_button(self) -> None:
+        corner = self.mapFromScene(self.fit_button_corner()).boundingRect().adjusted(1, 2, -2, -1)
+        if corner.width() < 8 or corner.height() < 8:
+            self.fit_button.hide()
+            return
+        b = self.fit_button
+        font = QtGui.QFont(QtWidgets.QApplication.font())  # the application's, projector mode's size included
+        metrics = QtGui.QFontMetrics(font)
+        two_lines = (metrics.height() * 2 + 6 <= corner.height()
+                     and metrics.horizontalAdvance("view") + 8 <= corner.width())
+        b.setText("Fit\nview" if two_lines else "Fit")
+        while not two_lines and font.pointSizeF() > 6 and metrics.horizontalAdvance("Fit") + 6 > corner.width():
+            font.setPointSizeF(font.pointSizeF() - 1)  # a narrow corner: a smaller label, never one cut
+            metrics = QtGui.QFontMetrics(font)
+        b.setFont(font)
+        b.setGeometry(corner)
+        b.show()
+        b.raise_()
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        if getattr(self, "fit_button", None) is not None:  # pyqtgraph resizes the view while it builds it
+            self._place_fit_button()
 
     # --- editing ----------------------------------------------------------------------
     #: undo history: at most this many states and this many bytes (oldest dropped first)
@@ -181,15 +248,15 @@ class PointCanvas(pg.PlotWidget):
     def can_undo(self) -> bool:
         return bool(self._undo)
 
-    def nearest(self, scene_pos: QtCore.QPointF) -> int | None:
-        """Index of the point within a few pixels of a scene position, else None."""
+    def nearest(self, scene_pos: QtCore.QPointF, reach: float = 1.0) -> int | None:
+        """Index of the point within a few pixels (``reach`` pick radii) of a scene position, else None."""
         if not len(self.y):
             return None
         view = self._vb.mapSceneToView(scene_pos)
         px, py = self._vb.viewPixelSize()
         d = np.hypot((self.X[:, 0] - view.x()) / px, (self.X[:, 1] - view.y()) / py)
         i = int(np.argmin(d))
-        return i if d[i] <= PICK_RADIUS_PX * theme.current().scale else None
+        return i if d[i] <= reach * PICK_RADIUS_PX * theme.current().scale else None
 
     # --- drawing ----------------------------------------------------------------------
     def _refresh(self) -> None:
@@ -211,6 +278,7 @@ class PointCanvas(pg.PlotWidget):
     def apply_style(self, s: theme.Style) -> None:
         plot_style.style_plot(self, s)
         self._refresh()
+        self._place_fit_button()
 
     def data_bounds(self, margin: float = 0.15) -> tuple[float, float, float, float]:
         """(xmin, xmax, ymin, ymax) of the points, padded; a unit box when empty."""

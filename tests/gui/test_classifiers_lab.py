@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 from app.testing import run_to
 
 
@@ -61,17 +61,101 @@ def test_drawing_points_restarts_and_undo(qtbot, make_window):
     assert len(lab.canvas.y) == n
 
 
-def test_mouse_clicks_add_points(qtbot, make_window):
+def _drag(canvas, start, end):
+    """A left-button drag in pixels of the canvas's viewport, in small moves as a hand makes it."""
+    vp = canvas.viewport()
+    left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.NoButton
+    ev = QtCore.QEvent.Type
+
+    def send(kind, pos, button, buttons):
+        pos = QtCore.QPointF(pos)
+        QtWidgets.QApplication.sendEvent(vp, QtGui.QMouseEvent(kind, pos, QtCore.QPointF(vp.mapToGlobal(pos)), button,
+                                                               buttons, QtCore.Qt.KeyboardModifier.NoModifier))
+
+    send(ev.MouseButtonPress, start, left, left)
+    for t in np.linspace(0, 1, 9)[1:]:
+        send(ev.MouseMove, QtCore.QPointF(start.x() + (end.x() - start.x()) * t, start.y() + (end.y() - start.y()) * t),
+             none, left)
+    send(ev.MouseButtonRelease, end, left, none)
+
+
+def test_mouse_edits_leave_the_view_put(qtbot, make_window):
+    from app.testing import drawn, press
+    from app.widgets.point_canvas import DRAG_PICK_FACTOR, PICK_RADIUS_PX
+
     window, lab = _lab(qtbot, make_window)
-    n = len(lab.canvas.y)
-    vb = lab.canvas.plot_item.getViewBox()
-    scene_pt = vb.mapViewToScene(QtCore.QPointF(-2.0, 4.5))
-    view_pt = lab.canvas.mapFromScene(scene_pt)
-    qtbot.mouseClick(lab.canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=view_pt)
-    qtbot.mouseClick(lab.canvas.viewport(), QtCore.Qt.MouseButton.RightButton, pos=view_pt)
-    assert len(lab.canvas.y) == n + 2
-    assert list(lab.canvas.y[-2:]) == [1.0, -1.0]
-    np.testing.assert_allclose(lab.canvas.X[-1], [-2.0, 4.5], atol=0.1)
+    drawn(lab)
+    canvas = lab.canvas
+    vb = canvas.plot_item.getViewBox()
+    n = len(canvas.y)
+    fitted = np.array(vb.targetRange())
+
+    def pixel(x, y):
+        return canvas.mapFromScene(vb.mapViewToScene(QtCore.QPointF(x, y)))
+
+    for (x, y), button in (((-2.0, 4.5), QtCore.Qt.MouseButton.LeftButton),
+                           ((-2.0, 4.5), QtCore.Qt.MouseButton.RightButton),
+                           ((7.0, -2.0), QtCore.Qt.MouseButton.LeftButton)):  # beyond the points' box
+        qtbot.mouseClick(canvas.viewport(), button, pos=pixel(x, y))
+    drawn(lab)
+    np.testing.assert_allclose(vb.targetRange(), fitted, err_msg="a click moved the view")
+    assert len(canvas.y) == n + 3
+    assert list(canvas.y[-3:]) == [1.0, -1.0, 1.0]
+    np.testing.assert_allclose(canvas.X[-2], [-2.0, 4.5], atol=0.1)
+    assert vb.state["autoRange"] == [False, False]
+
+    # spots in pixels: one beside a point yet off every point's reach, one a near miss of a single point
+    px = np.array([[pixel(x, y).x(), pixel(x, y).y()] for x, y in canvas.X], dtype=float)
+    inside = canvas.mapFromScene(vb.sceneBoundingRect()).boundingRect().adjusted(80, 80, -80, -80)
+    reach = DRAG_PICK_FACTOR * PICK_RADIUS_PX
+    beside = near = None
+    for i, angle in ((i, a) for i in range(n) for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)):
+        unit = np.array([np.cos(angle), np.sin(angle)])
+        for radius in (reach + 6, 1.5 * PICK_RADIUS_PX):
+            spot = px[i] + radius * unit
+            d = np.sort(np.hypot(*(px - spot).T))
+            if not inside.contains(QtCore.QPoint(*spot.astype(int))):
+                continue
+            if beside is None and d[0] > reach + 4:
+                beside = (spot, unit)
+            if near is None and radius < reach and d[1] > reach + 4:
+                near = (i, spot, unit)
+    assert beside is not None and near is not None
+    before = canvas.X.copy()
+    _drag(canvas, QtCore.QPointF(*beside[0]), QtCore.QPointF(*(beside[0] + 60 * beside[1])))
+    np.testing.assert_allclose(vb.targetRange(), fitted, err_msg="a drag beside a point panned the view")
+    np.testing.assert_array_equal(canvas.X, before)
+    # a near miss still drags the point it was meant for
+    i, spot, unit = near
+    _drag(canvas, QtCore.QPointF(*spot), QtCore.QPointF(*(spot + 40 * unit)))
+    drawn(lab)
+    moved = np.flatnonzero(np.any(canvas.X != before, axis=1))
+    assert list(moved) == [i]
+    np.testing.assert_allclose(vb.targetRange(), fitted)
+
+    # a visible "Fit view" button in the corner between the axes (off the data) brings the points back
+    button = canvas.fit_button
+    assert button.isVisible() and button.text().startswith("Fit")
+    assert "Home" in button.toolTip()
+    corner = canvas.mapToScene(button.geometry()).boundingRect()
+    assert not corner.intersects(vb.sceneBoundingRect())
+    assert canvas.rect().contains(button.geometry())
+    for way in ("button", "key"):
+        vb.translateBy(x=40.0)  # the points far off screen (a wheel or a middle-button drag)
+        if way == "button":
+            qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
+        else:
+            canvas.setFocus()
+            press(lab, "Home")
+        (x0, x1), (y0, y1) = vb.targetRange()
+        X = canvas.X
+        assert (X[:, 0] > x0).all() and (X[:, 0] < x1).all() and (X[:, 1] > y0).all() and (X[:, 1] < y1).all(), way
+        assert vb.state["autoRange"] == [False, False]
+    # and the view stays put at the next click
+    refitted = np.array(vb.targetRange())
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pixel(8.0, 5.0))
+    drawn(lab)
+    np.testing.assert_allclose(vb.targetRange(), refitted)
 
 
 def test_session_round_trip(qtbot, make_window, tmp_path):
