@@ -83,9 +83,10 @@ class EdgeListInfo:
     separators : tuple of str
         The separators of the link lines, in order of first use: ``'whitespace'``,
         ``'TAB'``, ``'comma'``.
-    style : {'plain', 'SNAP', 'KONECT'}
+    style : {'plain', 'SNAP', 'KONECT', 'Pajek'}
         ``'SNAP'`` when ``#`` comments carry SNAP's header ("Directed graph", "Nodes:",
-        "FromNodeId"), ``'KONECT'`` when the first line is KONECT's ``% sym|asym|bip ...``.
+        "FromNodeId"), ``'KONECT'`` when the first line is KONECT's ``% sym|asym|bip ...``,
+        ``'Pajek'`` for a Pajek network file (``*Vertices``, ``*Arcs``, ``*Edges``).
     header : tuple of str or None
         The header line's fields when the file has one.
     undirected : bool
@@ -290,3 +291,75 @@ def drop_header_line(links, names):
     header = (names[int(links[0])], names[int(links[1])])
     # the header's two names have the first two codes
     return rest - 2, names[2:], header
+
+
+# ----------------------------------------------------------------------------- Pajek network files
+
+#: Pajek's largest ``*Vertices n`` read: a graph of more pages than an edge list has ids
+MAX_PAJEK_VERTICES = 2_000_000
+_PAJEK_LINE = re.compile(r"^\*(\w+)\s*(.*)$")
+
+
+class PajekSections:
+    """The sections of a Pajek network file (``.net``), read line by line.
+
+    ``*Vertices n`` declares the pages 1 … n, each optionally on its own line ``id "label"``
+    (the label names the page); the lines under ``*Arcs`` are links ``source target
+    [weight]``, those under ``*Edges`` links read both ways. ``*Network name`` is a title.
+    Other sections (``*Matrix``, ``*Arcslist``, ``*Edgeslist``, partitions) are refused with
+    the line that starts them. Each method returns a problem to report, or ``""``.
+    """
+
+    def __init__(self):
+        self.section = ""
+        self.vertices = -1  # n of *Vertices n (-1 before it)
+        self.labels: dict[str, str] = {}
+
+    def heading(self, line: str, lineno: int) -> str:
+        m = _PAJEK_LINE.match(line)
+        word = m.group(1).lower() if m else ""
+        if word == "network":
+            return ""
+        if word == "vertices":
+            count = m.group(2).split()[:1]
+            if self.vertices >= 0:
+                return f"line {lineno}: a second *Vertices line, {quote_text(line)}"
+            if not count or not INTEGER.match(count[0]) or int(count[0]) > MAX_PAJEK_VERTICES:
+                return (f"line {lineno}: expected '*Vertices n' with a page count n of at most "
+                        f"{MAX_PAJEK_VERTICES:,}, got {quote_text(line)}")
+            self.section, self.vertices = "vertices", int(count[0])
+            return ""
+        if word in ("arcs", "edges"):
+            if self.vertices < 0:
+                return f"line {lineno}: *{m.group(1)} before *Vertices n"
+            self.section = word
+            return ""
+        self.section = "refused"  # its lines are not read: the heading is the problem
+        return (f"line {lineno}: the Pajek section {quote_text(line)} is not read (only *Vertices, *Arcs and "
+                f"*Edges are)")
+
+    def vertex(self, fields, lineno: int, raw: str) -> str:
+        """A line of the *Vertices section: ``id ["label" [x y ...]]``."""
+        if self.section == "refused":
+            return ""
+        if not fields or not self._known(fields[0]):
+            return (f"line {lineno}: expected a page 'id \"label\"' with id 1 … {self.vertices:,} under *Vertices, "
+                    f"got {quote_text(raw)}")
+        if len(fields) > 1 and fields[1]:
+            self.labels[str(int(fields[0]))] = fields[1]
+        return ""
+
+    def link(self, fields, lineno: int) -> str:
+        """The two ids of a link under *Arcs or *Edges are pages of *Vertices."""
+        for v in fields[:2]:
+            if not self._known(v):
+                return f"line {lineno}: page {quote_text(v)} is not one of *Vertices' 1 … {self.vertices:,}"
+        return ""
+
+    def _known(self, v: str) -> bool:
+        return bool(INTEGER.match(v)) and 1 <= int(v) <= self.vertices
+
+    def names(self, names: list[str]) -> list[str]:
+        """The pages' names: their labels when every label is distinct, else their numbers."""
+        named = [self.labels.get(v, v) for v in names]
+        return named if len(set(named)) == len(named) else names

@@ -44,6 +44,7 @@ from ._edge_list_text import (
     EdgeListInfo,
     Findings,
     LongLine,
+    PajekSections,
     csr_adjacency,
     drop_header_line,
     is_header,
@@ -301,6 +302,11 @@ def read_edge_list(source, *, nodes=None, return_info: bool = False):
     * **undirected files**: a KONECT file whose first line is ``% sym ...`` and a SNAP file
       whose comments say "Undirected graph" list each friendship once: each link is read
       both ways.
+    * **Pajek network files** (``.net``): ``*Vertices n`` declares the pages 1 … n (a line
+      ``id "label"`` under it names page id: the labels become the names when they are all
+      distinct), the lines under ``*Arcs`` are links, those under ``*Edges`` are read both
+      ways, ``*Network`` is a title. Any other section (``*Matrix``, ``*Arcslist``) and a
+      link to a page outside 1 … n are errors naming the line.
 
     Nodes:
 
@@ -399,8 +405,9 @@ def _read_edges(source, nodes=None, return_info: bool = False, integers_first: b
         first_line = links.lines
         chunks = chain([links.rest], chunks)
     errors = LineErrors()
+    pajek = None  # a Pajek network file's sections, from its first line starting with '*'
     for start, batch, has_long in _line_batches(chunks, first_line):
-        if codes and allowed is None and not has_long and len(codes) + 2 * len(batch) <= 2 * limit:
+        if codes and allowed is None and pajek is None and not has_long and len(codes) + 2 * len(batch) <= 2 * limit:
             # the common case of plain numbered or named links: a whole chunk at once
             sep = plain_batch(batch)
             if sep:
@@ -420,14 +427,32 @@ def _read_edges(source, nodes=None, return_info: bool = False, integers_first: b
                 found.comment(line)
                 continue
             found.seen_content = True
+            if line[0] == "*" and (pajek is not None or not codes):
+                pajek = pajek or PajekSections()
+                found.style = "Pajek"
+                problem = pajek.heading(line, lineno)
+                if problem:
+                    errors.add(problem)
+                elif pajek.section == "vertices" and allowed is None:
+                    for v in range(1, pajek.vertices + 1):  # every page, linked or not
+                        index.setdefault(str(v), len(index))
+                continue
             fields, sep = (None, "") if isinstance(raw, LongLine) else split_fields(line)
+            if pajek is not None and pajek.section in ("vertices", "refused") and fields is not None:
+                problem = pajek.vertex(fields, lineno, raw)
+                if problem:
+                    errors.add(problem)
+                continue
             if fields is None or len(fields) < 2 or not fields[0] or not fields[1] or not all(
                 NUMBER.match(f) for f in fields[2:]
             ):
                 errors.add(f"line {lineno}: expected 'source target' (separated by spaces, a TAB or a comma), "
                            f"got {quote_line(raw)}")
                 continue
-            if not codes and found.header is None and not errors and is_header(fields) and not (
+            if pajek is not None and (problem := pajek.link(fields, lineno)):
+                errors.add(problem)
+                continue
+            if not codes and pajek is None and found.header is None and not errors and is_header(fields) and not (
                 allowed is not None and fields[0] in index and fields[1] in index
             ):
                 found.header = (fields[0], fields[1])
@@ -447,17 +472,21 @@ def _read_edges(source, nodes=None, return_info: bool = False, integers_first: b
                     else:
                         code = index[v] = len(index)
                 codes.append(code)
+            if pajek is not None and pajek.section == "edges":  # an edge is a link both ways
+                codes.extend((codes[-1], codes[-2]))
     if errors:
         raise ValueError(errors.message(label))
     if not codes:
         raise ValueError(f"{label}: no links found")
     links = np.frombuffer(codes, dtype=np.int64).copy()
     names = list(index)
-    if allowed is None and found.header is None and links.size > 2:
+    if allowed is None and pajek is None and found.header is None and links.size > 2:
         links, names, found.header = drop_header_line(links, names)
     if allowed is None and all(INTEGER.match(v) for v in names):
-        names, remap = nodes_of_integer_names(names, first=1 if found.style == "KONECT" else 0)
+        names, remap = nodes_of_integer_names(names, first=1 if found.style in ("KONECT", "Pajek") else 0)
         links = remap[links]
+    if pajek is not None and allowed is None:
+        names = pajek.names(names)
     return _graph_of(links, names, found, return_info)
 
 
