@@ -38,7 +38,7 @@ def test_final_ranks_equal_the_engine(qtbot, make_window):
     np.testing.assert_array_equal(x, np.arange(1, 16))
     rows = lab.top_pages()
     assert [r[0] for r in rows] == [names[i] for i in order]
-    assert [r[1] for r in rows] == [titles[i] for i in order]
+    assert [r[1] for r in rows] == [snap.graph.labels[i] for i in order]
     np.testing.assert_allclose([r[2] for r in rows], expected[order], atol=1e-5)
     # nodes: one per page, sized by rank (the top page is among the biggest)
     sizes = lab.node_item.data["size"]
@@ -414,7 +414,7 @@ def _check_labels(lab, dist, at_least, top=True):
 
 @pytest.mark.parametrize("graph", ["python-docs", "karate-club"])
 def test_labels_never_overlap(qtbot, make_window, graph):
-    from app.labs.pagerank.lab import label_text
+    from app.labs.pagerank.run import LABEL_CHARS, page_labels
 
     window, lab = _lab(qtbot, make_window, graph=graph)
     lab.on_param_changed(graph)
@@ -422,10 +422,11 @@ def test_labels_never_overlap(qtbot, make_window, graph):
     g = snap.graph
     shown = _check_labels(lab, snap.distribution, 5)
     for i, text, _ in shown:
-        assert text == label_text(g.titles[i], g.names[i])
-    if graph == "python-docs":
-        texts = [t for _, t, _ in shown]
-        assert "Python Module Index" in texts and all(len(t) <= 24 for t in texts)
+        assert text == page_labels(g.titles, g.names)[i]
+    texts = [t for _, t, _ in shown]
+    assert len(set(texts)) == len(texts) and all(len(t) <= LABEL_CHARS for t in texts)
+    if graph == "python-docs":  # a long or shared title gives the page's file: "Index" names thirty pages
+        assert "py-modindex" in texts and "genindex" in texts and "Index" not in texts
     # a smaller window and projector fonts: the labels are placed again, still apart
     window.resize(1024, 768)
     qtbot.waitUntil(lambda: window.width() == 1024)
@@ -483,3 +484,17 @@ def test_a_big_graph_draws_its_highest_ranked_pages(qtbot, make_window, monkeypa
     assert sorted(drawn.tolist()) == sorted(top.tolist())
     np.testing.assert_array_equal(lab.node_item.getData()[0], snap.positions[drawn, 0])
     assert len(lab.labels_shown()) >= 5 and lab._tip(data=int(top[0]))
+
+
+def test_page_labels_are_short_and_distinct():
+    from app.labs.pagerank.run import LABEL_CHARS, page_labels
+
+    titles = ["Index", "Index", "Python Module Index", "os — Miscellaneous operating system interfaces",
+              "The Python Standard Library", "Introduction", "Introduction", "member 7", "Copyright"]
+    names = ["genindex.html", "c-api/genindex.html", "py-modindex.html", "library/os.html", "library/index.html",
+             "library/intro.html", "c-api/intro.html", "7", "copyright.html"]
+    labels = page_labels(titles, names)
+    assert labels == ["genindex", "c-api/genindex", "py-modindex", "os", "library/", "library/intro",
+                      "c-api/intro", "7", "Copyright"]
+    many = page_labels(["x"] * 5, ["a/b/very-long-file-name-here.html"] * 5)  # one file five times
+    assert len(set(many)) == 5 and all(len(t) <= LABEL_CHARS for t in many)

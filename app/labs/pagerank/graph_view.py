@@ -20,7 +20,6 @@ LAYOUT_EDGES = 2000
 #: pages, in rank order, are tried for a place
 MAX_LABELS = 20
 LABEL_CANDIDATES = 120
-LABEL_CHARS = 24  # a longer title is cut with "…"
 #: graphs with at most this many drawn links get an arrowhead on every link; larger ones on
 #: the links between labelled pages (drawn stronger), so the picture stays readable
 ARROW_MAX_LINKS = 1500
@@ -40,16 +39,6 @@ def top_indices(values, k: int) -> np.ndarray:
     ties = np.flatnonzero(v == kth)[: k - above.size]
     pick = np.concatenate([above, ties])
     return pick[np.argsort(-v[pick], kind="stable")]
-
-
-def label_text(title: str, name: str) -> str:
-    """A page's short label: its title up to " — " (Sphinx: "os — Miscellaneous ..."), cut to
-    LABEL_CHARS; a title that only puts a word before the name ("member 33") gives the name."""
-    words = (title or "").split()
-    if len(words) == 2 and words[1] == name:
-        return name
-    text = (title or name).split(" \u2014 ")[0].strip() or name
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 def viridis_brushes(n: int = 256) -> list[QtGui.QBrush]:
@@ -298,7 +287,7 @@ class GraphDrawing:
             if not (np.isfinite(xs[i]) and np.isfinite(ys[i]) and view.contains(QtCore.QPointF(xs[i], ys[i]))):
                 continue
             item = self._label_item(len(pages), s)
-            text = label_text(g.titles[i], g.names[i])
+            text = g.labels[i]  # short and distinct (run.page_labels)
             if item.toPlainText() != text:
                 item.setText(text)
             box = item.textItem.boundingRect()

@@ -19,10 +19,10 @@ from ...lab import Lab
 from ...widgets.params import Param
 from ...widgets.plots import leave_room_below
 from . import maths, run
-from .graph_view import LAYOUT_EDGES, LOG_MAX, LOG_MIN, GraphDrawing, label_text, top_indices
+from .graph_view import LAYOUT_EDGES, LOG_MAX, LOG_MIN, GraphDrawing, top_indices
 from .panels import PageLayout, RankingPanels
 
-__all__ = ["PageRankLab", "LAYOUT_EDGES", "MAX_DRAWN_NODES", "label_text", "top_indices"]
+__all__ = ["PageRankLab", "LAYOUT_EDGES", "MAX_DRAWN_NODES", "top_indices"]
 
 GRAPH_CHOICES = [
     ("python-docs", "Python docs (530 pages)"),

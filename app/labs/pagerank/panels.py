@@ -31,7 +31,7 @@ class RankingPanels:
     def _build_ranking_panels(self) -> None:
         """The table of the top pages and the bars of their ranks (power method and surfers)."""
         self.table = QtWidgets.QTableWidget(TOP_N, 4)
-        self.table.setHorizontalHeaderLabels(["#", "title", "rank", "page"])
+        self.table.setHorizontalHeaderLabels(["#", "page", "rank", "file"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         header = self.table.horizontalHeader()
@@ -41,7 +41,8 @@ class RankingPanels:
         header.setSectionResizeMode(3, QtWidgets.QHeaderView.ResizeMode.Interactive)
         self.table.setColumnWidth(3, 120)
         self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
-        self.table.setToolTip("The top pages by PageRank (hover a title for its page)")
+        self.table.setToolTip("The top pages by PageRank, by their labels on the graph (hover one for its "
+                              "title and file)")
         self.table.installEventFilter(self)  # a narrow table folds its page column (resize)
         self.bar_plot = PlotPanel(f"Top {TOP_N} ranks", "position in ranking", "PageRank Pᵢ", legend=False)
         self.bar_item = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.75)
@@ -93,7 +94,7 @@ class RankingPanels:
         order = top_indices(dist, TOP_N)
         self.table.setRowCount(len(order))
         for row, i in enumerate(order):
-            cells = [str(row + 1), g.titles[i], f"{dist[i]:.5f}", g.names[i]]
+            cells = [str(row + 1), g.labels[i], f"{dist[i]:.5f}", g.names[i]]
             for col, text in enumerate(cells):
                 item = self.table.item(row, col)
                 if item is None:
@@ -104,7 +105,7 @@ class RankingPanels:
                     item.setToolTip(f"{g.titles[i]}\n{g.names[i]}")
 
     def top_pages(self) -> list[tuple[str, str, float]]:
-        """(page, title, rank) rows of the ranked list as shown."""
+        """(file, label, rank) rows of the ranked list as shown."""
         out = []
         for row in range(self.table.rowCount()):
             items = [self.table.item(row, c) for c in range(4)]
@@ -271,8 +272,8 @@ class PageLayout:
         return super().eventFilter(obj, event)
 
     def _fold_page_column(self) -> None:
-        """The page file name needs room the titles need more: a table too narrow for four
-        columns (projector fonts, a small screen) drops it (it is in each title's tooltip)."""
+        """The page's file name needs room the labels need more: a table too narrow for four
+        columns (projector fonts, a small screen) drops it (it is in each label's tooltip)."""
         metrics = QtGui.QFontMetrics(self.table.font())
         need = metrics.horizontalAdvance("#  0.00000  " + "M" * 12) + 120
         self.table.setColumnHidden(3, theme.current().projector or self.table.viewport().width() < need)

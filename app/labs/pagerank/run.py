@@ -33,6 +33,70 @@ _layout_cache = LRUCache(16)  # (source, seed, d) -> the layout frames [(positio
 CHAINS = ("two-state", "reducible", "periodic", "periodic-self-loops")
 
 
+#: a page's label on the graph and in the ranked list: at most this many characters
+LABEL_CHARS = 16
+
+
+def _title_label(title: str, name: str) -> str:
+    """A title up to " — " (Sphinx: "os — Miscellaneous ..."); a title that only puts a word
+    before the name ("member 33") gives the name."""
+    words = (title or "").split()
+    if len(words) == 2 and words[1] == name:
+        return name
+    return (title or name).split(" \u2014 ")[0].strip() or name
+
+
+def _path_labels(name: str) -> list[str]:
+    """Short forms of a page's path: its file without the extension (a folder's index page is
+    the folder, "library/"), then the whole path so."""
+    stem = name
+    for ext in (".html", ".htm"):
+        if stem.lower().endswith(ext):
+            stem = stem[: -len(ext)]
+    if stem.endswith("/index"):
+        stem = stem[: -len("index")]
+    last = stem.rstrip("/").rsplit("/", 1)[-1] + ("/" if stem.endswith("/") else "")
+    return [last, stem] if last != stem else [stem]
+
+
+def page_labels(titles, names) -> list[str]:
+    """Distinct short labels of the pages: the title when it is short (``LABEL_CHARS``) and no
+    other page has it, else the page's path shortened ("genindex" for one of thirty pages
+    titled "Index", "py-modindex" for "Python Module Index", "library/" for a folder's index);
+    a label still shared, or too long, gets the shortest unique form, cut in the middle."""
+    base = [_title_label(t, n) for t, n in zip(titles, names)]
+    count: dict[str, int] = {}
+    for b in base:
+        count[b] = count.get(b, 0) + 1
+    labels = list(base)
+    moved = [i for i, b in enumerate(base) if len(b) > LABEL_CHARS or count[b] > 1]
+    for i in moved:
+        labels[i] = _path_labels(names[i])[0]
+    shared: dict[str, int] = {}
+    for label in labels:
+        shared[label] = shared.get(label, 0) + 1
+    for i in moved:  # two files of one name in different folders: their whole paths
+        if shared[labels[i]] > 1:
+            labels[i] = _path_labels(names[i])[-1]
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):  # whatever is still long or shared: cut, then numbered
+        if len(label) > LABEL_CHARS:
+            folder, _, last = label.rstrip("/").rpartition("/")
+            room = LABEL_CHARS - len(last) - 2
+            if folder and room >= 2:  # the folder shortened, the file whole: "libr…/exceptions"
+                label = folder[:room] + "…/" + last
+            else:
+                half = (LABEL_CHARS - 1) // 2
+                label = label[:half] + "…" + label[-(LABEL_CHARS - 1 - half):]
+        if label in seen:
+            seen[label] += 1
+            label = f"{label[: LABEL_CHARS - 4]} #{seen[label]}"
+        else:
+            seen[label] = 1
+        labels[i] = label
+    return labels
+
+
 class GraphInfo:
     """One graph as the lab draws it (read-only after construction).
 
@@ -46,6 +110,7 @@ class GraphInfo:
         self.adjacency = adjacency
         self.names = list(names)
         self.titles = list(titles)
+        self.labels = page_labels(self.titles, self.names)
         self.chain = chain
         self.n = adjacency.shape[0]
         pattern = adjacency.copy()
