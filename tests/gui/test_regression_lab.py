@@ -133,6 +133,11 @@ def test_constraint_picture(qtbot, lab):
     np.testing.assert_allclose(np.abs(dx) + np.abs(dy), t)
     px, py = lab.l1_point.data["x"], lab.l1_point.data["y"]
     np.testing.assert_allclose([px[0], py[0]], c["w_l1"])
+    # the parameter is a fraction of ‖ŵ‖₁, the caption's t its value: both say which is which
+    fraction = lab.form.value("budget")
+    row_label = lab.form.layout_.labelForField(lab.form.widgets["budget"]).text()
+    assert "‖ŵ‖₁" in row_label
+    assert f"t = {fraction:.2f} · ‖ŵ‖₁ = {t:.3g}" in lab.constraint_note.text()
     _set(lab, pair_j=1)
     finish(lab)
     assert "two different" in lab.constraint_note.text()
@@ -169,6 +174,31 @@ def test_drawn_points_and_files(qtbot, lab, tmp_path):
     assert len(lab.canvas.y) == 25 and "pts.csv" in lab.data_label.text()
     qtbot.waitUntil(lambda: lab.runner.current is not None, timeout=10_000)
     assert lab.runner.current.ctx.truth is None  # a file has no known truth to draw
+    # an opened file's points are the user's: the controls say so and nothing names a truth
+    assert lab.form.widgets["truth"].currentText() == "none: your points"
+    assert not lab.form.layout_.isRowVisible(lab.form.widgets["noise"])
+    keys = [label.text for _sample, label in lab.legend.items]
+    assert "truth f" not in keys and "fit ŷ" in keys
+    assert lab.sweep is None and "no" in lab.sweep_label.text() and "truth" in lab.sweep_label.text()
+    assert lab.form.value("test_fraction") == 0.3 and lab.form.value("size") <= (25 - lab.canvas.test_mask.sum()) // 3
+    # seven opened points: all train, and a basis they can determine
+    few = tmp_path / "few.csv"
+    few.write_text("x,y\n" + "".join(f"{v},{v * v}\n" for v in (1, 2, 3, 5, 8, 13, 21)))
+    assert lab.load_points_file(str(few), wait=True)
+    assert lab.form.value("test_fraction") == 0.0 and not lab.canvas.test_mask.any()
+    assert lab.form.value("size") == 2
+    snap = finish(lab)
+    assert lab.error_text == "" and len(snap.ctx.y_train) == 7 and snap.train_mse < 1e-3  # y = x², nearly exactly
+    assert "no test points" in lab.data_label.text() and "few.csv" in lab.data_label.text()
+    # choosing a truth again samples from it, and the legend names it
+    _set(lab, truth="sine")
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.truth == "sine",
+                    timeout=10_000)
+    lab.runner.flush()
+    assert "truth f" in [label.text for _sample, label in lab.legend.items]
+    assert lab.source["kind"] == "sample" and lab.sample_button.isEnabled()
+    assert lab.load_points_file(str(good), wait=True)
+    qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.truth is None, timeout=10_000)
     before = lab.canvas.X.copy()
     bad = tmp_path / "bad.csv"
     bad.write_text("x,y\n1,2\nfoo,3\n")

@@ -69,11 +69,13 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
         return [
             Param("truth", "Truth f(x)", "choice", "sine", choices=run.TRUTH_CHOICES,
                   tooltip="; ".join(f for _, f in TRUTHS.values())
-                  + ". New samples and the bias–variance sets are drawn from it."),
+                  + ". New samples and the bias–variance sets are drawn from it; 'none' while the points are "
+                    "yours (opened or drawn): no f is drawn."),
             Param("n_points", "Points", "int", 20, minimum=2, maximum=MAX_POINTS,
-                  tooltip="How many points to sample from the truth (x uniform on [0, 1])"),
+                  tooltip="How many points to sample from the truth (x uniform on [0, 1])",
+                  visible_when=lambda v: v["truth"] != run.OWN),
             Param("noise", "Noise σ", "float", 0.25, minimum=0.0, maximum=2.0, step=0.05,
-                  tooltip="y = f(x) + σ ε, ε standard normal"),
+                  tooltip="y = f(x) + σ ε, ε standard normal", visible_when=lambda v: v["truth"] != run.OWN),
             Param("test_fraction", "Test fraction", "float", 0.3, minimum=0.0, maximum=0.8, step=0.05,
                   tooltip="Share of the points held out (hollow) to measure the test error"),
             Param("basis", "Basis", "choice", "legendre", choices=run.BASES,
@@ -96,8 +98,9 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
                   tooltip="First coefficient of the constraint picture"),
             Param("pair_j", "Coefficient B", "int", 2, minimum=1, maximum=30,
                   tooltip="Second coefficient of the constraint picture"),
-            Param("budget", "Budget t", "float", 0.5, minimum=0.05, maximum=1.5, step=0.05,
-                  tooltip="t as a fraction of ‖ŵ_LS‖₁ of the two coefficients: the ℓ1 diamond and ℓ2 disc of radius t"),
+            Param("budget", "Budget t / ‖ŵ‖₁", "float", 0.5, minimum=0.05, maximum=1.5, step=0.05,
+                  tooltip="The budget t as a fraction of ‖ŵ_LS‖₁ of the two coefficients (t itself is in the "
+                          "caption): the ℓ1 diamond and ℓ2 disc of radius t"),
         ]
 
     def build_controls(self, layout: QtWidgets.QVBoxLayout) -> None:
@@ -135,8 +138,12 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
 
     # ------------------------------------------------------------------ data
     def regenerate(self, undoable: bool = True, restart: bool = True) -> None:
-        """Replace the points by a new sample from the truth (seeded)."""
+        """Replace the points by a new sample from the truth (seeded); without a truth the points stay."""
         p = self.params()
+        if p["truth"] == run.OWN:
+            if restart:
+                self.reset()
+            return
         try:
             x, y = make_regression_1d(p["truth"], p["n_points"], p["noise"], random_state=self.seed)
         except (ValueError, TypeError) as exc:
@@ -149,6 +156,10 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
 
     def new_sample(self) -> None:
         self.runbar.seed.setValue(min(self.seed + 1, 2**31 - 1))  # the seed handler draws the sample
+
+    def has_truth(self) -> bool:
+        """Whether the points come with a stated truth f (drawn, and the bias–variance sets' source)."""
+        return self.form.value("truth") != run.OWN and self.source["kind"] != "file"
 
     def _set_points(self, x, y, undoable: bool = True) -> None:
         self.set_canvas_points(np.column_stack([x, y]), undoable=undoable)
@@ -177,10 +188,12 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
             where = "drawn or edited by hand"
         else:
             t = self.form.value("truth")
-            where = f"sampled from {TRUTHS[t][1]}, σ = {self.form.value('noise'):.3g}"
-        self.data_label.setText(f"{n} points ({n - n_test} training, {n_test} test), {where}. "
-                                f"Bias–variance sets are drawn from the truth f.")
+            where = f"sampled from {TRUTHS[t][1]}, σ = {self.form.value('noise'):.3g}" if t in TRUTHS else "yours"
+        split = f"{n - n_test} training, {n_test} test" if n_test else "all training: no test points"
+        tail = "Bias–variance sets are drawn from the truth f." if self.has_truth() else "No truth f: none is drawn."
+        self.data_label.setText(f"{n} points ({split}), {where}. {tail}")
         self.data_label.setToolTip(self.data_label.text())
+        self.sample_button.setEnabled(self.form.value("truth") != run.OWN)
 
     def points_edited(self) -> None:
         if self.source["kind"] == "sample":
@@ -188,14 +201,24 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
         self._update_data_label()
 
     def points_loaded(self, result, name: str) -> None:
+        """Opened points: no truth, and a test split and basis size that suit how many they are."""
         x, y = result
         self.source = {"kind": "file", "name": name}
+        n = len(x)
+        self.form.set_values({"truth": run.OWN, "test_fraction": run.test_fraction_for(n, self.test_fraction())})
         self._set_points(x[:, 0], y)
+        n_train = n - int(self.canvas.test_mask.sum())
+        self.form.set_values({"size": run.basis_size_for(n_train, self.form.value("size"))})
+        self.form.update_visibility()
 
     # ------------------------------------------------------------------ parameters
     def on_param_changed(self, name: str) -> None:
-        if name in DATA_PARAMS and self.source["kind"] == "sample":
-            self.regenerate()
+        if name == "truth" and self.form.value("truth") == run.OWN:
+            if self.source["kind"] == "sample":
+                self.source = {"kind": "drawn", "name": ""}  # the points stay, now as the user's
+            self._update_data_label()
+        elif name == "truth" or (name in DATA_PARAMS and self.source["kind"] == "sample"):
+            self.regenerate()  # a stated truth: points sampled from it
             return
         if name == "test_fraction":
             self._apply_split()
@@ -217,7 +240,7 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
         x_tr, y_tr, _x_te, _y_te = run.split_points(x, y, mask)
         self._start_sweep(params, x_tr, y_tr)
         settings = dict(basis=params["basis"], size=params["size"], method=params["method"],
-                        log_alpha=params["log_alpha"], truth=params["truth"] if self.source["kind"] != "file" else None,
+                        log_alpha=params["log_alpha"], truth=params["truth"] if self.has_truth() else None,
                         noise=params["noise"], pair=(params["pair_i"], params["pair_j"]), budget=params["budget"])
         return lambda: run.run_steps(x, y, mask, **settings)
 
@@ -261,6 +284,7 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
             self.truth_item.setData(ctx.x_grid, ctx.truth_grid)
         else:
             self.truth_item.setData([], [])
+        self._show_truth_key(ctx.truth_grid is not None)
         logs = np.log10(ctx.path_alphas)
         for name, coefs, errors in (("ridge", ctx.ridge_coefs, ctx.ridge_errors),
                                     ("lasso", ctx.lasso_coefs, ctx.lasso_errors)):
@@ -315,7 +339,8 @@ class RegressionLab(FitTab, PathsTab, ConstraintTab, BiasTab, PointsLab):
         zero = "a corner: a coefficient is exactly 0" if np.any(np.abs(c["w_l1"]) < 1e-12 * max(t, 1e-300)) \
             else "an edge: no zero at this budget"
         self.constraint_note.setText(
-            f"Error of w_A, w_B alone around ŵ; budget t = {t:.3g}. The lowest contour reaching the diamond "
+            f"Error of w_A, w_B alone around ŵ; budget t = {c['fraction']:.2f} · ‖ŵ‖₁ = {t:.3g}. The lowest contour "
+            f"reaching the diamond "
             f"touches {zero}. The disc has no corners: ridge shrinks both.")
 
     def _draw_sweep(self) -> None:

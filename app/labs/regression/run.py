@@ -31,13 +31,34 @@ from smlengine.regression import (
 METHODS = [("lasso", "lasso (coordinate descent)"), ("ridge", "ridge"), ("lstsq", "least squares"),
            ("gd", "least squares by gradient descent")]
 BASES = [("legendre", "polynomial (Legendre)"), ("poly", "polynomial (powers)"), ("gauss", "Gaussian bumps")]
-TRUTH_CHOICES = [(name, name) for name in TRUTHS]
+#: the truth choice while the points are the user's (opened or drawn): no f to draw or sample from
+OWN = "own"
+TRUTH_CHOICES = [(name, name) for name in TRUTHS] + [(OWN, "none: your points")]
+#: opened points hold out test points only when the training side keeps this many and the test side
+MIN_TRAIN, MIN_TEST = 10, 4
+#: opened points get a basis of at most one function per this many training points
+POINTS_PER_FUNCTION = 3
 GRID_POINTS = 200
 #: log₁₀ λ of the paths
 PATH_LOG_ALPHAS = np.linspace(-6.0, 2.0, 33)
 #: training sets of the bias–variance picture
 N_SETS = 50
 MAX_SWEEP_SIZE = 15
+
+
+def test_fraction_for(n: int, test_fraction: float) -> float:
+    """The test fraction that suits ``n`` opened points: the current one when both sides stay
+    large enough to mean something (:data:`MIN_TRAIN` training and :data:`MIN_TEST` test
+    points expected), else 0 (every point trains)."""
+    f = float(test_fraction)
+    return f if n * f >= MIN_TEST and n * (1.0 - f) >= MIN_TRAIN else 0.0
+
+
+def basis_size_for(n_train: int, size: int) -> int:
+    """The basis size that suits ``n_train`` training points: at most one function per
+    :data:`POINTS_PER_FUNCTION` of them (a degree-9 polynomial through 7 points interpolates
+    them and its normal equations are singular), at least 1."""
+    return int(max(1, min(int(size), n_train // POINTS_PER_FUNCTION)))
 
 
 # ----------------------------------------------------------------------------- model pieces
@@ -124,8 +145,8 @@ def constraint_picture(phi2, y, budget_fraction: float) -> dict:
 
     w_l1 = _min_on_diamond(A, w_ls, t)
     w_l2 = _min_on_disc(A, b, w_ls, t)
-    return {"w_ls": w_ls, "A": A, "e_min": e_min, "t": t, "w_l1": w_l1, "w_l2": w_l2,
-            "e_l1": energy(w_l1), "e_l2": energy(w_l2)}
+    return {"w_ls": w_ls, "A": A, "e_min": e_min, "t": t, "fraction": float(budget_fraction), "w_l1": w_l1,
+            "w_l2": w_l2, "e_l1": energy(w_l1), "e_l2": energy(w_l2)}
 
 
 def _min_on_diamond(A, w_ls, t):

@@ -55,9 +55,8 @@ class FitTab:
         self.legend = pg.LegendItem(offset=None, colCount=3)
         pi.layout.addItem(self.legend, 1, 1)
         pi.legend = self.legend
-        self.legend.addItem(self.fit_item, "fit ŷ")
-        self.legend.addItem(self.truth_item, "truth f")
-        self.legend.addItem(self.residual_item, "residuals")
+        self._truth_keyed = None
+        self._show_truth_key(True)
         self.toolbar = CanvasToolbar(self.canvas, columns=2,
                                      hint="Click the plot to add a point, drag one to move it, Ctrl+click to remove "
                                           "it; hollow points are test points.")
@@ -167,6 +166,19 @@ class ConstraintTab:
                               pen=themed_pen(fg, 1.0), brush=pg.mkBrush(PURPLE))
 
 
+    def _show_truth_key(self, on: bool) -> None:
+        """The legend names the truth f only when one is drawn (not for the user's own points)."""
+        if on == self._truth_keyed:
+            return
+        self._truth_keyed = on
+        self.legend.clear()
+        self.legend.addItem(self.fit_item, "fit ŷ")
+        if on:
+            self.legend.addItem(self.truth_item, "truth f")
+        self.legend.addItem(self.residual_item, "residuals")
+        plot_style.style_plot(self.canvas, theme.current())
+
+
 class BiasTab:
     """Bias against variance: fifty fits on fresh training sets and the errors against λ, computed
     by a side task (the sweep) whenever its parameters or the points change."""
@@ -229,6 +241,15 @@ class BiasTab:
             line.label.setFont(font)
 
     def _start_sweep(self, params: dict, x_train, y_train) -> None:
+        if not self.has_truth():
+            self.task("sweep").cancel()
+            self._sweep_key = None
+            self.sweep = None
+            self._draw_sweep()
+            self.sweep_progress.setVisible(False)
+            self.sweep_label.setText("Bias and variance are measured against a known truth f: these points have "
+                                     "none. Choose a truth f(x) to sample points from it.")
+            return
         key = (tuple(params[k] for k in SWEEP_PARAMS), x_train.tobytes(), y_train.tobytes(), self.seed)
         if key == self._sweep_key and (self.sweep is not None or self.task("sweep").busy):
             return
