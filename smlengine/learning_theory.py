@@ -532,9 +532,11 @@ def _realise_lp(cls: str, P: np.ndarray, pos: np.ndarray):
     from scipy.optimize import linprog  # deferred: scipy.optimize loads in about a tenth of a second
 
     if len(P) == 0:
-        return (0.0, 0.0, 1.0) if cls == "half-planes" else (0.0, 0.0, 1.0)
+        return (0.0, 0.0, 1.0)
     centre = P.mean(axis=0)
     scale = max(float(np.max(np.abs(P - centre))), 1e-12)
+    if cls == "discs" and not pos.any():  # a small disc beside the points
+        return (float(centre[0] + 3 * scale), float(centre[1]), float(scale))
     Q = (P - centre) / scale
     s = np.where(pos, 1.0, -1.0)
     if cls == "half-planes":  # s (w·q + b) ≥ t, |w|, |b| ≤ 1, maximise t

@@ -806,6 +806,77 @@ lesson("neural", "Neural networks: how many hidden units does a ring need?",
 
 
 # ---------------------------------------------------------------------------- building
+THEORY_LOCKS = ["task", "epsilon", "delta", "samples", "trials", "cls", "n_points", "growth_m", "source", "m_max",
+                "bound_trials"]
+
+
+def _challenge(cls):
+    def edit(lab):
+        lab.challenge(cls)
+    return edit
+
+
+lesson("theory", "Learning theory: the rectangle game, and the points a class cannot shatter",
+       "A hidden rectangle R labels uniform points of the unit square; the learner answers with the tightest "
+       "rectangle R′ around the points inside. PAC: err(R′) ≤ ε with probability ≥ 1 − δ once "
+       "m ≥ (4/ε) ln(4/δ). Then: which labellings can a class realise, and how many?", [
+    step("The game with ε = 0.1, δ = 0.05: thirty samples arrive one by one (● inside R, ✕ outside). R′ grows "
+         "inside R, and errs only in the four shaded strips of R around it.",
+         question="After the 30 samples, will err(R′) be below ε = 0.1?",
+         choices=["Yes", "No: 30 samples are far too few"], correct=0, reveal={"run_to": 30},
+         answer="Yes, this time: err(R′) = 0.052 = 0.015 + 0.007 + 0.028 + 0.002, the areas of the strips. "
+                "One game proves nothing about the chance of failing, though.",
+         locked=THEORY_LOCKS, view="Rectangle game"),
+    step("Now 200 trials, each with 30 fresh samples: the histogram collects err(R′), the curve below the "
+         "fraction of trials with err > ε.", run=30,
+         question="What fraction of the trials will err more than ε = 0.1?",
+         choices=["About δ = 5 %", "About 60 %", "None"], correct=1,
+         reveal={"until": "finished", "budget": 400},
+         answer="59.5 %: m = 30 is far below m₀ = ⌈(4/ε) ln(4/δ)⌉ = 176, and 4 e^(−εm/4) = 1.9 promises nothing.",
+         locked=THEORY_LOCKS, view="Rectangle game"),
+    step("Each trial now draws m₀ = 176 samples, the bound for ε = 0.1 and δ = 0.05.",
+         params={"samples": 176}, run=176,
+         question="What fraction of the 200 trials will err more than ε?",
+         choices=["At most δ = 5 %", "About 60 %, as before"], correct=0,
+         reveal={"until": "finished", "budget": 600},
+         answer="None of the 200: 0 % ≤ δ. The bound holds, with room to spare: it is a worst case over every "
+                "rectangle and every distribution.",
+         locked=THEORY_LOCKS, view="Rectangle game"),
+    step("Shatter it: four points in convex position and the half-planes. The lab tries the 2⁴ = 16 labellings "
+         "in turn and lights each one a half-plane realises.",
+         params={"task": "shatter"}, edit=_challenge("half-planes"),
+         question="Will half-planes realise all 16 labellings of these points?",
+         choices=["Yes: 4 points are shattered", "No"], correct=1, reveal={"until": "finished", "budget": 100},
+         answer="No: 14 of 16. The witness is labelling 5, + − + −: the two diagonals alike, which no line "
+                "separates. Any 4 points fail so (Radon): the VC dimension of half-planes is 3.",
+         locked=THEORY_LOCKS, view="Shatter it"),
+    step("The same game for axis-aligned rectangles, on the diamond.",
+         params={"task": "shatter"}, edit=_challenge("rectangles"),
+         question="Will rectangles realise all 16 labellings of the diamond?",
+         choices=["Yes", "No: the diagonals again"], correct=0, reveal={"until": "finished", "budget": 100},
+         answer="Yes, all 16: the diamond is shattered, so the VC dimension of rectangles is at least 4 (and no "
+                "5 points are shattered: one of them is inside the box of the others' extremes).",
+         locked=THEORY_LOCKS, view="Shatter it"),
+    step("Growth: Π(m), the labellings each class realises on m = 1 … 20 random points, on a log scale beside "
+         "2^m and Sauer's bound.", params={"task": "growth"},
+         question="How many labellings of the 20 points do half-planes realise?",
+         choices=["All 2²⁰ = 1,048,576", "m² − m + 2 = 382", "m + 1 = 21"], correct=1,
+         reveal={"until": "finished", "budget": 100},
+         answer="382 = m² − m + 2: polynomial, as Sauer's lemma says once m > d. Rectangles realise 1,580, "
+                "discs 1,351, intervals 211, thresholds 21.",
+         locked=THEORY_LOCKS, view="Growth"),
+    step("Bounds: a consistent learner over a finite class (rectangles with corners on a 1/20 grid, "
+         "|H| = 44,101, VC dimension 4); its measured error against three bounds on ε(m) at δ = 0.05.",
+         params={"task": "bounds"},
+         question="At m = 1000, which bound will be the tightest?",
+         choices=["The finite-class bound", "The VC bound", "The rectangle game's bound"], correct=0,
+         reveal={"until": "finished", "budget": 100},
+         answer="The finite class: 0.0137, then the rectangle game's 0.0175 and the VC bound 0.089; the measured "
+                "(1 − δ) quantile is 0. All bounds fall like 1/m (the VC one like log m / m).",
+         locked=THEORY_LOCKS, view="Bounds"),
+])
+
+
 def _wait(predicate, timeout=120.0):
     from app.__main__ import wait_for
 
