@@ -81,8 +81,8 @@ class TheoryLab(GameTab, ShatterTab, GrowthTab, BoundsTab, PointsLab):
 
     def build_controls(self, layout: QtWidgets.QBoxLayout) -> None:
         self.add_data_buttons(layout)
-        for cls, text in (("half-planes", "Challenge: shatter 4 points with half-planes"),
-                          ("rectangles", "Challenge: shatter 4 points with rectangles")):
+        for cls, text in (("half-planes", "Challenge: 4 points, half-planes"),
+                          ("rectangles", "Challenge: the diamond, rectangles")):
             button = QtWidgets.QPushButton(text)
             button.setToolTip("Place four points for the challenge and try every labelling")
             button.clicked.connect(lambda _=False, c=cls: self.challenge(c))

@@ -161,6 +161,12 @@ class ShatterTab:
         self.labelled_item = pg.ScatterPlotItem()
         self.labelled_item.setZValue(20)  # over the canvas's own markers
         pi.addItem(self.labelled_item, ignoreBounds=True)
+        self.point_numbers = []  # point i is the i-th sign of a pattern such as + − + −
+        for i in range(run.MAX_SHATTER):
+            text = pg.TextItem(str(i + 1), anchor=(-0.25, 1.1))
+            text.setZValue(21)
+            pi.addItem(text, ignoreBounds=True)
+            self.point_numbers.append(text)
         # the labellings as a grid of cells in a bare view (no axes: a cell is a labelling, not a value)
         self.cells_panel = pg.GraphicsLayoutWidget()
         self.cells_panel.setToolTip("One cell per labelling of the points, row by row (point i is + in "
@@ -188,6 +194,8 @@ class ShatterTab:
     def _clear_shatter(self) -> None:
         self.hyp_item.setData([], [])
         self.labelled_item.setData([], [])
+        for text in self.point_numbers:
+            text.setVisible(False)
         self.cells_image.clear()
         self.cell_mark.setRect(QtCore.QRectF())
         self.cells_title.setText("")
@@ -220,6 +228,10 @@ class ShatterTab:
         self.labelled_item.setData(s.points[:, 0], s.points[:, 1], size=1.5 * style.marker_size, brush=brushes,
                                    symbol=symbols, pen=pg.mkPen(style.foreground, width=1))
         self.hyp_item.setData(*self._hypothesis_xy(s.cls, hypothesis))
+        for i, text in enumerate(self.point_numbers):
+            text.setVisible(i < m)
+            if i < m:
+                text.setPos(float(s.points[i, 0]), float(s.points[i, 1]))
         self.hyp_item.setPen(style.pen(theme.OKABE_ITO["bluish_green"] if s.realisable else theme.NEG_COLOR))
 
     def _hypothesis_xy(self, cls: str, h) -> tuple[np.ndarray, np.ndarray]:
@@ -250,6 +262,11 @@ class ShatterTab:
     def _style_shatter(self, s: theme.Style) -> None:
         self.style_canvas(s)
         self.cells_panel.setBackground(s.background)
+        font = QtGui.QFont()
+        font.setPointSizeF(s.legend_pt)
+        for text in self.point_numbers:
+            text.setColor(s.foreground)
+            text.setFont(font)
         pen = QtGui.QPen(QtGui.QColor(s.foreground))
         pen.setCosmetic(True)
         pen.setWidthF(2.5 * s.scale)
