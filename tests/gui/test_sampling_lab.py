@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from app.labs.sampling import run
-from app.labs.sampling.lab import TAB_DIAG, TAB_GIBBS, TAB_MH, TAB_REJECTION, SamplingLab
+from app.labs.sampling.lab import DEFAULT_PACE, TAB_GIBBS, TAB_MH, TAB_REJECTION, SamplingLab
 from smlengine.sampling import get_target
 from app.testing import run_to
 
@@ -23,50 +23,83 @@ def lab(qtbot):
 
 def test_mh_tab_draws_the_chains_trace_and_marginals(qtbot, lab):
     assert lab.form.value("method") == "mh" and lab.tabs.currentIndex() == TAB_MH
-    snap = run_to(lab, 300)
-    assert snap.step == 300
-    states = np.stack([s.state for s in lab.runner.timeline])  # (301, chains, 2)
+    # just after burn-in: a handful of kept draws are no density; R̂ and ESS wait, and say why
+    snap = run_to(lab, 201)
+    assert snap.n_kept == 4 and snap.rhat is None
+    assert lab.marg_x.n == 0 and lab.marg_y.n == 0
+    assert lab.marg_note.textItem.toPlainText() == "histograms from 2,000 draws: 4 so far"
+    text = lab.maths.toPlainText()
+    assert "from step 300 (100 draws per chain after burn-in; 1 so far)" in text
+    assert "drawn from 2,000 draws after burn-in on, at step 700; 4 so far" in text
+    for note in (lab.rhat_note, lab.ess_note):
+        assert note.isVisible() and "from step 300" in note.textItem.toPlainText()
+    assert "ESS from step 300" in lab.trio_labels[1].text()
+    snap = run_to(lab, 700)
+    assert snap.step == 700
+    states = np.stack([s.state for s in lab.runner.timeline])  # (701, chains, 2)
     assert states.shape[1] == 4
     for k in range(4):
         x, y = lab.paths[k].item.getData()
         np.testing.assert_allclose(x, states[-lab.paths[k].keep:, k, 0])
         np.testing.assert_allclose(y, states[-lab.paths[k].keep:, k, 1])
-        np.testing.assert_array_equal(lab.traces[k].x, np.arange(301))
+        np.testing.assert_array_equal(lab.traces[k].x, np.arange(701))
         np.testing.assert_allclose(lab.traces[k].y, states[:, k, 0])
     np.testing.assert_allclose(lab.heads.getData()[0], snap.state[:, 0])
     assert lab.burn_region.getRegion() == (0, 200)
-    # the drawn histogram is the density of the draws after burn-in
+    # from 2,000 kept draws on, the drawn histogram is the density of the draws after burn-in
     kept = states[201:].reshape(-1, 2)
+    assert snap.n_kept == len(kept) == 2000
+    assert lab.marg_note.textItem.toPlainText() == "2,000 draws" and lab.marg_note.isVisible()
     x0, x1, _, _ = get_target("gaussian").bounds
     edges = np.linspace(x0, x1, run.N_BINS + 1)
     counts = np.histogram(kept[:, 0], bins=edges)[0]
-    assert snap.n_kept == len(kept)
     np.testing.assert_allclose(lab.marg_x.y[::2], counts / (len(kept) * (edges[1] - edges[0])))
     mx, px, _, _ = get_target("gaussian").marginals(400)
     np.testing.assert_allclose(lab.marg_x_true.getData()[1], px)
+    assert snap.rhat is not None and not lab.rhat_note.isVisible()
+    np.testing.assert_allclose(lab.rhat_x.y[-1], snap.rhat[0])
+    np.testing.assert_allclose(lab.ess_y.y[-1], snap.ess[1])
+    np.testing.assert_allclose(lab.acf_curve.y, snap.acf)
+    assert lab.acf_curve.y[0] == pytest.approx(1.0)
+    ess_right = snap.trio_ess[1]
+    assert "right: " in lab.trio_labels[1].text() and f"ESS {ess_right:,.0f}" in lab.trio_labels[1].text()
     # chain 1's recent proposals: the accepted ones are where the chain moved
     acc_x, _ = lab.prop_acc.getData()
     moved = [s.proposal[0, 0] for s in list(lab.runner.timeline)[-run.N_RECENT_MH:] if s.step and s.accepted[0]]
     np.testing.assert_allclose(np.sort(acc_x), np.sort(moved))
     html = lab.maths.toPlainText()
-    assert "min(1" in html and "R̂" in html
+    assert "min(1" in html and "R̂" in html and "histograms: the 2,000 draws after burn-in" in html
 
 
-def test_default_run_teaches_step_size_and_rhat(qtbot, lab):
-    lab.tabs.setCurrentIndex(TAB_DIAG)
+def test_default_pace_fills_the_marginals_within_a_minute(qtbot, lab):
+    """The run bar starts at the lab's pace; the default run at the step a minute of playing at it
+    reaches (computed by the lab's own run, without drawing) teaches the step size and R̂ falling,
+    and fills the marginals: R̂ < 1.01 and each histogram within 0.05 of its true marginal (total
+    variation over the bins). What is drawn of these is checked at step 700 above."""
     assert lab.form.value("method") == "mh"
-    snap = run_to(lab, 2000)
+    assert lab.runbar.rate == DEFAULT_PACE and lab.runner.rate == DEFAULT_PACE
+    minute = int(60 * lab.runbar.rate)
+    params = {name: lab.form.value(name) for name in lab.form.params}
+    rhats, snap = [], None
+    for snap in lab.make_run(params, lab.seed)():
+        if snap.fresh and snap.rhat is not None:
+            rhats.append(snap.rhat)
+        if snap.step == minute:
+            break
+    assert snap.step == minute
     small, right, big = snap.trio_rates
     assert small > 0.9 and 0.25 < right < 0.75 and big < 0.1
     ess_small, ess_right, ess_big = snap.trio_ess
     assert ess_right > ess_small and ess_right > ess_big
-    rh = lab.rhat_x.y
-    assert rh[0] > 1.1 and rh[-1] < 1.05  # dispersed starts: R̂ falls towards 1
-    np.testing.assert_allclose(lab.rhat_x.y[-1], snap.rhat[0])
-    np.testing.assert_allclose(lab.ess_y.y[-1], snap.ess[1])
-    np.testing.assert_allclose(lab.acf_curve.y, snap.acf)
-    assert lab.acf_curve.y[0] == pytest.approx(1.0)
-    assert "right: " in lab.trio_labels[1].text() and f"ESS {ess_right:,.0f}" in lab.trio_labels[1].text()
+    assert rhats[0][0] > 1.1 and max(snap.rhat) < 1.01  # dispersed starts: R̂ falls to 1
+    assert snap.n_kept >= run.MIN_MARGINAL_DRAWS
+    target = get_target("gaussian")
+    x0, x1, y0, y1 = target.bounds
+    mx, px, my, py = target.marginals(400)
+    for counts, (lo, hi), (grid, dens) in ((snap.hist_x, (x0, x1), (mx, px)), (snap.hist_y, (y0, y1), (my, py))):
+        edges = np.linspace(lo, hi, run.N_BINS + 1)
+        truth = np.interp((edges[:-1] + edges[1:]) / 2, grid, dens) * (edges[1] - edges[0])
+        assert 0.5 * np.abs(counts / snap.n_kept - truth).sum() < 0.05
 
 
 def test_tabs_choose_the_sampler(qtbot, lab):

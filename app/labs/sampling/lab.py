@@ -30,6 +30,10 @@ TAB_OF_METHOD = {"rejection": TAB_REJECTION, "mh": TAB_MH, "gibbs": TAB_GIBBS}
 ACCEPT_COLOR = theme.OKABE_ITO["bluish_green"]
 REJECT_COLOR = theme.OKABE_ITO["vermillion"]
 REJECT_GREY = "#808080"
+#: steps per second the run bar starts at: the default chains (4, burn-in 200) then keep 2,000
+#: draws within 15 s and, within a minute, R̂ < 1.01 and marginals near the truth (the run bar's
+#: general default, 20 steps/s, takes four minutes for that)
+DEFAULT_PACE = 50.0
 
 
 def _for(*methods: str):
@@ -114,6 +118,7 @@ class SamplingLab(RejectionTab, MHTab, DiagnosticsTab, GibbsTab, Lab):
         return self.tabs
 
     def after_build(self) -> None:
+        self.runbar.speed.setCurrentIndex(self.runbar.speed.findData(DEFAULT_PACE))
         self.form.widgets["target"].setMinimumContentsLength(12)
         self.form.widgets["picture"].setMinimumContentsLength(12)
         self._show_tab_of(self.form.value("method"))
@@ -186,6 +191,8 @@ class SamplingLab(RejectionTab, MHTab, DiagnosticsTab, GibbsTab, Lab):
             path.clear()
         for text in self.trio_labels:
             text.setText("")
+        for empty in (self.rhat_note, self.ess_note, self.marg_note):
+            empty.show_text("")
         self._recent.clear()
         self._static_key = None
         for v in (self.noisy_view, self.labels_view, self.marg_view):
@@ -269,15 +276,16 @@ class SamplingLab(RejectionTab, MHTab, DiagnosticsTab, GibbsTab, Lab):
         colours = [theme.CATEGORICAL[k % len(theme.CATEGORICAL)] for k in range(c)]
         self.heads.setData(snap.state[:, 0], snap.state[:, 1], size=1.3 * s.marker_size,
                            brush=[pg.mkBrush(col) for col in colours], pen=pg.mkPen(s.foreground, width=1.5))
-        # marginals after burn-in
+        # marginals after burn-in, once there are enough draws to mean something
         x0, x1, y0, y1 = get_target(snap.target).bounds
-        if snap.n_kept:
+        if snap.n_kept >= run.MIN_MARGINAL_DRAWS:
             ex, ey = np.linspace(x0, x1, run.N_BINS + 1), np.linspace(y0, y1, run.N_BINS + 1)
             self.marg_x.set(*histogram_steps(ex, snap.hist_x / (snap.n_kept * (ex[1] - ex[0]))))
             self.marg_y.set(*histogram_steps(ey, snap.hist_y / (snap.n_kept * (ey[1] - ey[0]))))
         else:
             self.marg_x.clear()
             self.marg_y.clear()
+        self.marg_note.show_text(maths.marginals_count(snap))
         # diagnostics (appended where they were computed)
         fresh = [h for h in added if h.fresh and h.rhat is not None]
         if fresh:
@@ -301,9 +309,12 @@ class SamplingLab(RejectionTab, MHTab, DiagnosticsTab, GibbsTab, Lab):
                                               brush=pg.mkBrush(REJECT_COLOR), pen=None)
             else:
                 self.trio_rejected[i].setData([], [])
+        note = maths.diagnostics_note(snap)
+        for empty in (self.rhat_note, self.ess_note):
+            empty.show_text(note)
         for i, label in enumerate(TRIO_LABELS):
             ess = None if snap.trio_ess is None else snap.trio_ess[i]
-            ess_text = "—" if ess is None else f"{ess:,.0f}"
+            ess_text = f"from step {run.diagnostics_from(snap.burn_in)}" if ess is None else f"{ess:,.0f}"
             self.trio_labels[i].setText(f"{label}: {100 * snap.trio_rates[i]:.0f} % accepted, ESS {ess_text}")
 
     def _render_gibbs(self, snap: SamplingGibbsSnapshot, history) -> None:

@@ -8,7 +8,15 @@ import math
 
 from smlengine.sampling import get_target
 
-from .run import SamplingGibbsSnapshot, SamplingMHSnapshot, SamplingRejectionSnapshot
+from .run import (
+    MIN_DIAG_DRAWS,
+    MIN_MARGINAL_DRAWS,
+    SamplingGibbsSnapshot,
+    SamplingMHSnapshot,
+    SamplingRejectionSnapshot,
+    diagnostics_from,
+    marginals_from,
+)
 
 
 def _f(v: float | None, digits: int = 3) -> str:
@@ -23,6 +31,46 @@ def _f(v: float | None, digits: int = 3) -> str:
 def _count(v: float | None) -> str:
     """An effective sample size as shown: a whole number, "—" where undefined."""
     return "—" if v is None or not math.isfinite(float(v)) else f"{float(v):,.0f}"
+
+
+def diagnostics_wait(s: SamplingMHSnapshot) -> str:
+    """Why R̂ and ESS are not shown yet (empty once they are)."""
+    if s.rhat is not None:
+        return ""
+    start = diagnostics_from(s.burn_in)
+    if start > s.n_steps:
+        return (f"not computed: they need {MIN_DIAG_DRAWS} draws per chain after burn-in, "
+                f"a run of {start} steps (this one has {s.n_steps})")
+    if s.step <= s.burn_in:
+        return f"from step {start}: burn-in until step {s.burn_in}, then {MIN_DIAG_DRAWS} draws per chain"
+    return f"from step {start} ({MIN_DIAG_DRAWS} draws per chain after burn-in; {s.step - s.burn_in} so far)"
+
+
+def diagnostics_note(s: SamplingMHSnapshot) -> str:
+    """The short reason an empty R̂ or ESS plot shows ("" once they are computed)."""
+    if s.rhat is not None:
+        return ""
+    start = diagnostics_from(s.burn_in)
+    if start > s.n_steps:
+        return f"needs a run of {start} steps ({MIN_DIAG_DRAWS} draws per chain after burn-in)"
+    return f"from step {start} ({MIN_DIAG_DRAWS} draws per chain after burn-in)"
+
+
+def marginals_count(s: SamplingMHSnapshot) -> str:
+    """The marginal plot's note: how many kept draws its histograms show, or how many they wait for."""
+    if s.n_kept >= MIN_MARGINAL_DRAWS:
+        return f"{s.n_kept:,} draws"
+    return f"histograms from {MIN_MARGINAL_DRAWS:,} draws: {s.n_kept:,} so far"
+
+
+def marginals_note(s: SamplingMHSnapshot) -> str:
+    """The maths panel's line on the marginal histograms."""
+    if s.n_kept >= MIN_MARGINAL_DRAWS:
+        return f"marginal histograms: the {s.n_kept:,} draws after burn-in"
+    start = marginals_from(s.burn_in, s.state.shape[0])
+    late = f" (a longer run: this one ends at step {s.n_steps})" if start > s.n_steps else ""
+    return (f"marginal histograms: drawn from {MIN_MARGINAL_DRAWS:,} draws after burn-in on, at step "
+            f"{start}{late}; {s.n_kept:,} so far")
 
 
 def maths_html(snap) -> str:
@@ -64,8 +112,13 @@ def mh_html(s: SamplingMHSnapshot) -> str:
                 f"min(1, p̃(x′)/p̃(x<sub>t</sub>)) = {_f(ratio)} → <b>{verdict}</b>; "
                 f"now x = ({_f(x[0])}, {_f(x[1])}).</p>")
     rates = ", ".join(_f(float(r), 2) for r in s.rates)
-    rh = "—" if s.rhat is None else ", ".join(_f(float(v), 4) for v in s.rhat)
-    ess = "—" if s.ess is None else ", ".join(_count(v) for v in s.ess)
+    if s.rhat is None:
+        diagnostics = f"bulk ESS and split R̂: — ({html.escape(diagnostics_wait(s))})</p>"
+    else:
+        diagnostics = (
+            f"bulk ESS (x₁, x₂): <b>{', '.join(_count(v) for v in s.ess)}</b><br>"
+            f"rank-normalised split R̂ (x₁, x₂): <b>{', '.join(_f(float(v), 4) for v in s.rhat)}</b> "
+            "(≈ 1 when the chains agree; &lt; 1.01 is good)</p>")
     trio_ess = [None] * len(s.trio_steps) if s.trio_ess is None else s.trio_ess
     trio = "".join(
         f"<tr><td>{_f(float(st), 2)}</td><td>{_f(float(r), 2)}</td><td>{_count(e)}</td></tr>"
@@ -78,13 +131,14 @@ def mh_html(s: SamplingMHSnapshot) -> str:
         "p(x) T(x→x′) = p(x′) T(x′→x) holds and p is invariant.</p>"
         + move +
         f"<p>s = {_f(s.step_size)}, burn-in {s.burn_in} steps, draws kept {s.n_kept:,}<br>"
+        f"{html.escape(marginals_note(s))}<br>"
         f"acceptance rate per chain: {rates}<br>"
-        f"bulk ESS (x₁, x₂): <b>{ess}</b><br>"
-        f"rank-normalised split R̂ (x₁, x₂): <b>{rh}</b> (≈ 1 when the chains agree; &lt; 1.01 is good)</p>"
+        + diagnostics +
         f"<p>True mean ({_f(float(t.mean[0]))}, {_f(float(t.mean[1]))}), "
         f"variances ({_f(float(t.cov[0, 0]))}, {_f(float(t.cov[1, 1]))}).</p>"
         "<p>Step sizes compared (one chain each):</p>"
         f"<table><tr><th>s</th><th>accepted</th><th>ESS x₁</th></tr>{trio}</table>"
+        + ("" if s.trio_ess is not None else f"<p>ESS: {html.escape(diagnostics_wait(s))}.</p>")
     )
 
 

@@ -39,6 +39,12 @@ N_RECENT = 300
 N_RECENT_MH = 25
 #: largest lag of the autocorrelation panel
 MAX_LAG = 60
+#: draws per chain after burn-in from which R̂, ESS and the autocorrelation are computed (split
+#: R̂ compares halves of 50; on fewer the estimates are noise, not a diagnosis)
+MIN_DIAG_DRAWS = 100
+#: kept draws (all chains, after burn-in) from which the marginal histograms are drawn: 48 bins of a
+#: few draws each are spikes, not a density
+MIN_MARGINAL_DRAWS = 2000
 #: step sizes of the comparison, as multiples of the target's good step: too small, right, too big
 TRIO = (0.05, 1.0, 12.0)
 
@@ -114,11 +120,14 @@ class SamplingMHSnapshot(Snapshot):
     """One step of every chain (main run and the step-size trio) with the diagnostics of the draws so far.
 
     ``fresh`` says the diagnostics (R̂, ESS, autocorrelation, trio ESS) were computed at this step;
-    otherwise they repeat the last values (they cost a pass over the whole chains)."""
+    otherwise they repeat the last values (they cost a pass over the whole chains). They are None
+    until every chain has ``MIN_DIAG_DRAWS`` draws after burn-in (step ``burn_in + MIN_DIAG_DRAWS``),
+    ``n_steps`` the run's length."""
 
     target: str
     step_size: float
     burn_in: int
+    n_steps: int
     state: np.ndarray  # (n_chains, 2)
     proposal: np.ndarray  # (n_chains, 2)
     accepted: np.ndarray  # (n_chains,)
@@ -179,18 +188,19 @@ def _mh_steps(name: str, step_size: float, n_chains: int, burn_in: int, n_steps:
             hx += _bin(snap.state[:, 0], ex)
             hy += _bin(snap.state[:, 1], ey)
             kept += n_chains
-        fresh = diag_due(t, n_steps)
+        fresh = diag_due(t, n_steps) or t == burn_in + MIN_DIAG_DRAWS
         if fresh:
             lo = min(burn_in + 1, t)
             draws = chains[:, lo: t + 1]
-            if draws.shape[1] >= 8:
+            if t - burn_in >= MIN_DIAG_DRAWS:
                 ess = effective_sample_size(draws)
                 r_hat = rhat(draws)
                 acf = autocorrelation(draws[0, :, 0], min(MAX_LAG, draws.shape[1] - 1))
                 trio_ess = np.array([effective_sample_size(trio_chains[i, lo: t + 1][None]) for i in range(3)])
         lp_prop = target(snap.proposal)
         yield SamplingMHSnapshot(
-            step=t, target=name, step_size=step_size, burn_in=burn_in, state=snap.state, proposal=snap.proposal,
+            step=t, target=name, step_size=step_size, burn_in=burn_in, n_steps=n_steps, state=snap.state,
+            proposal=snap.proposal,
             accepted=snap.accepted, log_p=snap.log_target, log_p_proposal=frozen_array(lp_prop),
             rates=frozen_array(snap.acceptance_rate), hist_x=frozen_array(hx), hist_y=frozen_array(hy),
             n_kept=kept, fresh=fresh, rhat=_frozen_or_none(r_hat), ess=_frozen_or_none(ess), acf=frozen_array(acf),
@@ -199,6 +209,16 @@ def _mh_steps(name: str, step_size: float, n_chains: int, burn_in: int, n_steps:
             trio_accepted=frozen_array(np.concatenate([s.accepted for s in tsnaps])),
             trio_rates=frozen_array(np.concatenate([s.acceptance_rate for s in tsnaps])),
             trio_ess=_frozen_or_none(trio_ess))
+
+
+def diagnostics_from(burn_in: int) -> int:
+    """The first step with R̂ and ESS: every chain has MIN_DIAG_DRAWS draws after burn-in."""
+    return burn_in + MIN_DIAG_DRAWS
+
+
+def marginals_from(burn_in: int, n_chains: int) -> int:
+    """The first step whose kept draws (all chains) reach MIN_MARGINAL_DRAWS."""
+    return burn_in + -(-MIN_MARGINAL_DRAWS // n_chains)
 
 
 def _frozen_or_none(a):

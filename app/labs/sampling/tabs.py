@@ -11,7 +11,7 @@ from PySide6 import QtCore, QtWidgets
 from ... import style as theme
 from ...widgets.image_view import ImageView
 from ...widgets.plots import PlotPanel
-from .views import CompactPanel, PathCurve, TargetPlot, stacked
+from .views import CompactPanel, EmptyNote, PathCurve, TargetPlot, stacked
 
 MAX_CHAINS = 8
 TRIO_LABELS = ("too small", "right", "too big")
@@ -74,6 +74,7 @@ class MHTab:
         self.marg_panel = CompactPanel("Marginals vs truth", "value", "density", legend_corner="top")
         self.marg_panel.setToolTip("Histograms of the draws after burn-in (solid) against the true marginal "
                                    "densities (dashed)")
+        self.marg_note = EmptyNote(self.marg_panel, corner=True)  # how many draws the histograms show
         self.marg_x = self.marg_panel.curve("x₁", dash=0)
         self.marg_y = self.marg_panel.curve("x₂", dash=0)
         # the truths: the same colours, dashed, without a legend entry of their own
@@ -134,6 +135,8 @@ class DiagnosticsTab:
         self.ess_panel = CompactPanel("Bulk ESS", "step", "ESS", legend_corner="top")
         self.ess_x = self.ess_panel.curve("x₁", dash=0)
         self.ess_y = self.ess_panel.curve("x₂", dash=1)
+        # why R̂ and ESS are empty until they are not
+        self.rhat_note, self.ess_note = EmptyNote(self.rhat_panel), EmptyNote(self.ess_panel)
         bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         for p in (self.acf_panel, self.rhat_panel, self.ess_panel):
             bottom.addWidget(p)

@@ -45,6 +45,38 @@ class CompactPanel(PlotPanel):
     LEFT_AXIS_EM = 3.2
 
 
+class EmptyNote(pg.TextItem):
+    """A wrapped sentence on a plot, in its middle (``corner=False``: a plot with nothing to draw
+    yet, saying why) or in its top left corner (a count beside what is drawn)."""
+
+    def __init__(self, panel: PlotPanel, corner: bool = False):
+        super().__init__("", anchor=(0.0, 0.0) if corner else (0.5, 0.5))
+        self.panel, self.corner = panel, corner
+        self._shown = None
+        panel.plot_item.addItem(self, ignoreBounds=True)
+
+    def show_text(self, text: str) -> None:
+        self.setVisible(bool(text))
+        if not text:
+            return
+        s = theme.current()
+        box = self.panel.plot_item.getViewBox()
+        (x0, x1), (y0, y1) = box.viewRange()
+        look = (text, s.foreground, s.legend_pt, round(box.width()))
+        if look != self._shown:  # a text item lays its text out again on every change: only then
+            self._shown = look
+            self.setColor(s.foreground)
+            font = QtGui.QFont()
+            font.setPointSizeF(s.legend_pt)
+            self.setFont(font)
+            self.setTextWidth(max(box.width() * (0.45 if self.corner else 0.9), 60.0))
+            self.setText(text)
+        if self.corner:
+            self.setPos(x0, y1)
+        else:
+            self.setPos((x0 + x1) / 2, (y0 + y1) / 2)
+
+
 class PathCurve:
     """A chain's path in the plane: its newest ``keep`` states joined by a line (a path is not a
     function of x, so it is a plain curve item, without the clipping and down-sampling of a history)."""
