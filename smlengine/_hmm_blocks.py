@@ -16,11 +16,19 @@ Pass 3 is the recursion of the sequential loop, so the results equal it up to ro
 boundary values. The steps after the last whole block run sequentially. Any function returns
 None when a block boundary has probability 0 (the sequence is impossible there): the caller's
 sequential loop then finds where.
+
+Layout: the arrays of the passes are ordered (step within the block, state, block), so that
+every numpy call of a step works on contiguous rows of L numbers (the blocks) and sums over
+states are sums of rows; a layout with the K states last would make each call loop over
+rows of K = 2..16 numbers, several times slower. The forward and the backward recursions
+share one transfer: the product A diag(B(x_bS)) ... A diag(B(x_bS+S-1)) carries alpha
+forward through block b and beta backward through it, so forward-backward forms it once.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,188 +38,355 @@ def block_length(T: int) -> int:
     return max(16, int(math.isqrt(T)))
 
 
-def forward(pi, A, BT, x):
-    """(alpha (T, K), c (T,)) of the scaled forward pass, or None (see the module docstring).
-
-    Block b covers t = bS..bS+S-1. Its transfer Q_b = M'_{bS} M_{bS+1} ... M_{bS+S-1}, with
-    M' = A diag(B(x)) (diag(B(x_0)) for block 0, which starts from pi), kept row-normalised with
-    log row scales; then alpha_{bS+S-1} ∝ sum_i alpha_{bS-1}(i) exp(scale_i) Q_b[i].
-    """
-    T, K = x.shape[0], pi.shape[0]
+def _by_block(T: int):
     S = block_length(T)
     L = T // S
-    n = L * S
-    Bx = BT[x]
-    Bb = Bx[:n].reshape(L, S, K)
-    Q = np.empty((L, K, K))
-    Q[:] = A
-    Q[0] = np.eye(K)
-    Q *= Bb[:, 0, None, :]
-    scales = np.zeros((L, K))
-    with np.errstate(divide="ignore"):
+    return S, L, L * S
+
+
+def _steps_of_blocks(x, n, L, S):
+    """x[bS + s] at [s, b]: the symbols of step s of every block, one contiguous row."""
+    return np.ascontiguousarray(x[:n].reshape(L, S).T)
+
+
+def _column(table, symbols, out):
+    """table[k, symbols[b]] at out[k, b]: the emissions of one step of every block.
+
+    Read at every step from the small (K, M) table rather than gathered for all steps at once:
+    an (S, K, L) array of them is as large as the sequence's alpha and is read again from
+    memory by every pass, while one step's (K, L) stays in the cache.
+    """
+    return np.take(table, symbols, axis=1, out=out)
+
+
+def _to_time_order(blocks, out, n):
+    """Write (S, K, L) values, [s, k, b] for time bS + s, into the first n rows of out (T, K)."""
+    S, K, L = blocks.shape
+    out[:n].reshape(L, S, K)[...] = blocks.transpose(2, 0, 1)
+
+
+@dataclass(frozen=True)
+class Forward:
+    """The forward pass over blocks, in the blocks' layout, and what the backward pass reuses.
+
+    ``xs[s, b]`` = x_{bS+s}, ``B`` the (K, M) emission matrix; ``alpha[s, k, b]`` and ``c[s, b]`` the scaled forward
+    variables of time bS + s, ``tail_alpha`` and ``tail_c`` those of the steps after the last
+    whole block. ``Q[b]`` is the transfer of block b with its rows normalised (Q[b, i] ∝ the
+    distribution at the block's end from state i before it) and ``log_scale[b, i]`` the
+    logarithm of the row's scale: the product A diag(B(x_bS)) ... A diag(B(x_bS+S-1)) is
+    diag(exp(log_scale[b])) Q[b] (block 0 starts from pi: its product lacks the first A).
+    """
+
+    S: int
+    xs: np.ndarray
+    B: np.ndarray
+    Q: np.ndarray
+    log_scale: np.ndarray
+    alpha: np.ndarray
+    c: np.ndarray
+    tail_alpha: np.ndarray
+    tail_c: np.ndarray
+
+    def scales(self) -> np.ndarray:
+        """c (T,) in time order."""
+        S, L = self.c.shape
+        return np.concatenate([self.c.T.ravel(), self.tail_c])
+
+    def filtered(self) -> np.ndarray:
+        """alpha (T, K) in time order."""
+        S, K, L = self.alpha.shape
+        out = np.empty((S * L + self.tail_alpha.shape[0], K))
+        _to_time_order(self.alpha, out, S * L)
+        out[S * L:] = self.tail_alpha
+        return out
+
+
+def _transfers(A, B, xs):
+    """(Q (L, K, K), log scales (L, K)) of every block at once (module docstring, pass 1)."""
+    S, L = xs.shape
+    K = A.shape[0]
+    AT = np.ascontiguousarray(A.T)
+    e = _column(B, xs[0], np.empty((K, L)))
+    Q = A[:, :, None] * e[None, :, :]  # Q[i, k, b]: from state i before block b to k at step s
+    Q[:, :, 0] = np.diag(e[:, 0])
+    nxt = np.empty_like(Q)
+    r = np.empty((K, L))
+    log_scale = np.zeros((K, L))
+    with np.errstate(divide="ignore", invalid="ignore"):
         for s in range(S):
             if s:
-                Q = (Q.reshape(L * K, K) @ A).reshape(L, K, K)  # one matrix product for all blocks
-                Q *= Bb[:, s, None, :]
-            r = Q.sum(axis=2)
-            scales += np.log(r)
-            Q /= np.where(r > 0, r, 1.0)[:, :, None]
-        starts = np.empty((L, K))  # alpha_{bS-1}, the filtered state before block b (pi before block 0)
-        a = pi
+                np.matmul(AT, Q, out=nxt)  # nxt[i] = Aᵀ Q[i]: one product per starting state
+                nxt *= _column(B, xs[s], e)[None]
+                Q, nxt = nxt, Q
+            np.add.reduce(Q, axis=1, out=r)
+            log_scale += np.log(r)
+            r[r == 0] = 1.0  # a row of zeros stays zero (its log scale is -inf)
+            Q /= r[:, None, :]
+    return np.ascontiguousarray(Q.transpose(2, 0, 1)), np.ascontiguousarray(log_scale.T)
+
+
+def forward(pi, A, BT, x):
+    """The scaled forward pass as a :class:`Forward`, or None (module docstring).
+
+    Block b covers t = bS..bS+S-1. Pass 2: alpha_{bS+S-1} ∝ sum_i alpha_{bS-1}(i) exp(scale_i) Q_b[i]
+    from the transfers of :func:`_transfers`; pass 3: a_t = (alpha_{t-1} A) * B(x_t),
+    c_t = sum_k a_t(k), alpha_t = a_t / c_t inside all blocks at once.
+    """
+    T, K = x.shape[0], pi.shape[0]
+    S, L, n = _by_block(T)
+    B = np.ascontiguousarray(BT.T)
+    xs = _steps_of_blocks(x, n, L, S)
+    Q, log_scale = _transfers(A, B, xs)
+    starts = np.empty((L, K))  # alpha_{bS-1}, the filtered state before block b (pi before block 0)
+    a = pi
+    with np.errstate(divide="ignore"):
         for b in range(L):
             starts[b] = a
-            w = np.log(a) + scales[b]
+            w = np.log(a) + log_scale[b]
             m = w.max()
             if not np.isfinite(m):
                 return None
             v = np.exp(w - m) @ Q[b]
             a = v / v.sum()
-    alpha = np.empty((T, K))
-    c = np.empty(T)
-    ab = alpha[:n].reshape(L, S, K)
-    cb = c[:n].reshape(L, S)
-    for s in range(S):
-        if s:
-            a = ab[:, s - 1] @ A
-        else:
-            a = starts @ A
-            a[0] = pi
-        a *= Bb[:, s]
-        cs = a.sum(axis=1)
-        if not np.all(cs > 0):
-            return None
-        cb[:, s] = cs
-        ab[:, s] = a / cs[:, None]
+    AT = np.ascontiguousarray(A.T)
+    ab = np.empty((S, K, L))  # alpha_{bS+s}(k) at [s, k, b]
+    cb = np.empty((S, L))
+    np.matmul(AT, starts.T, out=ab[0])
+    ab[0][:, 0] = pi
+    e = np.empty((K, L))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for s in range(S):
+            a = ab[s]
+            if s:
+                np.matmul(AT, ab[s - 1], out=a)
+            a *= _column(B, xs[s], e)
+            np.add.reduce(a, axis=0, out=cb[s])
+            a /= cb[s]
+    if not np.all(cb > 0):  # a zero (or NaN after one) anywhere: the caller's loop finds where
+        return None
+    tail_alpha = np.empty((T - n, K))
+    tail_c = np.empty(T - n)
+    a = ab[S - 1][:, L - 1]
     for t in range(n, T):
-        a = (alpha[t - 1] @ A) * Bx[t]
+        a = (a @ A) * BT[x[t]]
         s = a.sum()
         if not s > 0:
             return None
-        c[t] = s
-        alpha[t] = a / s
-    return alpha, c
+        tail_c[t - n] = s
+        a = a / s
+        tail_alpha[t - n] = a
+    return Forward(S, xs, B, Q, log_scale, ab, cb, tail_alpha, tail_c)
 
 
-def backward(A, BT, x, c, alpha):
-    """beta (T, K) of the scaled backward pass, or None.
+def _backward_blocks(fwd: Forward, A, BT, x):
+    """(beta in the blocks' layout (S, K, L), beta of the tail (T - n, K)), or None.
 
-    The transfer of block b is P_b = M_{bS} ... M_{bS+S-1} (columns normalised, log column
-    scales kept); beta_{bS-1} ∝ P_b beta_{bS+S-1}, scaled so that alpha_{bS-1} . beta_{bS-1} = 1
-    (sum_k alpha_t(k) beta_t(k) = 1 for the scaled variables).
+    With the transfer of block b, diag(exp(scale_b)) Q_b (from the forward pass):
+    beta_{bS-1} ∝ diag(exp(scale_b)) Q_b beta_{bS+S-1}, scaled so that
+    alpha_{bS-1} . beta_{bS-1} = 1 (sum_k alpha_t(k) beta_t(k) = 1 for the scaled variables);
+    then beta_t = A (B(x_{t+1}) * beta_{t+1}) / c_{t+1} inside all blocks at once.
     """
-    T, K = x.shape[0], A.shape[0]
-    S = block_length(T)
-    L = T // S
-    n = L * S
-    Bx = BT[x]
-    Bb = Bx[:n].reshape(L, S, K)
-    beta = np.empty((T, K))
-    beta[T - 1] = 1.0
+    S, K, L = fwd.alpha.shape
+    n = S * L
+    T = x.shape[0]
+    tail = np.empty((T - n + 1, K))  # beta_{n-1}, ..., beta_{T-1}
+    tail[-1] = 1.0
     for t in range(T - 2, n - 2, -1):  # the steps after the last whole block, down to its end
-        beta[t] = A @ (Bx[t + 1] * beta[t + 1]) / c[t + 1]
-    # Pt = P transposed, so that P <- A diag(b) P is one matrix product for all blocks:
-    # Pt <- (Pt diag(b)) A^T
-    Pt = np.empty((L, K, K))
-    Pt[:] = np.eye(K)
-    AT = np.ascontiguousarray(A.T)
-    scales = np.zeros((L, K))
+        tail[t - n + 1] = A @ (BT[x[t + 1]] * tail[t - n + 2]) / fwd.tail_c[t + 1 - n]
+    ends = np.empty((L, K))  # beta at the last step of each block
+    ends[L - 1] = tail[0]
+    last_alpha = fwd.alpha[S - 1]
     with np.errstate(divide="ignore"):
-        for s in range(S - 1, -1, -1):
-            Pt *= Bb[:, s, None, :]
-            Pt = (Pt.reshape(L * K, K) @ AT).reshape(L, K, K)
-            r = Pt.sum(axis=2)
-            scales += np.log(r)
-            Pt /= np.where(r > 0, r, 1.0)[:, :, None]
-        ends = np.empty((L, K))  # beta at the last step of each block
-        ends[L - 1] = beta[n - 1]
         for b in range(L - 1, 0, -1):
-            w = np.log(ends[b]) + scales[b]
+            w = np.log(fwd.Q[b] @ ends[b]) + fwd.log_scale[b]
             m = w.max()
             if not np.isfinite(m):
                 return None
-            v = np.exp(w - m) @ Pt[b]
-            norm = alpha[b * S - 1] @ v
+            v = np.exp(w - m)
+            norm = last_alpha[:, b - 1] @ v
             if not norm > 0:
                 return None
             ends[b - 1] = v / norm
-    bb = beta[:n].reshape(L, S, K)
-    cb = c[:n].reshape(L, S)
-    bb[:, S - 1] = ends
+    bb = np.empty((S, K, L))  # beta_{bS+s}(k) at [s, k, b]
+    bb[S - 1] = ends.T
+    cb = fwd.c
+    tmp = np.empty((K, L))
     for s in range(S - 2, -1, -1):
-        bb[:, s] = (Bb[:, s + 1] * bb[:, s + 1] / cb[:, s + 1, None]) @ A.T
+        _column(fwd.B, fwd.xs[s + 1], tmp)
+        tmp *= bb[s + 1]
+        tmp /= cb[s + 1]
+        np.matmul(A, tmp, out=bb[s])
+    return bb, tail[1:]
+
+
+def backward(fwd: Forward, A, BT, x):
+    """beta (T, K) of the scaled backward pass in time order, or None."""
+    done = _backward_blocks(fwd, A, BT, x)
+    if done is None:
+        return None
+    bb, tail = done
+    S, K, L = bb.shape
+    beta = np.empty((S * L + tail.shape[0], K))
+    _to_time_order(bb, beta, S * L)
+    beta[S * L:] = tail
     return beta
+
+
+def smooth(fwd: Forward, A, BT, x):
+    """gamma_t = alpha_t * beta_t / sum_k alpha_t(k) beta_t(k), (T, K) in time order, or None;
+    formed in the blocks' layout, so that only gamma is put in time order."""
+    done = _backward_blocks(fwd, A, BT, x)
+    if done is None:
+        return None
+    bb, tail = done
+    S, K, L = bb.shape
+    bb *= fwd.alpha
+    bb /= np.add.reduce(bb, axis=1)[:, None, :]
+    gamma = np.empty((S * L + tail.shape[0], K))
+    _to_time_order(bb, gamma, S * L)
+    if tail.shape[0]:
+        g = tail * fwd.tail_alpha
+        gamma[S * L:] = g / g.sum(axis=1, keepdims=True)
+    return gamma
+
+
+#: largest spread, relative to the values' size, of d_end(two starts) - d_end(other start) over the
+#: states that still counts as a constant (rounding of S additions; a real difference is far larger)
+_MERGED_TOL = 1e-12
+
+
+def _viterbi_boundaries(log_pi, LA, log_B, xs):
+    """d at the start of every block (K, L), by the max-plus transfers (module docstring, passes
+    1 and 2), or None when the sequence is impossible."""
+    S, L = xs.shape
+    K = LA.shape[0]
+    lb = _column(log_B, xs[0], np.empty((K, L)))
+    Q = LA + lb[None, :, :]  # Q[i, k, b]: the best log-weight from state i before block b to k at step s
+    Q[:, :, 0] = np.where(np.eye(K, dtype=bool), 0.0, -np.inf) + lb[None, :, 0]
+    nxt = np.empty_like(Q)
+    tmp = np.empty_like(Q)
+    for s in range(1, S):
+        np.add(Q[:, 0, None, :], LA[0][None], out=nxt)
+        for j in range(1, K):  # the max-plus product, one predecessor state at a time
+            np.add(Q[:, j, None, :], LA[j][None], out=tmp)
+            np.maximum(nxt, tmp, out=nxt)
+        nxt += _column(log_B, xs[s], lb)[None]
+        Q, nxt = nxt, Q
+    QL = np.ascontiguousarray(Q.transpose(2, 0, 1))
+    starts = np.empty((K, L))
+    d = log_pi
+    for b in range(L):
+        starts[:, b] = d
+        d = (d[:, None] + QL[b]).max(axis=0)
+    if not np.isfinite(d.max()):
+        return None
+    return starts
+
+
+def _viterbi_blocks(log_pi, LA, log_B, xs, starts, pb=None):
+    """The recursion d_t(k) = max_j [d_{t-1}(j) + log A_jk] + log B_k(x_t) inside every block at
+    once from d = ``starts[:, b]`` before block b (block 0 starts from pi); the back-pointers
+    psi[bS + s, k] go to pb[s, k, b] when pb is given. Returns d at the blocks' ends (K, L)."""
+    S, L = xs.shape
+    K = LA.shape[0]
+    lb = np.empty((K, L))
+    d = starts.copy()
+    dn = np.empty((K, L))
+    cand = np.empty((K, K, L))  # cand[j, k, b] = d(j) + log A[j, k]
+    if pb is not None:
+        # psi = the lowest j reaching the maximum (as argmax takes) = K - 1 - max_j [(K - 1 - j) if
+        # cand[j] is the maximum else 0]: three calls on small integers instead of a loop over j
+        rank = np.ascontiguousarray(np.broadcast_to(np.arange(K - 1, -1, -1, dtype=pb.dtype)[:, None, None],
+                                                    (K, K, L)))
+        hit = np.empty((K, K, L), dtype=bool)
+        ranked = np.empty((K, K, L), dtype=pb.dtype)
+        top = np.empty((K, L), dtype=pb.dtype)
+    for s in range(S):
+        np.add(d[:, None, :], LA, out=cand)
+        np.maximum.reduce(cand, axis=0, out=dn)
+        if pb is not None:
+            np.equal(cand, dn[None], out=hit)
+            np.multiply(hit.view(pb.dtype) if pb.itemsize == 1 else hit, rank, out=ranked)
+            np.maximum.reduce(ranked, axis=0, out=top)
+            np.subtract(pb.dtype.type(K - 1), top, out=pb[s])
+        dn += _column(log_B, xs[s], lb)
+        if s == 0:
+            dn[:, 0] = log_pi + lb[:, 0]
+        d, dn = dn, d
+    return d
 
 
 def viterbi(log_pi, log_A, log_BT, x):
     """(max log P(x, z), path), or None; ties go to the lowest state index as in the loop.
 
-    Pass 1 forms the max-plus transfers Q_b[i, k] (best log-weight from state i before block b
-    to state k at its end); pass 2 the d at every block boundary; pass 3 the recursion with its
-    back-pointers inside all blocks. The back-track runs in the same three passes: the
+    The d at the block boundaries: the recursion forgets where it started, up to a constant
+    (the best paths from all states before a block merge within it, for most chains), so a first
+    run inside all blocks from d = 0 gives each block's end up to a constant, and a second run
+    from those ends, the recursion itself with its back-pointers, is exact up to one constant
+    per block. That holds when every block's end in the second run differs from the first by
+    the same number in all states (checked); the constants add up to log P. Otherwise the
+    boundaries come from the max-plus transfers of the blocks (passes 1 and 2 of the module
+    docstring) and the second run starts from them. The back-track runs in three passes: the
     back-pointers of a block composed into one map from its last state to its first, the states
     at the block boundaries block after block, then all blocks at once.
     """
     T, K = x.shape[0], log_pi.shape[0]
-    S = block_length(T)
-    L = T // S
-    n = L * S
-    lB = log_BT[x]
-    Lb = lB[:n].reshape(L, S, K)
-    Q = np.empty((L, K, K))
-    Q[:] = log_A
-    Q[0] = np.where(np.eye(K, dtype=bool), 0.0, -np.inf)
-    Q += Lb[:, 0, None, :]
-    for s in range(1, S):
-        nxt = Q[:, :, 0, None] + log_A[0]
-        for j in range(1, K):  # the max-plus product, one predecessor state at a time
-            np.maximum(nxt, Q[:, :, j, None] + log_A[j], out=nxt)
-        nxt += Lb[:, s, None, :]
-        Q = nxt
-    starts = np.empty((L, K))
-    d = log_pi
-    for b in range(L):
-        starts[b] = d
-        d = (d[:, None] + Q[b]).max(axis=0)
-    if not np.isfinite(d.max()):
+    S, L, n = _by_block(T)
+    log_B = np.ascontiguousarray(log_BT.T)
+    xs = _steps_of_blocks(x, n, L, S)
+    # log A[j, k] repeated along the blocks: numpy adds contiguous rows several times faster
+    # than it broadcasts one number along a row
+    LA = np.ascontiguousarray(np.broadcast_to(log_A[:, :, None], (K, K, L)))
+    pb = np.empty((S, K, L), dtype=np.int8 if K <= 127 else np.int64)  # psi[bS + s, k] at [s, k, b]
+    first = _viterbi_blocks(log_pi, LA, log_B, xs, np.zeros((K, L)))
+    top = first.max(axis=0)
+    if not np.all(np.isfinite(top)):  # a block impossible from every state
         return None
-    psi = np.empty((T, K), dtype=np.int64)
-    pb = psi[:n].reshape(L, S, K)
-    d = starts
-    rows = np.arange(L)
-    for s in range(S):
-        best = d[:, 0, None] + log_A[0]
-        arg = np.zeros((L, K), dtype=np.int64)
-        for j in range(1, K):  # strictly better only: ties keep the lowest j, as argmax does
-            v = d[:, j, None] + log_A[j]
-            better = v > best
-            best = np.where(better, v, best)
-            arg[better] = j
-        d = best + Lb[:, s]
-        if s == 0:
-            d[0] = log_pi + Lb[0, 0]
-        pb[:, s] = arg
-    d = d[L - 1]
+    first -= top
+    starts = np.zeros((K, L))
+    starts[:, 1:] = first[:, :-1]
+    ends = _viterbi_blocks(log_pi, LA, log_B, xs, starts, pb)
+    with np.errstate(invalid="ignore"):
+        shift = ends[:, :-1] - first[:, :-1]
+        finite = np.isfinite(first[:, :-1])
+        size = np.abs(np.where(finite, ends[:, :-1], 0.0)).max(initial=1.0)
+        low = np.where(finite, shift, np.inf).min(axis=0)
+        high = np.where(finite, shift, -np.inf).max(axis=0)
+        merged = np.array_equal(finite, np.isfinite(ends[:, :-1])) and bool(
+            np.all(high - low <= _MERGED_TOL * max(size, S)))
+    if not merged:
+        starts = _viterbi_boundaries(log_pi, LA, log_B, xs)
+        if starts is None:
+            return None
+        ends = _viterbi_blocks(log_pi, LA, log_B, xs, starts, pb)
+    d = ends[:, L - 1].copy()
+    tail = np.empty((T - n, K), dtype=np.int64)
     for t in range(n, T):
         sc = d[:, None] + log_A
         arg = sc.argmax(axis=0)
-        psi[t] = arg
-        d = sc[arg, np.arange(K)] + lB[t]
-    best = float(d.max())
-    if not np.isfinite(best):
+        tail[t - n] = arg
+        d = sc[arg, np.arange(K)] + log_BT[x[t]]
+    if not np.isfinite(d.max()):
         return None
+    best_value = float(d.max()) + math.fsum(np.where(np.isfinite(high), high, 0.0)) if merged else float(d.max())
     path = np.empty(T, dtype=np.int64)
     path[T - 1] = int(d.argmax())
     for t in range(T - 1, n - 1, -1):
-        path[t - 1] = psi[t, path[t]]
-    F = np.broadcast_to(np.arange(K), (L, K)).copy()  # state at bS given the state at bS+S-1
+        path[t - 1] = tail[t - n, path[t]]
+    # the back-pointers of a block are read as a flat array: pb[s][k, b] at k L + b
+    rows = np.arange(L)
+    block_of = np.tile(rows, K)
+    F = np.repeat(np.arange(K), L) * L + block_of  # flat index of (state at bS+s, b), per end state
     for s in range(S - 1, 0, -1):
-        F = pb[rows[:, None], s, F]
-    ends = np.empty(L, dtype=np.int64)
-    ends[L - 1] = path[n - 1]
+        F = np.take(pb[s].ravel(), F).astype(np.int64) * L + block_of  # the state at bS+s-1
+    first_state = F.reshape(K, L) // L  # state at bS given the state at bS+S-1
+    last = np.empty(L, dtype=np.int64)
+    last[L - 1] = path[n - 1]
     for b in range(L - 1, 0, -1):
-        ends[b - 1] = pb[b, 0, F[b, ends[b]]]
-    zb = path[:n].reshape(L, S)
-    zb[:, S - 1] = ends
+        last[b - 1] = pb[0, first_state[last[b], b], b]
+    zb = np.empty((S, L), dtype=np.int64)
+    zb[S - 1] = last
     for s in range(S - 1, 0, -1):
-        zb[:, s - 1] = pb[rows, s, zb[:, s]]
-    return best, path
+        zb[s - 1] = np.take(pb[s].ravel(), zb[s] * L + rows)
+    path[:n] = zb.T.ravel()
+    return best_value, path

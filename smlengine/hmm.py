@@ -67,6 +67,10 @@ _COMPILED_MIN_T = 20_000
 # Sequence length from which the numpy path runs its loops over blocks of the sequence
 # (smlengine._hmm_blocks) instead of one numpy step per symbol.
 _BLOCK_MIN_T = 256  # measured: from about 256 steps on the blocks are faster (5 x at 2,000)
+# Most states for the blocks: their transfers cost K^3 per step against K^2 for the step loop,
+# whose numpy calls cost microseconds each whatever K (measured at T = 10^5: forward-backward
+# over blocks 13x faster at 8 states, 1.4x at 32).
+_BLOCK_MAX_K = 32
 _SUM_TOL = 1e-6  # how far from one a probability row may sum (it is then renormalised)
 # Size limits: A is K x K and B is K x M floats, the forward pass T x K, so K = 1,000 and
 # M = 10,000 keep every matrix of a model within 80 MB.
@@ -277,18 +281,32 @@ def _compiled(T: int):
     return None
 
 
+def _blocks(T: int, K: int) -> bool:
+    """Whether the numpy path runs over blocks of the sequence (smlengine._hmm_blocks)."""
+    return T >= _BLOCK_MIN_T and K <= _BLOCK_MAX_K
+
+
 def _forward(pi, A, BT, x):
     """(alpha (T, K), c (T,), first t with c_t = 0 or -1): the scaled forward pass."""
+    return _forward_keeping(pi, A, BT, x)[:3]
+
+
+def _forward_keeping(pi, A, BT, x, *, need_alpha=True):
+    """:func:`_forward` and the block loops' forward pass (``_hmm_blocks.Forward``, None when
+    they did not run), which :func:`_backward` reuses. Without ``need_alpha`` alpha may be
+    None (the block loops keep it in their own layout)."""
     T, K = x.shape[0], pi.shape[0]
-    alpha = np.empty((T, K))
-    c = np.empty(T)
     kern = _compiled(T)
     if kern is not None:
-        return alpha, c, int(kern.forward(pi, A, BT, x, alpha, c))
-    if T >= _BLOCK_MIN_T:
-        done = _hmm_blocks.forward(pi, A, BT, x)
-        if done is not None:
-            return done[0], done[1], -1
+        alpha = np.empty((T, K))
+        c = np.empty(T)
+        return alpha, c, int(kern.forward(pi, A, BT, x, alpha, c)), None
+    if _blocks(T, K):
+        fwd = _hmm_blocks.forward(pi, A, BT, x)
+        if fwd is not None:
+            return fwd.filtered() if need_alpha else None, fwd.scales(), -1, fwd
+    alpha = np.empty((T, K))
+    c = np.empty(T)
     Bx = BT[x]
     a = pi * Bx[0]
     for t in range(T):
@@ -298,23 +316,31 @@ def _forward(pi, A, BT, x):
         s = a.sum()
         c[t] = s
         if not s > 0.0:
-            return alpha, c, t
+            return alpha, c, t, None
         np.divide(a, s, out=alpha[t])
-    return alpha, c, -1
+    return alpha, c, -1, None
 
 
-def _backward(A, BT, x, c, alpha, trans=None):
+def _backward(A, BT, x, c, alpha, trans=None, transfers=None):
     """gamma (T, K) of the scaled backward pass with the forward constants c; adds the expected
-    transitions sum_t xi_t to ``trans`` when it is given."""
+    transitions sum_t xi_t to ``trans`` when it is given. ``transfers``: the block loops' forward
+    pass of the same sequence and model, or None; alpha may then be None."""
     T, K = x.shape[0], A.shape[0]
-    gamma = np.empty((T, K))
     kern = _compiled(T)
     if kern is not None:
+        gamma = np.empty((T, K))
         kern.backward(A, BT, x, c, alpha, gamma, np.zeros((K, K)) if trans is None else trans, trans is not None)
         return gamma
-    Bx = BT[x]
-    beta = _hmm_blocks.backward(A, BT, x, c, alpha) if T >= _BLOCK_MIN_T else None
+    if transfers is not None and trans is None:
+        gamma = _hmm_blocks.smooth(transfers, A, BT, x)
+        if gamma is not None:
+            return gamma
+    beta = None if transfers is None else _hmm_blocks.backward(transfers, A, BT, x)
+    if alpha is None:
+        alpha = transfers.filtered()
+    Bx = BT[x] if beta is None or trans is not None else None
     if beta is None:
+        gamma = np.empty((T, K))
         beta = gamma  # beta first, then gamma = alpha * beta in place
         beta[T - 1] = 1.0
         for t in range(T - 2, -1, -1):
@@ -324,7 +350,7 @@ def _backward(A, BT, x, c, alpha, trans=None):
     if trans is not None and T > 1:
         trans += (alpha[:-1].T @ (Bx[1:] * beta[1:] / c[1:, None])) * A
     gamma *= alpha
-    gamma /= gamma.sum(axis=1, keepdims=True)
+    gamma /= (gamma @ np.ones(K))[:, None]  # a product, not sum(axis=1): rows of K numbers sum slowly
     return gamma
 
 
@@ -341,7 +367,7 @@ def _viterbi(pi, A, B, x):
     kern = _compiled(T)
     if kern is not None:
         return float(kern.viterbi(log_pi, log_A, log_BT, x, path)), path
-    if T >= _BLOCK_MIN_T:
+    if _blocks(T, K):
         done = _hmm_blocks.viterbi(log_pi, log_A, log_BT, x)
         if done is not None:
             return done
@@ -545,10 +571,13 @@ class CategoricalHMM(IterativeMixin, BaseEstimator):
         ll = 0.0
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             xs = x[lo:hi]
-            alpha, c, bad = _forward(pi, A, BT, xs)
+            alpha, c, bad, transfers = _forward_keeping(pi, A, BT, xs, need_alpha=False)
             if bad >= 0:
                 raise _impossible("x", lo + bad, int(xs[bad]))
-            gamma[lo:hi] = _backward(A, BT, xs, c, alpha)
+            if hi - lo == x.shape[0]:
+                gamma = _backward(A, BT, xs, c, alpha, transfers=transfers)
+            else:
+                gamma[lo:hi] = _backward(A, BT, xs, c, alpha, transfers=transfers)
             ll += float(np.log(c).sum())
         return ll, gamma
 
@@ -568,7 +597,7 @@ class CategoricalHMM(IterativeMixin, BaseEstimator):
         bounds = _check_lengths(lengths, x.shape[0])
         ll = 0.0
         for lo, hi in zip(bounds[:-1], bounds[1:]):
-            _, c, bad = _forward(pi, A, BT, x[lo:hi])
+            _, c, bad, _ = _forward_keeping(pi, A, BT, x[lo:hi], need_alpha=False)
             if bad >= 0:
                 return -np.inf
             ll += float(np.log(c).sum())
@@ -693,13 +722,13 @@ class CategoricalHMM(IterativeMixin, BaseEstimator):
         ll = 0.0
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             xs = x[lo:hi]
-            alpha, c, bad = _forward(pi, A, BT, xs)
+            alpha, c, bad, transfers = _forward_keeping(pi, A, BT, xs)
             if bad >= 0:
                 raise _impossible("X", lo + bad, int(xs[bad]))
             ll += float(np.log(c).sum())
             if not need_stats:
                 continue
-            gamma = _backward(A, BT, xs, c, alpha, trans)
+            gamma = _backward(A, BT, xs, c, alpha, trans, transfers)
             start += gamma[0]
             for k in range(K):
                 emit[k] += np.bincount(xs, weights=gamma[:, k], minlength=M)

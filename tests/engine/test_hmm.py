@@ -125,11 +125,13 @@ def test_compiled_and_numpy_loops_agree(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "K,M,T,sticky", [(1, 3, 5000, 0.0), (3, 5, 4099, 0.5), (4, 6, 20_000, 0.8), (2, 2, 8192, 0.95)]
+    "K,M,T,sticky",
+    [(1, 3, 5000, 0.0), (3, 5, 4099, 0.5), (4, 6, 20_000, 0.8), (2, 2, 8192, 0.95), (3, 4, 3000, 1.0)],
 )
 def test_block_loops_equal_the_step_loop(monkeypatch, K, M, T, sticky):
     """The numpy path's loops over blocks of the sequence (long sequences) against its loop over
-    single steps, on lengths that are not a multiple of the block length too."""
+    single steps, on lengths that are not a multiple of the block length too; with A = I (sticky
+    1) no recursion forgets its start, so the boundaries come from the blocks' transfers."""
     monkeypatch.setattr(hmm_module, "_USE_COMPILED", False)
     pi, A, B = random_model(K + M + T, K, M, sticky=sticky)
     model = CategoricalHMM(K, M, pi, A, B)
