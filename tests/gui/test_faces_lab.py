@@ -49,10 +49,18 @@ def test_faces_found_on_the_astronaut_as_the_engine_finds_them(qtbot, make_windo
     shown = [t for t in lab._counts if t.isVisible()]
     assert len(shown) == 1 and shown[0].textItem.toPlainText().strip() == str(int(score))
     assert shown[0].pos().x() == pytest.approx(c) and shown[0].pos().y() == pytest.approx(r)
-    # the key names every kind of box, with the vote in force
+    # one face, one box: the accepted windows it merges are drawn on request only
+    raw_x, _ = lab.photo_view.layers["raw"].getData()
+    assert raw_x is None or len(raw_x) == 0
+    # the key names every kind of box drawn, with the vote in force
     key = {label.text: sample.item for sample, label in lab.key.items}
-    assert key == {"windows": lab.photo_view.layers["raw"], "faces: n > 4": lab.photo_view.layers["faces"],
-                   "LBP (skimage)": lab.photo_view.layers["lbp"], "scanning": lab.photo_view.layers["band"]}
+    assert key == {"faces: n > 4": lab.photo_view.layers["faces"], "LBP (skimage)": lab.photo_view.layers["lbp"],
+                   "scanning": lab.photo_view.layers["band"]}
+    lab.raw_box.setChecked(True)
+    raw_x, _ = lab.photo_view.layers["raw"].getData()
+    assert np.isfinite(raw_x).sum() == 5 * min(snap.raw.shape[0], run.MAX_RAW_DRAWN)  # 5 corners a box
+    key = {label.text: sample.item for sample, label in lab.key.items}
+    assert key["windows"] is lab.photo_view.layers["raw"] and len(key) == 4
     vb = lab.photo_view.plot_item.getViewBox()
     assert not lab.key.sceneBoundingRect().intersects(vb.sceneBoundingRect())  # the key covers no photo
     # scikit-image's LBP cascade agrees on the face
@@ -200,6 +208,7 @@ def test_opened_photo_and_session_round_trip(qtbot, make_window, tmp_path):
     lab.open_image_file(path)
     _wait_task(qtbot, lab, "open")
     assert lab.image_path == path
+    assert lab.form.widgets["image"].currentText() == "file: crop.png"  # the Photo box names the opened photo
     qtbot.waitUntil(lambda: lab.runner.current is not None and lab.runner.current.ctx.photo.label == "crop.png",
                     timeout=20_000)
     snap = run_to(lab, 10_000)
@@ -213,9 +222,14 @@ def test_opened_photo_and_session_round_trip(qtbot, make_window, tmp_path):
     qtbot.waitUntil(lambda: lab2.runner.current is not None, timeout=20_000)
     assert lab2.image_path == path
     assert lab2.runner.current.ctx.photo.label == "crop.png"
+    assert lab2.form.widgets["image"].currentText() == "file: crop.png"
     with pytest.raises(ValueError):
         lab2.restore_session(dict(state, user_data={"path": 5}))
     assert lab2.image_path == path
+    lab2.form.widgets["image"].setCurrentIndex(1)  # a sample photo again: the file's entry goes
+    assert lab2.image_path == "" and lab2.form.value("image") == "camera"
+    assert [lab2.form.widgets["image"].itemText(i) for i in range(lab2.form.widgets["image"].count())] == \
+        ["astronaut", "camera"]
     window.close()
     window2.close()
 

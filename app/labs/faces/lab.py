@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import html
 import math
+import os
 import time
 from typing import Callable, Iterator
 
 import numpy as np
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from ... import style as theme
 from ...lab import Lab
@@ -21,6 +22,7 @@ from . import maths, run, side_tasks
 from .tabs import TAB_DETECT, TAB_TRAIN, DetectionTab, GalleryTab, TrainingTab
 
 MAX_STAGES = 19
+FILE_ROLE = QtCore.Qt.ItemDataRole.UserRole + 7  # marks the Photo box entry of an opened file
 
 
 def _or_gap(value) -> float:
@@ -110,8 +112,9 @@ class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
         self.lbp_box.toggled.connect(self._lbp_toggled)
         layout.addWidget(self.lbp_box)
         self.raw_box = QtWidgets.QCheckBox("Accepted windows")
-        self.raw_box.setChecked(True)
-        self.raw_box.setToolTip("Draw every window all stages accept, before they are merged into detections")
+        self.raw_box.setChecked(False)  # dozens of them would crowd the one face box they merge into
+        self.raw_box.setToolTip("Draw every window all stages accept, before they are merged into detections "
+                                "(their count is in the maths panel)")
         self.raw_box.toggled.connect(self._raw_toggled)
         layout.addWidget(self.raw_box)
         self.status = QtWidgets.QLabel()
@@ -134,6 +137,7 @@ class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
     def on_param_changed(self, name: str) -> None:
         if name == "image":
             self.image_path = ""
+            self._sync_photo_box()
         if name == "mode":
             self.tabs.setCurrentIndex(TAB_TRAIN if self.form.value("mode") == "train" else TAB_DETECT)
         if name in ("image", "mode"):
@@ -177,10 +181,7 @@ class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
         raw = snap.raw[: run.MAX_RAW_DRAWN] if self.raw_box.isChecked() else np.zeros((0, 4))
         self.photo_view.set_boxes("raw", *run.box_polyline(raw))
         self.photo_view.set_boxes("band", *run.box_polyline([snap.band] if snap.band else []))
-        label = self.key.items[1][1]
-        text = run.key_text("faces", ctx.params.get("min_neighbors", run.MIN_NEIGHBORS))
-        if label.text != text:
-            label.setText(text)
+        self._sync_key()
         self._draw_lbp()
         K = ctx.n_stages
         if snap.heat is not None:
@@ -304,6 +305,7 @@ class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
     def _draw_lbp(self) -> None:
         b = self._lbp_boxes if self.lbp_box.isChecked() else np.zeros((0, 4))
         self.photo_view.set_boxes("lbp", *run.box_polyline(b))
+        self._sync_key()
 
     def _lbp_toggled(self, on: bool) -> None:
         if on and self.form.value("mode") == "detect":
@@ -311,6 +313,7 @@ class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
         self._draw_lbp()
 
     def _raw_toggled(self, _on: bool) -> None:
+        self._sync_key()
         snap = self.runner.current
         if snap is not None and snap.mode == "detect":
             self._render_detect(snap)
@@ -321,6 +324,7 @@ class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
 
     def image_opened(self, path: str) -> None:
         self.image_path = path
+        self._sync_photo_box()
         self._clear_window()
         if self.form.value("mode") != "detect":
             self.form.set_value("mode", "detect")
@@ -363,6 +367,29 @@ class FacesLab(DetectionTab, TrainingTab, GalleryTab, Lab):
         self.image_path = path
         self.window_info = None
         self._clicked = None
+        self._sync_photo_box()
+
+    def after_params_restored(self) -> None:
+        self._sync_photo_box()
+
+    def _sync_photo_box(self) -> None:
+        """The Photo box names what is on screen: an opened file gets its own (last) entry,
+        selected, carrying the sample photo's value so the parameters stay valid."""
+        combo = self.form.widgets["image"]
+        combo.blockSignals(True)
+        try:
+            for i in reversed(range(combo.count())):
+                if combo.itemData(i, FILE_ROLE):
+                    combo.removeItem(i)
+            if self.image_path:
+                name = os.path.basename(self.image_path)[:60] or self.image_path[:60]
+                combo.addItem(f"file: {name}", combo.currentData())
+                last = combo.count() - 1
+                combo.setItemData(last, True, FILE_ROLE)
+                combo.setItemData(last, self.image_path, QtCore.Qt.ItemDataRole.ToolTipRole)
+                combo.setCurrentIndex(last)
+        finally:
+            combo.blockSignals(False)
 
     def shutdown(self) -> None:
         super().shutdown()

@@ -34,8 +34,8 @@ class DetectionTab:
         pv.layer("clicked", theme.OKABE_ITO["bluish_green"], 3.0, QtCore.Qt.PenStyle.DotLine, z=11)
         # the key: what each kind of box is, in a row between the title and the photo
         self.key = outside_legend(pv.plot_item, "top", columns=4)
-        for name in ("raw", "faces", "lbp", "band"):
-            self.key.addItem(pv.layers[name], run.key_text(name, self.form.value("min_neighbors")))
+        self._keyed: tuple = ()
+        self._sync_key()
         self._counts: list[pg.TextItem] = []  # neighbour count written by each detection
         self.photo_view.clicked.connect(self.inspect_window)
         self.heat_view = ImageView("Stages passed", colormap="viridis")
@@ -66,6 +66,20 @@ class DetectionTab:
         detect_tab.setStretchFactor(1, 1)
         detect_tab.setSizes([520, 170])
         return detect_tab
+
+    def _sync_key(self) -> None:
+        """The key names the kinds of box drawn on the photo: the accepted windows and the LBP
+        boxes only while their boxes are ticked, the faces with the vote in force."""
+        ticked = {"raw": self.raw_box.isChecked(), "lbp": self.lbp_box.isChecked()}
+        names = tuple(name for name in ("raw", "faces", "lbp", "band") if ticked.get(name, True))
+        texts = tuple(run.key_text(name, self.form.value("min_neighbors")) for name in names)
+        if (names, texts) == self._keyed:
+            return
+        self._keyed = (names, texts)
+        self.key.clear()
+        for name, text in zip(names, texts):
+            self.key.addItem(self.photo_view.layers[name], text)
+        self.photo_view.apply_style(theme.current())  # the new entries in the key's font and colour
 
     def _draw_counts(self, boxes) -> None:
         """Write each detection's neighbour count above its top-left corner (pooled text items)."""
