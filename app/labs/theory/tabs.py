@@ -76,6 +76,9 @@ class GameTab:
         self.frac_curve = self.frac_panel.curve("fraction over ε", dash=0)
         self.delta_line = pg.InfiniteLine(angle=0, label="δ", labelOpts={"position": 0.92})
         self.frac_panel.addItem(self.delta_line)
+        # the course's bound on P(err > ε) at this m, where it says something (below 1)
+        self.chance_line = pg.InfiniteLine(angle=0, label="4e^(−εm/4)", labelOpts={"position": 0.3})
+        self.frac_panel.addItem(self.chance_line)
         self.frac_panel.plot_item.setYRange(0, 1, padding=0.02)
         self.frac_panel.plot_item.enableAutoRange(y=False)
         below = splitter(False, self.hist_panel, self.frac_panel, sizes=[300, 300], stretch=[1, 1])
@@ -112,6 +115,8 @@ class GameTab:
         self.square.set_title(f"{where}: m = {s.n_seen}, err(R′) = {s.error:.3f}")
         self.eps_line.setValue(s.epsilon)
         self.delta_line.setValue(s.delta)
+        self.chance_line.setValue(s.chance_bound)
+        self.chance_line.setVisible(s.chance_bound < 1.0)
         if history.rewound:
             self.frac_panel.clear_series()
         if len(s.errors):
@@ -134,16 +139,21 @@ class GameTab:
         colour.setAlpha(110)
         font = QtGui.QFont()
         font.setPointSizeF(s.legend_pt)
+        back = QtGui.QColor(s.background)
+        back.setAlpha(210)  # the areas stay legible over the samples
         for item, text in zip(self.strip_items, self.strip_texts):
             item.setBrush(QtGui.QBrush(colour))
             item.setPen(QtGui.QPen(QtCore.Qt.PenStyle.NoPen))
             text.setColor(s.foreground)
             text.setFont(font)
+            text.fill = pg.mkBrush(back)
+            text.setZValue(15)
+            text.update()
         self.hist_curve.setPen(s.pen(theme.CATEGORICAL[0], width=max(1.0, 0.6 * s.line_width)))
         fill = QtGui.QColor(theme.CATEGORICAL[0])
         fill.setAlpha(90)
         self.hist_curve.setBrush(QtGui.QBrush(fill))
-        for line in (self.eps_line, self.delta_line):
+        for line in (self.eps_line, self.delta_line, self.chance_line):
             line.setPen(s.pen(theme.NEG_COLOR, width=max(1.0, 0.6 * s.line_width), style=QtCore.Qt.PenStyle.DotLine))
             line.label.setColor(theme.NEG_COLOR)
             line.label.setFont(font)
