@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 
+import file_fuzz
 import lab_templates
 import numpy as np
 import pytest
@@ -45,6 +46,8 @@ REFUSED = {
                                                                   for k in ("labelled", "unlabelled", "xy")}),
     "1_000": ("x,y,label\n1_000,2,1\n3,4,-1\n", {k: "'1_000' is not written as a plain number"
                                                  for k in ("labelled", "unlabelled", "xy")}),
+    "full-width digits": ("x,y,label\n１２,2,1\n3,4,-1\n", {k: "'１２' is not written as a plain number"
+                                                         for k in ("labelled", "unlabelled", "xy")}),
 }
 ONE_CLASS_REFUSAL = "this lab needs 2 classes (labels), there is 1: 1"
 
@@ -158,17 +161,37 @@ def test_the_one_class_file_is_refused_by_every_lab_that_needs_classes(lab, tmp_
 @pytest.mark.parametrize("lab", POINTS_LABS, indirect=True)
 def test_a_file_the_lab_cannot_use_changes_nothing_and_says_why(lab, tmp_path):
     _edit(lab)
+    lab.pause()  # the opens, not the run, have the machine
     for name, (text, why) in REFUSED.items():
         _refused(lab, _write(tmp_path, f"{name}.csv", text), why[lab.points_kind])
+    # bytes that are no points file, then files put together from the pieces of one: each is
+    # adopted, or refused with nothing changed (file_fuzz.py; the other openers: test_failed_opens.py)
+    for i, (_suffix, data) in enumerate(file_fuzz.files(lab.id, "points")):
+        path = tmp_path / f"random {i}.csv"
+        path.write_bytes(data)
+        before, X = _state(lab), lab.canvas.X.copy()
+        adopted = lab.load_points_file(str(path), wait=True)
+        assert not (i == 0 and adopted)  # bytes that are no points file
+        if adopted:
+            assert len(lab.canvas.X) >= 2 and np.all(np.isfinite(lab.canvas.X)), data
+        else:
+            wait_until(lambda: path.name in lab.error_text, what="the banner")
+            assert len(lab.error_text) < 400 and "Traceback" not in lab.error_text, (data, lab.error_text)
+            np.testing.assert_array_equal(lab.canvas.X, X)
+            assert _state(lab) == before, data
 
 
 @pytest.mark.parametrize("lab", ["regression"], indirect=True)
 def test_points_the_plots_cannot_draw_are_named_and_the_rest_is_drawn(lab):
-    """Points that reached the lab without the file's checks (x spread over 3e-299): the
-    bias–variance tab says what it cannot show, the fit is drawn, nothing reaches the event loop
-    (pytest-qt fails a test on an exception in a slot)."""
+    """Points that reached the lab without the file's checks (x spread over 3e-299, put on the
+    canvas as drawn points, so the bias–variance sweep runs against the truth): the bias–variance
+    tab says what it cannot show, the fit is drawn, nothing reaches the event loop (pytest-qt
+    fails a test on an exception in a slot)."""
     x = np.arange(30) * 1e-300
-    lab.points_loaded((x[:, None], np.arange(30) % 3 * 1.0), "tiny.csv")
+    lab.form.set_value("truth", "sine")
+    lab.set_canvas_points(np.column_stack([x, np.arange(30) % 3 * 1.0]))
+    lab.points_edited()
+    assert lab.has_truth()
     lab.reset()
     drawn(lab)
     wait_until(lambda: not lab.task("sweep").busy, what="the bias–variance sweep")

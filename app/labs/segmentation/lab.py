@@ -240,7 +240,7 @@ class SegmentationLab(SegmentationTab, PixelTab, LinkedViewsTab, CompareTab, Cho
 
     # ------------------------------------------------------------------ files and clicks
     def image_reader(self):
-        return run.open_image, (int(self.form.value("resolution")),)
+        return run.open_image, (int(self.form.value("resolution")), int(self.form.value("K")))
 
     def restore_image_label(self) -> None:
         self._update_image_label(self._ctx)

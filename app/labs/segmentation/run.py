@@ -379,9 +379,17 @@ def pixel_terms(ctx: RunContext, eng, index: int) -> dict:
     return out
 
 
-def open_image(path: str, max_side: int) -> LoadedImage:
-    """Side task of File ▸ Open: read and cache the file (ValueError when it is not an image)."""
-    return load_image(("file", str(path)), int(max_side))
+def open_image(path: str, max_side: int, k: int = 1) -> LoadedImage:
+    """Side task of File ▸ Open: read and cache the file; ValueError when it is not an image, or
+    when it has fewer distinct colours than the ``k`` segments asked for (a flat picture, a
+    single pixel), checked before the lab's photo is replaced."""
+    loaded = load_image(("file", str(path)), int(max_side))
+    pixels = loaded.image.reshape(loaded.image.shape[0] * loaded.image.shape[1], -1)
+    distinct = np.unique(pixels, axis=0).shape[0]
+    if distinct < k:
+        what = f"{len(pixels)} pixel(s)" if len(pixels) < k else f"{distinct} distinct colour(s)"
+        raise ValueError(f"the image has {what}: K = {k} segments need at least {k} (choose a smaller K first)")
+    return loaded
 
 
 # ----------------------------------------------------------------------------- linked views
