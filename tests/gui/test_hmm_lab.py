@@ -2,6 +2,10 @@
 rates, the trellis window, Baum-Welch views, the letter model, the editable model (bad
 matrices give a message and keep the edits), sessions and the maths text."""
 
+import html
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,7 +13,10 @@ from app import registry
 from app.labs.hmm.lab import roll_height
 from smlengine.datasets import dishonest_casino
 from smlengine.hmm import CategoricalHMM
-from app.testing import run_to
+from app.lessons.format import load_lesson
+from app.testing import drawn, run_to
+
+LESSON = Path(__file__).resolve().parents[2] / "resources" / "lessons" / "hmm.smllesson"
 
 
 @pytest.fixture
@@ -120,8 +127,10 @@ def test_baum_welch_heat_maps_and_monotone_curve(qtbot, hmm_window):
     run_to(lab, 10_000)
     snap = lab.runner.current
     assert snap.stage == "learn" and snap.restart == 1 and snap.bw.converged
-    np.testing.assert_allclose(lab.A_learned.values, snap.bw.transmat)
-    np.testing.assert_allclose(lab.B_learned.values, snap.bw.emissionprob)
+    # the learned matrices in the true states' order (the best of both orders), beside the truth
+    perm, off_A, off_B = _matched(snap.bw)
+    np.testing.assert_allclose(lab.A_learned.values, snap.bw.transmat[np.ix_(perm, perm)])
+    np.testing.assert_allclose(lab.B_learned.values, snap.bw.emissionprob[perm])
     np.testing.assert_allclose(lab.A_true.values, dishonest_casino().transmat)
     assert set(lab.ll_panel.series) == {"restart 1", "restart 2", "true model"}
     for name in ("restart 1", "restart 2"):
@@ -130,9 +139,109 @@ def test_baum_welch_heat_maps_and_monotone_curve(qtbot, hmm_window):
     # the same learner outside the lab
     ref = CategoricalHMM(2, 6, tol=1e-6, max_iter=20, random_state=1).fit(snap.data.x_train)
     np.testing.assert_allclose(snap.bw.transmat, ref.transmat_, atol=1e-12)
-    assert "Restart 2 of 2" in lab.learn_label.text()
-    assert f"Earlier restarts stopped at 1: {lab.ll_panel.series['restart 1'].y[-1]:.2f}" in lab.learn_label.text()
+    caption = _plain(lab.learn_label.text())
+    assert "Restart 2/2, iteration 20" in caption
+    assert f"A {off_A:.2f}, B {off_B:.2f}" in caption and f"A {off_A:.2f}, B {off_B:.2f}" in lab.maths.toPlainText()
+    first = lab.ll_panel.series["restart 1"].y[-1]
+    assert f"Earlier: 1: {first:.2f}".replace("-", "−") in caption
     assert "Baum" in lab.maths.toPlainText()
+    # the log-likelihood axis shows the restarts from iteration 1 on and the truth, not the random starts
+    lo, hi = lab.ll_panel.plot_item.getViewBox().viewRange()[1]
+    shown = [lab.ll_panel.series[n].y[1:] for n in ("restart 1", "restart 2")] + [[snap.data.log_likelihood_train]]
+    assert lo <= min(map(np.min, shown)) and hi >= max(map(np.max, shown))
+    assert lab.ll_panel.series["restart 1"].y[0] < lo  # the random start lies below
+
+
+def _plain(rich: str) -> str:
+    text = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<br\s*/?>", " ", rich)))
+    return " ".join(text.replace("\xa0", " ").split())
+
+
+def _matched(bw, truth=None):
+    """The learned states' order closest to the truth, and the largest difference of one probability
+    in A and in B (brute force over both orders of two states)."""
+    truth = truth or dishonest_casino()
+    best = None
+    for perm in ([0, 1], [1, 0]):
+        off_A = np.abs(bw.transmat[np.ix_(perm, perm)] - truth.transmat).max()
+        off_B = np.abs(bw.emissionprob[perm] - truth.emissionprob).max()
+        if best is None or max(off_A, off_B) < max(best[1], best[2]):
+            best = (perm, off_A, off_B)
+    return best
+
+
+def _numbers(text: str) -> list[str]:
+    return re.findall(r"[−-]?\d[\d,]*(?:\.\d+)?", text)
+
+
+def _value(number: str) -> float:
+    return float(number.replace("−", "-").replace(",", ""))
+
+
+def _decimals(number: str) -> int:
+    return len(number.split(".")[1]) if "." in number else 0
+
+
+@pytest.mark.slow  # the default run to its end: 859 Baum–Welch iterations on 2,000 rolls
+def test_default_learning_tells_the_lessons_story(qtbot, hmm_window):
+    """At the lesson's defaults, run to the end: every number an answer of the shipped lesson quotes
+    is on the screen at that step's reveal (caption, notes, maths panel, parameters), the caption
+    and the maths panel say the same about where each restart stopped, and the distance to the
+    truth on screen is the best matching's."""
+    lesson = load_lesson(LESSON)
+    lab = _lab(qtbot, hmm_window)
+    lab.plots.setCurrentIndex(2)  # Learning
+    last = run_to(lab, 10**6)
+    assert lab.runner.finished and last.stage == "learn"
+    snaps = list(lab.runner.timeline)
+    index = {s.step: i for i, s in enumerate(snaps)}
+
+    def show(step):
+        lab.runner.seek(index[step])
+        return drawn(lab)
+
+    def screen() -> str:
+        form = " ".join(str(lab.form.value(n)) for n in lab.form.params)
+        texts = (lab.learn_label.text(), lab.error_label.text(), lab.trellis_label.text())
+        return " ".join(_plain(t) for t in texts) + " " + lab.maths.toPlainText() + " " + form
+
+    for i, step in enumerate(lesson.steps):
+        start = step.state["step"]
+        until = step.reveal.until
+        if until is None:
+            end = step.reveal.run_to
+        elif until.finished:
+            end = last.step
+        else:
+            end = next(s.step for s in snaps if s.step > start and until.met(lab.lesson_values(s), False))
+        shown = show(end)
+        numbers = [(float(_value(n)), _decimals(n)) for n in _numbers(screen())]
+        for quoted in _numbers(step.answer):
+            want, d = _value(quoted), _decimals(quoted)
+            assert any(round(v, d) == round(want, d) for v, _ in numbers), \
+                f"step {i + 1}'s answer quotes {quoted}; the screen at step {shown.step} does not show it"
+    # each restart's end: the caption and the maths panel agree on how it stopped
+    ends = {s.restart: s for s in snaps if s.stage == "learn" and s.bw.converged}
+    assert len(ends) == 3
+    truth = dishonest_casino()
+    verdicts = set()
+    for r, end in ends.items():
+        show(end.step)
+        caption, maths = _plain(lab.learn_label.text()), lab.maths.toPlainText()
+        gain = end.bw.log_likelihood - snaps[index[end.step] - 1].bw.log_likelihood
+        climbing = gain >= 1e-6
+        for text in (caption, maths):
+            assert ("still climbing" in text) == climbing and ("converged" in text) == (not climbing), (r, text)
+        perm, off_A, off_B = _matched(end.bw, truth)
+        for text in (caption, maths):
+            assert f"A {off_A:.2f}, B {off_B:.2f}" in text
+            assert f"true model {truth.score(end.data.x_train):.2f}".replace("-", "−") in text
+            assert f"log P(x) {end.bw.log_likelihood:.2f}".replace("-", "−") in text
+        found = max(off_A, off_B) <= 0.1
+        verdicts.add(("climbing" if climbing else "converged", found))
+        assert ("the truth found" in caption) == found
+    # the default shows both: starts still climbing far from the truth, and one that found it
+    assert verdicts == {("climbing", False), ("converged", True)}
 
 
 def test_letter_model_separates_vowels(qtbot, hmm_window):

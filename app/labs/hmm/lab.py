@@ -41,6 +41,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
         self._data = None
         self._shown_t = -1
         self._key = ""
+        self._ends = {}  # restart -> its last Baum-Welch snapshot
 
     def parameter_specs(self):
         return [
@@ -52,7 +53,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
                   tooltip="Symbols Baum–Welch learns from (the shown ones first)"),
             Param("restarts", "Restarts", "int", 3, minimum=1, maximum=8,
                   tooltip="Baum–Welch runs from different random starts"),
-            Param("max_iter", "Iterations", "int", 100, minimum=5, maximum=1000, step=5,
+            Param("max_iter", "Iterations", "int", 300, minimum=5, maximum=1000, step=5,
                   tooltip="Most Baum–Welch iterations per restart"),
             Param("bw_start", "First start", "choice", "random",
                   choices=[("random", "random matrices"), ("editor", "the edited matrices")],
@@ -103,6 +104,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
         self.ll_panel.clear_series()
         self._data = None
         self._shown_t = -1
+        self._ends = {}
         self.error_label.setText("")
 
     def _set_data(self, data: run.RunData) -> None:
@@ -285,46 +287,65 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
         data = self._data
         if history.rewound:
             self.ll_panel.clear_series()
+            self._ends = {}
         added = [h for h in (history.added if not history.rewound else list(history))
                  if h.stage == "learn" and h.bw is not None]
         for h in added:
             self.ll_panel.curve(f"restart {h.restart + 1}").extend([h.bw.step], [h.bw.log_likelihood])
+            if h.learn.finished:
+                self._ends[h.restart] = h
         if added:
             true = self._true_ll()
             last = max(max(s.x[-1] for s in self.ll_panel.series.values() if s.n and s is not true), 1)
             true.set([0, last], [data.log_likelihood_train] * 2)
+            self._zoom_ll(data)
         bw = snapshot.bw
         if bw is None:
             self.A_learned.set_matrix(np.full_like(data.A, np.nan))
             self.B_learned.set_matrix(np.full_like(data.B, np.nan), self._b_top(data))
             self.learn_label.setText("Baum–Welch starts after the trellis (or step there with the run bar).")
             return
-        self.A_learned.set_matrix(bw.transmat)
-        self.B_learned.set_matrix(bw.emissionprob, self._b_top(data))
-        perm = run.best_permutation(np.asarray(bw.emissionprob), data.B)
-        switched = perm != sorted(perm)
-        self.learn_label.setText(
-            f"Restart {snapshot.restart + 1} of {data.n_restarts}, iteration {bw.step}: "
-            f"log P(x) = {bw.log_likelihood:.2f} (true model {data.log_likelihood_train:.2f}); "
-            + ("learned states come out swapped (label switching)." if switched else "states in the true order.")
-            + self._stop_note(bw)
-            + self._finals(snapshot.restart))
+        perm = list(snapshot.learn.perm)  # drawn in the true states' order, beside the truth
+        self.A_learned.set_matrix(np.asarray(bw.transmat)[np.ix_(perm, perm)])
+        self.B_learned.set_matrix(np.asarray(bw.emissionprob)[perm], self._b_top(data))
+        self.learn_label.setText(self.learn_caption(snapshot))
 
-    def _stop_note(self, bw) -> str:
-        if not bw.converged:
-            return ""
-        if bw.step >= int(self.run_params.get("max_iter", 0) or 0):
-            return " Stopped at the iteration limit, still climbing."
-        return " Converged: the last iteration gained less than 10⁻⁶."
+    def _zoom_ll(self, data) -> None:
+        """The log-likelihood axis spans the restarts from their first iteration on and the true
+        model: the random starts (iteration 0) lie far below and would flatten the differences
+        between optima to a pixel."""
+        true = self._true_ll()
+        lows, highs = [data.log_likelihood_train], [data.log_likelihood_train]
+        for series in self.ll_panel.series.values():
+            if series is true or not series.n:
+                continue
+            ys = series.y[series.x >= 1]
+            if ys.size:
+                lows.append(float(ys.min()))
+                highs.append(float(ys.max()))
+        lo, hi = min(lows), max(highs)
+        pad = max(0.08 * (hi - lo), 1.0)
+        item = self.ll_panel.plot_item
+        item.enableAutoRange(y=False)
+        item.setYRange(lo - pad, hi + pad, padding=0)
+
+    def learn_caption(self, snapshot) -> str:
+        """The Learning tab's note for a Baum–Welch snapshot: the restart's status and its model
+        against the truth (the maths panel's words), and where the earlier restarts ended."""
+        return (f"Restart {snapshot.restart + 1}/{snapshot.data.n_restarts}, iteration {snapshot.bw.step}: "
+                f"{maths.status_text(snapshot.learn)}.<br>{maths.truth_text(snapshot)}"
+                + self._finals(snapshot.restart))
 
     def _finals(self, current: int) -> str:
-        """The log-likelihood each earlier restart stopped at: different starts, different optima."""
+        """Where each earlier restart ended: different starts, different ends."""
         done = []
         for r in range(current):
-            series = self.ll_panel.series.get(f"restart {r + 1}")
-            if series is not None and series.n:
-                done.append(f"{r + 1}: {series.y[-1]:.2f}")
-        return "<br>Earlier restarts stopped at " + ", ".join(done) if done else ""
+            end = self._ends.get(r)
+            if end is not None:
+                how = "limit" if end.learn.status == "limit" else "converged"
+                done.append(f"{r + 1}: {maths.log_likelihood_text(end.bw.log_likelihood)}, {how}, "
+                            f"{end.learn.off:.2f} off")
+        return "<br>Earlier: " + "; ".join(done) + "." if done else ""
 
     @staticmethod
     def _b_top(data) -> float:

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .run import HMMLabSnapshot, best_permutation
+from .run import TOL, TRUTH_WITHIN, HMMLabSnapshot, LearnState
 
 
 def _f(x: float, digits: int = 4) -> str:
@@ -103,6 +103,49 @@ def trellis_html(snap: HMMLabSnapshot) -> str:
     return "".join(rows)
 
 
+def _power_of_ten(x: float) -> str:
+    """10⁻⁶ for 1e-6."""
+    exponent = str(round(math.log10(x)))
+    return "10" + exponent.translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def log_likelihood_text(x: float) -> str:
+    """A log-likelihood as every learning text writes it (2 decimals, a true minus sign)."""
+    return f"{x:.2f}".replace("-", "−")
+
+
+def status_text(learn: LearnState) -> str:
+    """Where the restart stands: the words the caption and the maths panel share."""
+    if learn.status == "start":
+        return "the random start"
+    if learn.status == "climbing":
+        return f"climbing (+{learn.gain:.2g} in the last iteration)"
+    if learn.status == "converged":
+        return f"converged (the last gain < {_power_of_ten(TOL)})"
+    return f"stopped at the {learn.max_iter}-iteration limit, still climbing (+{learn.gain:.2g})"
+
+
+def verdict_text(snap: HMMLabSnapshot) -> str:
+    """What the learned model is: the truth, another optimum, or not the truth yet."""
+    learn = snap.learn
+    if learn.found_truth:
+        return f"the truth found (all within {TRUTH_WITHIN:g})"
+    if learn.status == "converged":
+        side = "above" if snap.bw.log_likelihood > snap.data.log_likelihood_train else "below"
+        return f"another optimum, {side} the truth's log P(x)"
+    return "not the truth (yet)"
+
+
+def truth_text(snap: HMMLabSnapshot) -> str:
+    """The learned model against the truth: log-likelihoods side by side, the distance after
+    matching the states, and the verdict."""
+    learn = snap.learn
+    ll, true_ll = snap.bw.log_likelihood, snap.data.log_likelihood_train
+    order = " (states swapped)" if learn.switched else ""
+    return (f"log P(x) {log_likelihood_text(ll)}, true model {log_likelihood_text(true_ll)}; "
+            f"off the truth{order}: A {learn.off_A:.2f}, B {learn.off_B:.2f} — {verdict_text(snap)}.")
+
+
 def learn_html(snap: HMMLabSnapshot) -> str:
     d = snap.data
     bw = snap.bw
@@ -115,19 +158,22 @@ def learn_html(snap: HMMLabSnapshot) -> str:
         "B<sub>km</sub> = Σ<sub>t: x<sub>t</sub>=m</sub> γ<sub>t</sub>(k) / Σ<sub>t</sub> γ<sub>t</sub>(k), &nbsp; "
         "π = γ<sub>1</sub></p>",
         "<p>log P(x) never decreases; different starts may stop at different local optima, "
-        "and the learned states may come out in another order (label switching).</p>",
+        "and the learned states may come out in another order (label switching): they are matched "
+        "to the true ones before the distance is measured (largest difference of one probability).</p>",
     ]
-    if bw is not None:
-        perm = best_permutation(np.asarray(bw.emissionprob), d.B)
-        true_ll = _f(d.log_likelihood_train, 6)
+    if bw is not None and snap.learn is not None:
+        learn = snap.learn
         rows.append("<p class='num'>")
-        rows.append(f"restart {snap.restart + 1} of {d.n_restarts}, iteration {bw.step}<br>")
+        rows.append(f"restart {snap.restart + 1} of {d.n_restarts}, iteration {bw.step}: "
+                    f"{html.escape(status_text(learn))}<br>")
         rows.append(f"log P(x) = {_f(bw.log_likelihood, 7)} on {d.x_train.shape[0]} symbols<br>")
-        rows.append(f"true model: {true_ll}<br>")
-        rows.append("A = " + " ".join(_vec(r) for r in bw.transmat) + "<br>")
-        rows.append(f"learned state order matching the truth: {tuple(perm)}"
-                    + (" (switched)" if perm != sorted(perm) else "") + "<br>")
-        rows.append("converged" if bw.converged else "")
+        rows.append(f"true model: {_f(d.log_likelihood_train, 7)}<br>")
+        perm = list(learn.perm)
+        rows.append("A (states matched) = " + " ".join(_vec(r) for r in np.asarray(bw.transmat)[np.ix_(perm, perm)])
+                    + "<br>")
+        rows.append(f"learned state matched to each true state: {tuple(perm)}"
+                    + (" (switched)" if learn.switched else "") + "<br>")
+        rows.append(html.escape(truth_text(snap)))
         rows.append("</p>")
     return "".join(rows)
 

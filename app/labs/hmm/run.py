@@ -43,6 +43,10 @@ LETTER_TRAIN = 2000
 #: that a letter the training text lacks (a 'z' or 'x') is unlikely, not impossible
 LETTER_FLOOR = 1e-3
 WINDOW = 20  # trellis columns shown at once
+#: Baum-Welch stops when an iteration raises log P(x) by less than this
+TOL = 1e-6
+#: a learned model whose every probability is this close to the truth's (states matched) has found it
+TRUTH_WITHIN = 0.1
 
 
 def casino_matrices() -> dict:
@@ -144,7 +148,8 @@ class HMMLabSnapshot(Snapshot):
     ``t``: symbols read (filter), columns filled (trellis: column index, T for the
     back-track), 0 otherwise. ``alpha``/``scale``/``log_likelihood``: the forward step
     (filter). ``log_delta``/``backpointer``: the trellis column. ``bw``: the Baum-Welch
-    snapshot and ``restart`` its restart (0-based).
+    snapshot and ``restart`` its restart (0-based); ``learn``: where that restart stands
+    (:class:`LearnState`, the one source of every text about it).
     """
 
     stage: str
@@ -157,6 +162,42 @@ class HMMLabSnapshot(Snapshot):
     backpointer: np.ndarray | None = None
     bw: BaumWelchSnapshot | None = None
     restart: int = 0
+    learn: "LearnState | None" = None
+
+
+@dataclass(frozen=True)
+class LearnState:
+    """Where one Baum-Welch restart stands after an iteration, against the true model.
+
+    ``status``: "start" (iteration 0), "climbing" (more iterations follow), "converged" (the
+    last iteration gained less than ``TOL``) or "limit" (stopped by the iteration limit while
+    still gaining). ``gain``: what the last iteration added to log P(x) (None at iteration 0).
+    ``perm``: the learned state matched to each true state; ``off_A``/``off_B``: the largest
+    difference between a learned probability (states matched) and the true one.
+    """
+
+    status: str
+    gain: float | None
+    max_iter: int
+    perm: tuple[int, ...]
+    off_A: float
+    off_B: float
+
+    @property
+    def off(self) -> float:
+        return max(self.off_A, self.off_B)
+
+    @property
+    def found_truth(self) -> bool:
+        return self.off <= TRUTH_WITHIN
+
+    @property
+    def switched(self) -> bool:
+        return list(self.perm) != sorted(self.perm)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("converged", "limit")
 
 
 def check_matrices(matrices: dict, K: int, M: int) -> CategoricalHMM:
@@ -250,16 +291,42 @@ def run_steps(preset: str, n_steps: int, n_train: int, restarts: int, max_iter: 
         if r == 0 and bw_start == "editor" and matrices and data.M == 6:  # the edited dice as the first start
             check_matrices(matrices, 2, 6)
             given = {key: matrices[key] for key in ("startprob", "transmat", "emissionprob")}
-        learner = CategoricalHMM(data.K, data.M, tol=1e-6, max_iter=max_iter, random_state=seed * 100 + r, **given)
+        learner = CategoricalHMM(data.K, data.M, tol=TOL, max_iter=max_iter, random_state=seed * 100 + r, **given)
+        previous = None
         for snap in learner.fit_steps(data.x_train):
+            gain = None if previous is None else snap.log_likelihood - previous
+            previous = snap.log_likelihood
             yield HMMLabSnapshot(step=step, phase=f"Baum-Welch, restart {r + 1}", stage="learn", data=data,
-                                 bw=snap, restart=r, log_likelihood=snap.log_likelihood)
+                                 bw=snap, restart=r, log_likelihood=snap.log_likelihood,
+                                 learn=learn_state(snap, gain, max_iter, data))
             step += 1
 
 
-def best_permutation(learned: np.ndarray, true: np.ndarray) -> list[int]:
-    """The order of the learned states that best matches the true emission rows (label switching)."""
-    K = true.shape[0]
-    if K > 6:
-        return list(range(K))
-    return list(min(itertools.permutations(range(K)), key=lambda p: float(np.abs(learned[list(p)] - true).sum())))
+def learn_state(bw: BaumWelchSnapshot, gain: float | None, max_iter: int, data: RunData) -> LearnState:
+    """Where a restart stands after ``bw`` (see :class:`LearnState`)."""
+    if not bw.converged:
+        status = "start" if gain is None else "climbing"
+    elif gain is not None and gain < TOL:
+        status = "converged"
+    else:
+        status = "limit" if bw.step >= max_iter else "converged"
+    perm, off_A, off_B = match_states(bw.transmat, bw.emissionprob, data.A, data.B)
+    return LearnState(status=status, gain=gain, max_iter=int(max_iter), perm=perm, off_A=off_A, off_B=off_B)
+
+
+def match_states(A: np.ndarray, B: np.ndarray, true_A: np.ndarray, true_B: np.ndarray):
+    """(perm, off_A, off_B): the order of the learned states that brings (A, B) closest to the
+    true ones (label switching: EM may name the states either way), measured by the largest
+    difference of one probability; ``perm[k]`` is the learned state matched to true state k.
+    Up to 6 states every order is tried; beyond, the states keep their order."""
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    K = true_A.shape[0]
+    orders = itertools.permutations(range(K)) if K <= 6 else [tuple(range(K))]
+    best = None
+    for p in orders:
+        idx = list(p)
+        off_A = float(np.abs(A[np.ix_(idx, idx)] - true_A).max())
+        off_B = float(np.abs(B[idx] - true_B).max())
+        if best is None or max(off_A, off_B) < max(best[1], best[2]):
+            best = (tuple(int(i) for i in p), off_A, off_B)
+    return best
