@@ -343,7 +343,7 @@ def test_solver_race(qtbot, make_window):
     assert set(rows) == {"svd", "eigh", "randomized", "power"}
     assert rows["svd"]["angle"] < 1e-8 and rows["eigh"]["angle"] < 1e-8
     assert rows["power"]["angle"] < 1e-4
-    np.testing.assert_allclose(lab.race_bars.opts["height"],
+    np.testing.assert_allclose(lab.race_bars.opts["width"],  # bars lying down, one row per solver
                                [1e3 * rows[m]["seconds"] for m, _ in side_tasks.RACE_SOLVERS])
     assert lab.race_table.item(3, 2).text() == str(rows["power"]["iterations"])
     window.close()

@@ -212,20 +212,7 @@ class PCALab(PowerTab, CompressionTab, ScoresTab, DrawTab, RaceTab, Lab):
         self.iterate_view.draw("v", v.reshape(h, w), (-m, m), lut=DIVERGING)
         self.iterate_view.fit(w, h)
         self.iterate_view.set_title(f"v → ξ{p.component + 1}, t = {p.n_iter}")
-        key = (id(p.components), id(data))
-        if key != self._found_key:
-            self._found_key = key
-            k = len(p.components)
-            if k:
-                cols = min(k, 4)
-                tiles = run.normalised(np.asarray(p.components).reshape(k, h, w))
-                img = run.mosaic(tiles, cols)
-                self.found_view.draw("found", img, (-1, 1), lut=DIVERGING)
-                self.found_view.fit(img.shape[1], img.shape[0])
-                self.found_view.set_title(f"Found ξ₁…ξ{k}")
-            else:
-                self.found_view.hide_image("found")
-                self.found_view.set_title("Found: none yet")
+        self._draw_found(p)
         lines_key = (id(data), snap.k)
         if lines_key != self._lines_key:
             self._lines_key = lines_key
@@ -307,6 +294,10 @@ class PCALab(PowerTab, CompressionTab, ScoresTab, DrawTab, RaceTab, Lab):
         for view in (self.iterate_view, self.found_view, self.gallery, self.recon_view, self.selected_view,
                      self.canvas, self.draw_view):
             view.apply_style(s)
+        snap = self.runner.current
+        if snap is not None and snap.data is self._data:
+            self._found_key = None
+            self._draw_found(snap)
         line = QtGui.QFontMetrics(self.novelty_label.font()).lineSpacing()
         self.novelty_label.setMinimumHeight(2 * line + 4)  # it wraps to two lines on a narrow page
         if self._data is not None:
@@ -315,6 +306,15 @@ class PCALab(PowerTab, CompressionTab, ScoresTab, DrawTab, RaceTab, Lab):
 
     def main_plot(self):
         return self.scree_panel
+
+    def favour_main_plot(self, s: theme.Style | None = None) -> None:
+        """Projector mode arranges the power and compression tabs around strips of large
+        eigen-digits (the tabs' ``_arrange_*``) rather than giving the scree plot most of the height."""
+        projector = (s or theme.current()).projector
+        self._arrange_power(projector)
+        self._arrange_compression(projector)
+        if self._data is not None:
+            self._draw_gallery(self._data)
 
     def user_data(self) -> dict:
         return {"path": self.open_path, "d": int(self.d), "selected": int(self.selected),

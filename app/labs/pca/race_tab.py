@@ -15,6 +15,14 @@ from . import side_tasks
 from .side_tasks import RACE_SOLVERS
 
 
+class SolverBarsPanel(PlotPanel):
+    """The race's bars: a self-styling panel whose left axis is as wide as the solvers' names."""
+
+    def apply_style(self, s: theme.Style | None = None) -> None:
+        super().apply_style(s)
+        self.plot_item.getAxis("left").setWidth(None)
+
+
 class RaceTab:
     """The Race tab of :class:`~app.labs.pca.lab.PCALab` (a mixin: it uses the lab's
     ``_data``, ``form``, ``seed``, ``task`` and ``show_error``)."""
@@ -36,11 +44,14 @@ class RaceTab:
         self.race_table.setVerticalHeaderLabels([label for _, label in RACE_SOLVERS])
         self.race_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.race_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.race_panel = PlotPanel("Time per solver", "solver", "time (ms)", legend=False)
-        self.race_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=theme.OKABE_ITO["orange"])
+        # one bar per solver, lying down: each named in full on the left axis, as in the table
+        self.race_panel = SolverBarsPanel("Time per solver", "time (ms)", "", legend=False)
+        self.race_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=theme.OKABE_ITO["orange"])
         self.race_panel.plot_item.addItem(self.race_bars)
-        ticks = [[(i, label.split()[-1] if i != 2 else "randomized") for i, (_, label) in enumerate(RACE_SOLVERS)]]
-        self.race_panel.plot_item.getAxis("bottom").setTicks(ticks)
+        self.race_panel.plot_item.getViewBox().invertY(True)  # the table's order, top to bottom
+        ticks = [[(float(i), label) for i, (_, label) in enumerate(RACE_SOLVERS)], []]
+        self.race_panel.plot_item.getAxis("left").setTicks(ticks)
+        self.race_panel.plot_item.setYRange(-0.6, len(RACE_SOLVERS) - 0.4, padding=0)
         return page([QtWidgets.QLabel("randomized q"), self.race_q, self.race_button, (self.race_status, 1)],
                     splitter(True, self.race_table, self.race_panel, sizes=(200, 400)), margin=2)
 
@@ -77,9 +88,9 @@ class RaceTab:
                                                      str(r["iterations"]) if method == "power" else "–"]
             for col, text in enumerate(texts):
                 self.race_table.setItem(i, col, QtWidgets.QTableWidgetItem(text))
-        xs = [i for i, (m, _) in enumerate(RACE_SOLVERS) if m in by]
-        hs = [1e3 * by[m]["seconds"] for m, _ in RACE_SOLVERS if m in by]
-        self.race_bars.setOpts(x=xs, height=hs, width=0.6)
-        self.race_panel.plot_item.setXRange(-0.6, len(RACE_SOLVERS) - 0.4, padding=0)
-        if hs:
-            self.race_panel.plot_item.setYRange(0, max(hs) * 1.1, padding=0)
+        ys = [float(i) for i, (m, _) in enumerate(RACE_SOLVERS) if m in by]
+        ms = [1e3 * by[m]["seconds"] for m, _ in RACE_SOLVERS if m in by]
+        self.race_bars.setOpts(x0=[0.0] * len(ms), y=ys, width=ms, height=0.6)
+        self.race_panel.plot_item.setYRange(-0.6, len(RACE_SOLVERS) - 0.4, padding=0)
+        if ms:
+            self.race_panel.plot_item.setXRange(0, max(ms) * 1.1, padding=0)

@@ -20,6 +20,30 @@ N_GALLERY = 8  # eigen-digits in the gallery (2 rows of 4)
 SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "h", "p", "t1"]
 
 
+#: the smallest side of a digit in the projector's image strips, in pixels: readable from the back row
+MIN_TILE_PX = 150
+
+
+def strip_height() -> int:
+    """Height of a projector strip of digits: the title, a digit of MIN_TILE_PX and its label."""
+    s = theme.current()
+    return int(MIN_TILE_PX + 3.6 * s.font_pt * 96 / 72 + 12)
+
+
+def label_units(view, shape) -> float:
+    """Room above a row of digits for their labels, in image pixels (a line of text at the size
+    the digits are drawn when they are MIN_TILE_PX)."""
+    return 1.5 * theme.current().font_pt * 96 / 72 * min(shape) / MIN_TILE_PX
+
+
+def tiles_across(view, shape, pad: int = 1) -> int:
+    """How many digits of ``shape`` fit side by side in ``view`` at MIN_TILE_PX each (at least 1)."""
+    h, w = shape
+    width = view.vb.width() if view.vb.width() > 1 else view.width()
+    scale = MIN_TILE_PX / min(h, w)  # screen pixels per image pixel
+    return max(1, int((width * 0.96 / scale + pad) // (w + pad)))
+
+
 class PowerTab:
     """The power method live: the iterate v and the eigen-digits found so far, the Rayleigh quotient
     and the convergence of v to ξⱼ (drawn by the lab's ``render``)."""
@@ -49,7 +73,75 @@ class PowerTab:
         split.addWidget(images)
         split.addWidget(curves)
         split.setSizes([300, 600])
+        self.power_splits = (split, images, curves)
+        for view in (self.iterate_view, self.found_view):  # fewer, larger eigen-digits in a narrower view
+            view.vb.sigResized.connect(self._tiles_resized)
         return split
+
+    def _arrange_power(self, projector: bool) -> None:
+        """Normal mode: the images in a column beside the curves. Projector mode: the images in a
+        strip across the top (each digit at least MIN_TILE_PX), the curves side by side below."""
+        split, images, curves = self.power_splits
+        across, down = QtCore.Qt.Orientation.Horizontal, QtCore.Qt.Orientation.Vertical
+        split.setOrientation(down if projector else across)
+        images.setOrientation(across if projector else down)
+        curves.setOrientation(across if projector else down)
+        # the iterate is one digit: the found ones take the rest of the strip
+        images.setStretchFactor(0, 1 if projector else 3)
+        images.setStretchFactor(1, 4 if projector else 2)
+        if projector:
+            split.setSizes([strip_height(), max(1, sum(split.sizes()) - strip_height())])
+            wide = max(sum(images.sizes()), 4 * MIN_TILE_PX)
+            images.setSizes([MIN_TILE_PX + 40, wide - MIN_TILE_PX - 40])
+            curves.setSizes([1, 1])
+        else:
+            split.setSizes([300, 600])
+            images.setSizes([300, 200])
+            curves.setSizes([1, 1])
+
+    def _tiles_resized(self, *_args) -> None:
+        """A resized image view shows as many eigen-digits as fit at MIN_TILE_PX (projector mode)."""
+        snap, data = self.runner.current, self._data
+        if data is None or not theme.current().projector:
+            return
+        if tiles_across(self.gallery, data.shape) != getattr(self, "_gallery_fit", None):
+            self._draw_gallery(data)
+        if snap is not None and snap.data is data and tiles_across(self.found_view, data.shape) != getattr(
+                self, "_found_fit", None):
+            self._found_key = None
+            self._draw_found(snap)
+
+    def _draw_found(self, p) -> None:
+        """The eigen-digits found so far: all of them in rows of four (normal mode); in projector
+        mode the newest that fit across the view at MIN_TILE_PX each."""
+        data = p.data
+        h, w = data.shape
+        key = (id(p.components), id(data), theme.current().projector)
+        if key == self._found_key:
+            return
+        self._found_key = key
+        k = len(p.components)
+        if not k:
+            self.found_view.hide_image("found")
+            self.found_view.set_labels([])
+            self.found_view.set_title("Found: none yet")
+            return
+        if theme.current().projector:
+            self._found_fit = tiles_across(self.found_view, data.shape)
+            first = max(0, k - self._found_fit)
+            cols, pad = k - first, 1
+        else:
+            first, cols, pad = 0, min(k, 4), 1
+        tiles = run.normalised(np.asarray(p.components[first:]).reshape(k - first, h, w))
+        img = run.mosaic(tiles, cols, pad=pad)
+        self.found_view.draw("found", img, (-1, 1), lut=DIVERGING)
+        if theme.current().projector:
+            self.found_view.set_labels([(c * (w + pad) + w / 2, 0, f"ξ{first + c + 1}") for c in range(cols)])
+            self.found_view.fit(img.shape[1], img.shape[0], top=-label_units(self.found_view, data.shape))
+        else:
+            self.found_view.set_labels([])
+            self.found_view.fit(img.shape[1], img.shape[0])
+        self.found_view.set_title(f"Found ξ₁…ξ{k}" if first == 0 else f"Found ξ{first + 1}…ξ{k} (of {k})")
 
 
 class CompressionTab:
@@ -59,6 +151,8 @@ class CompressionTab:
     def _build_compression_tab(self) -> QtWidgets.QWidget:
         self.gallery = ImagePanel("Mean and eigen-digits")
         self.scree_panel = PlotPanel("Scree", "component j", "% of variance", legend_corner="top")
+        if self.scree_panel.legend is not None:  # one row: the plot keeps its height for the curves
+            self.scree_panel.legend.setColumnCount(2)
         self.scree_curve = self.scree_panel.curve("λⱼ / Σλ")
         self.cumulative_curve = self.scree_panel.curve("cumulative")
         self.scree_curve.item.setSymbol("o")
@@ -112,9 +206,33 @@ class CompressionTab:
         split.addWidget(top)
         split.addWidget(bottom)
         split.setSizes([400, 400])
+        self.compression_splits = (split, top, bottom)
+        self.gallery.vb.sigResized.connect(self._tiles_resized)
         return split
 
+    def _arrange_compression(self, projector: bool) -> None:
+        """Normal mode: eigen-digits and scree above, reconstructions and error below. Projector
+        mode: the mean and eigen-digits in a strip across the top (each at least MIN_TILE_PX),
+        the reconstructions beside the scree plot below; the error against d, which the scree's
+        cumulative curve and the caption under the reconstructions already give, folds away."""
+        split, top, bottom = self.compression_splits
+        if projector:
+            bottom.insertWidget(1, self.scree_panel)
+            self.error_panel.hide()
+            split.setSizes([strip_height(), max(1, sum(split.sizes()) - strip_height())])
+            bottom.setSizes([2, 3])
+        else:
+            top.insertWidget(1, self.scree_panel)
+            self.error_panel.show()
+            top.setSizes([520, 400])
+            bottom.setSizes([560, 360])
+            split.setSizes([400, 400])
+
     def _draw_gallery(self, data: run.PCAData) -> None:
+        if theme.current().projector:
+            self._draw_gallery_strip(data)
+            return
+        self._gallery_fit = None
         h, w = data.shape
         g = self.gallery
         k = min(N_GALLERY, data.K)
@@ -137,6 +255,23 @@ class CompressionTab:
             labels.append((x0 + c * (w + pad) + w / 2, r * (h + gap), f"ξ{i + 1}"))
         g.set_labels(labels)
         g.fit(x0 + img.shape[1], img.shape[0], top=-0.4 * h)
+        g.set_title("Mean and eigen-digits")
+
+    def _draw_gallery_strip(self, data: run.PCAData) -> None:
+        """Projector mode: the mean and the first eigen-digits in one row, as many as fit across
+        the view at MIN_TILE_PX each."""
+        h, w = data.shape
+        g, pad = self.gallery, 1
+        self._gallery_fit = tiles_across(g, data.shape)
+        k = max(1, min(N_GALLERY, data.K, self._gallery_fit - 1))
+        tiles = run.normalised(data.components[:k].reshape(k, h, w))
+        img = run.mosaic(tiles, k, pad=pad)
+        x0 = w + pad
+        g.draw("mean", data.mean.reshape(h, w), (data.lo, data.hi), x=0, y=0)
+        g.draw("eigen", img, (-1, 1), x=x0, y=0, lut=DIVERGING)
+        g.set_labels([(w / 2, 0, "mean")] + [(x0 + c * (w + pad) + w / 2, 0, f"ξ{c + 1}") for c in range(k)])
+        g.fit(x0 + img.shape[1], h, top=-label_units(g, data.shape))
+        g.set_title(f"Mean and eigen-digits ξ₁…ξ{k} (of {data.K})")
 
     def _draw_scree(self, data: run.PCAData) -> None:
         K = data.K
