@@ -314,7 +314,8 @@ class SamplingLab(RejectionTab, MHTab, DiagnosticsTab, GibbsTab, Lab):
             empty.show_text(note)
         for i, label in enumerate(TRIO_LABELS):
             ess = None if snap.trio_ess is None else snap.trio_ess[i]
-            ess_text = f"from step {run.diagnostics_from(snap.burn_in)}" if ess is None else f"{ess:,.0f}"
+            stuck = snap.trio_stuck is not None and bool(snap.trio_stuck[i])
+            ess_text = f"from step {run.diagnostics_from(snap.burn_in)}" if ess is None else maths.ess_text(ess, stuck)
             self.trio_labels[i].setText(f"{label}: {100 * snap.trio_rates[i]:.0f} % accepted, ESS {ess_text}")
 
     def _render_gibbs(self, snap: SamplingGibbsSnapshot, history) -> None:

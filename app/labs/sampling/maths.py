@@ -33,10 +33,22 @@ def _count(v: float | None) -> str:
     return "—" if v is None or not math.isfinite(float(v)) else f"{float(v):,.0f}"
 
 
+#: what the lab says instead of R̂ and ESS when no chain has moved since the burn-in
+STUCK = "the chains are stuck: none has moved since the burn-in, so ESS and R̂ say nothing"
+
+
+def ess_text(ess: float | None, stuck: bool = False) -> str:
+    """A chain's effective sample size as shown: "— (stuck)" for a chain that never moved (its
+    ESS would be its number of draws), "—" where undefined."""
+    return "— (stuck)" if stuck else _count(ess)
+
+
 def diagnostics_wait(s: SamplingMHSnapshot) -> str:
     """Why R̂ and ESS are not shown yet (empty once they are)."""
     if s.rhat is not None:
         return ""
+    if s.stuck:
+        return STUCK
     start = diagnostics_from(s.burn_in)
     if start > s.n_steps:
         return (f"not computed: they need {MIN_DIAG_DRAWS} draws per chain after burn-in, "
@@ -50,6 +62,8 @@ def diagnostics_note(s: SamplingMHSnapshot) -> str:
     """The short reason an empty R̂ or ESS plot shows ("" once they are computed)."""
     if s.rhat is not None:
         return ""
+    if s.stuck:
+        return "the chains are stuck"
     start = diagnostics_from(s.burn_in)
     if start > s.n_steps:
         return f"needs a run of {start} steps ({MIN_DIAG_DRAWS} draws per chain after burn-in)"
@@ -120,9 +134,10 @@ def mh_html(s: SamplingMHSnapshot) -> str:
             f"rank-normalised split R̂ (x₁, x₂): <b>{', '.join(_f(float(v), 4) for v in s.rhat)}</b> "
             "(≈ 1 when the chains agree; &lt; 1.01 is good)</p>")
     trio_ess = [None] * len(s.trio_steps) if s.trio_ess is None else s.trio_ess
+    trio_stuck = [False] * len(s.trio_steps) if s.trio_stuck is None else s.trio_stuck
     trio = "".join(
-        f"<tr><td>{_f(float(st), 2)}</td><td>{_f(float(r), 2)}</td><td>{_count(e)}</td></tr>"
-        for st, r, e in zip(s.trio_steps, s.trio_rates, trio_ess))
+        f"<tr><td>{_f(float(st), 2)}</td><td>{_f(float(r), 2)}</td><td>{ess_text(e, stuck)}</td></tr>"
+        for st, r, e, stuck in zip(s.trio_steps, s.trio_rates, trio_ess, trio_stuck))
     return (
         f"<h3>Metropolis–Hastings: {html.escape(t.title)}</h3>"
         "<p>Propose x′ = x<sub>t</sub> + s ε, ε ~ N(0, I); accept with probability "

@@ -147,6 +147,10 @@ class SamplingMHSnapshot(Snapshot):
     trio_accepted: np.ndarray
     trio_rates: np.ndarray
     trio_ess: np.ndarray | None  # (3,) ESS of x₁ of each trio chain, None as rhat
+    # every chain constant since the burn-in: its ESS would be its number of draws and R̂ infinite,
+    # so rhat and ess are None and the lab says the chains are stuck; trio_stuck: the same per trio chain
+    stuck: bool = False
+    trio_stuck: np.ndarray | None = None
 
 
 def dispersed_starts(name: str, n_chains: int) -> np.ndarray:
@@ -176,7 +180,8 @@ def _mh_steps(name: str, step_size: float, n_chains: int, burn_in: int, n_steps:
     hy = np.zeros(N_BINS, dtype=np.int64)
     chains = np.empty((n_chains, n_steps + 1, 2))
     trio_chains = np.empty((3, n_steps + 1))
-    r_hat = ess = trio_ess = None  # undefined before there are enough draws
+    r_hat = ess = trio_ess = trio_stuck = None  # undefined before there are enough draws
+    stuck = False
     acf = np.zeros(0)
     kept = 0
     for snap in main.sample_steps(starts, n_steps):
@@ -193,10 +198,11 @@ def _mh_steps(name: str, step_size: float, n_chains: int, burn_in: int, n_steps:
             lo = min(burn_in + 1, t)
             draws = chains[:, lo: t + 1]
             if t - burn_in >= MIN_DIAG_DRAWS:
-                ess = effective_sample_size(draws)
-                r_hat = rhat(draws)
+                stuck = not np.ptp(draws, axis=1).any()
+                ess, r_hat = (None, None) if stuck else (effective_sample_size(draws), rhat(draws))
                 acf = autocorrelation(draws[0, :, 0], min(MAX_LAG, draws.shape[1] - 1))
                 trio_ess = np.array([effective_sample_size(trio_chains[i, lo: t + 1][None]) for i in range(3)])
+                trio_stuck = np.ptp(trio_chains[:, lo: t + 1], axis=1) == 0
         lp_prop = target(snap.proposal)
         yield SamplingMHSnapshot(
             step=t, target=name, step_size=step_size, burn_in=burn_in, n_steps=n_steps, state=snap.state,
@@ -208,7 +214,7 @@ def _mh_steps(name: str, step_size: float, n_chains: int, burn_in: int, n_steps:
             trio_proposal=frozen_array(np.vstack([s.proposal for s in tsnaps])),
             trio_accepted=frozen_array(np.concatenate([s.accepted for s in tsnaps])),
             trio_rates=frozen_array(np.concatenate([s.acceptance_rate for s in tsnaps])),
-            trio_ess=_frozen_or_none(trio_ess))
+            trio_ess=_frozen_or_none(trio_ess), stuck=stuck, trio_stuck=_frozen_or_none(trio_stuck))
 
 
 def diagnostics_from(burn_in: int) -> int:
