@@ -5,6 +5,7 @@ the collapse, clicked means, loading points (good and bad), side tasks, sessions
 import json
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore
 
@@ -58,8 +59,16 @@ def test_the_first_run_converges_on_the_sampled_mixture(qtbot, lab):
     colours = blend_colours(last.em.responsibilities, PALETTE)
     drawn = np.array([b.color().getRgb()[:3] for b in lab.points_item.data["brush"]])
     np.testing.assert_array_equal(drawn, colours)
-    em_frames = [f for f in frames if f.phase != "k-means"]  # k-means may go on after EM has converged
-    np.testing.assert_allclose(lab.ll_curve.y, [f.em.log_likelihood for f in em_frames])
+    # one unit on every readout: the ℓ curve runs to the step on screen (flat while k-means goes on
+    # after EM has converged) and the maths panel says once what a step is and where EM stopped
+    assert last.phase == "k-means"  # the default run: k-means needs more iterations than EM
+    em_end = max(f.step for f in frames if f.phase != "k-means")
+    np.testing.assert_array_equal(lab.ll_curve.x, [f.step for f in frames])
+    np.testing.assert_allclose(lab.ll_curve.y, [f.em.log_likelihood for f in frames])
+    assert lab.ll_panel.plot_item.getAxis("bottom").labelText == "step"
+    text = lab.maths.toPlainText()
+    assert "one step is one iteration" in text and f"EM converged at step {em_end}" in text
+    assert f"step {last.step}" in lab.runbar.step_label.text()
     dx, dy = lab.density_item.getData()
     assert dx is not None and np.isfinite(dx).sum() > 50
     tx, _ = lab.truth_item.getData()
@@ -79,6 +88,7 @@ def test_half_steps_move_colours_then_ellipses(qtbot, lab):
         else:
             np.testing.assert_array_equal(cur.em.responsibilities, prev.em.responsibilities)
     lab.runner.seek(2)  # an M frame: the ellipses are the new parameters'
+    assert "Step 2" in lab.maths.toPlainText() and "one step is a half-step" in lab.maths.toPlainText()
     ex, _ = ellipse_xy(frames[2].em.means[0], frames[2].em.covariances[0], radii=(1.0,))
     np.testing.assert_allclose(lab.ellipse_items[0][0].getData()[0], ex)
     assert lab.bound_curve is not None and lab.bound_curve.item.isVisible()
@@ -197,6 +207,14 @@ def test_restarts_and_model_order(qtbot, lab):
     assert order.progress == 1.0 and order.best_bic_k == 3  # the sample has 3 components
     assert lab.best_k_line.isVisible() and lab.best_k_line.value() == 3
     np.testing.assert_allclose(lab.bic_curve.y, order.bic)
+    # BIC's and AIC's markers differ as their lines do: each in its line's colour, in a shape of its own
+    marks = []
+    for curve in (lab.bic_curve, lab.aic_curve):
+        opts = curve.item.opts
+        colour = pg.mkBrush(opts["symbolBrush"]).color().name()
+        assert colour == pg.mkPen(opts["pen"]).color().name()
+        marks.append((opts["symbol"], colour))
+    assert marks[0][0] != marks[1][0] and marks[0][1] != marks[1][1]
     assert len(lab.thumb_labels) == len(run.MODEL_ORDER_KS)
     lab.form.set_value("K", 4)  # results of other parameters are marked stale
     assert lab.order_result is None and "changed" in lab.order_label.text()

@@ -101,10 +101,11 @@ class EMTab:
         if history.rewound:
             self.ll_panel.clear_series()
             self.ll_marker.setText("")
-        added = [h for h in history.added if h.phase != "k-means"]
+        added = list(history.added)
         if not added:
             return
-        # ℓ(θ) of every frame: it rises at an M-step and stays at an E-step (θ unchanged)
+        # ℓ(θ) of every frame: it rises at an M-step and stays at an E-step (θ unchanged), and
+        # stays flat while k-means goes on after EM has converged: the axis reaches the step on screen
         self.ll_curve.extend([h.step for h in added], [h.em.log_likelihood for h in added])
         halves = any(h.em.half in ("E", "M") for h in added)
         if halves and self.bound_curve is None:

@@ -401,6 +401,7 @@ class MixturesLab(EMTab, MouseModes, TruthHandles, KMeansLimitTab, RestartsTab, 
         for panel in (self.ll_panel, self.km_plot, self.sigma_plot, self.strip_plot, self.best_plot, self.crit_plot,
                       self.stab_plot, self.thumbs):
             panel.apply_style(s)
+        self._style_criteria(s)
         for name in ("left", "bottom"):
             self.thumbs.plot_item.hideAxis(name)
         self._draw_clicked()

@@ -26,6 +26,8 @@ HALF_TEXT = {
 
 
 def _half_text(frame) -> str:
+    if frame.phase == "k-means":
+        return f"EM converged at step {frame.em_step}; k-means goes on"
     if frame.em.half == "init" and frame.ctx.params.get("half_steps"):
         return "initial parameters, nothing assigned yet (a_ik = 1/K)"
     return HALF_TEXT.get(frame.em.half, frame.em.half)
@@ -44,6 +46,17 @@ def _vec(v) -> str:
 def _mat(S) -> str:
     S = np.asarray(S)
     return "[" + "; ".join(" ".join(_num(float(x), 2) for x in row) for row in S) + "]"
+
+
+def step_unit_text(frame) -> str:
+    """What one step of the run bar is, said once: the unit every readout of this lab uses."""
+    if frame.ctx.params.get("half_steps"):
+        unit = "one step is a half-step (an E- or an M-step); an iteration is both"
+    else:
+        unit = "one step is one iteration (an M-step, then an E-step)"
+    if frame.phase == "k-means":
+        unit += f"; after step {frame.em_step} only k-means moves (one iteration a step)"
+    return unit
 
 
 def point_numbers(X: np.ndarray, i: int, weights, means, covariances) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +93,7 @@ def maths_html(frame, selected: int = -1) -> str:
         f"μ<sub>k</sub>)ᵀ / n<sub>k</sub><br>{SIGMA_TEXT[ctype]} + {reg:g}·I</span></p>",
         "<p class='eq'>ℓ = Σ<sub>i</sub> log π(x<sub>i</sub>) never decreases</p>",
         f"<h3>Step {frame.step}: {html.escape(_half_text(frame))}</h3>",
-        f"<p class='num'>iteration {em.n_iter}, ℓ = {_num(em.log_likelihood)}",
+        f"<p class='num'>{step_unit_text(frame)}<br>iteration {em.n_iter}, ℓ = {_num(em.log_likelihood)}",
     ]
     parts.append(", Δℓ/n = —" if em.change is None else f", Δℓ/n = {em.change:.2e}")  # None: no previous ℓ
     if em.half == "M":

@@ -125,13 +125,16 @@ class MixturesLabSnapshot(Snapshot):
     ``em`` is the engine's snapshot (half ``'init'``, ``'EM'``, ``'E'``, ``'M'``, or
     ``'collapse'`` for the frames that shrink a collapsed component's covariance toward 0);
     ``km`` k-means after as many iterations as EM (its last state once it has converged);
-    ``diverged`` is set when ℓ went to +∞ (no covariance floor), with ``note`` saying why.
+    ``diverged`` is set when ℓ went to +∞ (no covariance floor), with ``note`` saying why;
+    ``em_step`` is the step whose EM state this is (below ``step`` once EM has converged and
+    k-means goes on, -1: this step's own).
     """
 
     ctx: RunContext
     em: MixtureSnapshot
     km: KMeansSnapshot | None
     diverged: bool = False
+    em_step: int = -1
     note: str = ""
 
 
@@ -218,14 +221,15 @@ def run_steps(ctx: RunContext) -> Iterator[MixturesLabSnapshot]:
             raise
         yield from _diverge(ctx, last, km, step, lone_comp)
         return
+    em_step = step
     while not km.converged:  # EM has converged; k-means finishes from the same start
         nxt = next(km_steps, None)
         if nxt is None:
             break
         km = nxt
         step += 1
-        yield MixturesLabSnapshot(step=step, phase="k-means", ctx=ctx, em=last, km=km,
-                                  note="EM has converged; k-means goes on")
+        yield MixturesLabSnapshot(step=step, phase="k-means", ctx=ctx, em=last, km=km, em_step=em_step,
+                                  note=f"EM converged at step {em_step}; k-means from the same start goes on")
 
 
 def _diverge(ctx, last: MixtureSnapshot, km, step: int, comp: int) -> Iterator[MixturesLabSnapshot]:

@@ -217,15 +217,13 @@ class ModelOrderTab:
         self.crit_plot = PlotPanel("BIC and AIC", "K", "criterion", legend_corner="top")
         self.bic_curve = self.crit_plot.curve("BIC")
         self.aic_curve = self.crit_plot.curve("AIC")
-        for c in (self.bic_curve, self.aic_curve):
-            c.item.setSymbol("o")
         self.best_k_line = pg.InfiniteLine(angle=90, movable=False, label="BIC's K",
                                            labelOpts={"position": 0.9, "anchors": [(0, 0), (0, 0)]})
         self.best_k_line.setVisible(False)
         self.crit_plot.plot_item.addItem(self.best_k_line, ignoreBounds=True)
         self.stab_plot = PlotPanel("Split-half instability", "K", "disagreement", legend=False)
         self.stab_curve = self.stab_plot.curve("instability")
-        self.stab_curve.item.setSymbol("o")
+        self._style_criteria(theme.current())
         self.thumbs = PlotPanel("Fit for each K (BIC's K framed)", "", "", legend=False)
         self.thumbs.plot_item.setAspectLocked(True)
         for name in ("left", "bottom"):
@@ -240,6 +238,16 @@ class ModelOrderTab:
         curves = splitter(False, self.crit_plot, self.stab_plot)
         return page([self.order_button, (self.order_label, 1)],
                     splitter(True, curves, self.thumbs, stretch=(1, 1), sizes=(300, 300)))
+
+    def _style_criteria(self, s: theme.Style) -> None:
+        """Each criterion's markers in its line's colour and a shape of their own (BIC round, AIC
+        square): the two stay apart where their lines cross, and in grey print."""
+        for series, symbol in ((self.bic_curve, "o"), (self.aic_curve, "s"), (self.stab_curve, "o")):
+            colour = series.item._sml_style[0]
+            series.item.setSymbol(symbol)
+            series.item.setSymbolSize(s.marker_size * 0.9)
+            series.item.setSymbolBrush(pg.mkBrush(colour))
+            series.item.setSymbolPen(pg.mkPen(s.foreground, width=max(1.0, 0.6 * s.scale)))
 
     def run_model_order(self) -> None:
         X = self.canvas.X.copy()
