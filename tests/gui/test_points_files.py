@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import file_fuzz
@@ -16,8 +17,10 @@ import pytest
 
 import app
 from app import style as theme
-from app.points_data import MAX_ABS, MIN_SPREAD
+from app import registry
+from app.points_data import FILE_COLUMNS, MAX_ABS, MIN_POINTS, MIN_SPREAD
 from app.tasks import live_threads
+from smlengine.datasets import read_points
 from app.testing import drawn, open_lab, wait_until
 
 #: the issue's files, as a student's spreadsheet or editor writes them
@@ -201,3 +204,32 @@ def test_points_the_plots_cannot_draw_are_named_and_the_rest_is_drawn(lab):
     mean_x = lab.mean_item.getData()[0]
     assert (mean_x is None or len(mean_x) == 0) and lab.runner.error is None
     assert len(lab.fit_item.getData()[0]) > 0  # the fitted curve is drawn
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.replace("``", "`").split())
+
+
+def test_the_points_files_page_states_the_reader_rule_and_every_lab_s_columns():
+    """docs/points-files.md: the reader's rule as its docstring states it, a row per lab that opens
+    points with the columns it reads and its most points, and the limits every points lab shares."""
+    page = (Path(app.__file__).parent.parent / "docs" / "points-files.md").read_text(encoding="utf-8")
+    doc = read_points.__doc__
+    rule = doc[doc.index("**The rule.**"):doc.index("**Limits.**")]
+    assert _plain(rule) in _plain(page)
+    opening = {lab_id for lab_id in POINTS_LABS if lab_id not in lab_templates.TEMPLATES}
+    rows = set(re.findall(r"^\| (?!Lab |---)(.+?) \| (.+?) \| ([0-9,]+) \|$", page, flags=re.M))
+    expected = set()
+    for info in registry.discover():
+        if info.id in opening:
+            columns = ", ".join(" or ".join(f"`{n}`" for n in ((c,) if isinstance(c, str) else c))
+                                for c in FILE_COLUMNS[info.cls.points_kind])
+            expected.add((info.cls.title, columns, f"{info.cls.MAX_POINTS:,}"))
+    assert rows == expected
+    assert f"at least {MIN_POINTS} points" in page and f"within ±{_short(MAX_ABS)}" in page
+    assert f"spread over at least {_short(MIN_SPREAD)}" in page
+
+
+def _short(value: float) -> str:
+    """1e6 and 1e-6 as the page writes them."""
+    return f"{value:.0e}".replace("e+0", "e").replace("e-0", "e-")
