@@ -11,6 +11,7 @@ must reach its condition, or the lesson is not written.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import sys
 import tempfile
@@ -21,7 +22,17 @@ sys.path.insert(0, str(HERE.parent.parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("SMLLAB_CONFIG_DIR", tempfile.mkdtemp(prefix="smllab-lessons-"))
 
-from app.lessons.format import Lesson, LessonStep, parse_question, parse_reveal, save_lesson  # noqa: E402
+from app.lessons.format import (  # noqa: E402
+    Lesson,
+    LessonStep,
+    check_controls,
+    lab_parameters,
+    parse_lesson,
+    parse_question,
+    parse_reveal,
+    save_lesson,
+)
+from app.session import parameter_problem  # noqa: E402
 
 
 def step(prompt, *, params=None, seed=0, run=0, edit=None, question=None, choices=(), correct=None, reveal=None,
@@ -914,10 +925,28 @@ def _set_up(window, lab_id, spec):
     return state
 
 
+def check_scenario(lab_id: str) -> None:
+    """Refuse, before any lab is built, a scenario whose lesson would be refused at open: a
+    parameter the lab does not have or a value out of its range, a locked or hidden name that is
+    no control of the lab (``ValueError`` naming the step)."""
+    specs = lab_parameters(lab_id)
+    for i, s in enumerate(LESSONS[lab_id]["steps"], start=1):
+        where = f"{lab_id} step {i}"
+        for name, value in s["params"].items():
+            if name not in specs:
+                raise ValueError(f"{where}: {name!r} is not a parameter of the lab")
+            problem = parameter_problem(specs[name], value)
+            if problem:
+                raise ValueError(f"{where}: {problem}")
+        check_controls(lab_id, tuple(s["locked"]), f"{where}'s locked controls")
+        check_controls(lab_id, tuple(s["hidden"]), f"{where}'s hidden controls")
+
+
 def build(lab_id: str, out: Path) -> list[str]:
     from app.__main__ import _make_app
     from app.main_window import MainWindow
 
+    check_scenario(lab_id)
     _make_app(True)
     spec = LESSONS[lab_id]
     window = MainWindow(restore=False, autosave=False, lab_ids=[lab_id])
@@ -939,6 +968,7 @@ def build(lab_id: str, out: Path) -> list[str]:
                                     locked=tuple(s["locked"]), hidden=tuple(s["hidden"]), notes=s["notes"],
                                     view=s["view"]))
         result = Lesson(title=spec["title"], introduction=spec["introduction"], steps=steps)
+        parse_lesson(json.loads(json.dumps(result.to_json())))  # the check the file gets when it is opened
         player = window.lessons
         player.start(result)
         for i, st in enumerate(result.steps):

@@ -1,13 +1,16 @@
 """Lessons: a lesson written in the app's dialog comes back the same; a broken lesson file
 changes nothing; locks, hidden controls, reveals and the clicker keys work (issue 31)."""
 
+import importlib.util
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6 import QtCore, QtTest, QtWidgets
 
+import app
 from app.lessons import author
 from app.lessons.format import (Condition, Lesson, LessonStep, Question, Reveal, load_lesson, numeric_values,
                                 parse_lesson)
@@ -461,10 +464,6 @@ def test_any_document_gives_a_lesson_or_a_short_value_error(doc):
 
 # ---------------------------------------------------------------------------- a lesson runs as written
 def _shipped(name: str) -> dict:
-    from pathlib import Path
-
-    import app
-
     return json.loads((Path(app.__file__).parent.parent / "resources" / "lessons" / name).read_text(encoding="utf-8"))
 
 
@@ -505,3 +504,24 @@ def test_a_lesson_that_would_not_run_as_written_is_refused_naming_step_and_field
     message = str(info.value)
     assert message.startswith(f"typo.smllesson: {said}"), message
     assert len(message) < 400 and "\n" not in message
+
+
+def test_build_lessons_refuses_a_scenario_that_would_not_run_as_written(monkeypatch):
+    """resources/lessons/build_lessons.py checks each scenario before it builds a lab (and the built
+    lesson as a file is checked when it is opened): the classifiers' scenario passes (the shipped
+    files of all of them pass the open check: test_lessons_shipped.py), a mistyped lock or a
+    learning rate out of range does not."""
+    path = Path(app.__file__).parent.parent / "resources" / "lessons" / "build_lessons.py"
+    spec = importlib.util.spec_from_file_location("build_lessons", path)
+    build_lessons = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_lessons)
+    build_lessons.check_scenario("classifiers")
+    steps = [dict(s) for s in build_lessons.LESSONS["classifiers"]["steps"]]
+    steps[1]["locked"] = [*steps[1]["locked"], "learning_rte"]
+    steps[2]["params"] = {**steps[2]["params"], "learning_rate": 1e9}
+    monkeypatch.setitem(build_lessons.LESSONS, "classifiers", {**build_lessons.LESSONS["classifiers"], "steps": steps})
+    with pytest.raises(ValueError, match="classifiers step 2's locked controls: 'learning_rte' is not a control"):
+        build_lessons.check_scenario("classifiers")
+    steps[1]["locked"] = steps[1]["locked"][:-1]
+    with pytest.raises(ValueError, match="classifiers step 3: Learning rate α = 1e\\+09 is outside"):
+        build_lessons.check_scenario("classifiers")
