@@ -19,7 +19,9 @@ A lesson file is one JSON document::
 Each step's ``state`` is exactly what a session file holds and is checked the same way
 (:func:`app.session.check_session_state`), and more strictly: a lesson runs exactly as written,
 so a parameter the lab does not have or a value out of its range, and a locked or hidden name
-that is no control of the lab, refuse the lesson with the step and the field named.
+that is no control of the lab, refuse the lesson with the step and the field named; so does a
+view naming a tab the lab does not have, when the lesson is opened in a window (the player
+builds the lab to read its tabs: :func:`app.lessons.views.check_views`).
 Conditions are data, never code: a metric named by the lab's :meth:`~app.lab.Lab.lesson_values`,
 a comparison and a number, or ``"finished"``.
 
