@@ -24,7 +24,7 @@ For α > 0 the chain is irreducible and aperiodic, so the equilibrium is unique 
 power method converges from any start with ‖P_n − P‖₁ ≤ (1 − α)^n ‖P_0 − P‖₁ ≤ 2 (1 − α)^n.
 The dense d × d matrix is never formed: one step is a sparse product plus two rank-one
 terms, P_{n+1} = (1 − α) (W^T P_n + (δ·P_n)/d 𝟙) + α/d 𝟙 (using 𝟙·P_n = 1), i.e.
-O(#links + d) time and no memory beyond a few vectors.
+O(#links + d) time per step and, beyond a few vectors, one scaled copy of the link values.
 
 The chain itself (the :class:`TransitionMatrix` operator, irreducibility and aperiodicity,
 small dense chains, the eigen-solver cross-check) is defined in :mod:`smlengine._markov_chain`
@@ -37,6 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import blas
 
 from ._base import BaseEstimator, IterativeMixin, Snapshot, check_random_state, frozen_array
 from ._markov_chain import (
@@ -148,6 +150,18 @@ def _scaled_rows(a):
     return b
 
 
+def _walk_transposed(a, row_weights):
+    """(diag(row_weights) A)ᵀ as a CSC matrix that shares A's index arrays.
+
+    The weights (1 − α)/o_i are folded into a copy of the link values once, so an iteration
+    is one sparse product and a few vector sums (no product x / o and no scaling of the
+    result at every step); the CSC view of CSR arrays is Aᵀ without a transposed copy.
+    """
+    data = np.repeat(row_weights, np.diff(a.indptr))
+    data *= a.data
+    return sp.csc_matrix((data, a.indices, a.indptr), shape=a.shape[::-1], copy=False)
+
+
 _PAGERANK_CONSTRAINTS = {"teleport": TELEPORT, "tol": _TOL, "max_iter": [Interval(Integral, 0, MAX_ITER)]}
 
 
@@ -157,8 +171,9 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
 
     P_{n+1} = (1 − α) (Wᵀ P_n + (δ·P_n)/d 𝟙) + α/d 𝟙, from P_0 = ``start`` (uniform by
     default), until ‖P_{n+1} − P_n‖₁ < ``tol`` or ``max_iter`` iterations. The d × d
-    matrix is never formed: each iteration costs one sparse product with Aᵀ (O(#links))
-    and O(d) vector work, and allocates only a few length-d vectors.
+    matrix is never formed: each iteration costs one sparse product with (1 − α) Wᵀ (the
+    links' values scaled once, O(#links)) and O(d) vector work, and allocates one length-d
+    vector, the new distribution.
 
     Parameters
     ----------
@@ -182,19 +197,20 @@ def pagerank_steps(adjacency, teleport=0.15, tol=1e-10, max_iter=1000, start=Non
     alpha = float(teleport)
     d = a.shape[0]
     x = check_start(start, d)
-    _, inv_out, dangling = out_weights(a)
-    at = a.T  # CSC view of the same arrays: Aᵀ products without a transposed copy
     x.setflags(write=False)
     yield PageRankSnapshot(
         step=0, distribution=x, change=None, bound=1.0, teleport=alpha, converged=False, progress=0.0
     )
     keep = 1.0 - alpha
+    _, inv_out, dangling = out_weights(a)
+    walk = _walk_transposed(a, keep * inv_out) if max_iter else None
+    dangling = dangling.astype(np.float64)  # δ·P_n as one dot product
+    diff = np.empty(d)
     for n in range(1, max_iter + 1):
-        y = at @ (x * inv_out)
-        jump = (keep * x[dangling].sum() + alpha * x.sum()) / d
-        y *= keep
-        y += jump
-        change = float(np.abs(y - x).sum())
+        y = walk @ x  # (1 − α) Wᵀ P_n
+        y += (keep * (dangling @ x) + alpha * x.sum()) / d
+        np.subtract(y, x, out=diff)
+        change = float(blas.dasum(diff))
         # y is fresh every iteration and never written again: the snapshot may own it as is.
         y.setflags(write=False)
         x = y
