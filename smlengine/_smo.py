@@ -40,6 +40,10 @@ _COMPILED_MIN_N = 2000
 # kernel columns cost less
 _COMPILED_MAX_D = 16
 _MAX_EVENTS = 2  # shrinking steps remembered between reconstructions (older ones are merged)
+# linear kernel with more features than the cache's PRODUCT_MAX_D: the gradient update is the
+# product with the points while A (d + 1) stays below this (measured: the cached columns' four
+# passes cost less from about 300 active points at d = 20)
+_PRODUCT_MAX_WORK = 6000
 
 
 class SMOSolver:
@@ -80,12 +84,14 @@ class SMOSolver:
         self.every, self.live = every, every > 0
         self.rbf = cache.kind == "rbf"  # the cache then holds a-rows 2 + tau - 2 K[:, o]
         self.linear = cache.kind == "linear"
+        self.product = False  # the gradient update as one product with the points (see _views)
         self.tau = cache.tau
         self.diag = None if self.rbf else cache.diag.tolist()
         # Scalar operands go through 0-d arrays: numpy converts a Python float on every call,
         # which costs as much as the operation itself on a small active set.
         self.s_m, self.s_t = np.zeros(()), np.zeros(())
-        self.dx = np.empty(cache.X.shape[1])
+        self.d = cache.X.shape[1]
+        self.dx = np.empty(self.d)
         self.perm = np.arange(n)  # position -> original index
         self.plist = self.perm.tolist()
         self.y = y0.copy()
@@ -113,7 +119,8 @@ class SMOSolver:
         self.it = 0
         self.shrunk_ever = False
         self.m_prev = self.M_prev = None
-        self.stats = {"shrinks": 0, "reconstructions": 0, "compact_bytes": 0, "compiled_updates": 0}
+        self.stats = {"shrinks": 0, "reconstructions": 0, "compact_bytes": 0, "compiled_updates": 0,
+                      "stacked_updates": 0}
         self._compiled = None
         self._views()
 
@@ -128,7 +135,12 @@ class SMOSolver:
         self.compact_room = int(0.25 * self.cache.row_budget // (8 * A * (1 if self.rbf else 2)))
         self.Fup, self.Flow = self.FF[0, :A], self.FF[1, :A]
         self.nv, self.av, self.tb = self.work[0, :A], self.work[1, :A], self.work[2, :A]
-        self._points = None  # linear: the active points as lists of Python floats (made when asked)
+        # linear: the product X (t (x_i - x_j)) costs A d, the cached columns' difference A and
+        # a column of j; a few features, or few active points, make the product the cheaper
+        self.product = self.linear and (self.cache.by_product or A * (self.d + 1) <= _PRODUCT_MAX_WORK)
+        self._points = None  # product path: the active points as lists of Python floats (made when asked)
+        self._stacked = None  # product path: its two (2A, d + 1) blocks (made when asked)
+        self._doubled = None  # d <= 2 product path: its doubled rows (made when asked)
 
     def rows(self, o):
         """(K column, gain row) of original point o on the active set, in the solver's order:
@@ -280,19 +292,49 @@ class SMOSolver:
         argmax is j (entries with F_t >= m score <= 0, those outside I_low -inf); if
         m - F_j <= tol and also m - M <= tol (M = min F on I_low: m - M >= m - F_j, so it is
         read only then) it stops before the update. Otherwise t = (m - F_j) / a_ij clipped to
-        the box, F -= t (K[:, i] - K[:, j]) (linear: X (t (x_i - x_j)), one product), the new
-        memberships of i and j, and the next i = argmax F on I_up.
+        the box, F -= t (K[:, i] - K[:, j]) (linear: X (t (x_i - x_j)), one product, see
+        :meth:`product_pairs`), the new memberships of i and j, and the next i = argmax F on I_up.
 
         Returns (updates done, i, m, positions of the last pair, stopped because optimal).
         """
-        Fup, Flow, nv, av, tb = self.Fup, self.Flow, self.nv, self.av, self.tb
-        alpha, ypos, plist, rows = self.alpha, self.ypos, self.plist, self.rows
-        C, tol, tau, rbf, linear, diag = self.C, self.tol, self.tau, self.rbf, self.linear, self.diag
-        s_m, s_t, dx, Pa = self.s_m, self.s_t, self.dx, self.cache.Pa
+        if self.product and not self.cache.by_product:
+            return self.product_pairs(i, m, kmax)
+        A, Fup, Flow, Pa = self.A, self.Fup, self.Flow, self.cache.Pa
+        linear = self.product  # here: the cache's by_product (d <= PRODUCT_MAX_D)
         if linear:
             if self._points is None:
                 self._points = Pa.tolist()
-            points, d = self._points, Pa.shape[1]
+            points = self._points
+            # both gradient rows in one vector, the points twice: the update is one product and
+            # one subtraction (each row's value as in X dx, the same products)
+            F2, P2, av2 = self._doubled_rows()
+            F2[:A] = Fup
+            F2[A:] = Flow
+            Fup, Flow = F2[:A], F2[A:]
+            try:
+                return self._pairs(i, m, kmax, Fup, Flow, points, F2, P2, av2)
+            finally:
+                self.Fup[:] = Fup
+                self.Flow[:] = Flow
+        return self._pairs(i, m, kmax, Fup, Flow, None, None, None, None)
+
+    def _doubled_rows(self):
+        """The d <= 2 product path's (F on I_up then F on I_low, the active points twice, X dx twice)."""
+        if self._doubled is None:
+            A, Pa = self.A, self.cache.Pa
+            P2 = np.empty((2 * A, self.d))
+            P2[:A] = Pa
+            P2[A:] = Pa
+            self._doubled = np.empty(2 * A), P2, np.empty(2 * A)
+        return self._doubled
+
+    def _pairs(self, i, m, kmax, Fup, Flow, points, F2, P2, av2):
+        """The loop of :meth:`numpy_pairs` (``points`` given: the d <= 2 product path)."""
+        nv, av, tb = self.nv, self.av, self.tb
+        alpha, ypos, plist, rows = self.alpha, self.ypos, self.plist, self.rows
+        C, tol, tau, rbf, diag = self.C, self.tol, self.tau, self.rbf, self.diag
+        s_m, s_t, dx, d = self.s_m, self.s_t, self.dx, self.d
+        linear = points is not None
         subtract, multiply, inf = np.subtract, np.multiply, np.inf
         compact_get = None if self.act is None else self.compact.get  # shrunk: the kept rows first
         k = 0
@@ -332,14 +374,15 @@ class SMOSolver:
             alpha[j] = aj
             if linear:  # K[:, i] - K[:, j] = X (x_i - x_j): one product, no column of j
                 xi, xj = points[i], points[j]
-                if d == 2:  # t (x_i - x_j) in Python floats: cheaper than numpy calls on d numbers
-                    dx[0] = t * (xi[0] - xj[0])
+                dx[0] = t * (xi[0] - xj[0])  # in Python floats: cheaper than numpy calls on d <= 2 numbers
+                if d == 2:
                     dx[1] = t * (xi[1] - xj[1])
-                else:
-                    dx[:] = [t * (a - b) for a, b in zip(xi, xj)]
-                np.dot(Pa, dx, out=av)  # np.dot: less call overhead than matmul
+                np.dot(P2, dx, out=av2)  # np.dot: less call overhead than matmul
+                subtract(F2, av2, F2)
             else:
-                Kj = rows(plist[j])[0]
+                oj = plist[j]
+                e = None if compact_get is None else compact_get(oj)
+                Kj = (rows(oj) if e is None else e)[0]
                 if rbf:  # K[:, i] - K[:, j] = (a_j - a_i) / 2
                     subtract(Kj, Ki, av)
                     s_t[()] = 0.5 * t
@@ -347,8 +390,8 @@ class SMOSolver:
                     subtract(Ki, Kj, av)
                     s_t[()] = t
                 multiply(av, s_t, av)
-            subtract(Fup, av, Fup)  # two 1-D passes beat one broadcast over both rows
-            subtract(Flow, av, Flow)
+                subtract(Fup, av, Fup)  # two 1-D passes beat one broadcast over both rows
+                subtract(Flow, av, Flow)
             # new memberships of i and j (i was in I_up, j in I_low before the step); a free
             # multiplier has the same F in both rows, so only a change of set is written
             up, low = (ai < C, ai > 0) if pi else (ai > 0, ai < C)
@@ -366,6 +409,107 @@ class SMOSolver:
             i = int(Fup.argmax())
             m = Fup.item(i)
 
+    def _stacked_blocks(self):
+        """The product path's two blocks B of shape (2A, d + 1), column-major: the active points
+        (in the solver's order) twice in the first d columns, the gradient rows F on I_up and F
+        on I_low one after the other in the last. One product B (-t (x_i - x_j), 1) is then the
+        whole gradient update of both rows, written into the other block's last column."""
+        if self._stacked is None:
+            A, d, Pa = self.A, self.d, self.cache.Pa
+            blocks = []
+            for _ in range(2):
+                B = np.empty((2 * A, d + 1), order="F")
+                B[:A, :d] = Pa
+                B[A:, :d] = Pa
+                blocks.append((B, B[:, d], B[:A, d], B[A:, d]))
+            self._stacked = blocks, np.empty(d + 1), np.empty(d)
+            self._rows_of_points = list(Pa)  # x_t as views (indexing Pa makes a new one each time)
+        return self._stacked
+
+    def product_pairs(self, i, m, kmax):
+        """:meth:`numpy_pairs` on the linear kernel: K[:, i] - K[:, j] = X (x_i - x_j), so the
+        gradient update needs no column of j. F on I_up and on I_low are updated by one matrix
+        product: with B = [X X'; X F] (the points twice, the two gradient rows as a last
+        column, see :meth:`_stacked_blocks`), the new rows are B (-t (x_i - x_j), 1), written into
+        a second block whose point columns are the same; the blocks then swap. F comes in from
+        the solver's rows at the start of a run and goes back at its end."""
+        (blk, nxt), v, w = self._stacked_blocks()
+        _, _, Fup, Flow = blk
+        Fup[:] = self.Fup
+        Flow[:] = self.Flow
+        nv, alpha, ypos, plist, rows = self.nv, self.alpha, self.ypos, self.plist, self.rows
+        C, tol, tau, diag, s_m, s_t, d = self.C, self.tol, self.tau, self.diag, self.s_m, self.s_t, self.d
+        if d <= 2 and self._points is None:
+            self._points = self.cache.Pa.tolist()
+        points = self._points
+        prow = self._rows_of_points
+        v[d] = 1.0
+        vd = v[:d]
+        subtract, multiply, dot, inf = np.subtract, np.multiply, np.dot, np.inf
+        compact_get = None if self.act is None else self.compact.get  # shrunk: the kept rows first
+        k = 0
+        li = lj = -1
+        try:
+            while True:
+                oi = plist[i]
+                e = None if compact_get is None else compact_get(oi)
+                Ki, g = rows(oi) if e is None else e
+                s_m[()] = m
+                subtract(s_m, Flow, nv)
+                multiply(nv, g, nv)
+                j = int(nv.argmax())
+                Fj = Flow.item(j)
+                if m - Fj <= tol and m - float(Flow.min()) <= tol:
+                    return k, i, m, li, lj, True
+                if k >= kmax:
+                    return k, i, m, li, lj, False
+                # a_ij = K_ii + K_jj - 2 K_ij, as in the row (tau where it is <= 0)
+                aij = (-2.0 * Ki.item(j) + diag[plist[j]]) + diag[oi]
+                if not aij > 0.0:
+                    aij = tau
+                t = (m - Fj) / aij
+                ai, aj = alpha.item(i), alpha.item(j)
+                pi, pj = ypos[i], ypos[j]
+                was_low_i = ai > 0 if pi else ai < C
+                was_up_j = aj < C if pj else aj > 0
+                ai, aj, t = clip_pair(ai, aj, pi, pj, t, C)  # to the box
+                alpha[i] = ai
+                alpha[j] = aj
+                # v = (-t (x_i - x_j), 1) = (t (x_j - x_i), 1)
+                if d == 2:  # in Python floats: cheaper than numpy calls on two numbers
+                    xi, xj = points[i], points[j]
+                    v[0] = -(t * (xi[0] - xj[0]))
+                    v[1] = -(t * (xi[1] - xj[1]))
+                else:
+                    subtract(prow[i], prow[j], w)
+                    s_t[()] = -t
+                    multiply(w, s_t, vd)
+                _, Fb, Fup, Flow = nxt
+                dot(blk[0], v, out=Fb)  # both gradient rows, into the other block
+                blk, nxt = nxt, blk
+                # new memberships of i and j (i was in I_up, j in I_low before the step); a free
+                # multiplier has the same F in both rows, so only a change of set is written
+                up, low = (ai < C, ai > 0) if pi else (ai > 0, ai < C)
+                if not (up and low == was_low_i):
+                    Fi = Fup.item(i)
+                    Fup[i] = Fi if up else -inf
+                    Flow[i] = Fi if low else inf
+                up, low = (aj < C, aj > 0) if pj else (aj > 0, aj < C)
+                if not (low and up == was_up_j):
+                    Fj = Flow.item(j)
+                    Fup[j] = Fj if up else -inf
+                    Flow[j] = Fj if low else inf
+                k += 1
+                li, lj = i, j
+                i = int(Fup.argmax())
+                m = Fup.item(i)
+        finally:
+            self.Fup[:] = Fup
+            self.Flow[:] = Flow
+            self.stats["stacked_updates"] += k
+            blocks, v, w = self._stacked
+            self._stacked = (blk, nxt), v, w
+
     def compiled_pairs(self, i, m, kmax):
         """:meth:`numpy_pairs` in ``smlengine._smo_compiled`` (linear kernel)."""
         cache, A = self.cache, self.A
@@ -379,7 +523,7 @@ class SMOSolver:
     def _pick_pairs(self):
         X = self.cache.X
         if (
-            _USE_COMPILED and self.linear and X.shape[1] <= _COMPILED_MAX_D and X.flags.c_contiguous
+            _USE_COMPILED and self.cache.kind == "linear" and X.shape[1] <= _COMPILED_MAX_D and X.flags.c_contiguous
             and (_smo_compiled.loaded() or (self.n >= _COMPILED_MIN_N and self.every != 1))
         ):
             self._compiled = _smo_compiled.linear_pairs()

@@ -27,6 +27,9 @@ WORK_VECTORS = 80
 # touch of fresh memory costs more than evaluating a row again into a row in use (an LRU
 # miss); measured on blobs N = 3,000: 2 % more evaluations than an unbounded cache.
 LINEAR_MAX_ROWS = 128
+# Linear kernel: up to this many features a gradient update is one product with the points
+# (X (t (x_i - x_j))); beyond it the cached columns of i and j cost less.
+PRODUCT_MAX_D = 2
 
 
 class KernelCache:
@@ -46,8 +49,8 @@ class KernelCache:
     evaluated only on the active points (libsvm does the same) and scattered into its row; such
     a partial row stays valid as long as the active set only shrinks, i.e. until the next
     gradient reconstruction (a new ``epoch``), after which it is evaluated again when asked for.
-    A linear column on the active set is not scattered: one product with d columns costs less
-    than the scatter and the later gather.
+    A linear column on the active set with d <= PRODUCT_MAX_D is not scattered: one product
+    with d columns costs less than the scatter and the later gather.
     The solver reads rows gathered in its own (shrinking) order: O(A) per column instead of
     reordering every cached row at each shrinking step.
     """
@@ -57,6 +60,7 @@ class KernelCache:
         self.n = n
         self.kind = kind
         self.X = X
+        self.by_product = kind == "linear" and X.shape[1] <= PRODUCT_MAX_D
         # The kernel's formula comes from smlengine.kernels. For rbf the rows are 2 K, so that
         # the a-row is (2 + tau) - 2 K with 2 K = exp(<2 gamma x_t, x_o> + ln 2 - gamma |x_t|^2
         # - gamma |x_o|^2): one product, two additions, a clip, exp and a subtraction.
@@ -68,6 +72,10 @@ class KernelCache:
         # iterates; rbf has k(x, x) = 1.
         kscale = 1.0 if kind == "rbf" else float(self.diag.max(initial=0.0))
         self.tau = TAU * max(kscale, 1e-280)
+        self._consts = (np.array(-2.0), np.array(self.tau), np.array(1.0))
+        self._s_o = np.zeros(())
+        self._two_tau = np.array(2.0 + TAU)
+        self.diag_list = self.diag.tolist()
         # What a row evaluation reads per point, kept by the solver in its own order: P (the
         # kernel's rows to multiply by x_o) and one number (the kernel's term for rbf; else
         # k(x_t, x_t), for the a-row).
@@ -83,7 +91,7 @@ class KernelCache:
         self.row_budget = max(0.0, cache_bytes - self.reserved)
         row_bytes = 8 * n * (1 if kind == "rbf" else 2)  # rbf: a-row; else K row and a-row
         self.capacity = int(min(n, max(2, (0.75 * self.row_budget) // row_bytes)))
-        if kind == "linear":
+        if self.by_product:
             self.capacity = min(self.capacity, LINEAR_MAX_ROWS)
         self.buf = None  # np.empty((capacity, n)), allocated at the first column
         self.slot_of = [-1] * n  # original index -> cache slot
@@ -124,7 +132,7 @@ class KernelCache:
             if self.full[s] or self.epoch_of[s] == self.epoch:
                 row = self.buf[s]
                 return row if act is None else row.take(act, axis=-1, out=out, mode="clip")
-        elif act is not None and self.kind == "linear":
+        elif act is not None and self.by_product:
             # on the active set a linear column is one product with d columns: evaluating it
             # again costs less than scattering it into a cache row and gathering it back
             self.rows_computed += 1
@@ -158,21 +166,24 @@ class KernelCache:
     def _eval(self, Pa, auxa, o, out):
         if self.kind == "rbf":
             self.rows.row(o, out, Pa, auxa)  # 2 K[:, o]
-            np.subtract(2.0 + TAU, out, out=out)  # a_t = 1 + 1 - 2 K_to + tau
+            np.subtract(self._two_tau, out, out=out)  # a_t = 1 + 1 - 2 K_to + tau
             return
         K, r = out[0], out[1]
         if self.kind == "linear":
             np.dot(Pa, self.X[o], out=K)  # K[:, o] (np.dot: less call overhead than matmul)
         else:
             self.rows.row(o, K, Pa, None)
-        np.multiply(K, -2.0, out=r)
-        r += auxa
-        r += self.diag[o]
-        np.maximum(r, self.tau, out=r)  # as LIBSVM (a <= 0 -> tau), with a tau on the kernel's scale
+        # scalars as 0-d arrays: numpy converts a Python float at every call
+        consts, s_o = self._consts, self._s_o
+        s_o[()] = self.diag_list[o]
+        np.multiply(K, consts[0], out=r)
+        np.add(r, auxa, out=r)
+        np.add(r, s_o, out=r)
+        np.maximum(r, consts[1], out=r)  # as LIBSVM (a <= 0 -> tau), with a tau on the kernel's scale
         # r = a^(-1/2): the selection's gain (F_i - F_t)^2 / a_t, for F_t < F_i, is then the
         # square of (F_i - F_t) r_t, one product that keeps the sign instead of four passes
         np.sqrt(r, out=r)
-        np.divide(1.0, r, out=r)
+        np.divide(consts[2], r, out=r)
 
     def block_dot(self, R, S, coef):
         """K[R, S] @ coef for original indices R and S (gradient reconstruction), in blocks

@@ -413,6 +413,33 @@ def test_fit_with_and_without_snapshots_gives_identical_alphas(kernel, params, d
         assert s.train_error == pytest.approx(np.mean(np.where(f > 0, 1.0, -1.0) != y_pm))
 
 
+def test_linear_kernel_with_many_features_on_both_update_paths(monkeypatch):
+    """20 features, overlapping classes: the gradient update is the cached columns' difference
+    while many points are active and the stacked product while few are (both ran); the
+    solution is libsvm's, a live run takes the fit's steps, the gap holds on all points."""
+    svm_mod = pytest.importorskip("sklearn.svm")
+    monkeypatch.setattr(smo_module, "_USE_COMPILED", False)
+    monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 100)
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 400)
+    X = rng.normal(size=(400, 20)) + np.linspace(0.5, 1.5, 20)
+    X[:, 0] += 3.0 * y
+    fitted = SVM(C=1.0, kernel="linear").fit(X, y)
+    stats = fitted._shrink_stats
+    assert 0 < stats["stacked_updates"] < fitted.n_iter_ and stats["reconstructions"] >= 1
+    snaps = list(SVM(C=1.0, kernel="linear").fit_steps(X, y, snapshot_every=50))
+    np.testing.assert_array_equal(snaps[-1].alpha, fitted.alpha_)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    assert fitted.last_snapshot_.converged and _kkt_gap(fitted, X, y_pm) <= fitted.tol * (1 + 1e-6)
+    ref = svm_mod.SVC(C=1.0, kernel="linear").fit(X, y)
+    kern = make_kernel("linear")
+    ref_dual = _dual_objective(ref.dual_coef_[0], ref.support_vectors_, kern)
+    assert fitted.dual_objective_ == pytest.approx(_dual_objective(fitted.dual_coef_, fitted.support_vectors_, kern),
+                                                   rel=1e-9)
+    assert abs(fitted.dual_objective_ - ref_dual) <= 1e-3 * abs(ref_dual)
+    assert np.mean(fitted.predict(X) == ref.predict(X)) >= 0.99
+
+
 def test_max_iter_while_shrunk_reports_the_exact_state(monkeypatch):
     monkeypatch.setattr(smo_module, "_SHRINK_EVERY", 50)
     X, y = _moons(400, 0.3, 5)
