@@ -17,13 +17,30 @@ from smlengine.grid import DecisionFrame, decision_frame, grid_points  # noqa: F
 from .. import style as theme
 
 
-def _diverging_lut(style: theme.Style, alpha: int = 110) -> np.ndarray:
+#: opacity of the map's strongest shade: on white, and on the dark theme's near-black ground
+MAP_ALPHA = {"light": 110, "dark": 160}
+#: on the dark ground the class colours are lightened by this fraction toward white: at partial
+#: opacity over near-black the blue of class +1 sinks to black and its region vanishes on a projector
+DARK_TINT = 0.35
+
+
+def _diverging_lut(style: theme.Style) -> np.ndarray:
+    """RGBA for f from −1 (class −1's colour) through 0 (clear) to +1 (class +1's colour).
+
+    On white a shade fades toward the ground in colour and in opacity. On the dark ground the
+    colours are lightened tints and keep their hue, only the opacity fades: fading them toward
+    near-black as well would draw a confident region almost black.
+    """
     neg = np.array(QtGui.QColor(theme.NEG_COLOR).getRgb()[:3], float)
     pos = np.array(QtGui.QColor(theme.POS_COLOR).getRgb()[:3], float)
-    mid = np.array(QtGui.QColor(style.background).getRgb()[:3], float)
     t = np.linspace(-1, 1, 256)[:, None]
-    rgb = np.where(t < 0, mid + (neg - mid) * (-t), mid + (pos - mid) * t)
-    a = (np.abs(t[:, 0]) ** 0.7 * alpha).astype(np.ubyte)
+    if style.theme == "dark":
+        neg, pos = neg + (255 - neg) * DARK_TINT, pos + (255 - pos) * DARK_TINT
+        rgb = np.where(t < 0, neg, pos)
+    else:
+        mid = np.array(QtGui.QColor(style.background).getRgb()[:3], float)
+        rgb = np.where(t < 0, mid + (neg - mid) * (-t), mid + (pos - mid) * t)
+    a = (np.abs(t[:, 0]) ** 0.7 * MAP_ALPHA.get(style.theme, MAP_ALPHA["light"])).astype(np.ubyte)
     return np.column_stack([rgb.astype(np.ubyte), a])
 
 
