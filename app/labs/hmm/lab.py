@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -333,7 +334,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
         """The Learning tab's note for a Baum–Welch snapshot: the restart's status and its model
         against the truth (the maths panel's words), and where the earlier restarts ended."""
         return (f"Restart {snapshot.restart + 1}/{snapshot.data.n_restarts}, iteration {snapshot.bw.step}: "
-                f"{maths.status_text(snapshot.learn)}.<br>{maths.truth_text(snapshot)}"
+                f"{html.escape(maths.status_text(snapshot.learn))}.<br>{html.escape(maths.truth_text(snapshot))}"
                 + self._finals(snapshot.restart))
 
     def _finals(self, current: int) -> str:
