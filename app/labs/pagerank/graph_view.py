@@ -301,7 +301,8 @@ class GraphDrawing:
                     break
             else:
                 continue
-            placed.append(rect.adjusted(-1, -1, 1, 1))  # a pixel apart at least
+            gap_x, gap_y = 3.0 * s.scale, 1.0 * s.scale  # apart by a space and a little leading at least
+            placed.append(rect.adjusted(-gap_x, -gap_y, gap_x, gap_y))
             item.setAnchor((anchor_x, anchor_y))
             item.setPos(inverse.map(QtCore.QPointF(xs[i], ys[i] - gap if anchor_y == 1.0 else ys[i] + gap)))
             item.setToolTip(f"{g.titles[i]}\n{g.names[i]}")

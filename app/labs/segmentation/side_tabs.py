@@ -247,6 +247,7 @@ class RestartsTab:
         self.restarts_button.clicked.connect(self.run_restarts)
         self.restarts_label = QtWidgets.QLabel("k-means finds a local minimum<br>that depends on the start.")
         self.restarts_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.restarts_label.setWordWrap(True)  # a narrow page (projector fonts) wraps it, never cuts it
         self.restarts_panel = PlotPanel("Final J", "restart", "J", legend=False)
         self.restarts_points = pg.ScatterPlotItem()
         self.restarts_panel.addItem(self.restarts_points)
@@ -294,11 +295,13 @@ class RestartsTab:
             self.restarts_panel.plot_item.setYRange(middle - half, middle + half, padding=0.08)
             self.restarts_panel.plot_item.setXRange(0.5, max(len(x), 1) + 0.5, padding=0)
             spread = "equal" if n_distinct == 1 else f"+{100 * (hi - lo) / max(lo, 1e-300):.2f}%"
-            features = "histogram fractions" if self.method in HIST_METHODS else "colour features"
             text = (f"{len(res.inertias)} restarts ({res.init}): <b>{n_distinct} distinct solution"
                     f"{'s' if n_distinct != 1 else ''}</b> (colours)<br>best J = {lo:.5g}, worst {hi:.5g} "
-                    f"({spread}); k-means on the {features}, as in “k-means vs EM”")
+                    f"({spread})")
             self.restarts_label.setText(text)
+        # J of k-means on the features of the "k-means vs EM" tab's k-means: the axis says which
+        features = "histogram fractions" if self.method in HIST_METHODS else "colours"
+        self.restarts_panel.set_labels("Final J", y_label=f"J on {features}")
         k = len(res.maps) + 1
         self.d2_slider.setRange(1, max(1, k - 1))
         self._draw_d2()
