@@ -120,8 +120,8 @@ class PointCanvas(pg.PlotWidget):
         self.fit_button.setCursor(QtCore.Qt.CursorShape.ArrowCursor)
         self.fit_button.clicked.connect(self.fit_view)
         self.fit_shortcut = QtGui.QShortcut(QtGui.QKeySequence(FIT_KEY), self, self.fit_view)
-        for name in ("left", "bottom"):
-            self.plot_item.getAxis(name).geometryChanged.connect(self._place_fit_button)
+        for item in (self.plot_item.getAxis("left"), self.plot_item.getAxis("bottom"), self._vb):
+            item.geometryChanged.connect(self._place_fit_button)
         self.apply_style(theme.current())
 
     # --- the view ---------------------------------------------------------------------
@@ -149,8 +149,8 @@ class PointCanvas(pg.PlotWidget):
         b = self.fit_button
         font = QtGui.QFont(QtWidgets.QApplication.font())  # the application's, projector mode's size included
         metrics = QtGui.QFontMetrics(font)
-        two_lines = (metrics.height() * 2 + 6 <= corner.height()
-                     and metrics.horizontalAdvance("view") + 8 <= corner.width())
+        two_lines = (metrics.height() * 2 + 2 <= corner.height()
+                     and metrics.horizontalAdvance("view") + 4 <= corner.width())
         b.setText("Fit\nview" if two_lines else "Fit")
         while not two_lines and font.pointSizeF() > 6 and metrics.horizontalAdvance("Fit") + 6 > corner.width():
             font.setPointSizeF(font.pointSizeF() - 1)  # a narrow corner: a smaller label, never one cut
