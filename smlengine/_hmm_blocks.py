@@ -65,23 +65,25 @@ def _to_time_order(blocks, out, n):
     out[:n].reshape(L, S, K)[...] = blocks.transpose(2, 0, 1)
 
 
+#: steps of a block over which a first, rough run forgets its guessed start (a fraction of S)
+_FORGET = 2
+#: largest sum_k |alpha_new(k) - alpha_used(k)| (and sum_k alpha(k) |beta_new(k) - beta_used(k)|)
+#: at a block boundary that counts as equal: rounding, where a wrong start differs by far more
+_EQUAL_TOL = 1e-13
+
+
 @dataclass(frozen=True)
 class Forward:
-    """The forward pass over blocks, in the blocks' layout, and what the backward pass reuses.
+    """The forward pass over blocks, in the blocks' layout, for the backward pass.
 
-    ``xs[s, b]`` = x_{bS+s}, ``B`` the (K, M) emission matrix; ``alpha[s, k, b]`` and ``c[s, b]`` the scaled forward
-    variables of time bS + s, ``tail_alpha`` and ``tail_c`` those of the steps after the last
-    whole block. ``Q[b]`` is the transfer of block b with its rows normalised (Q[b, i] ∝ the
-    distribution at the block's end from state i before it) and ``log_scale[b, i]`` the
-    logarithm of the row's scale: the product A diag(B(x_bS)) ... A diag(B(x_bS+S-1)) is
-    diag(exp(log_scale[b])) Q[b] (block 0 starts from pi: its product lacks the first A).
+    ``xs[s, b]`` = x_{bS+s}, ``B`` the (K, M) emission matrix; ``alpha[s, k, b]`` and
+    ``c[s, b]`` the scaled forward variables of time bS + s, ``tail_alpha`` and ``tail_c``
+    those of the steps after the last whole block.
     """
 
     S: int
     xs: np.ndarray
     B: np.ndarray
-    Q: np.ndarray
-    log_scale: np.ndarray
     alpha: np.ndarray
     c: np.ndarray
     tail_alpha: np.ndarray
@@ -89,7 +91,6 @@ class Forward:
 
     def scales(self) -> np.ndarray:
         """c (T,) in time order."""
-        S, L = self.c.shape
         return np.concatenate([self.c.T.ravel(), self.tail_c])
 
     def filtered(self) -> np.ndarray:
@@ -102,7 +103,9 @@ class Forward:
 
 
 def _transfers(A, B, xs):
-    """(Q (L, K, K), log scales (L, K)) of every block at once (module docstring, pass 1)."""
+    """(Q (L, K, K), log scales (L, K)) of every block at once (module docstring, pass 1):
+    the product A diag(B(x_bS)) ... A diag(B(x_bS+S-1)) is diag(exp(log_scale[b])) Q[b] with the
+    rows of Q[b] normalised (block 0 starts from pi: its product lacks the first A)."""
     S, L = xs.shape
     K = A.shape[0]
     AT = np.ascontiguousarray(A.T)
@@ -125,43 +128,81 @@ def _transfers(A, B, xs):
     return np.ascontiguousarray(Q.transpose(2, 0, 1)), np.ascontiguousarray(log_scale.T)
 
 
-def forward(pi, A, BT, x):
-    """The scaled forward pass as a :class:`Forward`, or None (module docstring).
+def _forward_run(pi, AT, B, xs, starts, first=0, ab=None, cb=None):
+    """a_t = (alpha_{t-1} A) * B(x_t), c_t = sum_k a_t(k), alpha_t = a_t / c_t over the steps
+    ``first``..S-1 of every block at once, from alpha = ``starts[:, b]`` before them (block 0
+    starts from pi at step 0); stored in ``ab``, ``cb`` when given. Returns the last alpha (K, L)."""
+    S, L = xs.shape
+    K = AT.shape[0]
+    e = np.empty((K, L))
+    work = [np.empty((K, L)), np.empty((K, L))]
+    c = np.empty(L)
+    a = starts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for s in range(first, S):
+            out = work[s % 2] if ab is None else ab[s]
+            np.matmul(AT, a, out=out)
+            if s == 0:
+                out[:, 0] = pi
+            out *= _column(B, xs[s], e)
+            cs = c if cb is None else cb[s]
+            np.add.reduce(out, axis=0, out=cs)
+            out /= cs
+            a = out
+    return a
 
-    Block b covers t = bS..bS+S-1. Pass 2: alpha_{bS+S-1} ∝ sum_i alpha_{bS-1}(i) exp(scale_i) Q_b[i]
-    from the transfers of :func:`_transfers`; pass 3: a_t = (alpha_{t-1} A) * B(x_t),
-    c_t = sum_k a_t(k), alpha_t = a_t / c_t inside all blocks at once.
-    """
-    T, K = x.shape[0], pi.shape[0]
-    S, L, n = _by_block(T)
-    B = np.ascontiguousarray(BT.T)
-    xs = _steps_of_blocks(x, n, L, S)
+
+def _boundaries_by_transfers(pi, A, B, xs):
+    """alpha before every block (K, L) from the transfers (passes 1 and 2), or None."""
+    S, L = xs.shape
     Q, log_scale = _transfers(A, B, xs)
-    starts = np.empty((L, K))  # alpha_{bS-1}, the filtered state before block b (pi before block 0)
+    starts = np.empty((pi.shape[0], L))  # alpha_{bS-1}, the filtered state before block b (pi before block 0)
     a = pi
     with np.errstate(divide="ignore"):
         for b in range(L):
-            starts[b] = a
+            starts[:, b] = a
             w = np.log(a) + log_scale[b]
             m = w.max()
             if not np.isfinite(m):
                 return None
             v = np.exp(w - m) @ Q[b]
             a = v / v.sum()
+    return starts
+
+
+def forward(pi, A, BT, x):
+    """The scaled forward pass as a :class:`Forward`, or None (module docstring).
+
+    The filter forgets where it started (for most chains): a rough run over the second half of
+    every block from the uniform distribution gives each block's end, a full run of the
+    recursion from those ends is exact when every block's end in it equals the end it was
+    started from (checked, up to rounding); else one more run from the new ends, and if that
+    does not settle either, the boundaries come from the blocks' transfers (passes 1 and 2).
+    """
+    T, K = x.shape[0], pi.shape[0]
+    S, L, n = _by_block(T)
+    B = np.ascontiguousarray(BT.T)
+    xs = _steps_of_blocks(x, n, L, S)
     AT = np.ascontiguousarray(A.T)
     ab = np.empty((S, K, L))  # alpha_{bS+s}(k) at [s, k, b]
     cb = np.empty((S, L))
-    np.matmul(AT, starts.T, out=ab[0])
-    ab[0][:, 0] = pi
-    e = np.empty((K, L))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for s in range(S):
-            a = ab[s]
-            if s:
-                np.matmul(AT, ab[s - 1], out=a)
-            a *= _column(B, xs[s], e)
-            np.add.reduce(a, axis=0, out=cb[s])
-            a /= cb[s]
+    used = np.full((K, L), 1.0 / K)
+    ends = _forward_run(pi, AT, B, xs, used, S - S // _FORGET)
+    settled = False
+    for _ in range(2):
+        used = np.empty((K, L))
+        used[:, 1:] = ends[:, :-1]
+        used[:, 0] = pi
+        ends = _forward_run(pi, AT, B, xs, used, 0, ab, cb)
+        with np.errstate(invalid="ignore"):
+            settled = bool(np.all(np.abs(ends[:, :-1] - used[:, 1:]).sum(axis=0) <= _EQUAL_TOL))
+        if settled:
+            break
+    if not settled:
+        used = _boundaries_by_transfers(pi, A, B, xs)
+        if used is None:
+            return None
+        _forward_run(pi, AT, B, xs, used, 0, ab, cb)
     if not np.all(cb > 0):  # a zero (or NaN after one) anywhere: the caller's loop finds where
         return None
     tail_alpha = np.empty((T - n, K))
@@ -175,16 +216,38 @@ def forward(pi, A, BT, x):
         tail_c[t - n] = s
         a = a / s
         tail_alpha[t - n] = a
-    return Forward(S, xs, B, Q, log_scale, ab, cb, tail_alpha, tail_c)
+    return Forward(S, xs, B, ab, cb, tail_alpha, tail_c)
+
+
+def _backward_run(A, fwd, ends, bb, last=0):
+    """beta_t = A (B(x_{t+1}) * beta_{t+1}) / c_{t+1} inside every block at once, from
+    beta = ``ends[:, b]`` at the block's last step, down to step ``last``; stored in ``bb`` when
+    given. Returns beta before every block, at bS - 1 (K, L) (column 0 is meaningless)."""
+    S, L = fwd.xs.shape
+    K = A.shape[0]
+    e = np.empty((K, L))
+    work = [np.empty((K, L)), np.empty((K, L))]
+    v = ends
+    if bb is not None:
+        bb[S - 1] = ends
+    for s in range(S - 2, last - 2, -1):  # s = -1: the step before the block
+        _column(fwd.B, fwd.xs[s + 1], e)
+        e *= v
+        e /= fwd.c[s + 1]
+        out = bb[s] if bb is not None and s >= 0 else work[s % 2]
+        np.matmul(A, e, out=out)
+        v = out
+    return v
 
 
 def _backward_blocks(fwd: Forward, A, BT, x):
     """(beta in the blocks' layout (S, K, L), beta of the tail (T - n, K)), or None.
 
-    With the transfer of block b, diag(exp(scale_b)) Q_b (from the forward pass):
-    beta_{bS-1} ∝ diag(exp(scale_b)) Q_b beta_{bS+S-1}, scaled so that
-    alpha_{bS-1} . beta_{bS-1} = 1 (sum_k alpha_t(k) beta_t(k) = 1 for the scaled variables);
-    then beta_t = A (B(x_{t+1}) * beta_{t+1}) / c_{t+1} inside all blocks at once.
+    As in :func:`forward`: a rough run over the first half of every block from beta = 1 gives
+    beta at the end of the block before, scaled so that alpha . beta = 1 there (sum_k
+    alpha_t(k) beta_t(k) = 1 for the scaled variables); the full run from those values is exact
+    when each block's own run continued to the step before it lands on the value its
+    neighbour started from (checked); else one more run, else the transfers.
     """
     S, K, L = fwd.alpha.shape
     n = S * L
@@ -193,29 +256,48 @@ def _backward_blocks(fwd: Forward, A, BT, x):
     tail[-1] = 1.0
     for t in range(T - 2, n - 2, -1):  # the steps after the last whole block, down to its end
         tail[t - n + 1] = A @ (BT[x[t + 1]] * tail[t - n + 2]) / fwd.tail_c[t + 1 - n]
-    ends = np.empty((L, K))  # beta at the last step of each block
-    ends[L - 1] = tail[0]
-    last_alpha = fwd.alpha[S - 1]
-    with np.errstate(divide="ignore"):
-        for b in range(L - 1, 0, -1):
-            w = np.log(fwd.Q[b] @ ends[b]) + fwd.log_scale[b]
-            m = w.max()
-            if not np.isfinite(m):
-                return None
-            v = np.exp(w - m)
-            norm = last_alpha[:, b - 1] @ v
-            if not norm > 0:
-                return None
-            ends[b - 1] = v / norm
+    last_alpha = fwd.alpha[S - 1]  # alpha at the end of each block
+
+    def scaled(before):  # beta before block b+1 as the end of block b, alpha . beta = 1
+        ends = np.empty((K, L))
+        ends[:, :-1] = before[:, 1:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ends[:, :-1] /= np.add.reduce(ends[:, :-1] * last_alpha[:, :-1], axis=0)
+        ends[:, L - 1] = tail[0]
+        return ends
+
     bb = np.empty((S, K, L))  # beta_{bS+s}(k) at [s, k, b]
-    bb[S - 1] = ends.T
-    cb = fwd.c
-    tmp = np.empty((K, L))
-    for s in range(S - 2, -1, -1):
-        _column(fwd.B, fwd.xs[s + 1], tmp)
-        tmp *= bb[s + 1]
-        tmp /= cb[s + 1]
-        np.matmul(A, tmp, out=bb[s])
+    rough = np.empty((K, L))
+    rough[...] = 1.0
+    # the first S // _FORGET steps of every block, from beta = 1 at the last of them
+    sub = Forward(S // _FORGET, fwd.xs[:S // _FORGET], fwd.B, fwd.alpha, fwd.c[:S // _FORGET],
+                  fwd.tail_alpha, fwd.tail_c)
+    ends = scaled(_backward_run(A, sub, rough, None))
+    settled = False
+    for _ in range(2):
+        before = _backward_run(A, fwd, ends, bb)
+        with np.errstate(invalid="ignore"):
+            gap = (last_alpha[:, :-1] * np.abs(before[:, 1:] - ends[:, :-1])).sum(axis=0)
+            settled = bool(np.all(gap <= _EQUAL_TOL))
+        if settled:
+            break
+        ends = scaled(before)
+    if not settled:
+        Q, log_scale = _transfers(A, fwd.B, fwd.xs)
+        ends = np.empty((K, L))  # beta at the last step of each block
+        ends[:, L - 1] = tail[0]
+        with np.errstate(divide="ignore"):
+            for b in range(L - 1, 0, -1):
+                w = np.log(Q[b] @ ends[:, b]) + log_scale[b]
+                m = w.max()
+                if not np.isfinite(m):
+                    return None
+                v = np.exp(w - m)
+                norm = last_alpha[:, b - 1] @ v
+                if not norm > 0:
+                    return None
+                ends[:, b - 1] = v / norm
+        _backward_run(A, fwd, ends, bb)
     return bb, tail[1:]
 
 
@@ -283,9 +365,10 @@ def _viterbi_boundaries(log_pi, LA, log_B, xs):
     return starts
 
 
-def _viterbi_blocks(log_pi, LA, log_B, xs, starts, pb=None):
-    """The recursion d_t(k) = max_j [d_{t-1}(j) + log A_jk] + log B_k(x_t) inside every block at
-    once from d = ``starts[:, b]`` before block b (block 0 starts from pi); the back-pointers
+def _viterbi_blocks(log_pi, LA, log_B, xs, starts, pb=None, first=0):
+    """The recursion d_t(k) = max_j [d_{t-1}(j) + log A_jk] + log B_k(x_t) over the steps
+    ``first``..S-1 of every block at once from d = ``starts[:, b]`` before them (block 0 starts
+    from pi at step 0); the back-pointers
     psi[bS + s, k] go to pb[s, k, b] when pb is given. Returns d at the blocks' ends (K, L)."""
     S, L = xs.shape
     K = LA.shape[0]
@@ -301,7 +384,7 @@ def _viterbi_blocks(log_pi, LA, log_B, xs, starts, pb=None):
         hit = np.empty((K, K, L), dtype=bool)
         ranked = np.empty((K, K, L), dtype=pb.dtype)
         top = np.empty((K, L), dtype=pb.dtype)
-    for s in range(S):
+    for s in range(first, S):
         np.add(d[:, None, :], LA, out=cand)
         np.maximum.reduce(cand, axis=0, out=dn)
         if pb is not None:
@@ -321,7 +404,8 @@ def viterbi(log_pi, log_A, log_BT, x):
 
     The d at the block boundaries: the recursion forgets where it started, up to a constant
     (the best paths from all states before a block merge within it, for most chains), so a first
-    run inside all blocks from d = 0 gives each block's end up to a constant, and a second run
+    run over the second half of every block from d = 0 gives each block's end up to a constant,
+    and a second run
     from those ends, the recursion itself with its back-pointers, is exact up to one constant
     per block. That holds when every block's end in the second run differs from the first by
     the same number in all states (checked); the constants add up to log P. Otherwise the
@@ -338,7 +422,7 @@ def viterbi(log_pi, log_A, log_BT, x):
     # than it broadcasts one number along a row
     LA = np.ascontiguousarray(np.broadcast_to(log_A[:, :, None], (K, K, L)))
     pb = np.empty((S, K, L), dtype=np.int8 if K <= 127 else np.int64)  # psi[bS + s, k] at [s, k, b]
-    first = _viterbi_blocks(log_pi, LA, log_B, xs, np.zeros((K, L)))
+    first = _viterbi_blocks(log_pi, LA, log_B, xs, np.zeros((K, L)), first=S - S // _FORGET)
     top = first.max(axis=0)
     if not np.all(np.isfinite(top)):  # a block impossible from every state
         return None
