@@ -1,8 +1,13 @@
 """PageRank speed and memory against networkx, scikit-network and plain scipy (one process).
 
 Run:  .venv/bin/python -m pytest -q -s -o addopts="" -m benchmark tests/benchmarks/test_bench_pagerank.py
+
+``test_bench_shapes`` (issue 50): against the plain scipy power method on graphs of several
+shapes (small and large, scale-free and uniform degrees, few and many dangling pages), three
+runs each with both contenders in turn; the row is the worst run, target <= 1.0 x.
 """
 
+import os
 import time
 import tracemalloc
 
@@ -165,3 +170,47 @@ def test_bench_surfers_on_python_docs():
     markov.layout(a, random_state=0)
     print(f"   force-directed layout of 530 pages: {time.perf_counter() - t:.2f} s")
     assert per < 0.040 / 4
+
+
+def _uniform_digraph(n, out_links, dangling, seed):
+    """n pages, each with ``out_links`` links to pages drawn uniformly (a fraction ``dangling``
+    without any): degrees without the scale-free graphs' hubs."""
+    rng = np.random.default_rng(seed)
+    linked = rng.random(n) >= dangling
+    rows = np.repeat(np.flatnonzero(linked), out_links)
+    cols = rng.integers(0, n, rows.size)
+    a = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    a.sum_duplicates()
+    a.data[:] = 1.0
+    return a
+
+
+SHAPES = {
+    "Python docs graph": lambda: load_graph("python-docs")[0],
+    "scale-free, 100,000 pages": lambda: scale_free_digraph(100_000, random_state=0)[0],
+    "scale-free, 1,000,000 pages": lambda: scale_free_digraph(1_000_000, random_state=0)[0],
+    "uniform out-degree 8, 30% dangling, 1,000,000 pages": lambda: _uniform_digraph(1_000_000, 8, 0.3, 1),
+}
+SHAPE_TARGET = 1.0  # x the plain scipy power method, worst of three runs
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_bench_shapes(name):
+    a = SHAPES[name]()
+    repeat = 20 if a.shape[0] < 10_000 else 1  # a small graph: the best of 20 calls per run
+    ratios, pairs = [], []
+    for _ in range(3):
+        t_us, x = best_time(lambda: ours(a), repeat)
+        t_ref, ref = best_time(lambda: plain_scipy(a), repeat)
+        ratios.append(t_us / t_ref)
+        pairs.append((t_us, t_ref))
+    worst = int(np.argmax(ratios))
+    l1 = float(np.abs(x - ref / ref.sum()).sum())
+    load = os.getloadavg()[0]
+    note = f"runs {', '.join(f'{r:.2f}' for r in ratios)}; load {load:.1f}; L1 to scipy {l1:.1e}"
+    print(f"\n== {name}: {a.shape[0]:,} pages, {a.nnz:,} links: ours {pairs[worst][0] * 1e3:.1f} ms, "
+          f"plain scipy {pairs[worst][1] * 1e3:.1f} ms, worst ratio {ratios[worst]:.2f} ({note})")
+    record("PageRank (pagerank_steps)", f"{name} (worst of 3 runs)", pairs[worst][0], pairs[worst][1],
+           "plain scipy power method", note=note)
+    assert l1 < 1e-9
+    assert ratios[worst] <= SHAPE_TARGET
