@@ -121,7 +121,12 @@ def plusplus_centres(X: np.ndarray, k: int, rng: np.random.Generator) -> np.ndar
 
 
 def n_distinct_upto(X: np.ndarray, k: int) -> int:
-    """min(k, number of distinct rows of X), in O(n k f) without sorting the data."""
+    """min(k, number of distinct rows of X), in O(n k f) without sorting the data (the first
+    rows, sorted, usually hold k distinct ones already: then nothing else is read)."""
+    if k <= 1:
+        return min(k, X.shape[0])
+    if _distinct_rows(X[: 64 * k]).shape[0] >= k:
+        return k
     differs = np.ones(X.shape[0], dtype=bool)
     found = 0
     while found < k:
