@@ -3,6 +3,11 @@
 A benchmark times each side with :func:`best_time` and records its main rows with
 :func:`record`; at the end of the session ``tests/benchmarks/conftest.py`` prints the table
 and writes it, with the machine it ran on, to ``build/bench-table.md``.
+
+A row may carry a ``target``: the largest ratio ours / reference it may have. The table puts
+each engine's worst row first (the largest ratio / target), engines with the worst such row
+first, and marks a row over its target as failing; the benchmarks are not part of the
+pass/fail suite, the table is where a miss shows.
 """
 
 from __future__ import annotations
@@ -29,10 +34,23 @@ class Row:
     reference_name: str
     unit: str = "s"
     note: str = ""
+    target: float | None = None
 
     @property
     def ratio(self) -> float | None:
         return self.ours / self.reference if self.reference else None
+
+    @property
+    def failing(self) -> bool:
+        """Whether the ratio is over the row's target."""
+        return self.target is not None and self.ratio is not None and self.ratio > self.target
+
+    @property
+    def badness(self) -> float:
+        """ratio / target (ratio alone without a target): what orders the table, worst first."""
+        if self.ratio is None:
+            return -1.0
+        return self.ratio / self.target if self.target else 0.0
 
 
 ROWS: list[Row] = []
@@ -48,13 +66,27 @@ def best_time(fn, repeat=3):
     return best, out
 
 
-def record(engine, workload, ours, reference=None, reference_name="", *, unit="s", note=""):
+def record(engine, workload, ours, reference=None, reference_name="", *, unit="s", note="", target=None):
     """Add a row: ``ours`` and ``reference`` in ``unit`` (seconds unless stated), the
-    reference library's call in ``reference_name`` (e.g. "sklearn SVC(kernel='linear')")."""
+    reference library's call in ``reference_name`` (e.g. "sklearn SVC(kernel='linear')"),
+    ``target`` the largest acceptable ratio (None: none set)."""
     row = Row(str(engine), str(workload), float(ours), None if reference is None else float(reference),
-              str(reference_name), unit, note)
+              str(reference_name), unit, note, None if target is None else float(target))
     ROWS.append(row)
     return row
+
+
+def ordered(rows):
+    """Rows grouped by engine, each engine's worst row first (largest ratio / target), the
+    engines in the order of their worst rows; rows without a ratio last within their engine,
+    in the order recorded."""
+    groups: dict[str, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(r.engine, []).append(r)
+    for g in groups.values():
+        g.sort(key=lambda r: -r.badness)  # stable: ties keep the recorded order
+    worst = sorted(groups.values(), key=lambda g: -g[0].badness)
+    return [r for g in worst for r in g]
 
 
 def machine() -> str:
@@ -78,17 +110,25 @@ def _number(x: float, unit: str) -> str:
 
 
 def render(rows=None) -> str:
-    """The rows as a Markdown table, one line per row, in the order they were recorded."""
-    rows = ROWS if rows is None else rows
+    """The rows as a Markdown table in :func:`ordered`'s order, a row over its target marked
+    FAIL, and a line counting those."""
+    rows = ordered(ROWS if rows is None else rows)
     lines = [
-        "| engine | workload | ours | reference | reference time | ratio |",
-        "|---|---|---:|---|---:|---:|",
+        "| engine | workload | ours | reference | reference time | ratio | target |",
+        "|---|---|---:|---|---:|---:|---|",
     ]
     for r in rows:
         ref = "" if r.reference is None else _number(r.reference, r.unit)
         ratio = "" if r.ratio is None else f"{r.ratio:.2f}×"
+        target = "" if r.target is None else f"≤ {r.target:g}×" + (" **FAIL**" if r.failing else " ok")
         workload = r.workload + (f" ({r.note})" if r.note else "")
-        lines.append(f"| {r.engine} | {workload} | {_number(r.ours, r.unit)} | {r.reference_name} | {ref} | {ratio} |")
+        lines.append(f"| {r.engine} | {workload} | {_number(r.ours, r.unit)} | {r.reference_name} | {ref} | {ratio} "
+                     f"| {target} |")
+    failing = [r for r in rows if r.failing]
+    lines.append("")
+    lines.append(f"{len(failing)} of {sum(r.target is not None for r in rows)} rows with a target are over it"
+                 + (": " + "; ".join(f"{r.engine}, {r.workload} ({r.ratio:.2f}× > {r.target:g}×)" for r in failing)
+                    if failing else "."))
     return "\n".join(lines)
 
 
