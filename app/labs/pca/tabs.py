@@ -220,7 +220,7 @@ class CompressionTab:
             bottom.insertWidget(1, self.scree_panel)
             self.error_panel.hide()
             split.setSizes([strip_height(), max(1, sum(split.sizes()) - strip_height())])
-            bottom.setSizes([2, 3])
+            bottom.setSizes([1, 1])
         else:
             top.insertWidget(1, self.scree_panel)
             self.error_panel.show()
@@ -327,7 +327,7 @@ class CompressionTab:
         self.recon_view.draw("strip", img, (data.lo, data.hi))
         self.recon_view.set_labels(labels)
         self.recon_view.fit(img.shape[1], img.shape[0], left=-2.2 * w)
-        self.recon_view.set_title(f"Reconstructions, d = {d}")
+        self.recon_view.set_title(f"Rebuilt from d = {d}")  # short: one line in a narrow projector pane
         num = run.compression_numbers(data, d)
         self.compression_label.setText(
             f"d = {d}: store {num['stored']:,} numbers instead of {num['raw']:,} "
