@@ -293,7 +293,7 @@ class RestartsTab:
             # the axis never magnifies rounding: it spans at least RESTARTS_MIN_SPAN of J
             middle, half = (lo + hi) / 2, max(hi - lo, RESTARTS_MIN_SPAN * max(abs(hi), 1e-300)) / 2
             self.restarts_panel.plot_item.setYRange(middle - half, middle + half, padding=0.08)
-            self.restarts_panel.plot_item.setXRange(0.5, max(len(x), 1) + 0.5, padding=0)
+            self.restarts_panel.plot_item.setXRange(0, max(len(x), 1) + 1, padding=0)  # whole markers at the ends
             spread = "equal" if n_distinct == 1 else f"+{100 * (hi - lo) / max(lo, 1e-300):.2f}%"
             text = (f"{len(res.inertias)} restarts ({res.init}): <b>{n_distinct} distinct solution"
                     f"{'s' if n_distinct != 1 else ''}</b> (colours)<br>best J = {lo:.5g}, worst {hi:.5g} "
