@@ -457,20 +457,37 @@ def viterbi(log_pi, log_A, log_BT, x):
     path[T - 1] = int(d.argmax())
     for t in range(T - 1, n - 1, -1):
         path[t - 1] = tail[t - n, path[t]]
-    # the back-pointers of a block are read as a flat array: pb[s][k, b] at k L + b
+    # The back-track inside the blocks. The back-pointers of a block are read as a flat array
+    # (pb[s][k, b] at k L + b). The paths from the K states at a block's end merge after a few
+    # steps back (checked every few steps): from there on one path per block is followed, and
+    # its states are those of the best path whatever the block's end state.
     rows = np.arange(L)
     block_of = np.tile(rows, K)
     F = np.repeat(np.arange(K), L) * L + block_of  # flat index of (state at bS+s, b), per end state
+    zb = np.empty((S, L), dtype=np.int64)  # the best path, z[bS + s] at [s, b]
+    merged_at = 0  # the paths from all end states agree at steps < merged_at... of every block
     for s in range(S - 1, 0, -1):
         F = np.take(pb[s].ravel(), F).astype(np.int64) * L + block_of  # the state at bS+s-1
-    first_state = F.reshape(K, L) // L  # state at bS given the state at bS+S-1
+        if s % 8 == 1 and K > 1:
+            states = F.reshape(K, L)
+            if np.all(states[1:] == states[0]):
+                merged_at = s - 1
+                break
+    if merged_at:
+        z = F[:L] // L
+        zb[merged_at] = z
+        for s in range(merged_at, 0, -1):
+            z = np.take(pb[s].ravel(), z * L + rows).astype(np.int64)
+            zb[s - 1] = z
+        first_state = np.broadcast_to(zb[0], (K, L))
+    else:
+        first_state = F.reshape(K, L) // L  # state at bS given the state at bS+S-1
     last = np.empty(L, dtype=np.int64)
     last[L - 1] = path[n - 1]
     for b in range(L - 1, 0, -1):
         last[b - 1] = pb[0, first_state[last[b], b], b]
-    zb = np.empty((S, L), dtype=np.int64)
     zb[S - 1] = last
-    for s in range(S - 1, 0, -1):
+    for s in range(S - 1, merged_at, -1):
         zb[s - 1] = np.take(pb[s].ravel(), zb[s] * L + rows)
     path[:n] = zb.T.ravel()
     return best_value, path
