@@ -162,7 +162,7 @@ def test_bench_numpy_path(shape, what, monkeypatch):
            runs[worst][1], "hmmlearn CategoricalHMM(implementation='scaling')", note=detail)
     _print_table()
     assert err < 1e-8
-    assert ratios[worst] <= NUMPY_TARGET
+    assert cpu <= NUMPY_TARGET  # CPU time: a machine shared with other jobs disturbs it less than wall time
 
 
 def test_bench_baum_welch_iteration(problem):
