@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 from PySide6 import QtGui, QtWidgets
 
 import picture_checks as checks
@@ -39,9 +38,8 @@ def _text_lines(lab) -> float:
     return lab.text_view.viewport().height() / line
 
 
-@pytest.mark.parametrize("projector", [True, False], ids=["projector", "normal"])
-def test_ngrams_text_keeps_six_lines_and_the_maths_names_the_vocabulary(qtbot, make_window, projector):
-    window = _window(make_window, "ngrams", projector)
+def test_ngrams_text_keeps_six_lines_and_the_maths_names_the_vocabulary(qtbot, make_window):
+    window = _window(make_window, "ngrams", True)
     lab = open_lab(window, "ngrams")
     snap = run_to(lab, 98)
     assert snap.kind == "token"
@@ -50,12 +48,10 @@ def test_ngrams_text_keeps_six_lines_and_the_maths_names_the_vocabulary(qtbot, m
         qtbot.wait(30)
         assert _text_lines(lab) >= 6, f"the generated text shows {_text_lines(lab):.1f} lines (maths {maths})"
         problems = checks.all_problems(lab, window)
-        if projector and not maths:
+        if not maths:
             problems += checks.main_plot_room(lab, window)
         assert not problems, problems
     window.set_maths_visible(False)
-    if not projector:
-        return
     # the perplexity run's maths panel: the vocabulary of the model on screen, not 27 letters
     lab.run_mode("perplexity")
     wait_until(lambda: lab.runner.current is not None and lab.runner.current.mode == "perplexity"
