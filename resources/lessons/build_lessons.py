@@ -573,7 +573,8 @@ lesson("faces", "Face detection: a cascade that says no quickly",
 
 
 COIN_LOCKS = ["method", "prior", "source", "p", "flips", "die", "die_alpha"]
-DECISION_LOCKS = ["method", "n_classes", "prior1", "miss_cost", "points"]
+DECISION_LOCKS = ["method", "n_classes", "prior1", "prior2", "loss_12", "loss_21", "loss_13", "loss_23", "loss_31",
+                  "loss_32", "points"]
 
 
 def _three_heads(lab):
@@ -623,14 +624,15 @@ lesson("bayes", "Bayes: from prior to posterior, and the rule that decides",
                 "line and stays above it (0.063) whatever n. Naive Bayes comes close (0.056) because the "
                 "classes are nearly axis-aligned.",
          locked=DECISION_LOCKS, view="Decision"),
-    step("Missing class 1 now costs 5 (other errors still cost 1).",
-         params={"method": "decision", "miss_cost": 5.0},
+    step("The loss matrix: deciding class 2 when the truth is class 1 now costs 5, L(1, 2) = 5; the other "
+         "error still costs 1.",
+         params={"method": "decision", "loss_12": 5.0},
          question="Where does the boundary move?",
-         choices=["Into class 0's side: class 1 is decided more often", "Into class 1's side",
+         choices=["Into class 2's side: class 1 is decided more often", "Into class 1's side",
                   "Nowhere: the posteriors did not change"], correct=0,
          reveal={"run_to": 1},
-         answer="Into class 0's side: the rule decides argmin Σ L(j, k) P(j | x), so class 1 is chosen as soon as "
-                "5 P(1 | x) > P(0 | x). The Bayes risk, now an expected cost, grows from 0.054 to 0.136.",
+         answer="Into class 2's side: the rule decides argmin Σ L(j, k) P(j | x), so class 1 is chosen as soon as "
+                "5 P(1 | x) > P(2 | x). The Bayes risk, now an expected cost, grows from 0.054 to 0.136.",
          locked=DECISION_LOCKS, view="Decision"),
 ])
 

@@ -4,13 +4,14 @@ dragged classes, losses that move the boundary, bad classes refused with nothing
 learning curves' lesson."""
 
 import math
+import re
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from app.labs.bayes import run
-from app.testing import finish, open_lab, run_to, wait_until
+from app.testing import drawn, finish, open_lab, run_to, wait_until
 from smlengine.bayes import BetaBernoulli, MultinomialNaiveBayes, bayes_risk_2gauss
 
 
@@ -84,7 +85,7 @@ def test_the_decision_map_its_boundaries_and_risks(make_window):
     assert lab.tabs.currentIndex() == 1 and snap.K == 2 and snap.n == 800
     means, covs = run.check_classes(run.DEFAULT_CLASSES, 2)
     exact = bayes_risk_2gauss(means[0], covs[0], means[1], covs[1], 0.5)
-    assert snap.bayes_error_exact == pytest.approx(exact)
+    assert snap.bayes_risk_exact == pytest.approx(exact)
     assert snap.bayes_risk == pytest.approx(exact, abs=2e-3)  # the grid's integral agrees with Imhof's
     qda, lda, nb = snap.risks
     assert exact <= qda < exact + 0.01 and lda > qda  # unequal covariances: the quadratic rule is right
@@ -103,17 +104,48 @@ def test_the_decision_map_its_boundaries_and_risks(make_window):
     ratio = np.log(joint[1] / joint[0])
     assert np.median(np.abs(ratio)) < 0.15
     curve = lab.risk_panel.series["QDA"]
-    assert curve.x[-1] == 800 and curve.y[-1] == pytest.approx(qda)
+    assert 10 ** curve.x[-1] == pytest.approx(800) and curve.y[-1] == pytest.approx(qda)  # x = log₁₀ n
+    drawn_x = curve.item.curve.xData  # a played run's view spans the curve, drawn where its points are
+    (vx0, vx1), _ = lab.risk_panel.plot_item.getViewBox().viewRange()
+    assert np.ptp(drawn_x) == pytest.approx(np.log10(800 / 12))  # n from 12 to 800
+    assert vx0 <= drawn_x.min() and drawn_x.max() <= vx1 and vx1 - vx0 < 2 * np.ptp(drawn_x)
     assert f"{snap.bayes_risk:.4f}" in lab.maths.toPlainText()
 
 
-def test_a_costly_miss_moves_the_boundary_and_bad_classes_are_refused(make_window):
-    _, lab = _lab(make_window, method="decision", points=100)
+def test_the_loss_matrix_and_priors_move_the_boundary_and_bad_classes_are_refused(make_window):
+    _, lab = _lab(make_window, method="decision", points=20)
     plain = finish(lab, restart=True)
-    lab.form.set_values({"miss_cost": 5.0}, quiet=False)
+    shown = [name for name in lab.form.params if name.startswith("loss_") and lab.form.widgets[name].isVisibleTo(lab)]
+    assert shown == ["loss_12", "loss_21"] and not lab.form.widgets["prior2"].isVisibleTo(lab)
+    assert [lab.decision_panel.class_names[k].textItem.toPlainText() for k in range(2)] == ["1", "2"]
+    lab.form.set_values({"loss_12": 5.0}, quiet=False)  # deciding 2 when the truth is 1 costs 5
     costly = finish(lab, restart=True)
+    np.testing.assert_array_equal(costly.loss, [[0.0, 5.0], [1.0, 0.0]])
     assert np.count_nonzero(costly.decision == 0) > np.count_nonzero(plain.decision == 0) * 1.05
-    assert costly.bayes_error_exact is None and costly.bayes_risk > plain.bayes_risk
+    # the minimum-risk rule is MAP under priors ∝ L(j, k) π_j: its risk in closed form agrees with the grid's
+    assert costly.bayes_risk > plain.bayes_risk
+    assert costly.bayes_risk_exact == pytest.approx(costly.bayes_risk, abs=2e-3)
+    assert re.search(r"truth 1\s+0\s+5\s+truth 2\s+1\s+0", lab.maths.toPlainText())  # the matrix in the maths
+    lab.form.set_values({"loss_12": 1.0, "loss_21": 5.0, "prior1": 0.6}, quiet=False)  # the other entry, the priors
+    other = finish(lab, restart=True)
+    assert np.count_nonzero(other.decision == 0) < np.count_nonzero(plain.decision == 0) * 0.95
+    np.testing.assert_allclose(other.priors, [0.6, 0.4])
+    means2, covs2 = run.check_classes(run.DEFAULT_CLASSES, 2)
+    w0, w1 = 0.6 * 1.0, 0.4 * 5.0
+    assert other.bayes_risk_exact == pytest.approx((w0 + w1) * bayes_risk_2gauss(
+        means2[0], covs2[0], means2[1], covs2[1], w1 / (w0 + w1)))
+    # three classes: the whole 3 × 3 matrix and two priors; a third prior below 0.05 is refused with a message
+    lab.form.set_values({"n_classes": 3, "loss_21": 1.0, "prior1": 0.5, "loss_31": 4.0}, quiet=False)
+    three = finish(lab, restart=True)
+    assert all(lab.form.widgets[name].isVisibleTo(lab) for name in lab.form.params if name.startswith("loss_"))
+    assert three.K == 3 and three.loss[2, 0] == 4.0 and three.loss[0, 2] == 1.0 and three.bayes_risk_exact is None
+    np.testing.assert_allclose(three.priors, [0.5, 0.25, 0.25])
+    classes = lab.user_data()["classes"]
+    lab.form.set_values({"prior2": 0.5}, quiet=False)
+    assert "class 3 takes the rest" in lab.error_text and lab.runner.current is None  # no run of impossible priors
+    assert lab.user_data()["classes"] == classes and lab.form.value("prior2") == 0.5  # nothing lost
+    lab.form.set_values({"prior2": 0.25, "n_classes": 2, "loss_31": 1.0, "prior1": 0.5}, quiet=False)
+    assert not lab.error_text and drawn(lab).K == 2
     means, covs = lab.decision_panel.classes
     kept = lab.user_data()["classes"]
     # a flat ellipse is refused with a message, the classes kept

@@ -16,13 +16,17 @@ from ...widgets.params import Param
 from . import maths, run
 from .run import BayesCoinSnapshot, BayesCurvesSnapshot, BayesDecisionSnapshot, BayesSpamSnapshot
 from .tabs import CoinTab, CurvesTab, DecisionTab, SpamTab
-from .views import MODEL_COLOURS
+from .views import MODEL_COLOURS, log_n
 
 TABS = [name for name, _ in run.METHODS]
 
 
 def _for(*methods: str):
     return lambda v: v["method"] in methods
+
+
+def _three_classes(v) -> bool:
+    return v["method"] == "decision" and int(v["n_classes"]) == 3
 
 
 def _coin_draws(v) -> bool:
@@ -40,7 +44,7 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, SpamTab, Lab):
     keywords = ("Bayes' rule", "prior", "posterior", "likelihood", "conjugate", "Beta", "Bernoulli", "coin",
                 "Dirichlet", "die", "dice", "multinomial", "credible interval", "MAP", "maximum likelihood",
                 "posterior mean", "predictive", "marginal likelihood", "evidence", "Jeffreys", "Bayes classifier",
-                "Bayes error", "Bayes risk", "loss", "QDA", "LDA", "naive Bayes", "Gaussian classes",
+                "Bayes error", "Bayes risk", "loss", "loss matrix", "QDA", "LDA", "naive Bayes", "Gaussian classes",
                 "generative", "discriminative", "logistic regression", "learning curve", "spam", "spam filter",
                 "multinomial naive Bayes", "Laplace smoothing", "word counts")
     method_param = "method"
@@ -71,10 +75,15 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, SpamTab, Lab):
                   tooltip="Dirichlet(α, α, α): α = 1 is uniform on the triangle", visible_when=_for("coin")),
             Param("n_classes", "Classes", "int", 2, minimum=2, maximum=3, visible_when=_for("decision")),
             Param("prior1", "π of class 1", "float", 0.5, minimum=0.05, maximum=0.95, step=0.05, decimals=2,
-                  tooltip="The prior of class 1; the other classes share the rest", visible_when=_for("decision")),
-            Param("miss_cost", "Cost of missing 1", "log", 1.0, minimum=0.1, maximum=20.0, decimals=2,
-                  tooltip="The loss of deciding another class when the truth is class 1 (other errors cost 1)",
+                  tooltip="The prior of class 1; with two classes class 2 takes the rest",
                   visible_when=_for("decision")),
+            Param("prior2", "π of class 2", "float", 0.25, minimum=0.05, maximum=0.9, step=0.05, decimals=2,
+                  tooltip="The prior of class 2; class 3 takes the rest, 1 − π₁ − π₂", visible_when=_three_classes),
+            *(Param(run.loss_name(j, k), f"Loss {j + 1} → {k + 1}", "log", 1.0, minimum=0.1, maximum=20.0,
+                    decimals=2, tooltip=f"L({j + 1}, {k + 1}): the loss of deciding class {k + 1} when the truth "
+                                        f"is class {j + 1} (a right decision costs 0)",
+                    visible_when=_for("decision") if k < 2 and j < 2 else _three_classes)
+              for j, k in run.LOSS_ENTRIES),
             Param("points", "Sample size", "int", 800, minimum=20, maximum=2000, step=20,
                   tooltip="The sample grows to this size; QDA, LDA and naive Bayes are fitted to it",
                   visible_when=_for("decision")),
@@ -145,9 +154,8 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, SpamTab, Lab):
         if method == "decision":
             K = int(params["n_classes"])
             means, covs = run.check_classes(self.classes, K)
-            p1 = float(params["prior1"])
-            priors = [p1] + [(1.0 - p1) / (K - 1)] * (K - 1)
-            args = (means, covs, priors, float(params["miss_cost"]), int(params["points"]), seed)
+            priors = run.class_priors(K, float(params["prior1"]), float(params["prior2"]))
+            args = (means, covs, priors, run.loss_matrix(K, params), int(params["points"]), seed)
             return lambda: run.run_steps("decision", *args)
         if method == "curves":
             repeats = int(params["repeats"])
@@ -181,19 +189,19 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, SpamTab, Lab):
             if history.rewound:
                 self.risk_panel.clear_series()
             added = history.added
-            ns = [h.n for h in added]
+            ns = log_n([h.n for h in added])
             self.risk_panel.curve("Bayes", color=theme.OKABE_ITO["black"], dash=0).extend(
                 ns, [h.bayes_risk for h in added])
             for i, (_, label) in enumerate(run.MODELS):  # each rule in the colour of its boundary on the map
                 fitted = [h for h in added if h.risks[i] is not None]
                 self.risk_panel.curve(label, color=MODEL_COLOURS[i], dash=i + 1).extend(
-                    [h.n for h in fitted], [h.risks[i] for h in fitted])
+                    log_n([h.n for h in fitted]), [h.risks[i] for h in fitted])
         elif isinstance(snapshot, BayesCurvesSnapshot):
             if history.rewound:
                 for panel in self.curve_panels.values():
                     panel.clear_series()
             added = [h for h in history.added if h.complete]  # a point once all its samples are in
-            ns = [h.n for h in added]
+            ns = log_n([h.n for h in added])
             for setting, panel in self.curve_panels.items():
                 for m, label in run.CURVE_MODELS:
                     panel.curve(label).extend(ns, [h.errors[(setting, m)] for h in added])
@@ -213,8 +221,9 @@ class BayesLab(CoinTab, DecisionTab, CurvesTab, SpamTab, Lab):
         if history.rewound:
             self.accuracy_panel.clear_series()
         added = history.added
-        self.accuracy_panel.curve("accuracy").extend([h.m for h in added], [h.accuracy for h in added])
-        self.accuracy_panel.curve("spam caught").extend([h.m for h in added], [h.spam_caught for h in added])
+        ms = log_n([h.m for h in added])
+        self.accuracy_panel.curve("accuracy").extend(ms, [h.accuracy for h in added])
+        self.accuracy_panel.curve("spam caught").extend(ms, [h.spam_caught for h in added])
 
     def maths_html(self, snapshot) -> str:
         return maths.maths_html(snapshot)

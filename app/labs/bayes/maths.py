@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .run import MODELS, PRIORS, BayesCoinSnapshot, BayesCurvesSnapshot, BayesDecisionSnapshot, BayesSpamSnapshot
 
 
@@ -35,19 +37,29 @@ def coin_html(s: BayesCoinSnapshot) -> str:
             f"{', '.join(f'{a - s.die_prior:g}' for a in alpha)} → posterior mean ({die}).</p>")
 
 
+def loss_html(L) -> str:
+    """The loss matrix as a small table: a row per true class, a column per decision."""
+    K = len(L)
+    head = "".join(f"<td align='right'>&nbsp;{k + 1}</td>" for k in range(K))
+    rows = "".join(f"<tr><td>truth {j + 1}&nbsp;</td>" + "".join(
+        f"<td align='right'>&nbsp;{L[j][k]:g}</td>" for k in range(K)) + "</tr>" for j in range(K))
+    return f"<table cellspacing='0'><tr><td>L(j, k)&nbsp;&nbsp;decide</td>{head}</tr>{rows}</table>"
+
+
 def decision_html(s: BayesDecisionSnapshot) -> str:
     K = s.K
     priors = ", ".join(f"{p:.2f}" for p in s.priors)
-    loss = "0–1 loss (the MAP rule argmax<sub>k</sub> p(x | k) π<sub>k</sub>)" if s.loss.max() == 1.0 else (
-        f"a miss of class 1 costs {s.loss[0, 1]:g} (other errors 1)")
-    exact = "" if s.bayes_error_exact is None else (
-        f" (Imhof's integral for two Gaussian classes: {s.bayes_error_exact:.4f})")
+    off = s.loss[~np.eye(K, dtype=bool)]
+    rule = ("0–1 loss: the rule is MAP, argmax<sub>k</sub> p(x | k) π<sub>k</sub>" if np.all(off == 1.0) else
+            "the rule decides argmin<sub>k</sub> Σ<sub>j</sub> L(j, k) P(j | x)")
+    exact = "" if s.bayes_risk_exact is None else (
+        f" (exact, by Imhof's integral for two Gaussian classes: {s.bayes_risk_exact:.4f})")
     rows = []
     for (kind, label), risk, err in zip(MODELS, s.risks, s.fit_errors):
         rows.append(f"<br>&nbsp;&nbsp;{label} ({kind} Σ): " + (err if risk is None else f"risk {risk:.4f}"))
-    return (f"<p><b>Decision</b>: {K} Gaussian classes, priors π = ({priors}); {loss}. The rule decides "
-            f"argmin<sub>k</sub> Σ<sub>j</sub> L(j, k) P(j | x); the map shades P(y | x), darker where the rule "
-            f"errs.</p>"
+    return (f"<p><b>Decision</b>: {K} Gaussian classes, priors π = ({priors}); {rule}. The map shades "
+            f"P(y | x), darker where the rule errs.</p>"
+            f"{loss_html(s.loss)}"
             f"<p>Bayes risk ∫ min<sub>k</sub> Σ<sub>j</sub> L(j, k) π<sub>j</sub> p<sub>j</sub>(x) dx = "
             f"{s.bayes_risk:.4f}{exact}.</p>"
             f"<p>Fitted from n = {s.n} points (the truth judges each rule):{''.join(rows)}</p>"

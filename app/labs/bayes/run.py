@@ -157,7 +157,7 @@ class BayesDecisionSnapshot(Snapshot):
     decision: np.ndarray  # (GRID, GRID) uint8, the minimum-risk decision of the truth
     error_density: np.ndarray  # (GRID, GRID) float32, p(x) times the conditional risk of that decision
     bayes_risk: float  # ∫ on the grid
-    bayes_error_exact: float | None  # two classes, 0–1 loss: bayes_risk_2gauss
+    bayes_risk_exact: float | None  # two classes: from bayes_risk_2gauss (any loss matrix)
     X: np.ndarray  # (n, 2) the sample
     y: np.ndarray  # (n,)
     fitted: tuple  # per model: (K, GRID, GRID) uint8 decision (None where the fit failed)
@@ -210,14 +210,53 @@ def _log_densities(points, means, covs) -> np.ndarray:
     return out
 
 
-def loss_matrix(K: int, miss_cost: float) -> np.ndarray:
-    """0–1 loss, except that deciding another class when the truth is class 1 costs ``miss_cost``."""
-    L = 1.0 - np.eye(K)
-    L[0, 1:] = miss_cost
+#: the loss matrix's entries the lab sets, (truth j, decision k) 0-based; parameter ``loss_{j+1}{k+1}``
+LOSS_ENTRIES = ((0, 1), (1, 0), (0, 2), (1, 2), (2, 0), (2, 1))
+#: the smallest prior a class may keep (the last class takes what the others leave)
+MIN_PRIOR = 0.05
+
+
+def loss_name(j: int, k: int) -> str:
+    """The parameter of L(j, k), the loss of deciding class k + 1 when the truth is class j + 1."""
+    return f"loss_{j + 1}{k + 1}"
+
+
+def loss_matrix(K: int, params: dict) -> np.ndarray:
+    """The K × K loss matrix L[j, k] (truth j, decision k): 0 on the diagonal, the off-diagonal
+    entries from the lab's parameters ``loss_12``, ``loss_21``, … (positive numbers)."""
+    L = np.zeros((K, K))
+    for j, k in LOSS_ENTRIES:
+        if j < K and k < K:
+            v = float(params[loss_name(j, k)])
+            if not (math.isfinite(v) and v > 0.0):
+                raise ValueError(f"the loss of deciding class {k + 1} when the truth is class {j + 1} must be a "
+                                 f"positive number, got {v:g}")
+            L[j, k] = v
     return L
 
 
-def decision_steps(means, covs, priors, miss_cost: float, n_max: int, seed: int):
+def class_priors(K: int, prior1: float, prior2: float) -> np.ndarray:
+    """π = (π₁, 1 − π₁) for two classes; (π₁, π₂, 1 − π₁ − π₂) for three, refused when class 3
+    would keep less than :data:`MIN_PRIOR`."""
+    if K == 2:
+        return np.array([prior1, 1.0 - prior1])
+    rest = 1.0 - prior1 - prior2
+    if rest < MIN_PRIOR - 1e-9:
+        raise ValueError(f"π of class 1 and π of class 2 sum to {prior1 + prior2:.2f}: class 3 takes the rest, "
+                         f"at least {MIN_PRIOR:g}. Lower one of them.")
+    return np.array([prior1, prior2, rest])
+
+
+def exact_bayes_risk(means, covs, priors, loss) -> float | None:
+    """Two classes: the Bayes risk ∫ min(L₀₁ π₀ p₀, L₁₀ π₁ p₁) dx, which is (w₀ + w₁) times the
+    Bayes error of priors proportional to w₀ = L₀₁ π₀ and w₁ = L₁₀ π₁ (None for three classes)."""
+    if len(means) != 2:
+        return None
+    w0, w1 = loss[0, 1] * priors[0], loss[1, 0] * priors[1]
+    return (w0 + w1) * bayes_risk_2gauss(means[0], covs[0], means[1], covs[1], float(w1 / (w0 + w1)))
+
+
+def decision_steps(means, covs, priors, loss, n_max: int, seed: int):
     """Yield the truth's minimum-risk map, then QDA, LDA and naive Bayes fitted from a growing sample.
 
     The decision minimises the expected loss Σ_j L[j, k] P(y = j | x) (the MAP rule for 0–1 loss);
@@ -225,7 +264,7 @@ def decision_steps(means, covs, priors, miss_cost: float, n_max: int, seed: int)
     """
     K = len(means)
     priors = np.asarray(priors, float) / np.sum(priors)
-    loss = loss_matrix(K, miss_cost)
+    loss = np.asarray(loss, float)
     extent = decision_box(means, covs)
     points, cell = _grid(extent)
     joint = np.exp(_log_densities(points, means, covs)) * priors[:, None]  # π_j p_j(x), (K, m)
@@ -235,16 +274,14 @@ def decision_steps(means, covs, priors, miss_cost: float, n_max: int, seed: int)
     decision = np.argmin(expected, axis=0)
     cond_risk = expected[decision, np.arange(points.shape[0])]
     bayes_risk = float(cond_risk.sum() * cell)
-    exact = None
-    if K == 2 and miss_cost == 1.0:
-        exact = bayes_risk_2gauss(means[0], covs[0], means[1], covs[1], float(priors[1]))
+    exact = exact_bayes_risk(means, covs, priors, loss)
     shape = (GRID, GRID)
     truth = dict(K=K, means=frozen_array(means), covs=frozen_array(covs), priors=frozen_array(priors),
                  loss=frozen_array(loss), extent=tuple(float(v) for v in extent),
                  posterior=frozen_array(posterior.reshape(K, *shape), np.float32),
                  decision=frozen_array(decision.reshape(shape), np.uint8),
                  error_density=frozen_array(cond_risk.reshape(shape), np.float32),
-                 bayes_risk=bayes_risk, bayes_error_exact=exact)
+                 bayes_risk=bayes_risk, bayes_risk_exact=exact)
     rng = np.random.default_rng(seed)
     y_all = rng.choice(K, size=n_max, p=priors)
     X_all = np.empty((n_max, 2))
@@ -302,9 +339,12 @@ def boundary_lines(s: BayesDecisionSnapshot) -> list:
 
 
 # ----------------------------------------------------------------------------- learning curves
-CURVE_SIZES = (6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2000)
+CURVE_SIZES = (5, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2000)
 CURVE_MODELS = [("nb", "naive Bayes"), ("lda", "LDA"), ("logistic", "logistic")]
-SETTINGS = [("right", "independent features: NB right"), ("wrong", "correlated features: NB wrong")]
+#: the two data sets of the learning curves: name, the panel's title (one line on a projector), what it holds
+SETTINGS = [("right", "independent: NB right", "20 independent features given the class: naive Bayes's model is right"),
+            ("wrong", "correlated: NB wrong", "10 pairs of features correlated 0.9 given the class: naive Bayes's "
+             "model is wrong (it counts each pair's evidence twice)")]
 D_CURVES = 20
 N_TEST = 2000
 
@@ -354,17 +394,17 @@ def curves_steps(repeats: int, seed: int, sizes=CURVE_SIZES):
     """Yield, for each training size n and each of ``repeats`` samples, the test error of naive Bayes,
     LDA and logistic regression averaged so far, on data where naive Bayes is right and where it is
     wrong (features that come in correlated pairs)."""
-    tests = {name: _draw(name, N_TEST, np.random.default_rng([seed, 7, i])) for i, (name, _) in enumerate(SETTINGS)}
+    tests = {name: _draw(name, N_TEST, np.random.default_rng([seed, 7, i])) for i, (name, *_) in enumerate(SETTINGS)}
     bayes = {}
-    for name, _ in SETTINGS:
+    for name, *_ in SETTINGS:
         mu, cov = _setting(name)
         bayes[name] = float(ndtr(-0.5 * math.sqrt(mu @ np.linalg.solve(cov, mu))))  # Φ(−Δ/2)
     rng = np.random.default_rng([seed, 11])
     total, step = len(sizes) * repeats, 0
     for n in sizes:
-        sums = {(s, m): 0.0 for s, _ in SETTINGS for m, _ in CURVE_MODELS}
+        sums = {(s, m): 0.0 for s, *_ in SETTINGS for m, _ in CURVE_MODELS}
         for r in range(1, repeats + 1):
-            for name, _ in SETTINGS:
+            for name, *_ in SETTINGS:
                 X, y = _draw(name, n, rng)
                 Xt, yt = tests[name]
                 for m, _ in CURVE_MODELS:

@@ -102,8 +102,9 @@ class CurvesTab:
 
     def _build_curves_tab(self) -> QtWidgets.QWidget:
         self.curve_panels = {}
-        for name, label in run.SETTINGS:
+        for name, label, what in run.SETTINGS:
             panel = MetricPanel(label[0].upper() + label[1:], "training points n", "test error")
+            panel.setToolTip(f"{what}. Test error against the training points, averaged over the repeats")
             log_ticks(panel)
             self.curve_panels[name] = panel
         return splitter(True, *self.curve_panels.values(), sizes=[400, 400], stretch=[1, 1])
@@ -113,10 +114,10 @@ class SpamTab:
     """Multinomial naive Bayes on short messages: the telling words, a typed message word by word."""
 
     def _build_spam_tab(self) -> QtWidgets.QWidget:
-        self.words_panel = WordBars("Telling words", "log-odds toward spam")
+        self.words_panel = WordBars("Telling words", "spam log-odds")
         self.words_panel.setToolTip("The words with the largest log-odds log P(w | spam) − log P(w | ham) toward "
                                     "spam (red) and toward ham (blue) in the messages trained on so far")
-        self.message_panel = WordBars("Your message", "log-odds toward spam")
+        self.message_panel = WordBars("Your message", "spam log-odds")
         self.message_panel.setToolTip("Each word of the typed message adds its log-odds (0: a word the filter "
                                       "never saw); the prior log-odds come first")
         self.accuracy_panel = MetricPanel("Test accuracy", "training messages", "share")

@@ -22,9 +22,20 @@ MODEL_COLOURS = (theme.OKABE_ITO["bluish_green"], theme.OKABE_ITO["reddish_purpl
 
 
 def log_ticks(panel: PlotPanel) -> None:
-    """A log-scaled x axis with ticks at 10, 100 and 1000 only (minor ticks would run together)."""
-    panel.plot_item.setLogMode(x=True)
-    panel.plot_item.getAxis("bottom").setTicks([[(1.0, "10"), (2.0, "100"), (3.0, "1000")], []])
+    """An x axis of counts on a log scale: the curves are drawn at x = log₁₀ n (see :func:`log_n`),
+    labelled at 10, 100 and 1000, with unlabelled ticks at 2 and 5 times each (their labels would
+    run together on a narrow plot).
+
+    The curves carry log₁₀ n themselves rather than the axis being put in log mode: a run that
+    plays grows the view in calm steps computed on the curves' own x, which would be n on a log
+    axis (the curves then squeezed into one column of the plot)."""
+    minor = [(math.log10(m * 10 ** e), "") for e in (1, 2, 3) for m in (2, 5)]
+    panel.plot_item.getAxis("bottom").setTicks([[(1.0, "10"), (2.0, "100"), (3.0, "1000")], minor])
+
+
+def log_n(values) -> np.ndarray:
+    """The x of counts ``values`` on an axis of :func:`log_ticks`."""
+    return np.log10(np.asarray(values, dtype=float))
 
 
 def _vertical(x: float | None, top: float) -> tuple[list, list]:
@@ -215,6 +226,7 @@ class DecisionPanel(PlotPanel):
             item.setZValue(2 + z)
             self.addItem(item)
         self.handles: list[tuple[pg.TargetItem, pg.TargetItem, pg.TargetItem]] = []
+        self.class_names: list[pg.TextItem] = []  # "1", "2", "3" beside each mean
         self.classes = None  # (means, covs) shown by the handles
         vb = self.plot_item.getViewBox()
         vb.setMouseEnabled(False, False)  # the view is the map's box: the map covers all of it
@@ -244,8 +256,13 @@ class DecisionPanel(PlotPanel):
                 item.sigPositionChanged.connect(lambda it, k=k, i=i: self._dragging(k, i))
                 item.sigPositionChangeFinished.connect(lambda it, k=k, i=i: self._dropped(k, i))
             self.handles.append(trio)
+            name = pg.TextItem(f"{k + 1}", anchor=(-0.35, 1.05))  # the class's number, as the priors and losses say
+            name.setZValue(11)
+            self.addItem(name)
+            self.class_names.append(name)
+            self._style_names(st)
         for k, trio in enumerate(self.handles):
-            for item in trio:
+            for item in (*trio, self.class_names[k]):
                 item.setVisible(k < K)
         self._place_handles()
         self._draw_true_ellipses()
@@ -258,6 +275,7 @@ class DecisionPanel(PlotPanel):
                 item.blockSignals(True)
                 item.setPos(float(pos[0]), float(pos[1]))
                 item.blockSignals(False)
+            self.class_names[k].setPos(float(m[0]), float(m[1]))
 
     def _draw_true_ellipses(self) -> None:
         xs, ys = [], []
@@ -292,7 +310,8 @@ class DecisionPanel(PlotPanel):
         keep = self.classes
         self.classes = (means, covs)
         self._draw_true_ellipses()
-        if which == 0:  # the axes' handles travel with the mean
+        if which == 0:  # the axes' handles and the class's number travel with the mean
+            self.class_names[k].setPos(float(means[k][0]), float(means[k][1]))
             major, minor = self.axes(covs[k])
             for item, pos in zip(self.handles[k][1:], (means[k] + major, means[k] + minor)):
                 item.blockSignals(True)
@@ -345,28 +364,46 @@ class DecisionPanel(PlotPanel):
             for trio in self.handles:
                 for item in trio:
                     item.setPen(pg.mkPen(s.foreground, width=1.5))
+            self._style_names(s)
+
+    def _style_names(self, s: theme.Style) -> None:
+        font = QtGui.QFont()
+        font.setPointSizeF(s.legend_pt)
+        font.setBold(True)
+        back = QtGui.QColor(s.background)
+        back.setAlpha(200)
+        for item in self.class_names:
+            item.setColor(s.foreground)
+            item.setFont(font)
+            item.fill = pg.mkBrush(back)
 
 
 class WordBars(PlotPanel):
     """Words as horizontal bars of their log-odds (red toward spam, blue toward ham), each word written
-    beside the zero line on the side its bar does not take."""
+    beside the zero line on the side its bar does not take. A word wider than that half of the plot
+    is set smaller (down to three quarters of the legend's size), then shortened with an ellipsis."""
 
     LEFT_AXIS_EM = 1.5  # no tick labels on the left: the words stand in the plot
+    SMALLEST = 0.75  # of the legend's font size
+    GAP = 0.03  # between the zero line and a word, a fraction of the longest bar
 
     def __init__(self, title: str, x_label: str):
         super().__init__(title, x_label, "", legend=False)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[])
         self.addItem(self.bars)
         self.word_items: list[pg.TextItem] = []
+        self._shown: tuple[list, list] | None = None
         vb = self.plot_item.getViewBox()
         vb.invertY(True)
         vb.setMouseEnabled(False, False)
+        vb.sigResized.connect(self._fit_words)
         self.plot_item.hideButtons()
         self.plot_item.getAxis("left").setTicks([[], []])
 
     def set_bars(self, names, values) -> None:
         st = theme.current()
         values = np.array([0.0 if v is None else v for v in values], float)
+        self._shown = ([str(name) for name in names], values)
         n = len(values)
         colours = [theme.OKABE_ITO["vermillion"] if v > 0 else theme.OKABE_ITO["blue"] for v in values]
         self.bars.setOpts(x0=np.minimum(values, 0.0), width=np.abs(values), y=np.arange(n),
@@ -376,18 +413,36 @@ class WordBars(PlotPanel):
             item.setZValue(5)
             self.addItem(item)
             self.word_items.append(item)
-        font = QtGui.QFont()
-        font.setPointSizeF(st.legend_pt)
         span = float(np.abs(values).max()) if n else 1.0
         span = max(span, 1e-9)
         for i, item in enumerate(self.word_items):
             item.setVisible(i < n)
             if i < n:
                 toward_spam = values[i] > 0
-                item.setText(str(names[i]))
-                item.setFont(font)
                 item.setColor(st.foreground)
                 item.setAnchor((1, 0.5) if toward_spam else (0, 0.5))
-                item.setPos(-0.03 * span if toward_spam else 0.03 * span, i)
+                item.setPos(-self.GAP * span if toward_spam else self.GAP * span, i)
+        self._fit_words()
         self.plot_item.getViewBox().setRange(xRange=(-1.05 * span, 1.05 * span), yRange=(-0.6, max(n, 1) - 0.4),
                                              padding=0)
+
+    def _fit_words(self, *_args) -> None:
+        """Each word in the half of the plot beside the zero line: smaller, then elided, if need be."""
+        if self._shown is None:
+            return
+        names = self._shown[0]
+        font = QtGui.QFont()
+        font.setPointSizeF(theme.current().legend_pt)
+        width = self.plot_item.getViewBox().width()
+        # the half of the view a word may take (TextItem's own margin of a few pixels included)
+        room = width * 0.5 * (1.0 - self.GAP / 1.05) - 8.0 if width > 40 else math.inf
+        widest = max((QtGui.QFontMetricsF(font).horizontalAdvance(name) for name in names), default=0.0)
+        if widest > room:
+            font.setPointSizeF(font.pointSizeF() * max(self.SMALLEST, room / widest))
+        metrics = QtGui.QFontMetricsF(font)
+        for name, item in zip(names, self.word_items):
+            text = name if metrics.horizontalAdvance(name) <= room else metrics.elidedText(
+                name, QtCore.Qt.TextElideMode.ElideRight, max(room, 0.0))
+            item.setFont(font)
+            if item.toPlainText() != text:
+                item.setText(text)
