@@ -151,6 +151,10 @@ class Lloyd:
     """
 
     _BLOCK = 32768
+    #: from this many centres (and no more features than centres) a block's labels are the
+    #: argmin of each point's row of K distances, and its sums weighted bincounts: the running
+    #: minimum's three passes per centre cost more
+    _ARGMIN_MIN_K = 10
 
     def __init__(self, X: np.ndarray, k: int):
         n, f = X.shape
@@ -168,6 +172,8 @@ class Lloyd:
         self.D = np.empty((k, b))
         self.onehot = np.empty((k, b))
         self.rows = np.arange(k)[:, None]
+        self.by_argmin = k >= self._ARGMIN_MIN_K and f + 1 <= k
+        self.DT = np.empty((b, k)) if self.by_argmin else None  # distances point by point
 
     def assign(self, C: np.ndarray, labels: np.ndarray):
         """Nearest centre of every point into ``labels``; returns (partial distances, S, counts).
@@ -175,6 +181,8 @@ class Lloyd:
         The partial distance is ‖x − μ_{m}‖² − ‖x‖²; S (K, f) the cluster sums, counts (K,).
         """
         Ca = np.hstack([-2.0 * C, np.einsum("ij,ij->i", C, C)[:, None]])
+        if self.by_argmin:
+            return self._assign_by_argmin(Ca, labels)
         G = np.zeros((self.k, self.f + 1))
         block = self.D.shape[1]
         for s in range(0, self.n, block):
@@ -193,6 +201,24 @@ class Lloyd:
             oh = self.onehot[:, :m]
             np.equal(lab, self.rows, out=oh, casting="unsafe")
             G += oh @ self.Xa[:, s:e].T
+        return self.best, G[:, : self.f], np.rint(G[:, self.f]).astype(np.int64)
+
+    def _assign_by_argmin(self, Ca: np.ndarray, labels: np.ndarray):
+        """:meth:`assign` for many centres: the (block, K) distances from one product, the
+        labels their rows' argmin (ties to the lowest k), the sums a weighted bincount per
+        feature."""
+        G = np.zeros((self.k, self.f + 1))
+        block, k = self.DT.shape[0], self.k
+        CaT = np.ascontiguousarray(Ca.T)
+        for s in range(0, self.n, block):
+            e = min(s + block, self.n)
+            D = self.DT[: e - s]
+            np.matmul(self.Xa[:, s:e].T, CaT, out=D)
+            lab = labels[s:e]
+            D.argmin(axis=1, out=lab)
+            self.best[s:e] = np.take_along_axis(D, lab[:, None], axis=1)[:, 0]
+            for c in range(self.f + 1):
+                G[:, c] += np.bincount(lab, weights=self.Xa[c, s:e], minlength=k)
         return self.best, G[:, : self.f], np.rint(G[:, self.f]).astype(np.int64)
 
     def inertia(self, C: np.ndarray, S: np.ndarray, counts: np.ndarray) -> float:

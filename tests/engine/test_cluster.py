@@ -55,12 +55,13 @@ def test_kmeans_objective_never_increases(pixels, init, seed):
     assert s.inertia == pytest.approx(direct, rel=1e-9)
 
 
-def test_kmeans_equals_sklearn_lloyd_from_same_centres(pixels):
+@pytest.mark.parametrize("k", [6, 12])  # 12: labels from each point's argmin (Lloyd._ARGMIN_MIN_K)
+def test_kmeans_equals_sklearn_lloyd_from_same_centres(pixels, k):
     sk_cluster = pytest.importorskip("sklearn.cluster")
     rng = np.random.default_rng(3)
-    init = pixels[rng.choice(len(pixels), 6, replace=False)]
-    ours = KMeans(6, init=init, tol=0, max_iter=500).fit(pixels)
-    ref = sk_cluster.KMeans(6, init=init, n_init=1, algorithm="lloyd", tol=0, max_iter=500).fit(pixels)
+    init = pixels[rng.choice(len(pixels), k, replace=False)]
+    ours = KMeans(k, init=init, tol=0, max_iter=500).fit(pixels)
+    ref = sk_cluster.KMeans(k, init=init, n_init=1, algorithm="lloyd", tol=0, max_iter=500).fit(pixels)
     np.testing.assert_array_equal(ours.labels_, ref.labels_)
     np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-10, atol=1e-12)
     assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-9)
