@@ -7,6 +7,7 @@
                                                    render the course map headless (with the labs' pictures)
     python -m app --list-labs                      one lab per line, starting with its id
     python -m app --lab ID --steps N --screenshot out.png [--size WxH] [--projector] [--seed S] [--theme dark]
+                  [--maths shown|hidden] [--params shown|hidden]
     python -m app --screenshots DIR [--steps N]    one picture per lab (the README pictures)
     python -m app --self-test                      build every lab, run a few steps, exit 0 if all work
     python -m app --lesson FILE [--lesson-step N] [--reveal] [--screenshot out.png [--size WxH] [--projector]]
@@ -55,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=_parse_size, default=(1400, 860), metavar="WxH", help="window size for screenshots")
     p.add_argument("--projector", action="store_true", help="projector mode (large fonts, thick lines)")
     p.add_argument("--theme", choices=("light", "dark"), default=None, help="colour theme")
+    p.add_argument("--maths", choices=("shown", "hidden"), default=None,
+                   help="the maths panel (F1) on screen or not, also in projector mode (default: as the mode has it)")
+    p.add_argument("--params", choices=("shown", "hidden"), default=None,
+                   help="the parameters (F2) on screen or not (default: as the mode has it)")
     p.add_argument("--seed", type=int, default=None, help="random seed of the run")
     p.add_argument("--lesson", metavar="FILE", help="open a lesson (.smllesson); with --screenshot, render one step")
     p.add_argument("--lesson-step", type=int, default=1, metavar="N", help="the lesson's step to show (1 = first)")
@@ -196,6 +201,10 @@ def cmd_screenshot(args) -> int:
     window.show()
     try:
         lab = run_lab_headless(window, args.lab, steps, args.seed, args.timeout)
+        if _show_panels(window, args):
+            lab.runner.flush()
+            window._update_status()
+            wait_for(lambda: False, 0.2)  # lay out the panels' new widths before the capture
         image = (lab.plots if args.thumbnail else window).grab().toImage()
         Path(args.screenshot).parent.mkdir(parents=True, exist_ok=True)
         if not image.save(args.screenshot):
@@ -208,6 +217,18 @@ def cmd_screenshot(args) -> int:
         window.close()
     print(args.screenshot)
     return 0
+
+
+def _show_panels(window, args) -> bool:
+    """``--maths`` and ``--params``: the panels as F1 and F2 leave them; True if one changed."""
+    changed = False
+    if args.maths is not None:
+        window.set_maths_shown(args.maths == "shown")
+        changed = True
+    if args.params is not None:
+        window.set_controls_shown(args.params == "shown")
+        changed = True
+    return changed
 
 
 def cmd_home_screenshot(args) -> int:

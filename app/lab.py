@@ -44,7 +44,6 @@ from .widgets.runbar import RunBar
 
 log = logging.getLogger(__name__)
 
-MATHS_INTERVAL = 0.4  # seconds between maths-panel updates while playing
 #: the file filter of the labs that open photos
 IMAGE_FILES = "Images (*.png *.jpg *.jpeg *.bmp *.gif *.tif *.tiff);;All files (*)"
 
@@ -87,6 +86,8 @@ class Lab(LabLayout, QtWidgets.QWidget):
 
     #: emitted when run state, step or progress changes (the main window's status bar)
     statusChanged = QtCore.Signal()
+    #: emitted when the side panels are laid out again (shown, hidden, folded, unfolded)
+    panelsChanged = QtCore.Signal()
 
     #: methods every concrete lab defines (checked when the subclass is created)
     REQUIRED = ("build_plots", "make_run", "render")
@@ -105,6 +106,7 @@ class Lab(LabLayout, QtWidgets.QWidget):
         self.run_params: dict = {}
         self.run_seed = 0
         self._maths_time = 0.0
+        self._drawn: tuple[int, Any] | None = None  # (timeline serial, snapshot) of the picture on screen
         #: the maths panel was opened (F1) although projector mode on a small screen folds it
         self.maths_unfolded = False
         self.controls_unfolded = False
@@ -141,6 +143,7 @@ class Lab(LabLayout, QtWidgets.QWidget):
         self.plots = self.build_plots()
         if isinstance(self.plots, QtWidgets.QTabWidget):
             _scroll_pages(self.plots)
+            self.plots.currentChanged.connect(lambda _index: self.refit_panels_later())
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         self.splitter.addWidget(scroll)
         self.splitter.addWidget(self.plots)
@@ -154,8 +157,10 @@ class Lab(LabLayout, QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.runbar)
-        lay.addWidget(self.banner)
         lay.addWidget(self.splitter, 1)
+        # under the panes: a message that comes or goes moves nothing above it (the run bar,
+        # the parameters, the plots' tops stay under the mouse)
+        lay.addWidget(self.banner)
 
         self.runbar.playToggled.connect(self.toggle_play)
         self.runbar.stepRequested.connect(self.step)
@@ -169,12 +174,6 @@ class Lab(LabLayout, QtWidgets.QWidget):
         self.runner.stateChanged.connect(self._update_controls)
         self.runner.stateChanged.connect(self._follow_play)
         self.runner.stateChanged.connect(self._settle_maths)
-        # While playing, the maths panel follows at MATHS_INTERVAL; a frame skipped by that
-        # throttle is shown when the interval ends, so the panel is never more than one
-        # interval behind the picture.
-        self._maths_trailing = QtCore.QTimer(self)
-        self._maths_trailing.setSingleShot(True)
-        self._maths_trailing.timeout.connect(self._refresh_maths)
         self._calm_plots = False
         self.runner.errorOccurred.connect(self.show_error)
         self.form.changed.connect(self.on_param_changed)
@@ -380,6 +379,7 @@ class Lab(LabLayout, QtWidgets.QWidget):
     def start(self, play: bool = False) -> None:
         """(Re)start the run from step 0 with the current parameters and data."""
         self.clear_error()
+        self._drawn = None
         self.show_idle()
         params = self.params()
         try:
@@ -448,28 +448,42 @@ class Lab(LabLayout, QtWidgets.QWidget):
         if snapshot is None:
             return
         prepared = self.runner.prepared_for(snapshot)
+        # every readout of the step (run bar, slider, status bar, maths panel) names the
+        # snapshot drawn here, not the newest one the worker has handed over since
+        self._drawn = (self.runner.timeline.serial(index), snapshot)
         try:
             self.render(snapshot, prepared, self.runner.frame_history())
-            now = time.perf_counter()
-            # Rich-text layout is slow and nobody reads 30 formulas a second: while
-            # playing, the maths panel follows at a few updates per second.
-            if not self.runner.playing or now - self._maths_time > MATHS_INTERVAL:
-                self._maths_time = now
-                self._maths_trailing.stop()
-                self.maths.set_html(self.maths_html(snapshot))
-            elif not self._maths_trailing.isActive():
-                wait = MATHS_INTERVAL - (now - self._maths_time)
-                self._maths_trailing.start(max(1, round(1000 * wait)))
+            self._maths_time = time.perf_counter()
+            self.maths.set_html(self.maths_html(snapshot))  # laid out only while the panel is on screen
         except Exception as exc:  # noqa: BLE001 - a drawing bug must not take the app down
             log.exception("drawing failed")
             self.show_error(f"Could not draw this step: {exc}")
         self._update_controls()
 
+    @property
+    def shown_snapshot(self):
+        """The snapshot whose picture is on screen (None before the run's first frame)."""
+        drawn = self._drawn
+        if drawn is None or not len(self.runner.timeline):
+            return None
+        return drawn[1]
+
+    @property
+    def shown_index(self) -> int:
+        """The timeline index of :attr:`shown_snapshot` (-1 when nothing is drawn)."""
+        drawn = self._drawn
+        timeline = self.runner.timeline
+        if drawn is None or not len(timeline):
+            return -1
+        index = timeline.index_of_serial(drawn[0])
+        if index >= 0 and timeline[index] is drawn[1]:
+            return index
+        return self.runner.current_index  # thinned away since: the nearest the timeline keeps
+
     def refresh_maths(self) -> None:
         """Show the maths of the snapshot on screen now (labs call this when something the
         maths depends on changes outside the run, such as a clicked point)."""
-        self._maths_trailing.stop()
-        snapshot = self.runner.current
+        snapshot = self.shown_snapshot
         if snapshot is None:
             return
         self._maths_time = time.perf_counter()
@@ -479,12 +493,9 @@ class Lab(LabLayout, QtWidgets.QWidget):
             log.exception("maths panel failed")
             self.show_error(f"Could not write the maths of this step: {exc}")
 
-    def _refresh_maths(self) -> None:
-        self.refresh_maths()
-
     def _settle_maths(self) -> None:
         """Once the run stops (paused, finished, stepped, scrubbed, reset), the panel shows
-        the maths of the snapshot on screen, not the last one the throttle let through."""
+        the maths of the snapshot on screen with the run's state as it is now."""
         if not self.runner.playing:
             self.refresh_maths()
 
@@ -499,22 +510,26 @@ class Lab(LabLayout, QtWidgets.QWidget):
 
     def _update_controls(self) -> None:
         r = self.runner
-        snap = r.current
-        note = ""
-        if r.error:
-            note = "error"
-        elif r.finished and r.current_index == len(r.timeline) - 1:
-            note = "finished"
+        snap, index = self.shown_snapshot, self.shown_index
         self.runbar.set_state(
             playing=r.playing,
             can_step=r.active or (0 <= r.cursor < len(r.timeline) - 1),
-            can_back=r.current_index > 0,
+            can_back=index > 0,
             length=len(r.timeline),
-            index=r.current_index,
+            index=index,
             step=None if snap is None else snap.step,
-            note=note,
+            note=self.run_note(),
         )
         self.statusChanged.emit()
+
+    def run_note(self) -> str:
+        """What the step on screen is: "error", "finished" (the run's last step is drawn) or ""."""
+        r = self.runner
+        if r.error:
+            return "error"
+        if r.finished and len(r.timeline) and self.shown_index == len(r.timeline) - 1:
+            return "finished"
+        return ""
 
     def show_error(self, message: str) -> None:
         message = str(message)
@@ -533,7 +548,6 @@ class Lab(LabLayout, QtWidgets.QWidget):
         return self.banner.text() if self.banner.isVisible() else ""
 
     def shutdown(self) -> None:
-        self._maths_trailing.stop()
         for t in self._tasks.values():
             t.shutdown()
         self.runner.shutdown()

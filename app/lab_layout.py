@@ -8,6 +8,8 @@ on its own.
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
@@ -15,12 +17,40 @@ from . import style as theme
 from .widgets.plots import place_legend
 
 
+def honest_minimum_widths(root: QtWidgets.QWidget) -> None:
+    """Every plot under ``root`` is at least as wide as its scene's least width (title, axes,
+    a colour bar, a legend re-flowed to one column): a splitter then never squeezes a plot
+    below it, which would draw the plot past its widget's edge, cut without an ellipsis. A
+    least width the lab set itself is kept when it is larger."""
+    for view in root.findChildren(pg.GraphicsView):
+        item = getattr(view, "centralWidget", None)
+        if not isinstance(item, QtWidgets.QGraphicsLayoutItem):
+            continue
+        least = item.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width()
+        legend = getattr(item, "legend", None)
+        if legend is not None and legend.isVisible() and legend.items and legend.columnCount > 1:
+            # a legend above the data re-flows to fewer columns as the plot narrows
+            widest = max(a.boundingRect().width() + b.item.boundingRect().width() + 16 for a, b in legend.items)
+            least -= max(legend.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width() - widest, 0)
+        set_by_us = view.property("sml_least_set")
+        own = view.property("sml_least_own")
+        if own is None or view.minimumWidth() != set_by_us:
+            own = view.minimumWidth()  # the lab's own least width (or one it changed since)
+            view.setProperty("sml_least_own", own)
+        want = max(int(own), int(math.ceil(least)) + 2 * view.frameWidth() + 2)
+        if view.minimumWidth() != want:
+            view.setMinimumWidth(want)
+        view.setProperty("sml_least_set", want)
+
+
 class LabLayout:
     """The panes of a lab: parameters, plots and maths side by side in ``self.splitter``."""
 
-    def fit_panels(self, s: theme.Style | None = None) -> None:
+    def fit_panels(self, s: theme.Style | None = None, *, again: bool = True) -> None:
         """Give the side panels the room their contents need (never clipped: the form wraps
-        its rows when narrow) and the plots the rest; the maths panel yields first."""
+        its rows when narrow) and the plots the rest. The plots keep at least the width their
+        titles, axes and legends need (:meth:`plots_least_width`): the maths panel yields
+        first, down to its least width, then the parameters, down to theirs."""
         s = s or theme.current()
         total = max(self.splitter.width(), 600)
         contents = self.controls_scroll.widget()
@@ -37,7 +67,68 @@ class LabLayout:
                 maths = int(min(280 * s.scale, max(0.20 * total, 160)))
                 if s.projector and total < 1400:
                     maths = int(min(maths, 0.30 * total))  # opened by F1: the plots yield
-        self.splitter.setSizes([controls, max(total - controls - maths, 200), maths])
+        handles = 2 * self.splitter.handleWidth()
+        short = self.plots_least_width() - (total - handles - controls - maths)
+        if short > 0 and maths:
+            give = min(short, maths - self.maths.minimumWidth())
+            maths -= max(give, 0)
+            short -= max(give, 0)
+        if short > 0 and controls:
+            give = min(short, controls - self.controls_scroll.minimumWidth())
+            controls -= max(give, 0)
+        self.splitter.setSizes([controls, max(total - handles - controls - maths, 200), maths])
+        self.panelsChanged.emit()
+        if again:
+            self.refit_panels_later()
+
+    def plots_least_width(self) -> int:
+        """The least width of the plots' pane: every plot at least as wide as its title, axes
+        and legend need (see :func:`honest_minimum_widths`), a page that would scroll sideways
+        counted at the width of what it holds."""
+        honest_minimum_widths(self.plots)
+        least = self.plots.minimumSizeHint().width()
+        pane = self.plots.width()
+        areas = self.plots.findChildren(QtWidgets.QScrollArea)
+        if isinstance(self.plots, QtWidgets.QScrollArea):
+            areas.insert(0, self.plots)
+        for area in areas:
+            inner = area.widget()
+            if inner is None or not area.isVisible() or area.viewport().width() <= 0:
+                continue
+            # what it holds, with what the pane puts around the page's viewport (frames, tabs)
+            least = max(least, inner.minimumSizeHint().width() + pane - area.viewport().width())
+        return least
+
+    def refit_panels_later(self) -> None:
+        """Fit the panels again once the layouts have taken a change of fonts or panels in
+        (their least sizes are known only then)."""
+        if not getattr(self, "_refit_pending", False):
+            self._refit_pending = True
+            QtCore.QTimer.singleShot(0, self, self._refit_now)
+
+    def _refit_now(self) -> None:
+        self._refit_pending = False
+        self.fit_panels(again=False)
+
+    def maths_shown(self) -> bool:
+        """The maths panel is on screen: wanted (View ▸ Show the maths) and not folded away."""
+        return not self.maths.isHidden() and not self.maths_folded_by_projector()
+
+    def controls_shown(self) -> bool:
+        """The parameters are on screen: wanted (View ▸ Show the parameters) and not folded away."""
+        return not self.controls_scroll.isHidden() and not self.controls_folded_by_projector()
+
+    def projector_folds_maths(self, s: theme.Style | None = None, total: int | None = None) -> bool:
+        """Projector mode on a small screen, where the maths panel is folded away until F1
+        unfolds it (:attr:`maths_unfolded`)."""
+        s = s or theme.current()
+        total = max(self.splitter.width(), 600) if total is None else total
+        return s.projector and total < 1400
+
+    def projector_folds_controls(self, s: theme.Style | None = None, total: int | None = None) -> bool:
+        """Projector mode on a small screen in a lab whose plots stand side by side there: the
+        parameters are folded away until F2 unfolds them (:attr:`controls_unfolded`)."""
+        return self.PROJECTOR_SIDE_BY_SIDE and self.projector_folds_maths(s, total)
 
     #: share of a vertical splitter's height given to the pane holding the main plot in
     #: projector mode (secondary panels below or above it get the rest)
@@ -207,17 +298,13 @@ class LabLayout:
     def maths_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
         """A projector on a small screen: the plots come first and the maths panel is folded
         away until F1 opens it (:attr:`maths_unfolded`)."""
-        s = s or theme.current()
-        total = max(self.splitter.width(), 600) if total is None else total
-        return s.projector and total < 1400 and not self.maths_unfolded
+        return self.projector_folds_maths(s, total) and not self.maths_unfolded
 
     def controls_folded_by_projector(self, s: theme.Style | None = None, total: int | None = None) -> bool:
         """A projector on a small screen and a lab whose plots stand side by side there
         (:attr:`PROJECTOR_SIDE_BY_SIDE`): the parameters are folded away for the plots until F2
         opens them (:attr:`controls_unfolded`)."""
-        s = s or theme.current()
-        total = max(self.splitter.width(), 600) if total is None else total
-        return self.PROJECTOR_SIDE_BY_SIDE and s.projector and total < 1400 and not self.controls_unfolded
+        return self.projector_folds_controls(s, total) and not self.controls_unfolded
 
     def unfold_controls(self, on: bool = True) -> None:
         """Open (or fold again) the parameters that projector mode folded away."""

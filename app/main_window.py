@@ -73,6 +73,12 @@ class _LabHost(QtWidgets.QWidget):
             self.firstPainted.emit()
 
 
+def _set_text(label: QtWidgets.QLabel, text: str) -> None:
+    """Set a status label's text only when it changes (each change lays the bar out again)."""
+    if label.text() != text:
+        label.setText(text)
+
+
 class _TabBar(QtWidgets.QTabBar):
     """The map's tab keeps its size; the labs' tabs share the rest of the width equally, their
     titles elided when they do not fit, so the bar never scrolls however many labs are open."""
@@ -299,10 +305,12 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
             lab = host.build()
         finally:
             app.installEventFilter(self)
-        lab.maths.setVisible(self.maths_action.isChecked())
+        lab.maths.setVisible(self._maths_wanted)
         lab.maths_unfolded = any(other.maths_unfolded for other in self.built_labs() if other is not lab)
-        lab.controls_scroll.setVisible(self.controls_action.isChecked())
+        lab.controls_scroll.setVisible(self._controls_wanted)
         lab.controls_unfolded = any(other.controls_unfolded for other in self.built_labs() if other is not lab)
+        lab.panelsChanged.connect(self.sync_panel_actions)
+        lab.statusChanged.connect(lambda lab=lab: self._lab_status_changed(lab))
         restoring = False
         path = autosave_path(lab.id)
         if self.restore and path.exists():
@@ -365,6 +373,7 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
             if other is not front and other.runner.playing:
                 other.pause()
         self.home.set_active(host is self.home)  # the map's missing pictures are drawn while it is shown
+        self.sync_panel_actions()
         focus = QtWidgets.QApplication.focusWidget()
         if host is self.home and (focus is None or not self.home.isAncestorOf(focus)):
             self.home.focus_search()  # typing searches at once; Down reaches the cards
@@ -418,9 +427,11 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         self.dark_action = self._action(v, "&Dark theme", self.set_dark, checkable=True)
         self.maths_action = self._action(v, "Show the &maths", self.toggle_maths, "F1", checkable=True)
         self.maths_action.setChecked(True)
+        self._maths_wanted = True
         self.controls_action = self._action(v, "Show the p&arameters", self.toggle_controls, "F2",
                                             checkable=True, tip="Hide the side panels and the plots take the room")
         self.controls_action.setChecked(True)
+        self._controls_wanted = True
 
         from .lessons.menu import install_lesson_menu
 
@@ -456,6 +467,13 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         if lab is not None:
             fn(lab)
 
+    def _lab_status_changed(self, lab: Lab) -> None:
+        """A frame was drawn or the run's state changed: the status bar follows at once when
+        the lab is in front, so it never names another step than the run bar."""
+        host = self.tabs.currentWidget()
+        if isinstance(host, _LabHost) and host.lab is lab:
+            self._update_status()
+
     def _update_status(self) -> None:
         host = self.tabs.currentWidget()
         lab = host.lab if isinstance(host, _LabHost) else None  # never builds a lab
@@ -467,23 +485,22 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
                     label.setText("")
             return
         r = lab.runner
-        snap = r.current
-        self.status_lab.setText(lab.title)
-        self.status_step.setText(f"step {snap.step}" if snap is not None else "step –")
-        self.status_time.setText(f"{r.elapsed_now:6.1f} s")
-        if r.error:
-            state = "error"
+        snap = lab.shown_snapshot  # the step whose picture is on screen, as the run bar says
+        note = lab.run_note()
+        _set_text(self.status_lab, lab.title)
+        _set_text(self.status_step, f"step {snap.step}" if snap is not None else "step –")
+        _set_text(self.status_time, f"{r.elapsed_now:6.1f} s")
+        if note:
+            state = note
         elif r.playing:
             state = "running"
-        elif r.finished and r.current_index == len(r.timeline) - 1:
-            state = "finished"
         elif r.busy:
             state = "computing"
         else:
             state = "paused"
-        self.status_state.setText(state)
+        _set_text(self.status_state, state)
         progress = getattr(snap, "progress", None) if snap is not None else None
-        if r.finished and r.current_index == len(r.timeline) - 1:
+        if note == "finished":
             progress = 1.0
         value = int(1000 * progress) if progress is not None else 0
         bar = self.status_progress
@@ -506,49 +523,75 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
         theme.manager().set(theme="dark" if on else "light")
 
     def set_maths_visible(self, on: bool) -> None:
-        self.maths_action.setChecked(bool(on))
+        """The maths panel wanted (True) or hidden in every lab: the choice that normal mode
+        shows and the window's settings keep (projector mode may fold a wanted panel away)."""
+        self._maths_wanted = bool(on)
         for lab in self.built_labs():
             lab.maths.setVisible(bool(on))
             lab.fit_panels()
-
-    def toggle_maths(self, on: bool) -> None:
-        """F1: show or hide the maths panel. In projector mode on a small screen the panel is
-        folded away for the plots; F1 then opens it (the plots yield), and F1 again folds it."""
-        lab = self.lab()
-        if lab is not None and lab.maths.isVisible() and lab.maths_folded_by_projector():
-            self.maths_action.setChecked(True)
-            for other in self.built_labs():
-                other.unfold_maths(True)
-            return
-        if lab is not None and not on and lab.maths_unfolded:
-            self.maths_action.setChecked(True)
-            for other in self.built_labs():
-                other.unfold_maths(False)
-            return
-        self.set_maths_visible(on)
-
-    def toggle_controls(self, on: bool) -> None:
-        """F2: show or hide the parameters. In projector mode on a small screen, labs whose
-        plots stand side by side fold them away; F2 then opens them (the plots yield), and F2
-        again folds them."""
-        lab = self.lab()
-        if lab is not None and lab.controls_scroll.isVisible() and lab.controls_folded_by_projector():
-            self.controls_action.setChecked(True)
-            for other in self.built_labs():
-                other.unfold_controls(True)
-            return
-        if lab is not None and not on and lab.controls_unfolded:
-            self.controls_action.setChecked(True)
-            for other in self.built_labs():
-                other.unfold_controls(False)
-            return
-        self.set_controls_visible(on)
+        self.sync_panel_actions()
 
     def set_controls_visible(self, on: bool) -> None:
-        self.controls_action.setChecked(bool(on))
+        """The parameters wanted (True) or hidden in every lab (see :meth:`set_maths_visible`)."""
+        self._controls_wanted = bool(on)
         for lab in self.built_labs():
             lab.controls_scroll.setVisible(bool(on))
             lab.fit_panels()
+        self.sync_panel_actions()
+
+    @property
+    def maths_wanted(self) -> bool:
+        return self._maths_wanted
+
+    @property
+    def controls_wanted(self) -> bool:
+        return self._controls_wanted
+
+    def set_maths_shown(self, on: bool) -> None:
+        """The maths panel on screen (True) or not, whatever the mode. In projector mode on a
+        small screen the panel is folded away for the plots: shown unfolds it (the plots
+        yield), not shown folds it again and keeps the choice of normal mode."""
+        lab = self.lab()
+        if lab is not None and not lab.maths.isHidden() and lab.projector_folds_maths():
+            for other in self.built_labs():
+                other.unfold_maths(bool(on))
+            self.sync_panel_actions()
+            return
+        self.set_maths_visible(on)
+
+    def set_controls_shown(self, on: bool) -> None:
+        """The parameters on screen (True) or not, whatever the mode (see :meth:`set_maths_shown`:
+        projector mode folds them away in the labs whose plots stand side by side)."""
+        lab = self.lab()
+        if lab is not None and not lab.controls_scroll.isHidden() and lab.projector_folds_controls():
+            for other in self.built_labs():
+                other.unfold_controls(bool(on))
+            self.sync_panel_actions()
+            return
+        self.set_controls_visible(on)
+
+    def toggle_maths(self, _checked: bool = False) -> None:
+        """F1: show the maths panel if it is not on screen, hide it if it is (in projector mode
+        on a small screen: unfold it, the plots yield, and fold it again)."""
+        lab = self.lab()
+        self.set_maths_shown(not lab.maths_shown() if lab is not None else not self._maths_wanted)
+
+    def toggle_controls(self, _checked: bool = False) -> None:
+        """F2: show the parameters if they are not on screen, hide them if they are (in
+        projector mode, labs whose plots stand side by side unfold and fold them again)."""
+        lab = self.lab()
+        self.set_controls_shown(not lab.controls_shown() if lab is not None else not self._controls_wanted)
+
+    def sync_panel_actions(self) -> None:
+        """View ▸ Show the maths / the parameters are ticked when the lab in front shows the
+        panel (projector mode folding it away unticks it); with the map in front, the choice."""
+        host = self.tabs.currentWidget() if hasattr(self, "tabs") else None
+        lab = host.lab if isinstance(host, _LabHost) else None  # never builds a lab
+        maths = lab.maths_shown() if lab is not None else self._maths_wanted
+        controls = lab.controls_shown() if lab is not None else self._controls_wanted
+        for action, on in ((self.maths_action, maths), (self.controls_action, controls)):
+            if action.isChecked() != on:
+                action.setChecked(on)
 
     def eventFilter(self, obj, event) -> bool:
         """Enter in a number or text field ends the edit: the keyboard goes back to the
@@ -765,11 +808,11 @@ class MainWindow(ExportActions, QtWidgets.QMainWindow):
     def _save_window_settings(self) -> None:
         s = self._settings()
         s.setValue("geometry", self.saveGeometry())
-        s.setValue("controls", "true" if self.controls_action.isChecked() else "false")
+        s.setValue("controls", "true" if self._controls_wanted else "false")
         s.setValue("state", self.saveState())
         s.setValue("projector", "true" if theme.current().projector else "false")
         s.setValue("theme", theme.current().theme)
-        s.setValue("maths", "true" if self.maths_action.isChecked() else "false")
+        s.setValue("maths", "true" if self._maths_wanted else "false")
         s.setValue("open_tabs", ",".join(self.open_labs()))
         s.setValue("tab", self.current_lab_id() or HOME)
         s.sync()

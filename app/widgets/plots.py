@@ -311,13 +311,33 @@ def calm_box(data, box, *, log_y: bool = False):
             ny1 = ny0 + 1
     else:
         span_y = y_hi - y_lo
-        pad = 0.25 * span_y if span_y > 0 else max(abs(y_hi), 1e-9) * 0.25
-        ny0, ny1 = y_lo - pad, y_hi + pad
+        if is_flat(y_lo, y_hi):  # a constant: a sane span about it, never rounding noise magnified
+            ny0, ny1 = flat_range(y_lo, y_hi)
+        else:
+            ny0, ny1 = y_lo - 0.25 * span_y, y_hi + 0.25 * span_y
     if box is None:
         return (x_lo, nx1, ny0, ny1)
     bx0, bx1, by0, by1 = box
     return (min(bx0, x_lo), bx1 if x_hi <= bx1 else nx1,
             by0 if y_lo >= by0 else ny0, by1 if y_hi <= by1 else ny1)
+
+
+#: values equal within this relative difference are one value: an axis never spans less
+FLAT = 1e-6
+
+
+def is_flat(lo: float, hi: float) -> bool:
+    """True when ``lo`` … ``hi`` is one value as far as the numbers are true (equal within a
+    relative :data:`FLAT`, or both zero)."""
+    return hi - lo <= FLAT * max(abs(lo), abs(hi))
+
+
+def flat_range(lo: float, hi: float) -> tuple[float, float]:
+    """The range an axis shows for the constant ``lo`` ≈ ``hi``: a quarter of its size on each
+    side (a half unit about zero), as a class reads "a flat line at 73.6" or "at 0"."""
+    mid = 0.5 * (lo + hi)
+    pad = 0.25 * abs(mid) if mid != 0 else 0.5
+    return mid - pad, mid + pad
 
 
 class _RangeAnchor(pg.GraphicsObject):
@@ -376,6 +396,8 @@ class TidyAxis(pg.AxisItem):
         return [(spacing, 0.0)]
 
     _base_width = None
+    #: a label this much longer than its axis is set smaller on one line, not wrapped
+    LEAST_SHRINK = 0.75
 
     def setWidth(self, w=None):
         self._base_width = w
@@ -394,12 +416,16 @@ class TidyAxis(pg.AxisItem):
         label.setScale(1.0)
         label.setTextWidth(-1)
         fixed = vertical and self._base_width is not None
-        if length > 24 and label.boundingRect().width() > length:
+        full = label.boundingRect().width()
+        if length > 24 and length < full <= length / self.LEAST_SHRINK:
+            label.setScale(length / full)  # a little too long: smaller, still on one line
+        elif length > 24 and full > length:
             if not fixed:  # a fixed-width axis has no room for a second line: it only shrinks
                 option = label.document().defaultTextOption()
                 option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)  # whole words only
                 label.document().setDefaultTextOption(option)
-                label.setTextWidth(length)
+                # two lines at most: a label wrapped narrower than half its length is set smaller
+                label.setTextWidth(max(length, 0.6 * full))
             widest = max(label.document().idealWidth(), label.boundingRect().width() if fixed else 0.0)
             if widest > length:  # longer than the axis: the label shrinks (to 60 % at most)
                 label.setScale(max(0.6, length / widest))
@@ -446,6 +472,17 @@ class TidyAxis(pg.AxisItem):
         eight minor lines per decade added nothing readable and, as grid lines across the
         plot, cost more to paint than the curves."""
         levels = super().logTickValues(minVal, maxVal, size, stdTicks)
+        # a decade at either end of the range is ticked too (pyqtgraph ticks those strictly
+        # inside): a range of one decade, as an empty plot shows, never reads as a bare "2 … 9"
+        ends = [float(v) for v in (math.ceil(minVal - 1e-9), math.floor(maxVal + 1e-9))
+                if math.isfinite(v) and minVal - 1e-9 <= v <= maxVal + 1e-9] if maxVal - minVal < 2.0 else []
+        if ends:
+            majors = [i for i, (spacing, _values) in enumerate(levels) if spacing is not None]
+            if majors:
+                spacing, values = levels[majors[0]]
+                levels[majors[0]] = (spacing, sorted(set(values) | set(ends)))
+            else:
+                levels.insert(0, (1.0, sorted(set(ends))))
         if maxVal - minVal >= 2.0:
             levels = [level for level in levels if level[0] is not None] or levels
         elif self.orientation in ("left", "right") and maxVal > minVal and size > 0:
@@ -540,7 +577,7 @@ class PlotPanel(pg.PlotWidget):
         bounds = [s.bounds for s in self.series.values()
                   if s.bounds is not None and not s.whole and s.item.isVisible()]
         if not bounds or not self._calm:
-            box = None
+            box = None if self.log_y else self._flat_box()
         else:
             data = (min(b[0] for b in bounds), max(b[1] for b in bounds),
                     min(b[2] for b in bounds), max(b[3] for b in bounds))
@@ -550,6 +587,18 @@ class PlotPanel(pg.PlotWidget):
         if box != self._anchor.box:
             self._anchor.box = box
             self.plot_item.getViewBox().itemBoundsChanged(self._anchor)
+
+    def _flat_box(self):
+        """A tight range over curves that are one constant (see :func:`is_flat`): the box that
+        widens the view to a sane span about it; None otherwise (the data's own range)."""
+        bounds = [s.bounds for s in self.series.values() if s.bounds is not None and s.item.isVisible()]
+        if not bounds:
+            return None
+        x_lo, x_hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
+        y_lo, y_hi = min(b[2] for b in bounds), max(b[3] for b in bounds)
+        if not is_flat(y_lo, y_hi):
+            return None
+        return (x_lo, x_hi, *flat_range(y_lo, y_hi))
 
     def clear_series(self) -> None:
         for s in self.series.values():

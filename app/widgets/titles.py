@@ -1,11 +1,17 @@
-"""Plot titles that fit their plot: a title too long for its width wraps to two lines
-before it is elided, and only a word that cannot fit on either line loses its end.
+"""Plot titles that fit their plot: a title too long for its width is set smaller (down to
+:data:`LEAST_SCALE` of its size), then on two lines, before it is elided; its least width is
+its longest word at the smallest size, so a plot given that width never cuts a word.
 (:func:`eliding_title` installs it on a ``pg.PlotItem``.)"""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
+
+
+#: the smallest share of its size a title is set at to fit its plot
+LEAST_SCALE = 0.7
+SCALES = (1.0, 0.9, 0.8, LEAST_SCALE)
 
 
 class _ElidingTitle(pg.LabelItem):
@@ -17,7 +23,11 @@ class _ElidingTitle(pg.LabelItem):
 
     def updateMin(self):
         super().updateMin()
-        least = min(self.minimumWidth(), 3 * self.itemRect().height())  # about three letters
+        # the longest word at the smallest size: a plot at least that wide never cuts a word
+        plain = QtGui.QTextDocumentFragment.fromHtml(self.text or "").toPlainText()
+        metrics = QtGui.QFontMetricsF(self._font(LEAST_SCALE))
+        word = max((metrics.horizontalAdvance(w) for w in plain.split()), default=0.0)
+        least = min(self.minimumWidth(), max(word + 10, 3 * self.itemRect().height() if not plain.strip() else 0))
         self.setMinimumWidth(least)
         hint = dict(self._sizeHint)
         hint[QtCore.Qt.SizeHint.MinimumSize] = (least, hint[QtCore.Qt.SizeHint.MinimumSize][1])
@@ -32,33 +42,43 @@ class _ElidingTitle(pg.LabelItem):
         self._elide()
         super().resizeEvent(ev)
 
+    def _font(self, scale: float = 1.0) -> QtGui.QFont:
+        font = QtGui.QFont()
+        size = str(self.opts.get("size") or "")
+        if size.endswith("pt"):
+            font.setPointSizeF(float(size[:-2]) * scale)
+        elif scale != 1.0:
+            font.setPointSizeF(font.pointSizeF() * scale)
+        font.setBold(bool(self.opts.get("bold")))
+        return font
+
     def _elide(self) -> None:
         width = self.rect().width()
         if width <= 0:
             return
-        font = QtGui.QFont()
         size = str(self.opts.get("size") or "")
-        if size.endswith("pt"):
-            font.setPointSizeF(float(size[:-2]))
-        font.setBold(bool(self.opts.get("bold")))
         plain = QtGui.QTextDocumentFragment.fromHtml(self.text).toPlainText()
-        metrics = QtGui.QFontMetricsF(font)
-        if metrics.horizontalAdvance(plain) + 8 <= width:
-            shown, tip = self.text, ""
-        else:
+        shown = None
+        for scale in SCALES:  # one line, then two, each a little smaller before the next
+            metrics = QtGui.QFontMetricsF(self._font(scale))
+            if metrics.horizontalAdvance(plain) + 8 <= width:
+                shown, tip = (self.text if scale == 1.0 else _escape(plain)), ""
+                break
             lines = _two_lines(plain, metrics, width - 8)
             if lines is not None:  # whole words on two lines, never a word cut
                 shown, tip = "<br>".join(_escape(line) for line in lines), ""
-            else:
-                cut = metrics.elidedText(plain, QtCore.Qt.TextElideMode.ElideRight, max(width - 8, 1.0))
-                shown, tip = _escape(cut), plain
-        if shown == self._shown:
+                break
+        if shown is None:
+            cut = metrics.elidedText(plain, QtCore.Qt.TextElideMode.ElideRight, max(width - 8, 1.0))
+            shown, tip = _escape(cut), plain
+        shown_size = f"{float(size[:-2]) * scale:.1f}pt" if size.endswith("pt") and scale != 1.0 else size
+        if (shown, shown_size) == self._shown:
             return
-        self._shown = shown
+        self._shown = (shown, shown_size)
         color = pg.mkColor(self.opts.get("color") or pg.getConfigOption("foreground"))
         style = [f"color: {color.name(QtGui.QColor.NameFormat.HexArgb)}"]
-        if size:
-            style.append(f"font-size: {size}")
+        if shown_size:
+            style.append(f"font-size: {shown_size}")
         if self.opts.get("bold") in (True, False):
             style.append(f"font-weight: {'bold' if self.opts['bold'] else 'normal'}")
         before = self.item.boundingRect().height()

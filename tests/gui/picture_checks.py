@@ -144,6 +144,10 @@ def cut_titles(lab) -> list[str]:
         width = max(label.boundingRect().width(), label.document().idealWidth()) * label.scale()
         if width > length + 2:
             bad.append(f"axis label {label.toPlainText()!r}: {width:.0f} px on a {length:.0f} px axis")
+        doc = label.document()
+        lines = sum(doc.findBlockByNumber(i).layout().lineCount() for i in range(doc.blockCount()))
+        if lines > 2:
+            bad.append(f"axis label {label.toPlainText()!r} wrapped over {lines} lines")
     return bad
 
 
@@ -234,3 +238,64 @@ def main_plot_room(lab, window) -> list[str]:
 def all_problems(lab, window) -> list[str]:
     return (tick_label_overlaps(lab) + legends_over_data(lab) + cut_titles(lab) + cut_headers(lab)
             + legend_keys_wrong(lab) + legend_labels_off_their_keys(lab) + plots_cut_by_window(lab, window))
+
+
+def _shown_part(widget, top) -> QtCore.QRect:
+    """The part of ``widget`` (in ``top``'s coordinates) that its containers let through: each
+    ancestor up to ``top`` clips what lies outside it (a scroll area's viewport, a splitter's
+    pane, the window)."""
+    box = QtCore.QRect(widget.mapTo(top, QtCore.QPoint(0, 0)), widget.size())
+    parent = widget.parentWidget()
+    while parent is not None:
+        box = box.intersected(QtCore.QRect(parent.mapTo(top, QtCore.QPoint(0, 0)), parent.size()))
+        if parent is top:
+            break
+        parent = parent.parentWidget()
+    return box
+
+
+def _in_vertical_scroll(view) -> bool:
+    parent = view.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QtWidgets.QAbstractScrollArea) and parent is not view:
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+def plots_clipped(lab, window) -> list[str]:
+    """No plot is clipped by its container: a pane narrower than the plot it holds (a side
+    panel opened beside plots that cannot yield) cuts the plot's right part away, its titles
+    and axes with it. A page that scrolls may cut a plot at its top or bottom, never at a side.
+    Inside each plot, no title or axis label runs past the plot's edge."""
+    bad = []
+    for view in _views(lab):
+        box = QtCore.QRect(view.mapTo(window, QtCore.QPoint(0, 0)), view.size())
+        shown = _shown_part(view, window)
+        cut_side = shown.width() < box.width() - 2
+        cut_height = shown.height() < box.height() - 2 and not _in_vertical_scroll(view)
+        plot_item = getattr(view, "getPlotItem", lambda: None)()
+        name = _name(plot_item) if plot_item is not None else type(view).__name__
+        if cut_side or cut_height:
+            bad.append(f"plot {name} clipped by its container: {shown.width()}×{shown.height()} px of "
+                       f"{box.width()}×{box.height()} shown")
+            continue
+        area = view.mapToScene(view.viewport().rect()).boundingRect()
+        for item in view.scene().items():
+            if not item.isVisible():
+                continue
+            if isinstance(item, pg.PlotItem):
+                title = item.titleLabel
+                if title.isVisible() and title.text.strip() and not _inside(title.item, area):
+                    text = QtGui.QTextDocumentFragment.fromHtml(title.text).toPlainText()
+                    bad.append(f"title {text!r} runs past its plot's edge")
+            elif isinstance(item, pg.AxisItem) and item.showLabel and item.label.isVisible() and \
+                    item.label.toPlainText().strip() and not _inside(item.label, area):
+                bad.append(f"axis label {item.label.toPlainText()!r} runs past its plot's edge")
+    return bad
+
+
+def _inside(text_item: QtWidgets.QGraphicsTextItem, area: QtCore.QRectF) -> bool:
+    """The text of ``text_item`` lies in ``area`` (its document's empty margin may stick out)."""
+    margin = text_item.document().documentMargin() + 1
+    return area.adjusted(-margin, -margin, margin, margin).contains(text_item.sceneBoundingRect())
