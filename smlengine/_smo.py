@@ -39,6 +39,9 @@ _COMPILED_MIN_N = 2000
 # it evaluates <x_t, x_i> per point (d products); for more features the numpy path's cached
 # kernel columns cost less
 _COMPILED_MAX_D = 16
+# d <= 2 product path: runs of at least this many updates keep both gradient rows in one vector
+# (copied in and out once per run)
+_DOUBLED_MIN_RUN = 16
 _MAX_EVENTS = 2  # shrinking steps remembered between reconstructions (older ones are merged)
 # linear kernel with more features than the cache's PRODUCT_MAX_D: the gradient update is the
 # product with the points while A (d + 1) stays below this (measured: the cached columns' four
@@ -301,12 +304,16 @@ class SMOSolver:
             return self.product_pairs(i, m, kmax)
         A, Fup, Flow, Pa = self.A, self.Fup, self.Flow, self.cache.Pa
         linear = self.product  # here: the cache's by_product (d <= PRODUCT_MAX_D)
+        if linear and kmax < _DOUBLED_MIN_RUN:  # a live run's few updates: not worth the copies
+            if self._points is None:
+                self._points = Pa.tolist()
+            return self._pairs(i, m, kmax, Fup, Flow, self._points, None, None, None)
         if linear:
             if self._points is None:
                 self._points = Pa.tolist()
             points = self._points
             # both gradient rows in one vector, the points twice: the update is one product and
-            # one subtraction (each row's value as in X dx, the same products)
+            # one subtraction (each row's value as in X dx, the same products, so the same iterates)
             F2, P2, av2 = self._doubled_rows()
             F2[:A] = Fup
             F2[A:] = Flow
@@ -333,7 +340,7 @@ class SMOSolver:
         nv, av, tb = self.nv, self.av, self.tb
         alpha, ypos, plist, rows = self.alpha, self.ypos, self.plist, self.rows
         C, tol, tau, rbf, diag = self.C, self.tol, self.tau, self.rbf, self.diag
-        s_m, s_t, dx, d = self.s_m, self.s_t, self.dx, self.d
+        s_m, s_t, dx, d, Pa = self.s_m, self.s_t, self.dx, self.d, self.cache.Pa
         linear = points is not None
         subtract, multiply, inf = np.subtract, np.multiply, np.inf
         compact_get = None if self.act is None else self.compact.get  # shrunk: the kept rows first
@@ -377,8 +384,13 @@ class SMOSolver:
                 dx[0] = t * (xi[0] - xj[0])  # in Python floats: cheaper than numpy calls on d <= 2 numbers
                 if d == 2:
                     dx[1] = t * (xi[1] - xj[1])
-                np.dot(P2, dx, out=av2)  # np.dot: less call overhead than matmul
-                subtract(F2, av2, F2)
+                if F2 is None:
+                    np.dot(Pa, dx, out=av)  # np.dot: less call overhead than matmul
+                    subtract(Fup, av, Fup)
+                    subtract(Flow, av, Flow)
+                else:
+                    np.dot(P2, dx, out=av2)
+                    subtract(F2, av2, F2)
             else:
                 oj = plist[j]
                 e = None if compact_get is None else compact_get(oj)
