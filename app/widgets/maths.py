@@ -14,6 +14,8 @@ class MathsPanel(QtWidgets.QTextBrowser):
         self.setMinimumWidth(140)
         self._html = ""
         self._shown: str | None = ""
+        self._laying_out = False
+        self._again = False
         self.apply_style(theme.current())
 
     def set_html(self, html: str) -> None:
@@ -29,11 +31,24 @@ class MathsPanel(QtWidgets.QTextBrowser):
         return self.isVisible() and self.width() > 0  # a splitter folds a pane to no width
 
     def _lay_out(self) -> None:
-        bar = self.verticalScrollBar()
-        pos = bar.value()
-        self.setHtml(self._html)
-        bar.setValue(pos)
-        self._shown = self._html
+        if self._laying_out:
+            # setHtml itself resized the viewport (its scroll bar came or went) and the font was
+            # refitted: a nested setHtml would leave the text in the panel twice; lay out again after
+            self._again = True
+            return
+        self._laying_out = True
+        try:
+            for _ in range(3):  # a refitted font may bring or take the scroll bar once more
+                self._again = False
+                bar = self.verticalScrollBar()
+                pos = bar.value()
+                self.setHtml(self._html)
+                bar.setValue(pos)
+                self._shown = self._html
+                if not self._again:
+                    break
+        finally:
+            self._laying_out = False
 
     def toPlainText(self) -> str:  # Qt's name: reading the text lays out what is pending
         if self._shown != self._html:
