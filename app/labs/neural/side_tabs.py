@@ -30,7 +30,7 @@ class RateTab:
         self.rate_loss = PlotPanel("Loss from the same start", "epoch", "L", log_y=True, legend_corner="top")
         self.rate_maps = [MapPanel(title) for title in ("η / 10", "η", "30 η")]
         self.rate_note = NoteLabel("", lines=3, tight=True)
-        body = splitter(True, self.rate_loss, splitter(False, *self.rate_maps), sizes=[200, 320], stretch=[1, 2])
+        body = splitter(True, self.rate_loss, splitter(False, *self.rate_maps), sizes=[270, 290], stretch=[1, 1])
         return page([self.rate_button, (self.rate_status, 1)], body, (self.rate_note, 0))
 
     def run_rate_race(self) -> None:
