@@ -367,6 +367,12 @@ def _minor_rank(v: float) -> tuple[int, float]:
     return ({5: 0, 2: 1}.get(mantissa, 2), v)
 
 
+def _line_count(doc: QtGui.QTextDocument) -> int:
+    """Lines of ``doc`` as laid out (a wrapped paragraph counts each of its lines)."""
+    doc.documentLayout().documentSize()  # lays the document out
+    return sum(max(doc.findBlockByNumber(i).layout().lineCount(), 1) for i in range(doc.blockCount()))
+
+
 class TidyAxis(pg.AxisItem):
     """An axis whose labelled ticks never run together, at any size or font.
 
@@ -424,8 +430,13 @@ class TidyAxis(pg.AxisItem):
                 option = label.document().defaultTextOption()
                 option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)  # whole words only
                 label.document().setDefaultTextOption(option)
-                # two lines at most: a label wrapped narrower than half its length is set smaller
-                label.setTextWidth(max(length, 0.6 * full))
+                # two lines at most: wrapped wider than its axis if need be, then set smaller
+                width = max(length, 0.5 * full)
+                label.setTextWidth(width)
+                while _line_count(label.document()) > 2 and width < full:
+                    width = min(full + 1, 1.15 * width)
+                    label.setTextWidth(width)
+                label.setTextWidth(min(width, label.document().idealWidth() + 1))  # no empty margin
             widest = max(label.document().idealWidth(), label.boundingRect().width() if fixed else 0.0)
             if widest > length:  # longer than the axis: the label shrinks (to 60 % at most)
                 label.setScale(max(0.6, length / widest))

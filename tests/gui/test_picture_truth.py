@@ -253,6 +253,9 @@ OPEN: dict[str, tuple[str, ...]] = {
     # panel and the parameters yield to their least widths, and the plots still need 80–90 px more
     "regression": ("1024x768 projector F1+F2 open",),
     "trees": ("1024x768 projector F1+F2 open",),
+    # the histogram's and shares' plots below the photos get too little height there
+    "segmentation": ("1024x768 projector F1+F2 open tab 0: axis label 'probability",
+                     "1024x768 projector F1+F2 open tab 0: axis label 'share of pixels"),
 }
 
 
