@@ -11,13 +11,22 @@ same pre-drawn uniforms ``u`` and the same rule (the new topic is the first k wh
 of the K weights exceeds u times their total), so they give the same chain.
 
 Counts: ``ndk`` (D × K), ``nwk`` (V × K: the topic counts of one word are contiguous), ``nk`` (K).
+
+Numba compiles the loop at its first call (or loads it from its on-disk cache): a second or more
+per process. :func:`warm_compiled` pays that once (a side task may call it ahead of need) and
+:func:`compiled_ready` says, without waiting, whether the compiled loop can be called at once:
+since both paths draw the same chain, a sampler may sweep without numba until then and switch.
 """
 
 from __future__ import annotations
 
+import threading
+
+import numpy as np
+
 from ._compiled import CompiledCode
 
-__all__ = ["sweep_numpy", "compiled_sweep", "compiled_loaded"]
+__all__ = ["sweep_numpy", "compiled_sweep", "compiled_loaded", "compiled_ready", "warm_compiled"]
 
 
 def sweep_numpy(doc, word, z, ndk, nwk, nk, alpha, eta, v_eta, u) -> int:
@@ -113,5 +122,29 @@ def compiled_sweep():
 
 
 def compiled_loaded() -> bool:
-    """Whether the compiled sweep is ready in this process (never compiles it)."""
+    """Whether numba has been asked for the compiled sweep in this process (never compiles it)."""
     return COMPILED.loaded()
+
+
+_READY = threading.Event()  # set once the loop is compiled for the sampler's arrays
+
+
+def compiled_ready() -> bool:
+    """Whether the compiled sweep is compiled for the sampler's arrays in this process, so that a
+    call runs at once (never compiles it, never waits)."""
+    return _READY.is_set()
+
+
+def warm_compiled() -> bool:
+    """Compile the sweep (or load it from numba's cache) for the arrays the sampler passes, by one
+    sweep of a one-token corpus; True when it is ready, False without numba."""
+    if _READY.is_set():
+        return True
+    loop = compiled_sweep()
+    if loop is None:
+        return False
+    i32 = np.zeros(1, dtype=np.int32)  # doc, word, z: int32; the counts int64; u and cum float64
+    loop(i32, i32.copy(), i32.copy(), np.ones((1, 1), dtype=np.int64), np.ones((1, 1), dtype=np.int64),
+         np.ones(1, dtype=np.int64), 0.1, 0.1, 0.1, np.zeros(1), np.empty(1))
+    _READY.set()
+    return True

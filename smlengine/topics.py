@@ -42,7 +42,7 @@ from scipy.special import gammaln
 
 from ._base import BaseEstimator, NotFittedError, Snapshot, check_random_state, frozen_array
 from ._params import Interval, Options, RandomState
-from ._topics_sweep import compiled_sweep, sweep_numpy
+from ._topics_sweep import compiled_ready, compiled_sweep, sweep_numpy, warm_compiled
 
 __all__ = [
     "LatentDirichletAllocation",
@@ -50,6 +50,7 @@ __all__ = [
     "as_token_lists",
     "log_joint",
     "match_topics",
+    "warm_compiled",
 ]
 
 MAX_TOPICS = 200
@@ -57,6 +58,10 @@ MAX_SWEEPS = 100_000
 MAX_PRIOR = 1e6
 #: most tokens a corpus may hold (the token arrays and one uniform per token and sweep)
 MAX_TOKENS = 20_000_000
+#: token draws (tokens × sweeps) from which ``sweep_path = "auto"`` compiles the sweep before it
+#: starts: a second or more without numba (about 10 µs a draw), as long as compiling it (or
+#: loading it from numba's cache) takes
+COMPILED_MIN_WORK = 100_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -253,8 +258,12 @@ class LatentDirichletAllocation(BaseEstimator):
 
     Notes
     -----
-    The class attribute ``sweep_path`` chooses the inner loop: ``"auto"`` (compiled when numba
-    is installed, else numpy), ``"numpy"`` or ``"compiled"``. Both give the same chain.
+    The attribute ``sweep_path`` (of the class or of one model) chooses the inner loop:
+    ``"numpy"``, ``"compiled"`` (numba), ``"auto"`` or ``"auto-nowait"``; every loop draws the
+    same chain. ``"auto-nowait"`` sweeps without numba until the compiled loop is ready in the
+    process (a side task may compile it: ``smlengine._topics_sweep.warm_compiled``), then in
+    compiled code from the next sweep on. ``"auto"`` does the same, except that a fit of at least
+    :data:`COMPILED_MIN_WORK` token draws (tokens × sweeps) compiles the loop before it starts.
 
     Examples
     --------
@@ -275,8 +284,8 @@ class LatentDirichletAllocation(BaseEstimator):
         "burn_in": [Interval(Integral, 0, MAX_SWEEPS), None],
         "random_state": [RandomState(), None],
     }
-    _sweep_paths = Options(("auto", "numpy", "compiled"))
-    #: which inner loop runs a sweep: "auto", "numpy" or "compiled" (see Notes)
+    _sweep_paths = Options(("auto", "auto-nowait", "numpy", "compiled"))
+    #: which inner loop runs a sweep: "auto", "auto-nowait", "numpy" or "compiled" (see Notes)
     sweep_path = "auto"
 
     def __init__(self, n_topics=3, alpha=0.1, eta=0.01, n_sweeps=200, burn_in=None, random_state=None):
@@ -294,15 +303,22 @@ class LatentDirichletAllocation(BaseEstimator):
             raise ValueError(f"burn_in must be less than n_sweeps ({self.n_sweeps}); got {burn}")
         return burn
 
-    def _sweep(self):
+    def _sweep(self, work: int):
+        """The compiled sweep to run now (None: the loop without numba), for a fit of ``work``
+        token draws; under "auto", None may become the compiled loop later (see Notes)."""
         if not self._sweep_paths.is_satisfied_by(self.sweep_path):
-            raise ValueError(f"sweep_path must be one of 'auto', 'numpy', 'compiled'; got {self.sweep_path!r}")
+            raise ValueError("sweep_path must be one of 'auto', 'auto-nowait', 'numpy', 'compiled'; "
+                             f"got {self.sweep_path!r}")
         if self.sweep_path == "numpy":
             return None
-        loop = compiled_sweep()
-        if loop is None and self.sweep_path == "compiled":
-            raise RuntimeError("the compiled sweep needs numba, which is not installed")
-        return loop
+        if self.sweep_path == "compiled":
+            if not warm_compiled():
+                raise RuntimeError("the compiled sweep needs numba, which is not installed")
+        elif not compiled_ready():
+            wait = self.sweep_path == "auto" and work >= COMPILED_MIN_WORK
+            if not (wait and warm_compiled()):
+                return None
+        return compiled_sweep()
 
     def phi(self, snapshot: LDASnapshot) -> np.ndarray:
         """φ̂_kw = (n_kw + η)/(n_k + Vη) of one snapshot (K × V)."""
@@ -330,14 +346,15 @@ class LatentDirichletAllocation(BaseEstimator):
         if n_words is not None and (not isinstance(n_words, Integral) or isinstance(n_words, bool) or n_words < 1):
             raise ValueError(f"n_words must be a positive integer; got {n_words!r}")
         token_lists, vocab = as_token_lists(docs, n_words)
-        loop = self._sweep()
+        n_tokens = sum(len(t) for t in token_lists)
+        loop = self._sweep(n_tokens * self.n_sweeps)
+        switch = loop is None and self.sweep_path != "numpy"  # to the compiled loop once it is ready
         rng = check_random_state(self.random_state)
         n_topics = int(self.n_topics)
         alpha, eta = float(self.alpha), float(self.eta)
         lengths = np.array([len(t) for t in token_lists], dtype=np.int64)
         word = np.concatenate(token_lists).astype(np.int32)
         doc = np.repeat(np.arange(len(token_lists), dtype=np.int32), lengths)
-        n_tokens = word.shape[0]
         z = rng.integers(0, n_topics, size=n_tokens).astype(np.int32)
         ndk = np.zeros((len(token_lists), n_topics), dtype=np.int64)
         nwk = np.zeros((vocab, n_topics), dtype=np.int64)
@@ -365,6 +382,8 @@ class LatentDirichletAllocation(BaseEstimator):
         yield snapshot(0, n_tokens)
         for step in range(1, self.n_sweeps + 1):
             u = rng.random(n_tokens)
+            if switch and compiled_ready():
+                loop, switch = compiled_sweep(), False
             if loop is None:
                 changed = sweep_numpy(doc, word, z, ndk, nwk, nk, alpha, eta, v_eta, u)
             else:

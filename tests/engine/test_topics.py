@@ -5,6 +5,7 @@ counts, and the topics it finds, are compared with the engine's. The sampler its
 against exact enumeration of the collapsed joint on a corpus small enough to list every state.
 """
 
+import importlib.util
 import itertools
 import math
 
@@ -13,7 +14,7 @@ import pytest
 from scipy import sparse
 
 from smlengine import NotFittedError
-from smlengine._topics_sweep import compiled_sweep
+from smlengine import topics
 from smlengine.datasets import bar_topics, build_vocabulary, make_lda_corpus, shakespeare_passages
 from smlengine.topics import LatentDirichletAllocation, as_token_lists, log_joint, match_topics
 
@@ -106,7 +107,7 @@ def test_sampled_marginals_match_exact_enumeration():
     docs = [[0, 1, 0], [2, 1], [2, 2]]
     alpha, eta = 0.4, 0.3
     exact = _exact_coassignment(docs, 2, 3, alpha, eta)
-    model = LatentDirichletAllocation(2, alpha=alpha, eta=eta, n_sweeps=20000, burn_in=100, random_state=7)
+    model = LatentDirichletAllocation(2, alpha=alpha, eta=eta, n_sweeps=8000, burn_in=100, random_state=7)
     total = np.zeros_like(exact)
     kept = 0
     for snap in model.fit_steps(docs):
@@ -165,16 +166,42 @@ def test_count_matrix_and_word_lists_give_the_same_chain():
     np.testing.assert_allclose(a.doc_topic_, b.doc_topic_)
 
 
-@pytest.mark.skipif(compiled_sweep() is None, reason="numba is not installed")
-def test_the_compiled_and_numpy_sweeps_draw_the_same_chain():
+def test_a_small_fit_does_not_wait_for_numba(monkeypatch):
+    """Under "auto", a fit of fewer than COMPILED_MIN_WORK token draws sweeps without numba
+    until the compiled loop is ready; it never compiles it."""
+    def refuse():
+        raise AssertionError("a small fit compiled the sweep")
+
+    monkeypatch.setattr(topics, "warm_compiled", refuse)
+    monkeypatch.setattr(topics, "compiled_ready", lambda: False)
+    docs, _, _ = make_lda_corpus(10, 10, n_topics=3, random_state=0)  # 100 tokens
+    model = LatentDirichletAllocation(3, n_sweeps=5, random_state=0).fit(docs, n_words=25)
+    assert model.topic_word_.shape == (3, 25)
+    big = LatentDirichletAllocation(3, n_sweeps=topics.COMPILED_MIN_WORK // 100, random_state=0)
+    with pytest.raises(AssertionError, match="compiled the sweep"):  # a large one compiles first ...
+        next(big.fit_steps(docs))
+    big.sweep_path = "auto-nowait"  # ... unless told not to wait
+    assert next(big.fit_steps(docs)).step == 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="numba is not installed")
+def test_the_compiled_and_numpy_sweeps_draw_the_same_chain(monkeypatch):
+    """The same chain without numba, compiled, and switching to the compiled loop mid-run (as a
+    fit under "auto" does once a side task has compiled it)."""
     docs, _, _ = make_lda_corpus(20, 25, n_topics=5, random_state=8)
     runs = []
-    for path in ("numpy", "compiled"):
+    for path in ("numpy", "compiled", "auto-nowait"):
+        if path == "auto-nowait":  # not ready for the first three sweeps, ready from then on
+            calls = iter(range(1000))
+            monkeypatch.setattr(topics, "compiled_ready", lambda: next(calls) >= 3)
         model = LatentDirichletAllocation(5, n_sweeps=6, random_state=4)
         model.sweep_path = path
         runs.append([s.assignments for s in model.fit_steps(docs)])
-    for a, b in zip(*runs):
+    assert next(calls) >= 4  # asked before each sweep: the last three ran compiled
+    for a, b, c in zip(*runs):
         np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+    assert len(topics.compiled_sweep().signatures) == 1  # the warm-up compiled the sampler's signature
 
 
 def test_restarts_find_the_topics_in_another_order():

@@ -17,7 +17,7 @@ def shared(qapp):
     lab = TopicsLab()
     lab.resize(1280, 800)
     lab.show()
-    run_to(lab, 1)  # the first sweep loads the compiled sweep (numba) once for the module
+    run_to(lab, 1)  # at once: the run sweeps without numba until the lab's side task has compiled the sweep
     yield lab
     lab.shutdown()
     lab.close()

@@ -81,6 +81,9 @@ class TopicsLab(TopicsTab, DocumentsTab, TruthTab, Lab):
 
     def after_build(self) -> None:
         self.show_idle()
+        # the sweep in compiled code (numba, when installed), built or loaded from its cache on a
+        # worker: the run sweeps without it until then and switches (the same chain either way)
+        self.task("compile").start(run.compile_sweep)
 
     def doc_number(self) -> int:
         return min(self.form.value("document"), len(self.corpus.docs))
@@ -123,6 +126,10 @@ class TopicsLab(TopicsTab, DocumentsTab, TruthTab, Lab):
 
     def apply_style(self, s: theme.Style) -> None:
         self.doc_text.apply_style(s)
+
+    def main_plot(self):
+        """The tab's main plot: the topics' top words, the map of the documents, the bar pictures."""
+        return (self.top_words, self.doc_map, self.pictures)[max(self.tabs.currentIndex(), 0)]
 
     def maths_html(self, snapshot) -> str:
         word = self.corpus.vocabulary[snapshot.token_word]

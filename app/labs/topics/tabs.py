@@ -39,14 +39,14 @@ class TopicsTab:
 
 
 class DocumentsTab:
-    """The shown document coloured by topic, its θ̂_d, and all documents by their mixture."""
+    """The shown document coloured by topic, its mixture θ̂_d, and all documents by their mixture."""
 
     def _build_documents_tab(self) -> QtWidgets.QWidget:
         self.doc_text = DocumentText()
-        self.doc_theta = PlotPanel("Its topic mixture θ̂_d", "topic", "θ̂", legend=False)
+        self.doc_theta = PlotPanel("Its topic mixture", "topic", "θ", legend=False)
         self.theta_bars = pg.BarGraphItem(x=[], height=[], width=0.8)
         self.doc_theta.plot_item.addItem(self.theta_bars)
-        self.doc_map = PlotPanel("Documents by topic mixture", "", "", legend=False)
+        self.doc_map = PlotPanel("Documents by θ", "", "", legend=False)
         self.map_points = pg.ScatterPlotItem(size=9)
         self.map_current = pg.ScatterPlotItem(size=20, symbol="o", brush=pg.mkBrush(None),
                                               pen=pg.mkPen(theme.OKABE_ITO["black"], width=2))
@@ -71,7 +71,7 @@ class DocumentsTab:
             self.doc_map.set_labels(x_label="", y_label="")
         else:
             self.map_corners.setData([], [])
-            self.doc_map.set_labels(x_label="first principal axis of θ̂", y_label="second axis")
+            self.doc_map.set_labels(x_label="θ's 1st principal axis", y_label="2nd principal axis")
 
     def _render_documents(self, s) -> None:
         self.doc_text.show_topics(s.doc_assignments, s.token)

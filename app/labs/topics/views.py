@@ -18,6 +18,32 @@ def topic_color(k: int) -> str:
     return theme.CATEGORICAL[k % len(theme.CATEGORICAL)]
 
 
+def _luminance(c: QtGui.QColor) -> float:
+    """The relative luminance of a colour (WCAG)."""
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def topic_text_color(k: int, s: theme.Style | None = None) -> str:
+    """Topic k's colour for text: the same hue, darkened (light theme) or lightened (dark theme)
+    until it stands out from the background by a contrast of 3.5 (the yellow, the orange and the
+    sky blue on white; the blue and the black on the dark theme)."""
+    s = s or theme.current()
+    c, bg = QtGui.QColor(topic_color(k)), _luminance(QtGui.QColor(s.background))
+    dark = s.theme == "dark"
+    for _ in range(40):
+        lo, hi = sorted((_luminance(c), bg))
+        if (hi + 0.05) / (lo + 0.05) >= 3.5:
+            break
+        c = QtGui.QColor.fromHsvF(c.hsvHueF() % 1.0, c.hsvSaturationF(), min(1.0, c.valueF() * 1.1 + 0.02)) \
+            if dark else c.darker(110)
+        if dark and c.valueF() >= 1.0:
+            c = c.lighter(110)
+    return c.name()
+
+
 _BRUSHES: dict = {}
 
 
@@ -58,7 +84,7 @@ class TopWordsPanel(PlotPanel):
             self.plot_item.removeItem(item)
         cols, rows = grid_shape(n_topics)
         self.words = [pg.TextItem("", anchor=(0, 0.5)) for _ in range(n_topics * n_words)]
-        self.headers = [pg.TextItem(f"Topic {k + 1}", color=topic_color(k), anchor=(0, 0.5))
+        self.headers = [pg.TextItem(f"Topic {k + 1}", color=topic_text_color(k), anchor=(0, 0.5))
                         for k in range(n_topics)]
         for item in self.words + self.headers:
             item.setZValue(5)
@@ -105,8 +131,9 @@ class TopWordsPanel(PlotPanel):
             item.setColor(s.foreground)
         bold = QtGui.QFont(font)
         bold.setBold(True)
-        for item in getattr(self, "headers", []):
+        for k, item in enumerate(getattr(self, "headers", [])):
             item.setFont(bold)
+            item.setColor(topic_text_color(k, s))
 
 
 class DocumentText(QtWidgets.QTextBrowser):
@@ -129,7 +156,7 @@ class DocumentText(QtWidgets.QTextBrowser):
             if token is None or token >= len(topics):
                 parts.append(f"<span style='color:#888888'>{escaped}</span>")
                 continue
-            colour = topic_color(int(topics[token]))
+            colour = topic_text_color(int(topics[token]))
             style = f"color:{colour}; font-weight:bold"
             if token == highlight:
                 style += f"; background-color:{theme.HIGHLIGHT}"
