@@ -41,6 +41,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
         self.matrices = run.casino_matrices()
         self._data = None
         self._shown_t = -1
+        self._trellis_shown = None  # what the trellis tab shows: it is drawn again only when that changes
         self._key = ""
         self._ends = {}  # restart -> its last Baum-Welch snapshot
 
@@ -105,6 +106,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
         self.ll_panel.clear_series()
         self._data = None
         self._shown_t = -1
+        self._trellis_shown = None
         self._ends = {}
         self.error_label.setText("")
 
@@ -225,6 +227,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
                 item.setData([], [])
             for tx in self.trellis_symbols:
                 tx.setText("")
+            self._trellis_shown = None
             self.trellis_label.setText("The trellis fills column by column after smoothing (next stage).")
             return
         W = run.WINDOW
@@ -238,6 +241,10 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
             lit = True
         hi = min(lo + W, filled)
         s = theme.current()
+        shown = (id(data), lo, hi, lit)
+        if shown == self._trellis_shown:
+            return  # the same columns (a Baum–Welch step leaves the finished trellis as it is)
+        self._trellis_shown = shown
         K = data.K
         xs, ys, sizes, brushes = [], [], [], []
         ex, ey = [], []
@@ -366,6 +373,7 @@ class HMMLab(ModelEditor, FilterTab, TrellisTab, LearningTab, Lab):
     def apply_style(self, s: theme.Style) -> None:
         if self._data is not None and self.runner.current is not None:
             self._shown_t = -2  # redraw the rolls with the new marker size
+            self._trellis_shown = None
 
     # ------------------------------------------------------------------ sessions and export
     def user_data(self) -> dict:
