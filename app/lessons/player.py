@@ -160,7 +160,7 @@ class LessonPlayer(QtCore.QObject):
         boxes, so that the lab beside the panel is no wider than the window (the seed is the
         lesson's, and its reveals run at full speed)."""
         if self._parameters_before is None:
-            self._parameters_before = self.window.controls_action.isChecked()
+            self._parameters_before = self.window.controls_wanted
             if self._parameters_before:
                 self.window.set_controls_visible(False)
         lab = self.current_lab()
@@ -172,7 +172,7 @@ class LessonPlayer(QtCore.QObject):
 
     def _unfold_parameters(self) -> None:
         before, self._parameters_before = self._parameters_before, None
-        if before and not self.window.controls_action.isChecked():
+        if before and not self.window.controls_wanted:
             self.window.set_controls_visible(True)
         folded, self._seed_folded = self._seed_folded, set()
         for lab_id in folded:

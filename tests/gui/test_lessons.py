@@ -211,7 +211,9 @@ def test_on_a_projector_the_panel_stands_beside_the_lab(qtbot, make_window, dial
     window.set_projector(True)
     qtbot.waitUntil(lambda: not lab.controls_scroll.isVisible())
     player.leave()
-    assert lab.controls_scroll.isVisible() and window.controls_action.isChecked()
+    # wanted again; projector mode folds them in this lab, and the menu's tick says so
+    assert lab.controls_scroll.isVisible() and window.controls_wanted
+    assert window.controls_action.isChecked() == lab.controls_shown()
     assert lab.runbar.seed.isVisible() and lab.runbar.speed.isVisible() and lab.runbar.seed.isEnabled()
 
 

@@ -253,6 +253,9 @@ OPEN: dict[str, tuple[str, ...]] = {
     # panel and the parameters yield to their least widths, and the plots still need 80–90 px more
     "regression": ("1024x768 projector F1+F2 open",),
     "trees": ("1024x768 projector F1+F2 open",),
+    "classifiers": ("projector F1+F2 open tab 1: title 'k-fold cross-validation error",
+                    "projector F1+F2 open tab 0: axis label 'm(α) − M(α)"),
+    "sampling": ("projector F1+F2 open tab 0: axis label 'proposals", "projector F1+F2 open tab 2: title 'ACF, chain 1'"),
     # the histogram's and shares' plots below the photos get too little height there
     "segmentation": ("1024x768 projector F1+F2 open tab 0: axis label 'probability",
                      "1024x768 projector F1+F2 open tab 0: axis label 'share of pixels"),
