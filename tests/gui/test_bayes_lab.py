@@ -125,7 +125,7 @@ def test_the_loss_matrix_and_priors_move_the_boundary_and_bad_classes_are_refuse
     # the minimum-risk rule is MAP under priors ∝ L(j, k) π_j: its risk in closed form agrees with the grid's
     assert costly.bayes_risk > plain.bayes_risk
     assert costly.bayes_risk_exact == pytest.approx(costly.bayes_risk, abs=2e-3)
-    assert re.search(r"truth 1\s+0\s+5\s+truth 2\s+1\s+0", lab.maths.toPlainText())  # the matrix in the maths
+    assert re.search(r"truth j = 1\s+0\s+5\s+truth j = 2\s+1\s+0", lab.maths.toPlainText())  # the matrix in the maths
     lab.form.set_values({"loss_12": 1.0, "loss_21": 5.0, "prior1": 0.6}, quiet=False)  # the other entry, the priors
     other = finish(lab, restart=True)
     assert np.count_nonzero(other.decision == 0) < np.count_nonzero(plain.decision == 0) * 0.95

@@ -41,9 +41,9 @@ def loss_html(L) -> str:
     """The loss matrix as a small table: a row per true class, a column per decision."""
     K = len(L)
     head = "".join(f"<td align='right'>&nbsp;{k + 1}</td>" for k in range(K))
-    rows = "".join(f"<tr><td>truth {j + 1}&nbsp;</td>" + "".join(
+    rows = "".join(f"<tr><td>truth j = {j + 1}&nbsp;</td>" + "".join(
         f"<td align='right'>&nbsp;{L[j][k]:g}</td>" for k in range(K)) + "</tr>" for j in range(K))
-    return f"<table cellspacing='0'><tr><td>L(j, k)&nbsp;&nbsp;decide</td>{head}</tr>{rows}</table>"
+    return f"<table cellspacing='0' cellpadding='2'><tr><td>L(j, k)&nbsp;&nbsp;decide k =</td>{head}</tr>{rows}</table>"
 
 
 def decision_html(s: BayesDecisionSnapshot) -> str:
