@@ -272,6 +272,8 @@ def plots_clipped(lab, window) -> list[str]:
     for view in _views(lab):
         box = QtCore.QRect(view.mapTo(window, QtCore.QPoint(0, 0)), view.size())
         shown = _shown_part(view, window)
+        if shown.isEmpty():
+            continue  # a pane folded away by its splitter: not on screen, not cut
         cut_side = shown.width() < box.width() - 2
         cut_height = shown.height() < box.height() - 2 and not _in_vertical_scroll(view)
         plot_item = getattr(view, "getPlotItem", lambda: None)()

@@ -255,7 +255,17 @@ OPEN: dict[str, tuple[str, ...]] = {
     "trees": ("1024x768 projector F1+F2 open",),
     "classifiers": ("projector F1+F2 open tab 1: title 'k-fold cross-validation error",
                     "projector F1+F2 open tab 0: axis label 'm(α) − M(α)"),
-    "sampling": ("projector F1+F2 open tab 0: axis label 'proposals", "projector F1+F2 open tab 2: title 'ACF, chain 1'"),
+    "sampling": ("projector F1+F2 open tab 0: axis label 'proposals",
+                 "projector F1+F2 open tab 2: title 'ACF, chain 1'"),
+    # found by the F1+F2 walk, left to the labs' owners (issue 42, item 1)
+    "gp": ("projector F1+F2 open tab 1: title 'k(x₀, x)", "projector F1+F2 open tab 3: bottom axis: ticks"),
+    "hmm": ("projector F1+F2 open tab 2: left axis: ticks 'fair' and 'loaded' overlap",),
+    "mixtures": ("projector F1+F2 open tab 3: axis label 'criterion", "projector tab 1: title 'EM, Σₖ"),
+    "spectral": ("projector F1+F2 open tab 1: title", "projector F1+F2 open tab 2: title",
+                 "projector tab 0: main plot's data area"),
+    "theory": ("projector F1+F2 open tab 0: axis label 'fraction", "projector F1+F2 open tab 2: title",
+               "projector F1+F2 open tab 3: title"),
+    "faces": ("projector F1+F2 open tab 1: plot 'FPR' clipped",),
     # the histogram's and shares' plots below the photos get too little height there
     "segmentation": ("1024x768 projector F1+F2 open tab 0: axis label 'probability",
                      "1024x768 projector F1+F2 open tab 0: axis label 'share of pixels"),
