@@ -78,6 +78,8 @@ window.shutdown()
 def _xvfb():
     """(environment for a real X window, the server's process) or (offscreen environment, None)."""
     env = dict(os.environ, SMLLAB_THUMBNAILS="0")
+    # as an installed copy starts: byte code read from __pycache__, not compiled again each time
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     xvfb = shutil.which("Xvfb")
     if xvfb:
         for display in range(97, 120):
