@@ -44,6 +44,7 @@ class SpectralFisherSnapshot(Snapshot):
     J_pca: float
     J_fisher: float
     best_angle: float
+    classes: np.ndarray  # (q, 4): each class's mean (x, y), stretch and tilt (degrees), as dragged
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -90,14 +91,46 @@ class SpectralCCASnapshot(Snapshot):
     naive: float  # corr of the first coordinates of the two views
 
 
-def fisher_data(n: int, n_classes: int, stretch: float, tilt: float, seed: int):
-    """Elongated classes side by side: their spread is along the axis their means are not."""
+SHORT_SPREAD = 0.5  # each Fisher class's standard deviation across its long axis
+MAX_CLASS_ABS = 1e3  # a dragged class's mean and stretch stay within this
+MIN_STRETCH = 0.05
+
+
+def _rotation(degrees: float) -> np.ndarray:
+    t = np.radians(degrees)
+    return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+
+
+def default_classes(n_classes: int, stretch: float, tilt: float) -> np.ndarray:
+    """(q, 4) rows (mean x, mean y, stretch, tilt°): elongated classes side by side, their spread
+    along the axis their means are not, all turned by ``tilt``."""
+    means = np.array([[0.0, -1.2], [0.0, 1.2], [0.0, 3.6]])[:n_classes] @ _rotation(tilt).T
+    return np.column_stack([means, np.full(n_classes, float(stretch)), np.full(n_classes, float(tilt))])
+
+
+def check_classes(classes) -> np.ndarray:
+    """The class rows as a (q, 4) float array, q = 2 or 3, or ValueError naming what is wrong."""
+    c = np.asarray(classes, dtype=float)
+    if c.ndim != 2 or c.shape[1] != 4 or not 2 <= len(c) <= 3:
+        raise ValueError(f"the Fisher classes must be 2 or 3 rows of (x, y, stretch, tilt); got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.abs(c[:, :3]).max() > MAX_CLASS_ABS:
+        raise ValueError(f"the Fisher classes' means and stretches must be finite, at most {MAX_CLASS_ABS:g}")
+    if c[:, 2].min() < MIN_STRETCH:
+        raise ValueError(f"a Fisher class's stretch must be at least {MIN_STRETCH}")
+    return c
+
+
+def fisher_data(n: int, classes, seed: int):
+    """n points of the classes (rows of :func:`default_classes`), taken in turn: class c is its
+    mean plus standard normals scaled by (stretch, SHORT_SPREAD) and turned by its tilt. The
+    normals depend on the seed only, so a dragged class moves and stretches as one piece."""
+    classes = check_classes(classes)
     rng = np.random.default_rng(seed)
-    y = np.arange(n) % n_classes
-    t = np.radians(tilt)
-    R = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    means = np.array([[0.0, -1.2], [0.0, 1.2], [0.0, 3.6]])[:n_classes]
-    X = (means[y] + rng.normal(size=(n, 2)) * [stretch, 0.5]) @ R.T
+    y = np.arange(n) % len(classes)
+    E = rng.normal(size=(n, 2))
+    X = np.empty((n, 2))
+    for c, (mx, my, stretch, tilt) in enumerate(classes):
+        X[y == c] = np.array([mx, my]) + (E[y == c] * [stretch, SHORT_SPREAD]) @ _rotation(tilt).T
     return X, y
 
 
@@ -105,9 +138,10 @@ def _unit_angle(w) -> float:
     return float(np.degrees(np.arctan2(w[1], w[0])) % 180.0)
 
 
-def fisher_steps(n, n_classes, stretch, tilt, seed):
+def fisher_steps(n, classes, seed):
     """Sweep the direction θ = 0°, 3°, ..., 180° and its J(θ) = wᵀS_B w / wᵀS_W w."""
-    X, y = fisher_data(n, n_classes, stretch, tilt, seed)
+    classes = check_classes(classes)
+    X, y = fisher_data(n, classes, seed)
     Xc = X - X.mean(axis=0)
     _, vecs = np.linalg.eigh(Xc.T @ Xc)
     pca_dir = vecs[:, -1]
@@ -123,7 +157,7 @@ def fisher_steps(n, n_classes, stretch, tilt, seed):
         yield SpectralFisherSnapshot(step=step, X=Xf, y=yf, pca_dir=frozen_array(pca_dir),
                                      fisher_dir=frozen_array(fisher_dir), angle=float(a), angles=frozen_array(angles),
                                      J=frozen_array(Js), J_pca=J_pca, J_fisher=J_fisher,
-                                     best_angle=_unit_angle(fisher_dir))
+                                     best_angle=_unit_angle(fisher_dir), classes=frozen_array(classes))
 
 
 def _edges(W, limit: int):
@@ -211,7 +245,10 @@ def cca_steps(n, noise, seed):
 def run_steps(method: str, p: dict, seed: int):
     """The generator of the chosen method with the lab's parameters ``p``."""
     if method == "fisher":
-        return fisher_steps(int(p["n_points"]), int(p["n_classes"]), float(p["stretch"]), float(p["tilt"]), seed)
+        classes = p.get("classes")
+        if classes is None:
+            classes = default_classes(int(p["n_classes"]), float(p["stretch"]), float(p["tilt"]))
+        return fisher_steps(int(p["n_points"]), classes, seed)
     if method == "spectral":
         return spectral_steps(p["dataset"], int(p["n_points"]), float(p["noise"]), int(p["k"]), p["affinity"],
                               float(p["gamma"]), int(p["n_neighbors"]), bool(p["normalized"]), seed)

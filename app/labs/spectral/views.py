@@ -10,6 +10,7 @@ from ... import style as theme
 from ...widgets.image_view import ImageView
 from ...widgets.pages import splitter
 from ...widgets.plots import PlotPanel
+from .run import ANGLE_STEP, MIN_STRETCH, SHORT_SPREAD
 
 PCA_COLOR = theme.OKABE_ITO["orange"]
 FISHER_COLOR = theme.OKABE_ITO["bluish_green"]
@@ -51,14 +52,108 @@ def _square(panel: PlotPanel) -> PlotPanel:
     return panel
 
 
-class FisherPage:
-    """Classes with PCA's, Fisher's and the hand-rotated direction; projections; J(θ)."""
+def _rotation(degrees: float) -> np.ndarray:
+    t = np.radians(degrees)
+    return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
 
-    def __init__(self):
+
+class ClassHandles:
+    """Handles to drag the Fisher classes: each class's ● moves it, its ■ (the end of its long
+    axis, two standard deviations from the mean) turns and stretches it. While a handle moves
+    the class's points follow it; when it is dropped ``on_moved(classes)`` gets the new rows
+    (mean x, mean y, stretch, tilt°)."""
+
+    def __init__(self, panel: PlotPanel, points: "Points", on_moved):
+        self.panel, self.points, self.on_moved = panel, points, on_moved
+        self.handles: list[tuple[pg.TargetItem, pg.TargetItem]] = []
+        self.classes: np.ndarray | None = None  # the rows the handles show
+        self.X = self.y = self.E = None  # the points on screen and their standard normals
+
+    def set(self, classes: np.ndarray, X: np.ndarray, y: np.ndarray) -> None:
+        """Place the handles on ``classes``, whose points are ``X`` (classes ``y``)."""
+        st = theme.current()
+        self.classes = np.array(classes, float)
+        self.X, self.y = np.array(X, float), np.asarray(y)
+        self.E = np.empty_like(self.X)
+        for c, (mx, my, stretch, tilt) in enumerate(self.classes):  # the normals the points were drawn from
+            rows = self.y == c
+            self.E[rows] = ((self.X[rows] - [mx, my]) @ _rotation(tilt)) / [stretch, SHORT_SPREAD]
+        while len(self.handles) < len(self.classes):
+            c = len(self.handles)
+            pair = tuple(pg.TargetItem(size=st.marker_size * (1.3 if i == 0 else 1.1), symbol="o" if i == 0 else "s",
+                                       brush=pg.mkBrush(theme.CATEGORICAL[c]), pen=pg.mkPen(st.foreground, width=1.5))
+                         for i in range(2))
+            for i, item in enumerate(pair):
+                item.setZValue(10)
+                self.panel.addItem(item)
+                item.sigPositionChanged.connect(lambda _it, c=c, i=i: self._dragging(c, i))
+                item.sigPositionChangeFinished.connect(lambda _it, c=c, i=i: self._dropped(c, i))
+            self.handles.append(pair)
+        for c, pair in enumerate(self.handles):
+            for item in pair:
+                item.setVisible(c < len(self.classes))
+        for c in range(len(self.classes)):
+            self._place(c, self.classes[c])
+
+    @staticmethod
+    def axis_end(row) -> np.ndarray:
+        mx, my, stretch, tilt = row
+        return np.array([mx, my]) + 2.0 * stretch * _rotation(tilt)[:, 0]
+
+    def _place(self, c: int, row) -> None:
+        for item, pos in zip(self.handles[c], (row[:2], self.axis_end(row))):
+            item.blockSignals(True)
+            item.setPos(float(pos[0]), float(pos[1]))
+            item.blockSignals(False)
+
+    def moved(self, c: int, which: int) -> np.ndarray:
+        """The classes after handle ``which`` (0 the mean, 1 the long axis's end) of class c moved."""
+        classes = self.classes.copy()
+        pos = [np.array([h.pos().x(), h.pos().y()]) for h in self.handles[c]]
+        if which == 0:
+            classes[c, :2] = pos[0]
+        else:
+            axis = pos[1] - classes[c, :2]
+            classes[c, 2] = max(float(np.hypot(*axis)) / 2.0, MIN_STRETCH)
+            classes[c, 3] = float(np.degrees(np.arctan2(axis[1], axis[0])))
+        return classes
+
+    def _dragging(self, c: int, which: int) -> None:
+        if self.classes is None:
+            return
+        self.panel.plot_item.getViewBox().disableAutoRange()  # the view stays put under the hand
+        row = self.moved(c, which)[c]
+        if which == 0:  # the axis handle travels with the mean
+            self._place(c, row)
+        rows = self.y == c
+        X = self.X.copy()
+        X[rows] = row[:2] + (self.E[rows] * [row[2], SHORT_SPREAD]) @ _rotation(row[3]).T
+        self.points.set(X, self.y)
+
+    def _dropped(self, c: int, which: int) -> None:
+        if self.classes is not None:
+            self.on_moved(self.moved(c, which))
+
+
+class FisherPage:
+    """Classes with PCA's, Fisher's and the hand-rotated direction; projections; J(θ). The classes
+    are dragged by their handles (:class:`ClassHandles`)."""
+
+    def __init__(self, on_moved=lambda classes: None, on_turned=lambda angle: None):
         self.plane = _square(PlotPanel("PCA vs Fisher", "x₁", "x₂", legend=False))
-        self.plane.setToolTip("The PCA direction (orange), Fisher's direction (green) and the direction θ of "
-                              "this step (grey), through the mean of the points")
+        self.plane.setToolTip("Drag a class's ● to move it and its ■ to turn and stretch it; drag the grey ◆ to "
+                              "turn the direction θ by hand. The PCA direction (orange), Fisher's direction (green) "
+                              "and the direction θ (grey), through the mean of the points")
         self.points = Points(self.plane)
+        self.handles = ClassHandles(self.plane, self.points, on_moved)
+        self.on_turned = on_turned  # called with the angle (degrees, in [0, 180)) the ◆ points at
+        self.turn = pg.TargetItem(size=theme.current().marker_size * 1.1, symbol="d", brush=pg.mkBrush(HAND_COLOR),
+                                  pen=pg.mkPen(theme.current().foreground, width=1.5))
+        self.turn.setZValue(11)
+        self.turn.setVisible(False)
+        self.plane.addItem(self.turn)
+        self.turn.sigPositionChanged.connect(self._turned)
+        self._centre = None
         self.lines = {}
         for name, color, width in (("hand", HAND_COLOR, 2), ("pca", PCA_COLOR, 3), ("fisher", FISHER_COLOR, 3)):
             self.lines[name] = pg.PlotCurveItem(pen=pg.mkPen(color, width=width))
@@ -74,7 +169,8 @@ class FisherPage:
         self.now = pg.ScatterPlotItem(pen=None, brush=pg.mkBrush(HAND_COLOR))
         self.rayleigh.addItem(self.now)
         side = splitter(True, self.hist_pca, self.hist_fisher, self.rayleigh, sizes=[200, 200, 200])
-        self.widget = splitter(False, self.plane, side, sizes=[600, 400], stretch=[3, 2])
+        # the plane keeps its aspect: width beyond its height would be blank, the side column takes it
+        self.widget = splitter(False, self.plane, side, sizes=[520, 480], stretch=[1, 1])
         self.hist_items = {}
         for panel in (self.hist_pca, self.hist_fisher):
             for c in range(3):
@@ -91,6 +187,14 @@ class FisherPage:
         for name, w in (("hand", hand), ("pca", s.pca_dir), ("fisher", s.fisher_dir)):
             ends = centre + np.outer([-half, half], w)
             self.lines[name].setData(ends[:, 0], ends[:, 1])
+        if not self.turn.isVisible() or self._centre is None or \
+                abs(self.turn_angle() - s.angle) > 0.5 * ANGLE_STEP:  # not while the hand holds it there
+            tip = centre + half * hand
+            self.turn.blockSignals(True)
+            self.turn.setPos(float(tip[0]), float(tip[1]))
+            self.turn.blockSignals(False)
+        self._centre = centre
+        self.turn.setVisible(True)
         for panel, w in ((self.hist_pca, s.pca_dir), (self.hist_fisher, s.fisher_dir)):
             z = (X - centre) @ w
             lo, hi = float(z.min()), float(z.max())
@@ -107,9 +211,24 @@ class FisherPage:
         self.best.setValue(s.best_angle)
         self.pca_mark.setValue(pca_angle)
         self.now.setData([s.angle], [s.J[-1]], size=10 * theme.current().scale)
+        h = self.handles
+        if h.classes is None or h.X is None or h.classes.shape != s.classes.shape or \
+                not np.array_equal(h.classes, s.classes) or not np.array_equal(h.X, s.X):
+            h.set(s.classes, X, y)
+
+    def turn_angle(self) -> float:
+        """The angle (degrees, in [0, 180)) from the points' mean to the ◆."""
+        d = np.array([self.turn.pos().x(), self.turn.pos().y()]) - self._centre
+        return float(np.degrees(np.arctan2(d[1], d[0])) % 180.0)
+
+    def _turned(self) -> None:
+        if self._centre is not None:
+            self.on_turned(self.turn_angle())
 
     def clear(self) -> None:
         self.points.clear()
+        self.turn.setVisible(False)
+        self._centre = None
         for item in (*self.lines.values(), *self.hist_items.values()):
             item.setData([], [])
         self.rayleigh.clear_series()
@@ -120,7 +239,9 @@ class ClusterPage:
     """The affinity graph and labels, k-means on the same points, the eigenvalues, the embedding."""
 
     def __init__(self):
-        self.graph = _square(PlotPanel("Graph and spectral clusters", "x₁", "x₂", legend=False))
+        self.graph = _square(PlotPanel("Spectral clusters", "x₁", "x₂", legend=False))
+        self.graph.setToolTip("The affinity graph (its strongest edges, darker when stronger) and the clusters "
+                              "k-means finds in the eigenvector embedding")
         self.weak = pg.PlotCurveItem(connect="pairs")
         self.strong = pg.PlotCurveItem(connect="pairs")
         self.graph.addItem(self.weak)
@@ -134,7 +255,8 @@ class ClusterPage:
         self.eigen.addItem(self.eigen_dots)
         self.gap_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(FISHER_COLOR, width=2))
         self.eigen.addItem(self.gap_line)
-        self.embed = PlotPanel("Eigenvector embedding", "u₁", "u₂", legend=False)
+        self.embed = PlotPanel("Embedding", "u₁", "u₂", legend=False)
+        self.embed.setToolTip("Each point at its entries of the first two eigenvectors of L")
         self.embed_points = Points(self.embed)
         top = splitter(False, self.graph, self.kmeans, sizes=[550, 450], stretch=[1, 1])
         bottom = splitter(False, self.eigen, self.embed, sizes=[500, 500], stretch=[1, 1])
