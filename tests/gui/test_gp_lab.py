@@ -117,7 +117,7 @@ def test_what_is_drawn_is_the_snapshot(lab):
     frame = lab.runner.prepared_for(s)
     np.testing.assert_allclose(lab.map_image.image, np.clip(frame.values, frame.top - MAP_DEPTH, frame.top))
     assert frame.box[0] <= s.point[0] <= frame.box[1] and frame.box[2] <= s.point[1] <= frame.box[3]
-    np.testing.assert_allclose(lab.terms_panel.series["evidence"].y,
+    np.testing.assert_allclose(lab.terms_panel.series["log p"].y,
                                frame.data_fit + frame.complexity + frame.constant)
     np.testing.assert_allclose(lab.evidence_curve.y, [h.log_evidence for h in lab.runner.timeline][:5])
     lab.step_back()

@@ -196,11 +196,11 @@ class EvidenceTab:
         for item in (self.fit_hi, self.fit_lo, self.fit_mean, self.fit_points):
             self.fit_panel.plot_item.addItem(item)
         self.terms_panel = PlotPanel("Terms vs ℓ", "log₁₀ ℓ", "nats")
-        for name in ("fit", "complexity", "evidence"):
+        for name in ("fit", "complexity", "log p"):  # short: the legend keeps to two rows on a projector
             self.terms_panel.curve(name)
         self.terms_line = pg.InfiniteLine(angle=90, movable=False)
         self.terms_panel.plot_item.addItem(self.terms_line, ignoreBounds=True)
-        right = splitter(True, self.fit_panel, self.terms_panel, sizes=[300, 300])
+        right = splitter(True, self.fit_panel, self.terms_panel, sizes=[260, 340])  # the terms carry a legend
         self.evidence_split = splitter(False, self.map_panel, right, sizes=[520, 460], stretch=[1, 1])
         return self.evidence_split
 
@@ -244,7 +244,7 @@ class EvidenceTab:
         series = self.terms_panel.series
         series["fit"].set(frame.axis[keep], frame.data_fit[keep])
         series["complexity"].set(frame.axis[keep], frame.complexity[keep])
-        series["evidence"].set(frame.axis[keep], total[keep])
+        series["log p"].set(frame.axis[keep], total[keep])
         if keep.any():  # the interesting part: from well below the best evidence to the largest term
             top = float(max(frame.complexity[keep].max(), frame.data_fit[keep].max(), total[keep].max()))
             low = float(total[keep].max()) - 60.0
