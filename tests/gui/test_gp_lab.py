@@ -174,8 +174,12 @@ def test_kernels_are_compared_by_their_evidence(qtbot, lab):
     assert best.name == "periodic"  # the truth is sin(2πx): period 1
     assert fits["periodic"].kernel.period == pytest.approx(1.0, abs=0.05)
     assert fits["linear"].log_evidence < fits["rbf"].log_evidence - 5  # a line cannot follow a sine
-    heights = lab.bars.opts["height"]
-    np.testing.assert_allclose(heights, [fits[n].log_evidence for n in side_tasks.COMPARED])
+    x0, width = np.asarray(lab.bars.opts["x0"]), np.asarray(lab.bars.opts["width"])
+    ends = np.where(x0 < 0, x0, x0 + width)  # each bar runs from 0 to its kernel's log evidence, on its row
+    np.testing.assert_allclose(ends, [fits[n].log_evidence for n in side_tasks.COMPARED])
+    assert list(lab.bars.opts["y"]) == [4, 3, 2, 1, 0]
+    ticks = dict(lab.bars_panel.plot_item.getAxis("left")._tickLevels[0])
+    assert [ticks[r] for r in lab.bars.opts["y"]] == [side_tasks.SHORT[n] for n in side_tasks.COMPARED]
     colours = [b.color().name() for b in lab.bars.opts["brushes"]]  # each bar in its curve's colour
     assert colours == [lab.kernels_panel.series[side_tasks.SHORT[n]].item.opts["pen"].color().name()
                        for n in side_tasks.COMPARED]

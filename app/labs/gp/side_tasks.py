@@ -16,7 +16,7 @@ from . import run
 #: the kernels compared, in the order of the bars
 COMPARED = ("rbf", "matern", "periodic", "linear", "rbf+linear")
 #: their names under the bars (short: five of them share the plot's width)
-SHORT = {"rbf": "RBF", "matern": "Matérn 3/2", "periodic": "periodic", "linear": "linear", "rbf+linear": "RBF+linear"}
+SHORT = {"rbf": "RBF", "matern": "Matérn 3/2", "periodic": "periodic", "linear": "linear", "rbf+linear": "RBF+lin"}
 
 
 @dataclass(frozen=True, eq=False)

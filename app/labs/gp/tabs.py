@@ -156,7 +156,7 @@ class PriorTab:
             series.set(s.ctx.sample_grid, f)
         self.kernel_series.set(s.ctx.grid, s.kernel_curve)
         self.x0_line.setValue(s.ctx.x0)
-        retitle(self.kernel_panel, f"k(x₀, x), x₀ = {s.ctx.x0:.3g}")
+        retitle(self.kernel_panel, f"k({s.ctx.x0:.3g}, x)")
         lo, hi = float(s.cov.min()), float(s.cov.max())
         self.cov_view.set_image(np.asarray(s.cov), key=id(s.cov), levels=(lo, hi if hi > lo else lo + 1.0))
         a, b = s.ctx.cov_grid[0], s.ctx.cov_grid[-1]
@@ -270,6 +270,11 @@ class EvidenceTab:
         self.terms_line.setPen(pen(fg, 1.0, DASH))
 
 
+def bar_row(index: int) -> int:
+    """The row of the kernel ``index``'s bar: the first kernel on top."""
+    return len(side_tasks.COMPARED) - 1 - index
+
+
 class KernelsTab:
     """The same points under five kernels, each optimised by the evidence (a side task), with the
     evidence each reaches as a bar."""
@@ -282,16 +287,17 @@ class KernelsTab:
             self.kernels_panel.curve(side_tasks.SHORT[name])
         self.kernels_points = pg.ScatterPlotItem()
         self.kernels_panel.plot_item.addItem(self.kernels_points)
-        self.bars_panel = PlotPanel("Each kernel's log evidence (the best outlined)", "kernel", "log p", legend=False)
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        # the bars lie down, each named on its own row (five names side by side overlap on a projector)
+        self.bars_panel = PlotPanel("Each kernel's log evidence (the best outlined)", "log p", "", legend=False)
+        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6)
         self.bars_panel.plot_item.addItem(self.bars)
-        self.bars_panel.plot_item.getAxis("bottom").setTicks(
-            [[(i, side_tasks.SHORT[n]) for i, n in enumerate(side_tasks.COMPARED)], []])
+        self.bars_panel.plot_item.getAxis("left").setTicks(
+            [[(bar_row(i), side_tasks.SHORT[n]) for i, n in enumerate(side_tasks.COMPARED)], []])
         self.kernels_note = NoteLabel(lines=2, tight=True)
         page = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(splitter(True, self.kernels_panel, self.bars_panel, sizes=[420, 260], stretch=[3, 2]), 1)
+        lay.addWidget(splitter(True, self.kernels_panel, self.bars_panel, sizes=[340, 340], stretch=[1, 1]), 1)
         lay.addWidget(self.kernels_note)
         self.kernel_fits: list[side_tasks.KernelFit] = []
         self._kernels_key = None
@@ -327,8 +333,8 @@ class KernelsTab:
         if fits:
             best = max(fits, key=lambda f: f.log_evidence)
             self.kernels_note.setText(f"The evidence prefers {side_tasks.SHORT[best.name]} "
-                                      f"(log p = {best.log_evidence:.4g}): the best compromise of fit and "
-                                      "simplicity among the five, each with its hyper-parameters and σ² optimised.")
+                                      f"(log p = {best.log_evidence:.4g}): the best balance of fit and simplicity.")
+            self.kernels_note.setToolTip("Each kernel with its hyper-parameters and σ² chosen by the evidence")
 
     def _kernels_failed(self, message: str) -> None:
         self._kernels_key = None
@@ -343,15 +349,17 @@ class KernelsTab:
             self.kernels_panel.series[side_tasks.SHORT[f.name]].set(self._kernels_grid, f.mean)
         fits = self.kernel_fits
         if not fits:
-            self.bars.setOpts(x=[], height=[])
+            self.bars.setOpts(x0=[], y=[], width=[], height=0.6)
             return
         best = max(f.log_evidence for f in fits)
         fg = theme.current().foreground
-        self.bars.setOpts(x=[f.index for f in fits], height=[f.log_evidence for f in fits], width=0.6,
+        values = np.array([f.log_evidence for f in fits])
+        self.bars.setOpts(x0=np.minimum(values, 0.0), width=np.abs(values), y=[bar_row(f.index) for f in fits],
+                          height=0.6,
                           brushes=[pg.mkBrush(self.kernels_panel.series[side_tasks.SHORT[f.name]].item.opts["pen"]
                                               .color()) for f in fits],
                           pens=[pen(fg, 3.0) if f.log_evidence == best else pg.mkPen(None) for f in fits])
-        self.bars_panel.plot_item.setXRange(-0.6, len(side_tasks.COMPARED) - 0.4, padding=0)
+        self.bars_panel.plot_item.setYRange(-0.6, len(side_tasks.COMPARED) - 0.4, padding=0)
         self.kernels_note.setText(f"{len(fits)} of {len(side_tasks.COMPARED)} kernels fitted …"
                                   if len(fits) < len(side_tasks.COMPARED) else self.kernels_note.text())
 
