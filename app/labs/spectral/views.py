@@ -141,6 +141,8 @@ class FisherPage:
 
     def __init__(self, on_moved=lambda classes: None, on_turned=lambda angle: None):
         self.plane = _square(PlotPanel("PCA vs Fisher", "x₁", "x₂", legend=False))
+        self.plane.LEFT_AXIS_EM = 2.6  # short ticks (−20 … 20): the width to the data
+        self.plane.apply_style(theme.current())
         self.plane.setToolTip("Drag a class's ● to move it and its ■ to turn and stretch it; drag the grey ◆ to "
                               "turn the direction θ by hand. The PCA direction (orange), Fisher's direction (green) "
                               "and the direction θ (grey), through the mean of the points")
@@ -170,7 +172,7 @@ class FisherPage:
         self.rayleigh.addItem(self.now)
         side = splitter(True, self.hist_pca, self.hist_fisher, self.rayleigh, sizes=[200, 200, 200])
         # the plane keeps its aspect: width beyond its height would be blank, the side column takes it
-        self.widget = splitter(False, self.plane, side, sizes=[520, 480], stretch=[1, 1])
+        self.widget = splitter(False, self.plane, side, sizes=[560, 440], stretch=[1, 1])
         self.hist_items = {}
         for panel in (self.hist_pca, self.hist_fisher):
             for c in range(3):
@@ -312,8 +314,11 @@ class KernelPage:
     def __init__(self):
         self.data = _square(PlotPanel("Points (two classes)", "x₁", "x₂", legend=False))
         self.points = Points(self.data)
-        self.matrix = ImageView("Centred kernel matrix K̃ (points by class)", colormap="viridis")
-        self.comp = PlotPanel("Kernel components z₁ and z₂", "z₁", "z₂", legend=False)
+        self.matrix = ImageView("Kernel matrix K̃", colormap="viridis")
+        self.matrix.setToolTip("The centred kernel matrix K̃ = HKH, the points ordered by class")
+        self.comp = PlotPanel("z₁ and z₂", "z₁", "z₂", legend=False)
+        self.comp.setToolTip("The points on the first kernel component and on the component (of the first six) "
+                             "along which one threshold best separates the classes")
         self.comp_points = Points(self.comp)
         right = splitter(True, self.matrix, self.comp, sizes=[300, 300])
         self.widget = splitter(False, self.data, right, sizes=[500, 500])
@@ -325,7 +330,7 @@ class KernelPage:
         self.matrix.set_image(K, key=id(K), levels=(lo, hi if hi > lo else lo + 1.0))
         self.matrix.fit(K.shape[1], K.shape[0])
         self.comp_points.set(s.Z, s.y)
-        self.comp.set_labels(title=f"Kernel components z₁ and z{_SUB[s.shown]}", y_label=f"z{_SUB[s.shown]}")
+        self.comp.set_labels(title=f"z₁ and z{_SUB[s.shown]}", y_label=f"z{_SUB[s.shown]}")
 
     def clear(self) -> None:
         self.points.clear()
