@@ -251,18 +251,16 @@ PICTURE_SIZES = [(1024, 768), (1280, 800)]
 OPEN: dict[str, tuple[str, ...]] = {
     # both side panels opened beside these labs' rows of plots on a 1024 px projector: the maths
     # panel and the parameters yield to their least widths, and the plots still need 80–90 px more
-    "regression": ("1024x768 projector F1+F2 open",),
-    "trees": ("1024x768 projector F1+F2 open",),
+    "regression": ("1024x768 projector F1+F2 open", "plot 'Error vs λ' clipped by its container"),
+    # the Condorcet plot beside the ensemble's curves is a few pixels short of its width
+    "trees": ("1024x768 projector F1+F2 open", "plot 'Condorcet (p = 0.70)' clipped by its container"),
     "classifiers": ("projector F1+F2 open tab 1: title 'k-fold cross-validation error",
                     "projector F1+F2 open tab 0: axis label 'm(α) − M(α)"),
     "sampling": ("projector F1+F2 open tab 0: axis label 'proposals",
                  "projector F1+F2 open tab 2: title 'ACF, chain 1'"),
     # found by the F1+F2 walk, left to the labs' owners (issue 42, item 1)
-    "gp": ("projector F1+F2 open tab 1: title 'k(x₀, x)", "projector F1+F2 open tab 3: bottom axis: ticks"),
     "hmm": ("projector F1+F2 open tab 2: left axis: ticks 'fair' and 'loaded' overlap",),
     "mixtures": ("projector F1+F2 open tab 3: axis label 'criterion", "projector tab 1: title 'EM, Σₖ"),
-    "spectral": ("projector F1+F2 open tab 1: title", "projector F1+F2 open tab 2: title",
-                 "projector tab 0: main plot's data area"),
     "theory": ("projector F1+F2 open tab 0: axis label 'fraction", "projector F1+F2 open tab 2: title",
                "projector F1+F2 open tab 3: title"),
     "faces": ("projector F1+F2 open tab 1: plot 'FPR' clipped",),

@@ -114,8 +114,7 @@ def test_photo_box_names_an_opened_file(qtbot, make_window, tmp_path):
     window, lab = _lab(qtbot, make_window)
     combo = lab.form.widgets["image"]
     assert combo.currentText() == "textures"
-    img = np.zeros((40, 60, 3), np.uint8)
-    img[:, 30:] = (200, 30, 30)
+    img = np.random.default_rng(0).integers(0, 256, (40, 60, 3), dtype=np.uint8)  # colours enough for any K
     path = str(tmp_path / "mine.png")
     Image.fromarray(img).save(path)
     lab.open_image_file(path)
