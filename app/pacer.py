@@ -178,16 +178,21 @@ class Pacer:
             now = time.perf_counter()
             return (self._rate is not None and now < self._next_time) or (self._rate is None and self._frame_near(now))
 
-    def wait_turn(self) -> bool:
-        """Block until the worker may compute one more snapshot; False once cancelled."""
+    def wait_turn(self, holding: bool = False) -> bool | None:
+        """Block until the worker may compute one more snapshot; False once cancelled.
+
+        With ``holding`` (the worker has computed snapshots it has not handed over yet) it
+        returns None instead of blocking for play or a step: the worker hands them over, then
+        asks again. A pause arriving between the worker's last look at the pacer and this call
+        would otherwise leave them stranded while the GUI sees a waiting worker (settled)."""
         with self._cond:
             self._parked = True
             try:
-                return self._wait_turn()
+                return self._wait_turn(holding)
             finally:
                 self._parked = False
 
-    def _wait_turn(self) -> bool:
+    def _wait_turn(self, holding: bool = False) -> bool | None:
         """The waiting itself (called with the condition held)."""
         while True:
             if self._cancelled:
@@ -214,6 +219,8 @@ class Pacer:
                     return True
                 self._cond.wait(timeout=self._next_time - now)
                 continue
+            if holding:
+                return None  # hand over what is computed before waiting for play or a step
             self._waiting = True
             try:
                 self._cond.wait(timeout=0.5)
@@ -254,7 +261,13 @@ def _paced_run(make_generator: Callable[[], Iterator], pacer: Pacer, prepare: Ca
                 state.put(Batch(pending, _safe_prepare(prepare, pending[-1])))
                 pending = []
                 last_sent = time.perf_counter()
-            if not pacer.wait_turn():
+            turn = pacer.wait_turn(holding=bool(pending))
+            if turn is None:  # paused since the look above: deliver, then wait
+                state.put(Batch(pending, _safe_prepare(prepare, pending[-1])))
+                pending = []
+                last_sent = time.perf_counter()
+                turn = pacer.wait_turn()
+            if not turn:
                 return
             started = time.perf_counter()
             try:

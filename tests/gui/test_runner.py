@@ -40,6 +40,21 @@ def test_pacer_permits_are_exact():
     assert not p.wait_turn()
 
 
+def test_a_paused_worker_hands_over_before_it_waits():
+    """A pause that arrives after the worker last looked at the pacer: a worker holding
+    computed snapshots is told to hand them over (None) instead of blocking with them, so a
+    settled runner has delivered all it computed and the next step adds exactly one."""
+    p = Pacer()
+    p.play()
+    assert p.wait_turn(holding=True)  # playing: compute on
+    p.pause()
+    assert p.wait_turn(holding=True) is None
+    p.step(1)
+    assert p.wait_turn(holding=True) is True  # a permit is taken as before
+    p.cancel()
+    assert p.wait_turn(holding=True) is False
+
+
 def test_steps_are_exact(qtbot):
     r = Runner()
     r.start(counting())
