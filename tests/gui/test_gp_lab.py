@@ -7,26 +7,17 @@ import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from app import style as theme
 from app.labs.gp import maths, run, side_tasks
 from app.labs.gp.lab import GPLab
 from app.labs.gp.tabs import MAP_DEPTH, TAB_EVIDENCE, TAB_KERNELS, TAB_POSTERIOR, TAB_PRIOR
 from app.testing import drawn, finish, run_to, wait_until
+from standalone import standalone_lab
 from smlengine.gp import RBF, GaussianProcessRegressor
 
 
 @pytest.fixture(scope="module")
 def shared(qapp):
-    lab = GPLab()
-    lab.resize(1280, 800)
-    lab.show()
-    lab.start()
-    wait_until(lambda: lab.runner.current is not None or lab.runner.error is not None, 30)
-    yield lab
-    lab.shutdown()
-    lab.close()
-    lab.deleteLater()
-    theme.manager().set(theme="light", projector=False)
+    yield from standalone_lab(GPLab)
 
 
 @pytest.fixture

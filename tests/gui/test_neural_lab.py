@@ -9,29 +9,20 @@ import numpy as np
 import pytest
 from PySide6 import QtGui
 
-from app import style as theme
 from app.points_data import LabelledRun
 from app.labs.neural import maths, run, side_tasks
 from app.labs.neural.lab import NeuralLab
 from app.labs.neural.tabs import TAB_BACKPROP, TAB_CAPACITY, TAB_INSIDE, TAB_RATE, TAB_TRAIN
 from app.labs.neural.views import THUMB
 from app.testing import drawn, finish, run_to, wait_until
+from standalone import standalone_lab
 from smlengine.grid import grid_points
 from smlengine.neural import MLPClassifier, backprop_trace
 
 
 @pytest.fixture(scope="module")
 def shared(qapp):
-    lab = NeuralLab()
-    lab.resize(1280, 800)
-    lab.show()
-    lab.start()
-    wait_until(lambda: lab.runner.current is not None or lab.runner.error is not None, 30)
-    yield lab
-    lab.shutdown()
-    lab.close()
-    lab.deleteLater()
-    theme.manager().set(theme="light", projector=False)
+    yield from standalone_lab(NeuralLab)
 
 
 @pytest.fixture

@@ -12,21 +12,14 @@ from sklearn.metrics import adjusted_rand_score
 from app.labs.spectral import run
 from app.labs.spectral.lab import SpectralLab
 from app.testing import drawn, finish, run_to, wait_until
+from standalone import standalone_lab
 from smlengine.datasets import make_dataset
 from smlengine.spectral import FisherLDA
 
 
 @pytest.fixture(scope="module")
 def shared(qapp):
-    lab = SpectralLab()
-    lab.resize(1280, 760)
-    lab.show()
-    lab.start()
-    wait_until(lambda: lab.runner.current is not None or lab.runner.error is not None, 30)
-    yield lab
-    lab.shutdown()
-    lab.close()
-    lab.deleteLater()
+    yield from standalone_lab(SpectralLab, 1280, 760)
 
 
 @pytest.fixture

@@ -12,21 +12,13 @@ from app.labs.theory import maths, run
 from app.labs.theory.lab import TheoryLab
 from app.labs.theory.tabs import CELL_COLORS
 from app.testing import drawn, finish, run_to, wait_until
+from standalone import standalone_lab
 from smlengine import learning_theory as lt
 
 
 @pytest.fixture(scope="module")
 def shared(qapp):
-    lab = TheoryLab()
-    lab.resize(1280, 800)
-    lab.show()
-    lab.start()
-    wait_until(lambda: lab.runner.current is not None or lab.runner.error is not None, 30)
-    yield lab
-    lab.shutdown()
-    lab.close()
-    lab.deleteLater()
-    theme.manager().set(theme="light", projector=False)
+    yield from standalone_lab(TheoryLab)
 
 
 @pytest.fixture
